@@ -1,0 +1,510 @@
+/*
+ * jfrstream.h — incremental (push) parser for Java Flight Recorder data.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ *
+ * OVERVIEW
+ *   A jfr_parser accepts JFR bytes in slices of any size (one byte, or a whole
+ *   file at once: the callback sequence is identical) and calls back, SAX style:
+ *
+ *     on_chunk_begin  -> on_metadata -> (on_record, on_event)* -> on_chunk_end
+ *
+ *   per chunk. A chunk is buffered until the size declared in its header has
+ *   arrived; when a single feed call already holds the whole chunk it is parsed
+ *   in place, without a copy. Metadata and constant pools are indexed once per
+ *   chunk; events are decoded lazily: reading a field decodes just that field.
+ *
+ *   Minimal use:
+ *
+ *     static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
+ *         printf("%s\n", e->type->name);
+ *         return JFR_CB_CONTINUE;
+ *     }
+ *     jfr_callbacks cb = { .on_event = on_event };
+ *     jfr_parser *p = jfr_parser_new(NULL, &cb, NULL);
+ *     while ((n = read(fd, buf, sizeof buf)) > 0)
+ *         if (jfr_parser_feed(p, buf, n) != JFR_OK) break;
+ *     jfr_parser_finish(p);
+ *     jfr_parser_free(p);
+ *
+ * LIFETIMES
+ *   Everything handed to a callback (event, values, strings, types, chunk info)
+ *   is borrowed: valid until that callback returns, except types/fields/
+ *   annotations (jfr_metadata), which stay valid until the end of the chunk
+ *   (on_chunk_end returns).
+ *
+ * THREADS
+ *   A parser is used by one thread at a time. Distinct parsers are independent.
+ *
+ * STABILITY
+ *   Everything above the "EXPERIMENTAL" marker is the stable API. Items below it
+ *   may change between minor versions.
+ */
+#ifndef JFRSTREAM_H
+#define JFRSTREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ version */
+
+#define JFR_VERSION_MAJOR 0
+#define JFR_VERSION_MINOR 1
+#define JFR_VERSION_PATCH 0
+#define JFR_VERSION_NUMBER \
+    (JFR_VERSION_MAJOR * 10000 + JFR_VERSION_MINOR * 100 + JFR_VERSION_PATCH)
+#define JFR_STRINGIFY_(x) #x
+#define JFR_STRINGIFY(x) JFR_STRINGIFY_(x)
+#define JFR_VERSION_STRING                                                     \
+    JFR_STRINGIFY(JFR_VERSION_MAJOR) "." JFR_STRINGIFY(JFR_VERSION_MINOR) "."  \
+    JFR_STRINGIFY(JFR_VERSION_PATCH)
+
+/* Runtime version of the linked library: JFR_VERSION_NUMBER / _STRING. */
+unsigned jfr_version_number(void);
+const char *jfr_version_string(void);
+
+/* ------------------------------------------------------------------- status */
+
+/*
+ * Status codes. One table generates the enum and the default messages
+ * (jfr_status_name / jfr_status_str). JFR_OK is 0; JFR_PAUSED and JFR_STOPPED
+ * are not errors; every other value is.
+ */
+#define JFR_STATUS_MAP(X)                                                      \
+    X(0, OK, "ok")                                                             \
+    X(1, PAUSED, "paused by a callback")                                       \
+    X(2, STOPPED, "stopped by a callback")                                     \
+    X(3, NOMEM, "out of memory")                                               \
+    X(4, BAD_MAGIC, "not a JFR chunk (bad magic)")                             \
+    X(5, BAD_VERSION, "unsupported JFR version")                               \
+    X(6, BAD_CHUNK_SIZE, "chunk size field out of range")                      \
+    X(7, CHUNK_TOO_LARGE, "chunk larger than the configured maximum")          \
+    X(8, TRUNCATED, "input ended inside a chunk")                              \
+    X(9, BAD_RECORD, "record size or type out of range")                       \
+    X(10, BAD_VARINT, "malformed integer")                                     \
+    X(11, BAD_STRING, "malformed string")                                      \
+    X(12, BAD_METADATA, "malformed metadata record")                           \
+    X(13, NO_METADATA, "chunk has no metadata record")                         \
+    X(14, BAD_CHECKPOINT, "malformed checkpoint record")                       \
+    X(15, BAD_EVENT, "event record does not match its type")                   \
+    X(16, LIMIT, "a configured limit was exceeded")                            \
+    X(17, INVALID_ARG, "invalid argument")                                     \
+    X(18, INVALID_STATE, "call not allowed in this parser state")              \
+    X(19, NOT_FOUND, "no such field or type")                                  \
+    X(20, TYPE_MISMATCH, "value is not of the requested kind")
+
+typedef enum jfr_status {
+#define JFR_STATUS_ENUM_(n, name, msg) JFR_##name = n,
+    JFR_STATUS_MAP(JFR_STATUS_ENUM_)
+#undef JFR_STATUS_ENUM_
+} jfr_status;
+
+/* "JFR_BAD_MAGIC" -> "BAD_MAGIC"; NULL for an unknown code. */
+const char *jfr_status_name(jfr_status s);
+/* Short description of a status code (never NULL). */
+const char *jfr_status_str(jfr_status s);
+
+/* ---------------------------------------------------------------- allocator */
+
+/*
+ * Custom allocator (zstd style). Any member may be NULL to use the libc
+ * function. realloc_fn may be NULL when alloc_fn and free_fn are given; the
+ * parser then allocates, copies and frees. free_fn receives the old size.
+ */
+typedef struct jfr_allocator {
+    void *(*alloc_fn)(void *ctx, size_t size);
+    void *(*realloc_fn)(void *ctx, void *ptr, size_t old_size, size_t new_size);
+    void (*free_fn)(void *ctx, void *ptr, size_t size);
+    void *ctx;
+} jfr_allocator;
+
+/* ----------------------------------------------------------------- metadata */
+
+/* Unit and interpretation annotations of a field (or its type), as bits. */
+enum jfr_unit {
+    JFR_UNIT_NONE = 0,
+    JFR_UNIT_TIMESTAMP_TICKS = 1u << 0,  /* @Timestamp("TICKS")           */
+    JFR_UNIT_TIMESTAMP_MILLIS = 1u << 1, /* @Timestamp("MILLISECONDS_SINCE_EPOCH") */
+    JFR_UNIT_TIMESPAN_TICKS = 1u << 2,   /* @Timespan("TICKS")            */
+    JFR_UNIT_TIMESPAN_NANOS = 1u << 3,   /* @Timespan("NANOSECONDS")      */
+    JFR_UNIT_TIMESPAN_MICROS = 1u << 4,  /* @Timespan("MICROSECONDS")     */
+    JFR_UNIT_TIMESPAN_MILLIS = 1u << 5,  /* @Timespan("MILLISECONDS")     */
+    JFR_UNIT_TIMESPAN_SECONDS = 1u << 6, /* @Timespan("SECONDS")          */
+    JFR_UNIT_UNSIGNED = 1u << 7,         /* @Unsigned                     */
+    JFR_UNIT_PERCENTAGE = 1u << 8,       /* @Percentage (0..1)            */
+    JFR_UNIT_MEMORY_ADDRESS = 1u << 9,   /* @MemoryAddress                */
+    JFR_UNIT_BYTES = 1u << 10,           /* @DataAmount("BYTES")          */
+    JFR_UNIT_BITS = 1u << 11,            /* @DataAmount("BITS")           */
+    JFR_UNIT_FREQUENCY = 1u << 12,       /* @Frequency                    */
+    JFR_UNIT_BOOLEAN_FLAG = 1u << 13     /* @BooleanFlag                  */
+};
+#define JFR_UNIT_TIMESTAMP (JFR_UNIT_TIMESTAMP_TICKS | JFR_UNIT_TIMESTAMP_MILLIS)
+#define JFR_UNIT_TIMESPAN                                                      \
+    (JFR_UNIT_TIMESPAN_TICKS | JFR_UNIT_TIMESPAN_NANOS |                       \
+     JFR_UNIT_TIMESPAN_MICROS | JFR_UNIT_TIMESPAN_MILLIS |                     \
+     JFR_UNIT_TIMESPAN_SECONDS)
+
+/* What a type is. Primitive kinds are those whose name is a Java primitive. */
+typedef enum jfr_base {
+    JFR_BASE_STRUCT = 0, /* any composite type: events, pool types, ...   */
+    JFR_BASE_BOOLEAN,
+    JFR_BASE_BYTE,
+    JFR_BASE_CHAR,
+    JFR_BASE_SHORT,
+    JFR_BASE_INT,
+    JFR_BASE_LONG,
+    JFR_BASE_FLOAT,
+    JFR_BASE_DOUBLE,
+    JFR_BASE_STRING /* java.lang.String */
+} jfr_base;
+
+typedef struct jfr_type jfr_type;
+
+/* One metadata attribute of an annotation: key ("value", "value-0", ...) and value. */
+typedef struct jfr_attr {
+    const char *key;
+    const char *value;
+} jfr_attr;
+
+typedef struct jfr_annotation {
+    const jfr_type *type; /* the annotation type (type->name "jdk.jfr.Label") */
+    const char *value;    /* the "value" attribute, or NULL               */
+    uint32_t nattrs;      /* every attribute except "class"               */
+    const jfr_attr *attrs;
+} jfr_annotation;
+
+typedef struct jfr_field {
+    const char *name;
+    const jfr_type *type;    /* declared type (element type for arrays)       */
+    bool array;              /* dimension 1                                   */
+    bool pooled;             /* constantPool: value is a key into a pool      */
+    uint32_t index;          /* position within the owning type's fields      */
+    uint32_t units;          /* enum jfr_unit bits, from the field's annotations */
+    const char *label;       /* @Label, or NULL                               */
+    const char *description; /* @Description, or NULL                         */
+    uint32_t nannotations;
+    const jfr_annotation *annotations;
+} jfr_field;
+
+/* A <setting> element of an event type (jdk.settings.*). */
+typedef struct jfr_setting {
+    const char *name;
+    const jfr_type *type;
+    const char *default_value;
+    uint32_t nannotations;
+    const jfr_annotation *annotations;
+} jfr_setting;
+
+struct jfr_type {
+    uint64_t id;             /* the writer's type id (per chunk)              */
+    uint32_t index;          /* dense index in jfr_metadata.types             */
+    const char *name;        /* "jdk.ExecutionSample", "java.lang.Thread", ... */
+    const char *super_type;  /* "jdk.jfr.Event", ... or NULL                  */
+    jfr_base base;
+    bool simple;             /* simpleType: one field, shown flattened         */
+    bool is_event;           /* super_type == "jdk.jfr.Event"                 */
+    const char *label;       /* @Label, or NULL                               */
+    const char *description; /* @Description, or NULL                         */
+    uint32_t units;          /* enum jfr_unit bits of the type's own annotations */
+    uint32_t nfields;
+    const jfr_field *fields;
+    uint32_t nsettings;
+    const jfr_setting *settings;
+    uint32_t nannotations;
+    const jfr_annotation *annotations;
+};
+
+/* The type table of a chunk (its last metadata record). */
+typedef struct jfr_metadata {
+    uint64_t metadata_id;     /* writer's metadata id                       */
+    uint64_t fingerprint;     /* XXH3 of the type-system bytes              */
+    bool reused;              /* identical to the previous chunk's: reused  */
+    int64_t gmt_offset_ms;    /* <region gmtOffset>, 0 if absent            */
+    int64_t dst_ms;           /* <region dst>, 0 if absent                  */
+    const char *locale;       /* <region locale>, or NULL                   */
+    uint32_t ntypes;
+    const jfr_type *const *types; /* ordered as declared                    */
+} jfr_metadata;
+
+/* Find a type by name / by writer id in a metadata table; NULL if absent. */
+const jfr_type *jfr_metadata_type_named(const jfr_metadata *m, const char *name);
+const jfr_type *jfr_metadata_type_by_id(const jfr_metadata *m, uint64_t id);
+/* Field index by name (a "handle": resolve once per chunk); -1 if absent. */
+int32_t jfr_type_field_index(const jfr_type *t, const char *name);
+/* First annotation of the given type name, or NULL. */
+const jfr_annotation *jfr_annotation_find(const jfr_annotation *a, uint32_t n,
+                                          const char *type_name);
+
+/* --------------------------------------------------------------- chunk info */
+
+/* The 68-byte chunk header, decoded. */
+typedef struct jfr_chunk_info {
+    uint64_t index;            /* 0-based chunk number in this input          */
+    uint64_t offset;           /* byte offset of the chunk in the input       */
+    uint16_t major, minor;     /* format version (2.0, 2.1)                   */
+    int64_t size;              /* header chunk size, header included          */
+    int64_t cp_offset;         /* last checkpoint, relative to chunk start    */
+    int64_t metadata_offset;   /* last metadata record, relative              */
+    int64_t start_nanos;       /* wall clock at chunk start, ns since epoch   */
+    int64_t duration_nanos;
+    int64_t start_ticks;
+    int64_t ticks_per_second;
+    uint8_t state;             /* 0 = finished; 1..254 live generation; 255  */
+    uint16_t flags;            /* JFR_CHUNK_COMPRESSED | JFR_CHUNK_FINAL      */
+} jfr_chunk_info;
+
+#define JFR_CHUNK_COMPRESSED 0x0001u /* integers are varints               */
+#define JFR_CHUNK_FINAL 0x0002u      /* writer's last chunk                */
+
+/* Raw record, for walkers such as `summary`: fired for every record of a chunk
+ * (metadata, checkpoints and events) in file order, after on_metadata. */
+typedef struct jfr_record {
+    uint64_t chunk_index;
+    uint64_t offset;       /* byte offset of the record in the input        */
+    uint64_t size;         /* whole record, size field included             */
+    uint64_t type_id;      /* 0 metadata, 1 checkpoint, else event type id  */
+    const jfr_type *type;  /* event type, or NULL for 0/1/unknown ids       */
+} jfr_record;
+
+/* ------------------------------------------------------------------- values */
+
+typedef enum jfr_kind {
+    JFR_KIND_NULL = 0, /* null string, key 0, dangling reference, cycle      */
+    JFR_KIND_BOOLEAN,  /* v.b                                              */
+    JFR_KIND_INT,      /* byte/short/int/long: v.i (signed), v.u (unsigned
+                          reinterpretation at the declared width)          */
+    JFR_KIND_CHAR,     /* v.u: one UTF-16 code unit                        */
+    JFR_KIND_FLOAT,    /* v.d (exactly the float's value)                  */
+    JFR_KIND_DOUBLE,   /* v.d                                              */
+    JFR_KIND_STRING,   /* v.str, v.len: UTF-8 (lone surrogates as WTF-8)   */
+    JFR_KIND_OBJECT,   /* struct: see jfr_value_field / jfr_value_iter     */
+    JFR_KIND_ARRAY     /* v.count elements: see jfr_value_index / iter     */
+} jfr_kind;
+
+typedef struct jfr_chunk jfr_chunk; /* internal: the chunk a value lives in */
+
+/*
+ * A decoded value. Small, copyable, borrowed: valid during the callback.
+ * Strings are UTF-8: borrowed from the chunk bytes when they were stored as
+ * UTF-8, otherwise converted into a per-parser scratch area that is reset
+ * before each event callback (no allocation per event once it has grown).
+ */
+typedef struct jfr_value {
+    jfr_kind kind;
+    const jfr_type *type;   /* declared type (element type for arrays); NULL at a cycle */
+    const jfr_field *field; /* field this value was read from, or NULL      */
+    bool b;
+    int64_t i;
+    uint64_t u;
+    double d;
+    const char *str;
+    size_t len;
+    uint32_t count;         /* arrays: element count                       */
+    uint8_t encoding;       /* strings: wire encoding 0..5                 */
+    bool pooled;            /* came through a constant-pool reference      */
+    uint64_t key;           /* pool key when pooled (also for NULL results) */
+    /* private */
+    const jfr_chunk *chunk_;
+    uint64_t pos_;          /* offset of the value bytes in the chunk      */
+    uint32_t depth_;
+} jfr_value;
+
+/* Field `index` of an OBJECT value. Pool references are resolved: the result
+ * has the referenced value (OBJECT/STRING/...) or NULL kind for key 0 or a
+ * dangling key. Returns JFR_OK, JFR_NOT_FOUND, JFR_TYPE_MISMATCH or a decode
+ * error (bytes inconsistent with the metadata). */
+jfr_status jfr_value_field(const jfr_value *obj, uint32_t index, jfr_value *out);
+/* Same by name (a string compare per call: prefer indexes on hot paths). */
+jfr_status jfr_value_field_named(const jfr_value *obj, const char *name,
+                                 jfr_value *out);
+/* Element `i` of an ARRAY value. */
+jfr_status jfr_value_index(const jfr_value *arr, uint32_t i, jfr_value *out);
+/* A simpleType OBJECT (e.g. jdk.types.Symbol) -> its single field's value;
+ * any other value is copied unchanged. */
+jfr_status jfr_value_unwrap(const jfr_value *v, jfr_value *out);
+
+/* Sequential iteration over an OBJECT's fields or an ARRAY's elements: one
+ * pass over the bytes, the fastest way to read everything. */
+typedef struct jfr_iter {
+    jfr_value parent;
+    uint32_t next;
+    uint64_t pos_;
+} jfr_iter;
+void jfr_iter_init(jfr_iter *it, const jfr_value *obj_or_array);
+/* 1 and *out set: one more; 0: done; <0: -(jfr_status) decode error. */
+int jfr_iter_next(jfr_iter *it, jfr_value *out);
+
+/* ------------------------------------------------------------------- events */
+
+typedef struct jfr_event {
+    const jfr_type *type;
+    uint64_t chunk_index;
+    uint64_t offset;         /* byte offset of the record in the input     */
+    uint64_t size;           /* record size in bytes                       */
+    int64_t start_ticks;     /* field 0                                    */
+    int64_t duration_ticks;  /* field "duration" if present, else 0        */
+    int64_t start_nanos;     /* epoch ns (see jfr_options.jdk_time_base)   */
+    int64_t duration_nanos;
+    int64_t end_nanos;       /* start + duration                           */
+    /* private */
+    const jfr_chunk *chunk_;
+    uint64_t pos_;           /* payload offset in the chunk                */
+} jfr_event;
+
+/* The event as an OBJECT value (fields in metadata order). */
+jfr_status jfr_event_value(const jfr_event *e, jfr_value *out);
+/* Shorthands for jfr_event_value + jfr_value_field[_named]. */
+jfr_status jfr_event_field(const jfr_event *e, uint32_t index, jfr_value *out);
+jfr_status jfr_event_field_named(const jfr_event *e, const char *name, jfr_value *out);
+
+/* Convert a tick timestamp / timespan of this event's chunk to ns. */
+int64_t jfr_event_ticks_to_epoch_nanos(const jfr_event *e, int64_t ticks);
+int64_t jfr_event_ticks_to_nanos(const jfr_event *e, int64_t ticks);
+
+/* Well-known shapes, read through the value API. Strings as in jfr_value. */
+typedef struct jfr_thread {
+    bool present;            /* false: null thread                          */
+    const char *os_name;   size_t os_name_len;
+    const char *java_name; size_t java_name_len;
+    int64_t os_thread_id;
+    int64_t java_thread_id;
+} jfr_thread;
+
+typedef struct jfr_frame {
+    const char *class_name;  size_t class_name_len;  /* "java/lang/String" */
+    const char *method_name; size_t method_name_len;
+    const char *descriptor;  size_t descriptor_len;
+    int32_t line;            /* lineNumber, -1 unknown                     */
+    int32_t bci;             /* bytecodeIndex                              */
+    const char *frame_type;  size_t frame_type_len;  /* "Interpreted", "JIT compiled", ... */
+} jfr_frame;
+
+typedef struct jfr_stack {
+    bool present;            /* false: no stack trace                       */
+    bool truncated;
+    uint32_t nframes;
+    jfr_value frames_;       /* private */
+} jfr_stack;
+
+/* `field` is a Thread value (e.g. from eventThread); NULL kind -> !present. */
+jfr_status jfr_value_thread(const jfr_value *v, jfr_thread *out);
+/* The event's "eventThread" (or "sampledThread") and "stackTrace". */
+jfr_status jfr_event_thread(const jfr_event *e, jfr_thread *out);
+jfr_status jfr_event_stack(const jfr_event *e, jfr_stack *out);
+jfr_status jfr_value_stack(const jfr_value *v, jfr_stack *out);
+jfr_status jfr_stack_frame(const jfr_stack *s, uint32_t i, jfr_frame *out);
+/* A java.lang.Class value -> its name; a jdk.types.Method value -> parts. */
+jfr_status jfr_value_class_name(const jfr_value *cls, const char **name, size_t *len);
+jfr_status jfr_value_method(const jfr_value *m, jfr_frame *out);
+
+/* ---------------------------------------------------------------- callbacks */
+
+/* Callback return values. */
+enum { JFR_CB_CONTINUE = 0, JFR_CB_PAUSE = 1, JFR_CB_STOP = 2 };
+
+typedef struct jfr_parser jfr_parser;
+
+typedef int (*jfr_chunk_cb)(jfr_parser *p, const jfr_chunk_info *c, void *user);
+typedef int (*jfr_metadata_cb)(jfr_parser *p, const jfr_metadata *m, void *user);
+typedef int (*jfr_record_cb)(jfr_parser *p, const jfr_record *r, void *user);
+typedef int (*jfr_event_cb)(jfr_parser *p, const jfr_event *e, void *user);
+/* An error. `message` includes the chunk index and byte offset. Return
+ * JFR_CB_CONTINUE to skip the damaged chunk and go on with the next one when
+ * the framing allows it; JFR_CB_STOP to stop. */
+typedef int (*jfr_error_cb)(jfr_parser *p, jfr_status s, const char *message,
+                            void *user);
+
+typedef struct jfr_callbacks {
+    jfr_chunk_cb on_chunk_begin;   /* header decoded                          */
+    jfr_metadata_cb on_metadata;   /* chunk's type table ready (once a chunk) */
+    jfr_record_cb on_record;       /* every record, file order                */
+    jfr_event_cb on_event;         /* every event (unless per-type handlers
+                                      exist and on_event is NULL)           */
+    jfr_chunk_cb on_chunk_end;     /* after the chunk's last event            */
+    jfr_error_cb on_error;         /* optional: see above                     */
+} jfr_callbacks;
+
+/* ------------------------------------------------------------------ options */
+
+typedef struct jfr_options {
+    jfr_allocator allocator;
+    /* Largest accepted chunk, bytes (0: default 1 GiB). A header declaring
+     * more is JFR_CHUNK_TOO_LARGE; nothing is allocated for it. Buffers grow
+     * with the bytes that actually arrive, never from the declared size. */
+    uint64_t max_chunk_size;
+    /* Deliver each chunk's events stable-sorted by end time, as `jfr print`
+     * and the JDK's ordered streams do. Default: file order. */
+    bool ordered;
+    /* Convert ticks with the FIRST chunk's time base for every chunk, as the
+     * JDK's RecordingFile does (bit-exact with `jfr print`). Default: each
+     * chunk's own header (more accurate by ~100 ns on later chunks). */
+    bool jdk_time_base;
+} jfr_options;
+
+/* Zero-initialised options = defaults. */
+void jfr_options_init(jfr_options *o);
+
+/* ------------------------------------------------------------------- parser */
+
+/* opts and cb may be NULL; both are copied. NULL on allocation failure. */
+jfr_parser *jfr_parser_new(const jfr_options *opts, const jfr_callbacks *cb, void *user);
+void jfr_parser_free(jfr_parser *p);
+/* Back to the initial state (for a new input), keeping subscriptions. */
+void jfr_parser_reset(jfr_parser *p);
+
+void *jfr_parser_user(const jfr_parser *p);
+void jfr_parser_set_user(jfr_parser *p, void *user);
+
+/*
+ * Subscribe `cb` to one event type, by name. Names resolve to type ids once
+ * per chunk; events of types nobody subscribed to (and no on_event) are
+ * skipped by their size, never decoded. Several callbacks per name are called
+ * in subscription order, after the generic on_event. Must be called before
+ * the first feed or between chunks (from a callback is fine).
+ */
+jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event_cb cb,
+                         void *user);
+
+/*
+ * Push `len` bytes. Returns JFR_OK when all bytes were taken; JFR_PAUSED or
+ * JFR_STOPPED when a callback asked for it; or an error. After JFR_PAUSED,
+ * jfr_parser_consumed() bytes of this call were taken: feed the rest (or
+ * call feed(p, NULL, 0)) to resume. After JFR_STOPPED or an error not
+ * skipped by on_error, further feeds return the same status.
+ */
+jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len);
+/* Bytes of the last feed call that were taken (== len unless paused/error). */
+size_t jfr_parser_consumed(const jfr_parser *p);
+/* End of input. JFR_OK, or JFR_TRUNCATED when a chunk is incomplete (the
+ * message says how many bytes are missing). */
+jfr_status jfr_parser_finish(jfr_parser *p);
+
+/* The last error: status, and a message with chunk index and byte offset. */
+jfr_status jfr_parser_status(const jfr_parser *p);
+const char *jfr_parser_error(const jfr_parser *p);
+/* Statistics. */
+uint64_t jfr_parser_chunks(const jfr_parser *p);     /* chunks completed  */
+uint64_t jfr_parser_bytes(const jfr_parser *p);      /* bytes taken       */
+uint64_t jfr_parser_errors(const jfr_parser *p);     /* errors reported   */
+
+/* The current chunk's metadata (valid in callbacks), or NULL. */
+const jfr_metadata *jfr_parser_metadata(const jfr_parser *p);
+
+/* ------------------------------------------------------------- wire helpers */
+
+/* Decode one JFR varint (at most 9 bytes; the 9th contributes 8 bits).
+ * Returns bytes used, or 0 if malformed/incomplete within [p, end). */
+size_t jfr_varint_decode(const uint8_t *p, const uint8_t *end, uint64_t *out);
+
+/* ============================================================ EXPERIMENTAL */
+/* Nothing yet. */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* JFRSTREAM_H */
