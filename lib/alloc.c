@@ -1,0 +1,130 @@
+#include "internal.h"
+
+#include <stdlib.h>
+
+void *jfr__alloc(const jfr_allocator *a, size_t n) {
+    if (n == 0)
+        n = 1;
+    return a->alloc_fn ? a->alloc_fn(a->ctx, n) : malloc(n);
+}
+
+void *jfr__calloc(const jfr_allocator *a, size_t n) {
+    void *p = jfr__alloc(a, n);
+    if (p)
+        memset(p, 0, n);
+    return p;
+}
+
+void *jfr__realloc(const jfr_allocator *a, void *p, size_t old_n, size_t new_n) {
+    if (a->realloc_fn)
+        return a->realloc_fn(a->ctx, p, old_n, new_n);
+    if (!a->alloc_fn && !a->free_fn)
+        return realloc(p, new_n ? new_n : 1);
+    void *q = jfr__alloc(a, new_n);
+    if (!q)
+        return NULL;
+    if (p) {
+        memcpy(q, p, old_n < new_n ? old_n : new_n);
+        jfr__free(a, p, old_n);
+    }
+    return q;
+}
+
+void jfr__free(const jfr_allocator *a, void *p, size_t n) {
+    if (!p)
+        return;
+    if (a->free_fn)
+        a->free_fn(a->ctx, p, n);
+    else
+        free(p);
+}
+
+jfr_status jfr__buf_reserve(const jfr_allocator *a, jfr_buf *b, size_t extra, size_t limit) {
+    if (extra <= b->cap - b->len)
+        return JFR_OK;
+    size_t need = b->len + extra;
+    if (need < b->len || (limit && need > limit))
+        return JFR_LIMIT;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    if (limit && cap > limit)
+        cap = limit;
+    uint8_t *d = jfr__realloc(a, b->data, b->cap, cap);
+    if (!d)
+        return JFR_NOMEM;
+    b->data = d;
+    b->cap = cap;
+    return JFR_OK;
+}
+
+void jfr__buf_free(const jfr_allocator *a, jfr_buf *b) {
+    jfr__free(a, b->data, b->cap);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+struct jfr_arena_block {
+    jfr_arena_block *next;
+    size_t cap;
+    max_align_t data[];
+};
+
+void *jfr__arena_alloc(const jfr_allocator *a, jfr_arena *ar, size_t n, size_t align) {
+    for (;;) {
+        if (ar->cur) {
+            size_t off = (ar->used + align - 1) & ~(align - 1);
+            if (off <= ar->cur->cap && n <= ar->cur->cap - off) {
+                ar->used = off + n;
+                return (char *)ar->cur->data + off;
+            }
+            if (ar->cur->next) { /* reuse blocks kept by a reset */
+                ar->cur = ar->cur->next;
+                ar->used = 0;
+                continue;
+            }
+        }
+        size_t cap = ar->cur ? ar->cur->cap * 2 : 16384;
+        if (cap < n + align)
+            cap = n + align;
+        if (cap > SIZE_MAX - sizeof(jfr_arena_block))
+            return NULL;
+        jfr_arena_block *blk = jfr__alloc(a, sizeof *blk + cap);
+        if (!blk)
+            return NULL;
+        blk->next = NULL;
+        blk->cap = cap;
+        if (ar->cur)
+            ar->cur->next = blk;
+        else
+            ar->head = blk;
+        ar->cur = blk;
+        ar->used = 0;
+    }
+}
+
+char *jfr__arena_strndup(const jfr_allocator *a, jfr_arena *ar, const char *s, size_t n) {
+    char *d = jfr__arena_alloc(a, ar, n + 1, 1);
+    if (d) {
+        if (n)
+            memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+void jfr__arena_reset(jfr_arena *ar) {
+    ar->cur = ar->head;
+    ar->used = 0;
+}
+
+void jfr__arena_free(const jfr_allocator *a, jfr_arena *ar) {
+    jfr_arena_block *b = ar->head;
+    while (b) {
+        jfr_arena_block *n = b->next;
+        jfr__free(a, b, sizeof *b + b->cap);
+        b = n;
+    }
+    ar->head = ar->cur = NULL;
+    ar->used = 0;
+}

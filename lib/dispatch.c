@@ -1,0 +1,383 @@
+/* A complete chunk: find and compile its metadata, index its pools, then walk
+ * its records and call back. Every phase can be paused and resumed. */
+#include "internal.h"
+
+#include <stdlib.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+typedef struct rec {
+    uint64_t pos, size, type, payload; /* payload: offset after size and type */
+} rec;
+
+static bool read_rec(const jfr_chunk *c, uint64_t pos, rec *r) {
+    jfr_cur cur = {c->base + pos, c->base + c->size, !c->compressed};
+    uint64_t sz, ty;
+    if (!jfr_cur_int(&cur, &sz) || !jfr_cur_long(&cur, &ty))
+        return false;
+    uint64_t hdr = (uint64_t)(cur.p - (c->base + pos));
+    if (sz < hdr || sz > c->size - pos)
+        return false;
+    *r = (rec){pos, sz, ty, pos + hdr};
+    return true;
+}
+
+static uint64_t abs_off(const jfr_parser *p, uint64_t pos) {
+    return p->chunk.offset + pos;
+}
+
+/* Compile (or reuse) the metadata record at p->meta_pos. */
+static jfr_status load_metadata(jfr_parser *p) {
+    jfr_chunk *c = &p->chunk;
+    rec r;
+    read_rec(c, p->meta_pos, &r);
+    /* The type system proper follows startTicks, duration and metadata id. */
+    jfr_cur cur = {c->base + r.payload, c->base + r.pos + r.size, !c->compressed};
+    uint64_t v, id = 0;
+    if (!jfr_cur_long(&cur, &v) || !jfr_cur_long(&cur, &v) || !jfr_cur_long(&cur, &id)) {
+        jfr__fail(p, JFR_BAD_METADATA, abs_off(p, r.pos), "metadata header truncated");
+        return JFR_BAD_METADATA;
+    }
+    uint64_t len = (uint64_t)(cur.end - cur.p);
+    uint64_t fp = XXH3_64bits(cur.p, (size_t)len);
+    if (p->md && p->md->pub.fingerprint == fp && p->md_len == len) {
+        p->md->pub.reused = true;
+        p->md->pub.metadata_id = id;
+    } else {
+        char why[200] = "";
+        jfr_mdtab *md = NULL;
+        jfr_status s = jfr__metadata_compile(&p->opt.allocator, c->base + r.payload,
+                                             c->base + r.pos + r.size, c->compressed,
+                                             fp, &md, why, sizeof why);
+        if (s) {
+            jfr__fail(p, s, abs_off(p, r.pos), "%s", why[0] ? why : "cannot compile metadata");
+            return s;
+        }
+        jfr__metadata_free(&p->opt.allocator, p->md);
+        p->md = md;
+        p->md_len = len;
+    }
+    c->md = p->md;
+    return JFR_OK;
+}
+
+/* Resolve subscriptions (names) to type indexes for this chunk. */
+static jfr_status map_subscriptions(jfr_parser *p) {
+    const jfr_allocator *a = &p->opt.allocator;
+    uint32_t nt = p->md->pub.ntypes;
+    if (p->tcap < (size_t)nt + 1) {
+        size_t cap = (size_t)nt + 1;
+        jfr__free(a, p->tsub_start, p->tcap * sizeof *p->tsub_start);
+        jfr__free(a, p->want, p->tcap);
+        p->tsub_start = jfr__alloc(a, cap * sizeof *p->tsub_start);
+        p->want = jfr__alloc(a, cap);
+        p->tcap = p->tsub_start && p->want ? cap : 0;
+        if (!p->tcap)
+            return JFR_NOMEM;
+    }
+    memset(p->tsub_start, 0, ((size_t)nt + 1) * sizeof *p->tsub_start);
+    /* counting sort of subscriptions by type index */
+    uint32_t *tidx = NULL;
+    if (p->nsubs) {
+        tidx = jfr__alloc(a, p->nsubs * sizeof *tidx);
+        if (!tidx)
+            return JFR_NOMEM;
+    }
+    for (size_t i = 0; i < p->nsubs; i++) {
+        const jfr_type *t = jfr_metadata_type_named(&p->md->pub, p->subs[i].name);
+        tidx[i] = t && t->is_event ? t->index : UINT32_MAX;
+        if (tidx[i] != UINT32_MAX)
+            p->tsub_start[tidx[i] + 1]++;
+    }
+    for (uint32_t i = 0; i < nt; i++)
+        p->tsub_start[i + 1] += p->tsub_start[i];
+    uint32_t *fill = p->tsub_start; /* reuse: compute positions then restore */
+    for (size_t i = 0; i < p->nsubs; i++)
+        if (tidx[i] != UINT32_MAX)
+            p->tsub_list[fill[tidx[i]]++] = (uint32_t)i;
+    /* fill[] advanced each start to its end; shift back */
+    for (uint32_t i = nt; i > 0; i--)
+        p->tsub_start[i] = p->tsub_start[i - 1];
+    p->tsub_start[0] = 0;
+    for (uint32_t i = 0; i < nt; i++) {
+        const jfr_type *t = p->md->pub.types[i];
+        p->want[i] = t->is_event &&
+                     (p->cb.on_event || p->tsub_start[i + 1] > p->tsub_start[i]);
+    }
+    jfr__free(a, tidx, p->nsubs * sizeof *tidx);
+    return JFR_OK;
+}
+
+/* Index every checkpoint's pool entries: (type, key) -> value offset. */
+static jfr_status index_checkpoint(jfr_parser *p, const rec *r) {
+    jfr_chunk *c = &p->chunk;
+    jfr_cur cur = {c->base + r->payload, c->base + r->pos + r->size, !c->compressed};
+    uint64_t v;
+    uint8_t b;
+    uint32_t npools;
+    bool ok = jfr_cur_long(&cur, &v) && jfr_cur_long(&cur, &v) && jfr_cur_long(&cur, &v);
+    ok = ok && (c->compressed ? jfr_cur_varint(&cur, &v) : jfr_cur_u8(&cur, &b));
+    if (!ok || !jfr_cur_count(&cur, &npools)) {
+        jfr__fail(p, JFR_BAD_CHECKPOINT, abs_off(p, r->pos), "checkpoint header truncated");
+        return JFR_BAD_CHECKPOINT;
+    }
+    for (uint32_t i = 0; i < npools; i++) {
+        uint64_t tid;
+        uint32_t n;
+        if (!jfr_cur_long(&cur, &tid) || !jfr_cur_count(&cur, &n)) {
+            jfr__fail(p, JFR_BAD_CHECKPOINT, abs_off(p, (uint64_t)(cur.p - c->base)),
+                      "pool %u of checkpoint truncated", i);
+            return JFR_BAD_CHECKPOINT;
+        }
+        const jfr_type *t = jfr__md_type_by_id(c->md, tid);
+        if (!t) {
+            jfr__fail(p, JFR_BAD_CHECKPOINT, abs_off(p, (uint64_t)(cur.p - c->base)),
+                      "constant pool of unknown type id %llu", (unsigned long long)tid);
+            return JFR_BAD_CHECKPOINT;
+        }
+        if (n > (size_t)(cur.end - cur.p)) {
+            jfr__fail(p, JFR_BAD_CHECKPOINT, abs_off(p, (uint64_t)(cur.p - c->base)),
+                      "pool %s: %u entries cannot fit in the record", t->name, n);
+            return JFR_BAD_CHECKPOINT;
+        }
+        static const uint8_t ops[] = {
+            [JFR_BASE_STRUCT] = JFR_OP_STRUCT,   [JFR_BASE_BOOLEAN] = JFR_OP_BOOLEAN,
+            [JFR_BASE_BYTE] = JFR_OP_BYTE,       [JFR_BASE_CHAR] = JFR_OP_CHAR,
+            [JFR_BASE_SHORT] = JFR_OP_SHORT,     [JFR_BASE_INT] = JFR_OP_INT,
+            [JFR_BASE_LONG] = JFR_OP_LONG,       [JFR_BASE_FLOAT] = JFR_OP_FLOAT,
+            [JFR_BASE_DOUBLE] = JFR_OP_DOUBLE,   [JFR_BASE_STRING] = JFR_OP_STRING};
+        const jfr_field as_field = {.name = "", .type = t};
+        for (uint32_t k = 0; k < n; k++) {
+            uint64_t key;
+            if (!jfr_cur_long(&cur, &key)) {
+                jfr__fail(p, JFR_BAD_CHECKPOINT, abs_off(p, (uint64_t)(cur.p - c->base)),
+                          "pool %s entry %u truncated", t->name, k);
+                return JFR_BAD_CHECKPOINT;
+            }
+            uint64_t val = (uint64_t)(cur.p - c->base), end = val;
+            jfr_status s = jfr__skip_field(c, &as_field, ops[t->base], &end, r->pos + r->size, 0);
+            if (s) {
+                jfr__fail(p, JFR_BAD_CHECKPOINT, abs_off(p, val),
+                          "pool %s entry %u: value does not match its type", t->name, k);
+                return JFR_BAD_CHECKPOINT;
+            }
+            if ((s = jfr__pool_put(&p->opt.allocator, &c->pool, t->index, key, val))) {
+                jfr__fail(p, s, abs_off(p, val), "cannot grow the pool index");
+                return s;
+            }
+            cur.p = c->base + end;
+        }
+    }
+    return JFR_OK;
+}
+
+/* Walk records once: validate sizes, find metadata, index checkpoints. */
+static jfr_status index_chunk(jfr_parser *p) {
+    jfr_chunk *c = &p->chunk;
+    rec r;
+    bool have_meta = false;
+    for (uint64_t pos = JFR_HEADER_SIZE; pos < c->size; pos += r.size) {
+        if (!read_rec(c, pos, &r) || r.size == 0) {
+            jfr__fail(p, JFR_BAD_RECORD, abs_off(p, pos),
+                      "record size out of range (chunk has %llu bytes left)",
+                      (unsigned long long)(c->size - pos));
+            return JFR_BAD_RECORD;
+        }
+        if (r.type == 0) {
+            p->meta_pos = pos;
+            have_meta = true;
+        }
+    }
+    if (!have_meta) {
+        jfr__fail(p, JFR_NO_METADATA, abs_off(p, 0), "no metadata record in the chunk");
+        return JFR_NO_METADATA;
+    }
+    jfr_status s = load_metadata(p);
+    if (s)
+        return s;
+    jfr__pool_clear(&c->pool);
+    for (uint64_t pos = JFR_HEADER_SIZE; pos < c->size; pos += r.size) {
+        read_rec(c, pos, &r);
+        if (r.type == 1 && (s = index_checkpoint(p, &r)))
+            return s;
+    }
+    return map_subscriptions(p);
+}
+
+/* Fill the event view for the event record r. */
+static void make_event(jfr_parser *p, const rec *r, const jfr_type *t, jfr_event *e) {
+    const jfr_chunk *c = &p->chunk;
+    const jfr_tinfo *inf = &c->md->tinfo[t->index];
+    e->type = t;
+    e->chunk_index = c->index;
+    e->offset = abs_off(p, r->pos);
+    e->size = r->size;
+    e->chunk_ = c;
+    e->pos_ = r->payload;
+    e->start_ticks = e->duration_ticks = 0;
+    jfr_cur cur = {c->base + r->payload, c->base + r->pos + r->size, !c->compressed};
+    uint64_t v;
+    if (t->nfields && inf->ops[0] == JFR_OP_LONG && !t->fields[0].array && jfr_cur_long(&cur, &v)) {
+        e->start_ticks = (int64_t)v;
+        if (inf->has_duration && inf->ops[1] == JFR_OP_LONG && !t->fields[1].array &&
+            jfr_cur_long(&cur, &v))
+            e->duration_ticks = (int64_t)v;
+    }
+    e->start_nanos = jfr__ticks_to_epoch_nanos(c, e->start_ticks);
+    e->duration_nanos = jfr__ticks_to_nanos(c, e->duration_ticks);
+    e->end_nanos = (int64_t)((uint64_t)e->start_nanos + (uint64_t)e->duration_nanos);
+}
+
+/* Generic handler, then per-type handlers; resumable at p->rec_stage. */
+static int deliver(jfr_parser *p, const rec *r) {
+    const jfr_type *t = jfr__md_type_by_id(p->chunk.md, r->type);
+    if (!t || !p->want[t->index])
+        return JFR_CB_CONTINUE;
+    jfr_event e;
+    make_event(p, r, t, &e);
+    uint32_t first = p->tsub_start[t->index], last = p->tsub_start[t->index + 1];
+    uint32_t nstage = 1 + (last - first);
+    while (p->ev_stage < nstage) {
+        uint32_t st = p->ev_stage++;
+        jfr__arena_reset(&p->scratch);
+        int rc = JFR_CB_CONTINUE;
+        if (st == 0) {
+            if (p->cb.on_event)
+                rc = p->cb.on_event(p, &e, p->user);
+        } else {
+            const jfr_sub *s = &p->subs[p->tsub_list[first + st - 1]];
+            rc = s->cb(p, &e, s->user);
+        }
+        if (rc != JFR_CB_CONTINUE)
+            return rc;
+    }
+    return JFR_CB_CONTINUE;
+}
+
+static int cmp_ord(const void *a, const void *b) {
+    const jfr_ord *x = a, *y = b;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos; /* file order: stable */
+}
+
+static jfr_status build_order(jfr_parser *p) {
+    jfr_chunk *c = &p->chunk;
+    rec r;
+    p->nord = 0;
+    for (uint64_t pos = JFR_HEADER_SIZE; pos < c->size; pos += r.size) {
+        read_rec(c, pos, &r);
+        if (r.type < 2)
+            continue;
+        const jfr_type *t = jfr__md_type_by_id(c->md, r.type);
+        if (!t || !p->want[t->index])
+            continue;
+        if (p->nord == p->capord) {
+            size_t cap = p->capord ? p->capord * 2 : 1024;
+            jfr_ord *o = jfr__realloc(&p->opt.allocator, p->ord, p->capord * sizeof *o, cap * sizeof *o);
+            if (!o)
+                return JFR_NOMEM;
+            p->ord = o;
+            p->capord = cap;
+        }
+        jfr_event e;
+        make_event(p, &r, t, &e);
+        p->ord[p->nord++] = (jfr_ord){(int64_t)((uint64_t)e.start_ticks + (uint64_t)e.duration_ticks), pos};
+    }
+    qsort(p->ord, p->nord, sizeof *p->ord, cmp_ord);
+    return JFR_OK;
+}
+
+static jfr_status cb_result(jfr_parser *p, int rc) {
+    if (rc == JFR_CB_PAUSE)
+        return JFR_PAUSED;
+    if (rc != JFR_CB_CONTINUE) {
+        p->state = ST_STOPPED;
+        return JFR_STOPPED;
+    }
+    return JFR_OK;
+}
+
+jfr_status jfr__chunk_process(jfr_parser *p) {
+    jfr_chunk *c = &p->chunk;
+    jfr_status s;
+    int rc;
+    for (;;) {
+        switch (p->phase) {
+        case PH_BEGIN:
+            p->phase = PH_INDEX;
+            if (p->cb.on_chunk_begin &&
+                (s = cb_result(p, p->cb.on_chunk_begin(p, &p->info, p->user))))
+                return s;
+            break;
+        case PH_INDEX:
+            if ((s = index_chunk(p)))
+                return s;
+            if (p->opt.ordered && (s = build_order(p))) {
+                jfr__fail(p, s, abs_off(p, 0), "cannot order the chunk's events");
+                return s;
+            }
+            p->rec_pos = JFR_HEADER_SIZE;
+            p->rec_done = false;
+            p->ev_stage = 0;
+            p->ord_i = 0;
+            p->phase = PH_META;
+            break;
+        case PH_META:
+            p->phase = PH_RECORDS;
+            if (p->cb.on_metadata &&
+                (s = cb_result(p, p->cb.on_metadata(p, &c->md->pub, p->user))))
+                return s;
+            break;
+        case PH_RECORDS:
+            if (!p->cb.on_record && p->opt.ordered) {
+                p->phase = PH_ORDERED;
+                break;
+            }
+            while (p->rec_pos < c->size) {
+                rec r;
+                read_rec(c, p->rec_pos, &r);
+                if (!p->rec_done) {
+                    p->rec_done = true;
+                    if (p->cb.on_record) {
+                        const jfr_type *t = r.type > 1 ? jfr__md_type_by_id(c->md, r.type) : NULL;
+                        jfr_record jr = {c->index, abs_off(p, r.pos), r.size, r.type,
+                                         t && t->is_event ? t : NULL};
+                        if ((s = cb_result(p, p->cb.on_record(p, &jr, p->user))))
+                            return s;
+                    }
+                }
+                if (r.type > 1 && !p->opt.ordered && (rc = deliver(p, &r)) != JFR_CB_CONTINUE)
+                    return cb_result(p, rc);
+                p->rec_pos += r.size;
+                p->rec_done = false;
+                p->ev_stage = 0;
+            }
+            p->phase = PH_ORDERED;
+            break;
+        case PH_ORDERED:
+            if (p->opt.ordered) {
+                while (p->ord_i < p->nord) {
+                    rec r;
+                    read_rec(c, p->ord[p->ord_i].pos, &r);
+                    rc = deliver(p, &r);
+                    if (rc != JFR_CB_CONTINUE)
+                        return cb_result(p, rc);
+                    p->ord_i++;
+                    p->ev_stage = 0;
+                }
+            }
+            p->phase = PH_END;
+            break;
+        case PH_END:
+            p->phase = PH_DONE;
+            if (p->cb.on_chunk_end &&
+                (s = cb_result(p, p->cb.on_chunk_end(p, &p->info, p->user))))
+                return s;
+            break;
+        default:
+            return JFR_OK;
+        }
+    }
+}

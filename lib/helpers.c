@@ -1,0 +1,191 @@
+/* Well-known shapes (thread, stack trace, frame, method, class) read through
+ * the value API with field indexes found once per metadata, so no string
+ * comparison happens per event. */
+#include "internal.h"
+
+void jfr__known_init(jfr_mdtab *m) {
+    jfr_known *k = &m->known;
+    const jfr_metadata *pub = &m->pub;
+    k->thread = jfr_metadata_type_named(pub, "java.lang.Thread");
+    k->stacktrace = jfr_metadata_type_named(pub, "jdk.types.StackTrace");
+    k->frame = jfr_metadata_type_named(pub, "jdk.types.StackFrame");
+    k->method = jfr_metadata_type_named(pub, "jdk.types.Method");
+    k->klass = jfr_metadata_type_named(pub, "java.lang.Class");
+    k->th_os_name = jfr_type_field_index(k->thread, "osName");
+    k->th_os_id = jfr_type_field_index(k->thread, "osThreadId");
+    k->th_java_name = jfr_type_field_index(k->thread, "javaName");
+    k->th_java_id = jfr_type_field_index(k->thread, "javaThreadId");
+    k->st_truncated = jfr_type_field_index(k->stacktrace, "truncated");
+    k->st_frames = jfr_type_field_index(k->stacktrace, "frames");
+    k->fr_method = jfr_type_field_index(k->frame, "method");
+    k->fr_line = jfr_type_field_index(k->frame, "lineNumber");
+    k->fr_bci = jfr_type_field_index(k->frame, "bytecodeIndex");
+    k->fr_type = jfr_type_field_index(k->frame, "type");
+    k->m_type = jfr_type_field_index(k->method, "type");
+    k->m_name = jfr_type_field_index(k->method, "name");
+    k->m_desc = jfr_type_field_index(k->method, "descriptor");
+    k->c_name = jfr_type_field_index(k->klass, "name");
+    for (uint32_t i = 0; i < pub->ntypes; i++) {
+        const jfr_type *t = &m->types[i];
+        int32_t th = jfr_type_field_index(t, "eventThread");
+        if (th < 0)
+            th = jfr_type_field_index(t, "sampledThread");
+        m->tinfo[i].thread_field = th;
+        m->tinfo[i].stack_field = jfr_type_field_index(t, "stackTrace");
+    }
+}
+
+static const jfr_known *known_of(const jfr_value *v) {
+    return &v->chunk_->md->known;
+}
+
+/* Field idx of obj as a string, through simpleType wrappers (Symbol...). */
+static void field_string(const jfr_value *obj, int32_t idx, const char **s, size_t *len) {
+    jfr_value v, u;
+    *s = NULL;
+    *len = 0;
+    if (idx < 0 || jfr_value_field(obj, (uint32_t)idx, &v) || jfr_value_unwrap(&v, &u))
+        return;
+    if (u.kind == JFR_KIND_STRING) {
+        *s = u.str;
+        *len = u.len;
+    }
+}
+
+static int64_t field_int(const jfr_value *obj, int32_t idx, int64_t dflt) {
+    jfr_value v;
+    if (idx < 0 || jfr_value_field(obj, (uint32_t)idx, &v) || v.kind != JFR_KIND_INT)
+        return dflt;
+    return v.i;
+}
+
+jfr_status jfr_value_thread(const jfr_value *v, jfr_thread *out) {
+    if (!v || !out)
+        return JFR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    if (v->kind == JFR_KIND_NULL)
+        return JFR_OK;
+    const jfr_known *k = known_of(v);
+    if (v->kind != JFR_KIND_OBJECT || v->type != k->thread)
+        return JFR_TYPE_MISMATCH;
+    out->present = true;
+    field_string(v, k->th_os_name, &out->os_name, &out->os_name_len);
+    field_string(v, k->th_java_name, &out->java_name, &out->java_name_len);
+    out->os_thread_id = field_int(v, k->th_os_id, -1);
+    out->java_thread_id = field_int(v, k->th_java_id, -1);
+    return JFR_OK;
+}
+
+jfr_status jfr_value_stack(const jfr_value *v, jfr_stack *out) {
+    if (!v || !out)
+        return JFR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    if (v->kind == JFR_KIND_NULL)
+        return JFR_OK;
+    const jfr_known *k = known_of(v);
+    if (v->kind != JFR_KIND_OBJECT || v->type != k->stacktrace)
+        return JFR_TYPE_MISMATCH;
+    jfr_value t;
+    if (k->st_truncated >= 0 && !jfr_value_field(v, (uint32_t)k->st_truncated, &t))
+        out->truncated = t.b;
+    if (k->st_frames < 0)
+        return JFR_OK;
+    jfr_status s = jfr_value_field(v, (uint32_t)k->st_frames, &out->frames_);
+    if (s)
+        return s;
+    if (out->frames_.kind != JFR_KIND_ARRAY)
+        return JFR_TYPE_MISMATCH;
+    out->present = true;
+    out->nframes = out->frames_.count;
+    return JFR_OK;
+}
+
+static jfr_status event_field_at(const jfr_event *e, int32_t idx, jfr_value *out) {
+    if (idx < 0) {
+        memset(out, 0, sizeof *out);
+        out->kind = JFR_KIND_NULL;
+        return JFR_OK;
+    }
+    return jfr_event_field(e, (uint32_t)idx, out);
+}
+
+jfr_status jfr_event_thread(const jfr_event *e, jfr_thread *out) {
+    if (!e || !out)
+        return JFR_INVALID_ARG;
+    jfr_value v;
+    jfr_status s = event_field_at(e, e->chunk_->md->tinfo[e->type->index].thread_field, &v);
+    if (s)
+        return s;
+    if (v.kind == JFR_KIND_NULL) {
+        memset(out, 0, sizeof *out);
+        return JFR_OK;
+    }
+    return jfr_value_thread(&v, out);
+}
+
+jfr_status jfr_event_stack(const jfr_event *e, jfr_stack *out) {
+    if (!e || !out)
+        return JFR_INVALID_ARG;
+    jfr_value v;
+    jfr_status s = event_field_at(e, e->chunk_->md->tinfo[e->type->index].stack_field, &v);
+    if (s)
+        return s;
+    if (v.kind == JFR_KIND_NULL) {
+        memset(out, 0, sizeof *out);
+        return JFR_OK;
+    }
+    return jfr_value_stack(&v, out);
+}
+
+jfr_status jfr_value_class_name(const jfr_value *cls, const char **name, size_t *len) {
+    if (!cls || !name || !len)
+        return JFR_INVALID_ARG;
+    *name = NULL;
+    *len = 0;
+    if (cls->kind == JFR_KIND_NULL)
+        return JFR_OK;
+    const jfr_known *k = known_of(cls);
+    if (cls->kind != JFR_KIND_OBJECT || cls->type != k->klass)
+        return JFR_TYPE_MISMATCH;
+    field_string(cls, k->c_name, name, len);
+    return JFR_OK;
+}
+
+jfr_status jfr_value_method(const jfr_value *m, jfr_frame *out) {
+    if (!m || !out)
+        return JFR_INVALID_ARG;
+    const jfr_known *k = known_of(m);
+    if (m->kind == JFR_KIND_NULL)
+        return JFR_OK;
+    if (m->kind != JFR_KIND_OBJECT || m->type != k->method)
+        return JFR_TYPE_MISMATCH;
+    field_string(m, k->m_name, &out->method_name, &out->method_name_len);
+    field_string(m, k->m_desc, &out->descriptor, &out->descriptor_len);
+    jfr_value cls;
+    if (k->m_type >= 0 && !jfr_value_field(m, (uint32_t)k->m_type, &cls))
+        return jfr_value_class_name(&cls, &out->class_name, &out->class_name_len);
+    return JFR_OK;
+}
+
+jfr_status jfr_stack_frame(const jfr_stack *s, uint32_t i, jfr_frame *out) {
+    if (!s || !out)
+        return JFR_INVALID_ARG;
+    if (!s->present || i >= s->nframes)
+        return JFR_NOT_FOUND;
+    memset(out, 0, sizeof *out);
+    out->line = -1;
+    out->bci = -1;
+    jfr_value fr, mv;
+    jfr_status st = jfr_value_index(&s->frames_, i, &fr);
+    if (st)
+        return st;
+    const jfr_known *k = known_of(&fr);
+    if (fr.kind != JFR_KIND_OBJECT || fr.type != k->frame)
+        return JFR_TYPE_MISMATCH;
+    out->line = (int32_t)field_int(&fr, k->fr_line, -1);
+    out->bci = (int32_t)field_int(&fr, k->fr_bci, -1);
+    field_string(&fr, k->fr_type, &out->frame_type, &out->frame_type_len);
+    if (k->fr_method >= 0 && !(st = jfr_value_field(&fr, (uint32_t)k->fr_method, &mv)))
+        st = jfr_value_method(&mv, out);
+    return st;
+}

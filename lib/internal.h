@@ -1,0 +1,224 @@
+/* Internal declarations shared by the library's translation units. */
+#ifndef JFR_INTERNAL_H
+#define JFR_INTERNAL_H
+
+#include "jfrstream.h"
+#include "wire.h"
+
+#include <stdarg.h>
+
+#define JFR_HEADER_SIZE 68
+#define JFR_DEFAULT_MAX_CHUNK (1ull << 30)
+/* Inline struct nesting and pool-reference chains deeper than this are
+ * treated as corrupt: bounds recursion on hostile metadata. */
+#define JFR_MAX_DEPTH 64
+/* A type whose inline expansion needs more decode steps than this is refused. */
+#define JFR_MAX_TYPE_OPS 100000u
+
+/* ---------------------------------------------------------------- alloc.c */
+
+void *jfr__alloc(const jfr_allocator *a, size_t n);
+void *jfr__calloc(const jfr_allocator *a, size_t n);
+void *jfr__realloc(const jfr_allocator *a, void *p, size_t old_n, size_t new_n);
+void jfr__free(const jfr_allocator *a, void *p, size_t n);
+
+/* Growable byte buffer. */
+typedef struct jfr_buf {
+    uint8_t *data;
+    size_t len, cap;
+} jfr_buf;
+/* Ensure room for `extra` more bytes, growing geometrically up to `limit`
+ * total capacity (0 = no limit). */
+jfr_status jfr__buf_reserve(const jfr_allocator *a, jfr_buf *b, size_t extra, size_t limit);
+void jfr__buf_free(const jfr_allocator *a, jfr_buf *b);
+
+/* Bump arena made of blocks that never move: pointers stay valid until
+ * reset/free. Reset keeps the blocks for reuse (no allocation in steady state). */
+typedef struct jfr_arena_block jfr_arena_block;
+typedef struct jfr_arena {
+    jfr_arena_block *head, *cur;
+    size_t used; /* in cur */
+} jfr_arena;
+void *jfr__arena_alloc(const jfr_allocator *a, jfr_arena *ar, size_t n, size_t align);
+char *jfr__arena_strndup(const jfr_allocator *a, jfr_arena *ar, const char *s, size_t n);
+void jfr__arena_reset(jfr_arena *ar);
+void jfr__arena_free(const jfr_allocator *a, jfr_arena *ar);
+
+/* ------------------------------------------------------------- metadata.c */
+
+/* Decode steps of a field, chosen once when metadata is compiled. */
+typedef enum jfr_op {
+    JFR_OP_BOOLEAN, JFR_OP_BYTE, JFR_OP_CHAR, JFR_OP_SHORT, JFR_OP_INT,
+    JFR_OP_LONG, JFR_OP_FLOAT, JFR_OP_DOUBLE, JFR_OP_STRING,
+    JFR_OP_STRUCT, /* inline struct of field->type */
+    JFR_OP_POOL    /* constant-pool key */
+} jfr_op;
+
+typedef struct jfr_tinfo {
+    uint8_t *ops;        /* per field: jfr_op */
+    uint32_t min_size;   /* minimum bytes a value of this type occupies */
+    uint32_t nops;       /* decode steps of one inline value (saturated) */
+    bool bad;            /* recursive or too large: values can't be decoded */
+    bool has_duration;   /* field 1 is "duration" */
+    int32_t thread_field; /* eventThread (or sampledThread), -1 */
+    int32_t stack_field;  /* stackTrace, -1 */
+} jfr_tinfo;
+
+/* Types and field indexes the helpers use, found once per metadata. */
+typedef struct jfr_known {
+    const jfr_type *thread, *stacktrace, *frame, *method, *klass;
+    int32_t th_os_name, th_os_id, th_java_name, th_java_id;
+    int32_t st_truncated, st_frames;
+    int32_t fr_method, fr_line, fr_bci, fr_type;
+    int32_t m_type, m_name, m_desc;
+    int32_t c_name;
+} jfr_known;
+
+typedef struct jfr_mdtab {
+    jfr_metadata pub;
+    jfr_arena arena;
+    jfr_type *types;        /* pub.types points at an array of pointers into this */
+    jfr_tinfo *tinfo;       /* by type index */
+    uint32_t *id_slots;     /* open addressing: id -> index+1 */
+    uint32_t id_mask;
+    const jfr_type *t_string; /* java.lang.String, or NULL */
+    jfr_known known;
+    size_t bytes;           /* approx memory held, for statistics */
+} jfr_mdtab;
+
+/* Compile the metadata record whose payload (after size and type id) is
+ * [p, end). On error returns a status and writes a reason into why. */
+jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
+                                 const uint8_t *end, bool compressed,
+                                 uint64_t fingerprint, jfr_mdtab **out,
+                                 char *why, size_t whylen);
+void jfr__metadata_free(const jfr_allocator *a, jfr_mdtab *m);
+/* helpers.c: fill md->known and the per-type thread/stack field indexes. */
+void jfr__known_init(jfr_mdtab *m);
+const jfr_type *jfr__md_type_by_id(const jfr_mdtab *m, uint64_t id);
+
+/* ---------------------------------------------------------------- pool.c */
+
+typedef struct jfr_pool_slot {
+    uint64_t key;
+    uint64_t pos;      /* value offset in chunk; 0 = empty slot */
+    uint32_t type;     /* type index */
+    uint32_t pad_;
+} jfr_pool_slot;
+
+typedef struct jfr_pool {
+    jfr_pool_slot *slots;
+    size_t mask;       /* capacity - 1, capacity a power of two (or 0) */
+    size_t count;
+} jfr_pool;
+
+jfr_status jfr__pool_put(const jfr_allocator *a, jfr_pool *pl, uint32_t type,
+                         uint64_t key, uint64_t pos);
+/* Offset of the value for (type, key), or 0 if absent. */
+uint64_t jfr__pool_get(const jfr_pool *pl, uint32_t type, uint64_t key);
+void jfr__pool_clear(jfr_pool *pl);
+void jfr__pool_free(const jfr_allocator *a, jfr_pool *pl);
+
+/* ---------------------------------------------------------------- chunk */
+
+/* What values need to decode themselves: the bytes, the types, the pools. */
+struct jfr_chunk {
+    const uint8_t *base;    /* chunk start (header included) */
+    uint64_t size;
+    bool compressed;
+    const jfr_mdtab *md;
+    jfr_pool pool;
+    jfr_parser *parser;     /* scratch arena for converted strings */
+    uint64_t index;
+    uint64_t offset;        /* absolute input offset of the chunk */
+    /* time base used for conversions */
+    int64_t tb_start_nanos, tb_start_ticks;
+    double tb_divisor;      /* ticks per ns */
+};
+
+/* Skip one value of a field / type at *pos (bounds [.., limit)). */
+jfr_status jfr__skip_field(const jfr_chunk *c, const jfr_field *f, uint8_t op,
+                           uint64_t *pos, uint64_t limit, uint32_t depth);
+jfr_status jfr__skip_inline(const jfr_chunk *c, const jfr_type *t, uint64_t *pos,
+                            uint64_t limit, uint32_t depth);
+/* Decode the value at *pos for field f (advancing *pos past it). */
+jfr_status jfr__decode_field(const jfr_chunk *c, const jfr_field *f, uint8_t op,
+                             uint64_t *pos, uint64_t limit, uint32_t depth,
+                             jfr_value *out);
+int64_t jfr__ticks_to_epoch_nanos(const jfr_chunk *c, int64_t ticks);
+int64_t jfr__ticks_to_nanos(const jfr_chunk *c, int64_t ticks);
+/* Java's (long) cast of a double: truncation, saturating, NaN -> 0. */
+int64_t jfr__d2l(double d);
+
+/* ---------------------------------------------------------------- parser */
+
+char *jfr__parser_scratch(jfr_parser *p, size_t n);
+
+#endif
+
+/* ------------------------------------------------------- the parser itself */
+
+typedef struct jfr_sub {
+    char *name;
+    size_t name_len;
+    jfr_event_cb cb;
+    void *user;
+} jfr_sub;
+
+typedef struct jfr_ord {
+    int64_t end;   /* end ticks: the sort key */
+    uint64_t pos;  /* record offset in the chunk */
+} jfr_ord;
+
+enum jfr_state { ST_HEADER, ST_BODY, ST_SKIP, ST_DISPATCH, ST_STOPPED, ST_ERROR };
+enum jfr_phase { PH_BEGIN, PH_INDEX, PH_META, PH_RECORDS, PH_ORDERED, PH_END, PH_DONE };
+
+struct jfr_parser {
+    jfr_options opt;
+    jfr_callbacks cb;
+    void *user;
+    int state;
+    int phase;
+    /* framing */
+    uint8_t hdr[JFR_HEADER_SIZE];
+    size_t hdr_have;
+    jfr_buf chunkbuf;     /* the chunk when it spans feed calls (header included) */
+    uint64_t need;        /* body bytes still missing */
+    uint64_t skip_left;
+    uint64_t input_off;   /* absolute offset of the next input byte */
+    size_t consumed;
+    jfr_chunk_info info;
+    jfr_chunk chunk;
+    jfr_mdtab *md;        /* current type table (kept for reuse) */
+    uint64_t md_len;      /* byte length behind md's fingerprint */
+    /* dispatch resume state */
+    uint64_t rec_pos;
+    bool rec_done;        /* on_record called for the record at rec_pos */
+    uint32_t ev_stage;    /* handlers already called for the current event */
+    size_t ord_i;
+    jfr_ord *ord;
+    size_t nord, capord;
+    uint64_t meta_pos;    /* last metadata record in the chunk */
+    /* subscriptions */
+    jfr_sub *subs;
+    size_t nsubs, capsubs;
+    uint32_t *tsub_start; /* per type index: range into tsub_list (ntypes+1) */
+    uint32_t *tsub_list;
+    uint8_t *want;        /* per type index: deliver events of this type */
+    size_t tcap;          /* capacity of the per-type arrays */
+    /* time base of the first chunk (jdk_time_base) */
+    bool have_tb;
+    int64_t tb_nanos, tb_ticks;
+    double tb_div;
+    jfr_arena scratch;
+    /* status */
+    jfr_status status;
+    char msg[320];
+    uint64_t nerrors, nchunks;
+};
+
+/* dispatch.c: run the chunk's phases from p->phase (chunk bytes complete). */
+jfr_status jfr__chunk_process(jfr_parser *p);
+/* parser.c: record an error at an absolute input offset; calls on_error.
+ * Returns true when the caller should skip the rest of the chunk and go on. */
+bool jfr__fail(jfr_parser *p, jfr_status s, uint64_t offset, const char *fmt, ...);

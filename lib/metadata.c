@@ -1,0 +1,568 @@
+/* Metadata record -> type table + per-field decode ops. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct node {
+    uint32_t name;
+    uint32_t attr, nattr; /* into attrs[] (pairs of string indexes) */
+    uint32_t child, next; /* first child, next sibling: node index + 1, 0 = none */
+} node;
+
+typedef struct mdparse {
+    const jfr_allocator *a;
+    jfr_cur cur;
+    const char **str; /* string table, UTF-8, NUL-terminated */
+    uint32_t nstr;
+    node *nodes;
+    uint32_t nnodes, capnodes;
+    uint32_t *attrs;
+    uint32_t nattrs, capattrs;
+    jfr_mdtab *md;
+    char *why;
+    size_t whylen;
+} mdparse;
+
+static jfr_status fail(mdparse *m, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->why, m->whylen, fmt, ap);
+    va_end(ap);
+    return JFR_BAD_METADATA;
+}
+
+static bool grow(const jfr_allocator *a, void **arr, uint32_t *cap, uint32_t need, size_t elem) {
+    if (need <= *cap)
+        return true;
+    uint32_t nc = *cap ? *cap : 64;
+    while (nc < need) {
+        if (nc > UINT32_MAX / 2)
+            return false;
+        nc *= 2;
+    }
+    void *p = jfr__realloc(a, *arr, (size_t)*cap * elem, (size_t)nc * elem);
+    if (!p)
+        return false;
+    *arr = p;
+    *cap = nc;
+    return true;
+}
+
+/* Read one string of the string table into the arena as UTF-8. */
+static jfr_status read_string(mdparse *m, const char **out) {
+    jfr_cur *c = &m->cur;
+    uint8_t enc;
+    uint32_t n;
+    if (!jfr_cur_u8(c, &enc))
+        return fail(m, "string table truncated");
+    switch (enc) {
+    case JFR_STR_NULL:
+        *out = NULL;
+        return JFR_OK;
+    case JFR_STR_EMPTY:
+        *out = "";
+        return JFR_OK;
+    case JFR_STR_UTF8:
+    case JFR_STR_LATIN1: {
+        if (!jfr_cur_count(c, &n) || n > (size_t)(c->end - c->p))
+            return fail(m, "string length out of range");
+        char *d;
+        if (enc == JFR_STR_UTF8) {
+            d = jfr__arena_strndup(m->a, &m->md->arena, (const char *)c->p, n);
+        } else {
+            d = jfr__arena_alloc(m->a, &m->md->arena, (size_t)n * 2 + 1, 1);
+            if (d)
+                d[jfr_wire_latin1_to_utf8(c->p, n, (uint8_t *)d)] = 0;
+        }
+        if (!d)
+            return JFR_NOMEM;
+        c->p += n;
+        *out = d;
+        return JFR_OK;
+    }
+    case JFR_STR_CHARS: {
+        if (!jfr_cur_count(c, &n) || n > (size_t)(c->end - c->p))
+            return fail(m, "string length out of range");
+        char *d = jfr__arena_alloc(m->a, &m->md->arena, (size_t)n * 3 + 1, 1);
+        if (!d)
+            return JFR_NOMEM;
+        long w = jfr_wire_chars_to_utf8(c, n, (uint8_t *)d);
+        if (w < 0)
+            return fail(m, "string truncated");
+        d[w] = 0;
+        *out = d;
+        return JFR_OK;
+    }
+    default:
+        return fail(m, "string encoding %u not allowed in metadata", enc);
+    }
+}
+
+static jfr_status read_index(mdparse *m, uint32_t *idx) {
+    uint64_t v;
+    if (!jfr_cur_int(&m->cur, &v))
+        return fail(m, "element truncated");
+    if (v >= m->nstr)
+        return fail(m, "string index %llu out of range (%u strings)",
+                    (unsigned long long)v, m->nstr);
+    *idx = (uint32_t)v;
+    return JFR_OK;
+}
+
+static jfr_status read_element(mdparse *m, uint32_t depth, uint32_t *out) {
+    if (depth > 16)
+        return fail(m, "elements nested too deeply");
+    jfr_status s;
+    uint32_t name, nattr, nchild;
+    if ((s = read_index(m, &name)))
+        return s;
+    if (!jfr_cur_count(&m->cur, &nattr) || nattr > (size_t)(m->cur.end - m->cur.p))
+        return fail(m, "attribute count out of range");
+    if (!grow(m->a, (void **)&m->nodes, &m->capnodes, m->nnodes + 1, sizeof(node)) ||
+        !grow(m->a, (void **)&m->attrs, &m->capattrs, m->nattrs + 2 * nattr, sizeof(uint32_t)))
+        return JFR_NOMEM;
+    uint32_t me = m->nnodes++;
+    m->nodes[me] = (node){name, m->nattrs, nattr, 0, 0};
+    for (uint32_t i = 0; i < 2 * nattr; i++)
+        if ((s = read_index(m, &m->attrs[m->nattrs++])))
+            return s;
+    if (!jfr_cur_count(&m->cur, &nchild) || nchild > (size_t)(m->cur.end - m->cur.p))
+        return fail(m, "child count out of range");
+    uint32_t prev = 0;
+    for (uint32_t i = 0; i < nchild; i++) {
+        uint32_t ch;
+        if ((s = read_element(m, depth + 1, &ch)))
+            return s;
+        if (prev)
+            m->nodes[prev - 1].next = ch + 1;
+        else
+            m->nodes[me].child = ch + 1;
+        prev = ch + 1;
+    }
+    *out = me;
+    return JFR_OK;
+}
+
+static const char *nname(const mdparse *m, const node *n) {
+    const char *s = m->str[n->name];
+    return s ? s : "";
+}
+
+static const char *attr(const mdparse *m, const node *n, const char *key) {
+    for (uint32_t i = 0; i < n->nattr; i++) {
+        const char *k = m->str[m->attrs[n->attr + 2 * i]];
+        if (k && strcmp(k, key) == 0)
+            return m->str[m->attrs[n->attr + 2 * i + 1]];
+    }
+    return NULL;
+}
+
+#define FOR_CHILDREN(m, n, c)                                                  \
+    for (const node *c = (n)->child ? &(m)->nodes[(n)->child - 1] : NULL; c;   \
+         c = c->next ? &(m)->nodes[c->next - 1] : NULL)
+
+static bool parse_u64(const char *s, uint64_t *v) {
+    if (!s || !*s)
+        return false;
+    char *e;
+    unsigned long long x = strtoull(s, &e, 10);
+    if (*e || s[0] == '-')
+        return false;
+    *v = x;
+    return true;
+}
+
+static uint32_t id_hash(uint64_t id) {
+    id ^= id >> 33;
+    id *= 0xff51afd7ed558ccdull;
+    id ^= id >> 33;
+    return (uint32_t)id;
+}
+
+const jfr_type *jfr__md_type_by_id(const jfr_mdtab *m, uint64_t id) {
+    if (!m->id_slots)
+        return NULL;
+    for (uint32_t h = id_hash(id) & m->id_mask;; h = (h + 1) & m->id_mask) {
+        uint32_t s = m->id_slots[h];
+        if (!s)
+            return NULL;
+        if (m->types[s - 1].id == id)
+            return &m->types[s - 1];
+    }
+}
+
+/* Annotations of an element -> array; also fills label/description/units. */
+static jfr_status read_annotations(mdparse *m, const node *n, uint32_t *nout,
+                                   const jfr_annotation **out, const char **label,
+                                   const char **desc, uint32_t *units) {
+    uint32_t cnt = 0;
+    FOR_CHILDREN(m, n, c) if (strcmp(nname(m, c), "annotation") == 0) cnt++;
+    *nout = 0;
+    *out = NULL;
+    if (!cnt)
+        return JFR_OK;
+    jfr_annotation *arr = jfr__arena_alloc(m->a, &m->md->arena, cnt * sizeof *arr, _Alignof(jfr_annotation));
+    if (!arr)
+        return JFR_NOMEM;
+    uint32_t k = 0;
+    FOR_CHILDREN(m, n, c) {
+        if (strcmp(nname(m, c), "annotation") != 0)
+            continue;
+        uint64_t tid;
+        const jfr_type *t;
+        if (!parse_u64(attr(m, c, "class"), &tid) || !(t = jfr__md_type_by_id(m->md, tid)))
+            return fail(m, "annotation with unknown class");
+        jfr_annotation *an = &arr[k++];
+        an->type = t;
+        an->value = attr(m, c, "value");
+        an->nattrs = 0;
+        jfr_attr *at = jfr__arena_alloc(m->a, &m->md->arena, (c->nattr ? c->nattr : 1) * sizeof *at, _Alignof(jfr_attr));
+        if (!at)
+            return JFR_NOMEM;
+        for (uint32_t i = 0; i < c->nattr; i++) {
+            const char *key = m->str[m->attrs[c->attr + 2 * i]];
+            if (!key || strcmp(key, "class") == 0)
+                continue;
+            at[an->nattrs++] = (jfr_attr){key, m->str[m->attrs[c->attr + 2 * i + 1]]};
+        }
+        an->attrs = at;
+        const char *tn = t->name, *v = an->value ? an->value : "";
+        if (strncmp(tn, "jdk.jfr.", 8) != 0)
+            continue;
+        tn += 8;
+        if (strcmp(tn, "Label") == 0) *label = an->value;
+        else if (strcmp(tn, "Description") == 0) *desc = an->value;
+        else if (strcmp(tn, "Timestamp") == 0)
+            *units |= strcmp(v, "MILLISECONDS_SINCE_EPOCH") == 0 ? JFR_UNIT_TIMESTAMP_MILLIS : JFR_UNIT_TIMESTAMP_TICKS;
+        else if (strcmp(tn, "Timespan") == 0)
+            *units |= strcmp(v, "NANOSECONDS") == 0    ? JFR_UNIT_TIMESPAN_NANOS
+                      : strcmp(v, "MICROSECONDS") == 0 ? JFR_UNIT_TIMESPAN_MICROS
+                      : strcmp(v, "MILLISECONDS") == 0 ? JFR_UNIT_TIMESPAN_MILLIS
+                      : strcmp(v, "SECONDS") == 0      ? JFR_UNIT_TIMESPAN_SECONDS
+                                                       : JFR_UNIT_TIMESPAN_TICKS;
+        else if (strcmp(tn, "Unsigned") == 0) *units |= JFR_UNIT_UNSIGNED;
+        else if (strcmp(tn, "Percentage") == 0) *units |= JFR_UNIT_PERCENTAGE;
+        else if (strcmp(tn, "MemoryAddress") == 0) *units |= JFR_UNIT_MEMORY_ADDRESS;
+        else if (strcmp(tn, "DataAmount") == 0)
+            *units |= strcmp(v, "BITS") == 0 ? JFR_UNIT_BITS : JFR_UNIT_BYTES;
+        else if (strcmp(tn, "Frequency") == 0) *units |= JFR_UNIT_FREQUENCY;
+        else if (strcmp(tn, "BooleanFlag") == 0) *units |= JFR_UNIT_BOOLEAN_FLAG;
+    }
+    *nout = k;
+    *out = arr;
+    return JFR_OK;
+}
+
+static jfr_base base_of(const char *name) {
+    static const struct { const char *n; jfr_base b; } prim[] = {
+        {"boolean", JFR_BASE_BOOLEAN}, {"byte", JFR_BASE_BYTE},
+        {"char", JFR_BASE_CHAR},       {"short", JFR_BASE_SHORT},
+        {"int", JFR_BASE_INT},         {"long", JFR_BASE_LONG},
+        {"float", JFR_BASE_FLOAT},     {"double", JFR_BASE_DOUBLE},
+        {"java.lang.String", JFR_BASE_STRING}};
+    for (size_t i = 0; i < sizeof prim / sizeof prim[0]; i++)
+        if (strcmp(name, prim[i].n) == 0)
+            return prim[i].b;
+    return JFR_BASE_STRUCT;
+}
+
+static uint8_t op_of(const jfr_field *f) {
+    if (f->pooled)
+        return JFR_OP_POOL;
+    switch (f->type->base) {
+    case JFR_BASE_BOOLEAN: return JFR_OP_BOOLEAN;
+    case JFR_BASE_BYTE: return JFR_OP_BYTE;
+    case JFR_BASE_CHAR: return JFR_OP_CHAR;
+    case JFR_BASE_SHORT: return JFR_OP_SHORT;
+    case JFR_BASE_INT: return JFR_OP_INT;
+    case JFR_BASE_LONG: return JFR_OP_LONG;
+    case JFR_BASE_FLOAT: return JFR_OP_FLOAT;
+    case JFR_BASE_DOUBLE: return JFR_OP_DOUBLE;
+    case JFR_BASE_STRING: return JFR_OP_STRING;
+    default: return JFR_OP_STRUCT;
+    }
+}
+
+static uint32_t sat_add(uint32_t a, uint32_t b) {
+    return a > UINT32_MAX - b ? UINT32_MAX : a + b;
+}
+
+/* Minimum size and decode steps of inline values; a type that contains
+ * itself inline (not through an array or pool) can never be decoded. */
+static void plan_type(jfr_mdtab *md, uint32_t ti, uint8_t *color, uint32_t depth) {
+    jfr_tinfo *inf = &md->tinfo[ti];
+    const jfr_type *t = &md->types[ti];
+    if (color[ti] == 2)
+        return;
+    if (color[ti] == 1 || depth > JFR_MAX_DEPTH) {
+        inf->bad = true;
+        return;
+    }
+    color[ti] = 1;
+    uint32_t min = 0, ops = 1;
+    for (uint32_t i = 0; i < t->nfields; i++) {
+        const jfr_field *f = &t->fields[i];
+        uint8_t op = inf->ops[i];
+        uint32_t fmin = 1;
+        if (op == JFR_OP_FLOAT) fmin = 4;
+        else if (op == JFR_OP_DOUBLE) fmin = 8;
+        if (op == JFR_OP_STRUCT) {
+            plan_type(md, f->type->index, color, depth + 1);
+            const jfr_tinfo *sub = &md->tinfo[f->type->index];
+            if (sub->bad && !f->array)
+                inf->bad = true;
+            if (!f->array) {
+                fmin = sub->min_size;
+                ops = sat_add(ops, sub->nops);
+            }
+        }
+        if (f->array)
+            fmin = 1;
+        min = sat_add(min, fmin);
+        ops = sat_add(ops, 1);
+    }
+    if (ops > JFR_MAX_TYPE_OPS)
+        inf->bad = true;
+    inf->min_size = min;
+    inf->nops = ops;
+    color[ti] = 2;
+}
+
+jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
+                                 const uint8_t *end, bool compressed,
+                                 uint64_t fingerprint, jfr_mdtab **out,
+                                 char *why, size_t whylen) {
+    jfr_status s = JFR_OK;
+    mdparse m = {.a = a, .cur = {p, end, !compressed}, .why = why, .whylen = whylen};
+    uint8_t *color = NULL;
+    uint32_t ntypes = 0;
+    jfr_mdtab *md = jfr__calloc(a, sizeof *md);
+    if (!md)
+        return JFR_NOMEM;
+    m.md = md;
+    md->pub.fingerprint = fingerprint;
+
+    uint64_t v;
+    uint32_t nstr;
+    if (!jfr_cur_long(&m.cur, &v) || !jfr_cur_long(&m.cur, &v) ||
+        !jfr_cur_long(&m.cur, &md->pub.metadata_id)) {
+        s = fail(&m, "header truncated");
+        goto out;
+    }
+    if (!jfr_cur_count(&m.cur, &nstr) || nstr > (size_t)(end - m.cur.p)) {
+        s = fail(&m, "string count out of range");
+        goto out;
+    }
+    m.str = jfr__calloc(a, (size_t)(nstr ? nstr : 1) * sizeof *m.str);
+    if (!m.str) {
+        s = JFR_NOMEM;
+        goto out;
+    }
+    m.nstr = nstr;
+    for (uint32_t i = 0; i < nstr; i++)
+        if ((s = read_string(&m, &m.str[i])))
+            goto out;
+    uint32_t root;
+    if ((s = read_element(&m, 0, &root)))
+        goto out;
+
+    /* pass 1: classes */
+    const node *rn = &m.nodes[root], *meta = NULL;
+    FOR_CHILDREN(&m, rn, c) {
+        const char *nm = nname(&m, c);
+        if (strcmp(nm, "metadata") == 0 && !meta)
+            meta = c;
+        else if (strcmp(nm, "region") == 0) {
+            const char *g = attr(&m, c, "gmtOffset"), *d = attr(&m, c, "dst");
+            md->pub.gmt_offset_ms = g ? strtoll(g, NULL, 10) : 0;
+            md->pub.dst_ms = d ? strtoll(d, NULL, 10) : 0;
+            md->pub.locale = attr(&m, c, "locale");
+        }
+    }
+    if (!meta) {
+        s = fail(&m, "no <metadata> element");
+        goto out;
+    }
+    FOR_CHILDREN(&m, meta, c) if (strcmp(nname(&m, c), "class") == 0) ntypes++;
+    md->types = jfr__arena_alloc(a, &md->arena, (ntypes ? ntypes : 1) * sizeof(jfr_type), _Alignof(jfr_type));
+    const jfr_type **tptr = jfr__arena_alloc(a, &md->arena, (ntypes ? ntypes : 1) * sizeof(jfr_type *), _Alignof(jfr_type *));
+    md->tinfo = jfr__calloc(a, (ntypes ? ntypes : 1) * sizeof(jfr_tinfo));
+    uint32_t cap = 16;
+    while (cap < ntypes * 2u)
+        cap *= 2;
+    md->id_slots = jfr__calloc(a, cap * sizeof(uint32_t));
+    md->id_mask = cap - 1;
+    if (!md->types || !tptr || !md->tinfo || !md->id_slots) {
+        s = JFR_NOMEM;
+        goto out;
+    }
+    uint32_t ti = 0;
+    FOR_CHILDREN(&m, meta, c) {
+        if (strcmp(nname(&m, c), "class") != 0)
+            continue;
+        jfr_type *t = &md->types[ti];
+        memset(t, 0, sizeof *t);
+        t->index = ti;
+        t->name = attr(&m, c, "name");
+        if (!t->name || !parse_u64(attr(&m, c, "id"), &t->id)) {
+            s = fail(&m, "class without name or id");
+            goto out;
+        }
+        if (jfr__md_type_by_id(md, t->id)) {
+            s = fail(&m, "duplicate type id %llu", (unsigned long long)t->id);
+            goto out;
+        }
+        t->super_type = attr(&m, c, "superType");
+        const char *simple = attr(&m, c, "simpleType");
+        t->simple = simple && strcmp(simple, "true") == 0;
+        t->is_event = t->super_type && strcmp(t->super_type, "jdk.jfr.Event") == 0;
+        uint32_t h = id_hash(t->id) & md->id_mask;
+        while (md->id_slots[h])
+            h = (h + 1) & md->id_mask;
+        md->id_slots[h] = ti + 1;
+        tptr[ti] = t;
+        if (strcmp(t->name, "java.lang.String") == 0)
+            md->t_string = t;
+        ti++;
+    }
+    md->pub.ntypes = ntypes;
+    md->pub.types = tptr;
+
+    /* pass 2: fields, settings, annotations */
+    ti = 0;
+    FOR_CHILDREN(&m, meta, c) {
+        if (strcmp(nname(&m, c), "class") != 0)
+            continue;
+        jfr_type *t = &md->types[ti];
+        jfr_tinfo *inf = &md->tinfo[ti];
+        ti++;
+        uint32_t nf = 0, ns = 0;
+        FOR_CHILDREN(&m, c, f) {
+            if (strcmp(nname(&m, f), "field") == 0) nf++;
+            else if (strcmp(nname(&m, f), "setting") == 0) ns++;
+        }
+        jfr_field *fields = jfr__arena_alloc(a, &md->arena, (nf ? nf : 1) * sizeof *fields, _Alignof(jfr_field));
+        jfr_setting *settings = jfr__arena_alloc(a, &md->arena, (ns ? ns : 1) * sizeof *settings, _Alignof(jfr_setting));
+        inf->ops = jfr__arena_alloc(a, &md->arena, nf ? nf : 1, 1);
+        if (!fields || !settings || !inf->ops) {
+            s = JFR_NOMEM;
+            goto out;
+        }
+        uint32_t fi = 0, si = 0;
+        FOR_CHILDREN(&m, c, f) {
+            const char *en = nname(&m, f);
+            uint64_t tid;
+            const jfr_type *ft;
+            if (strcmp(en, "field") == 0) {
+                jfr_field *fd = &fields[fi];
+                memset(fd, 0, sizeof *fd);
+                fd->name = attr(&m, f, "name");
+                if (!fd->name || !parse_u64(attr(&m, f, "class"), &tid) ||
+                    !(ft = jfr__md_type_by_id(md, tid))) {
+                    s = fail(&m, "field %s.%s has an unknown type", t->name,
+                             fd->name ? fd->name : "?");
+                    goto out;
+                }
+                fd->type = ft;
+                fd->index = fi;
+                const char *dim = attr(&m, f, "dimension");
+                if (dim && strcmp(dim, "0") != 0) {
+                    if (strcmp(dim, "1") != 0) {
+                        s = fail(&m, "field %s.%s: dimension %s unsupported", t->name, fd->name, dim);
+                        goto out;
+                    }
+                    fd->array = true;
+                }
+                fd->pooled = attr(&m, f, "constantPool") != NULL;
+                if ((s = read_annotations(&m, f, &fd->nannotations, &fd->annotations,
+                                          &fd->label, &fd->description, &fd->units)))
+                    goto out;
+                fi++;
+            } else if (strcmp(en, "setting") == 0) {
+                jfr_setting *st = &settings[si++];
+                memset(st, 0, sizeof *st);
+                st->name = attr(&m, f, "name");
+                st->default_value = attr(&m, f, "defaultValue");
+                st->type = parse_u64(attr(&m, f, "class"), &tid) ? jfr__md_type_by_id(md, tid) : NULL;
+                const char *l = NULL, *d = NULL;
+                uint32_t u = 0;
+                if ((s = read_annotations(&m, f, &st->nannotations, &st->annotations, &l, &d, &u)))
+                    goto out;
+            }
+        }
+        t->nfields = nf;
+        t->fields = fields;
+        t->nsettings = ns;
+        t->settings = settings;
+        if ((s = read_annotations(&m, c, &t->nannotations, &t->annotations, &t->label,
+                                  &t->description, &t->units)))
+            goto out;
+        t->base = nf == 0 ? base_of(t->name) : JFR_BASE_STRUCT;
+        inf->has_duration = nf > 1 && strcmp(fields[1].name, "duration") == 0;
+    }
+    for (uint32_t i = 0; i < ntypes; i++)
+        for (uint32_t f = 0; f < md->types[i].nfields; f++)
+            md->tinfo[i].ops[f] = op_of(&md->types[i].fields[f]);
+    color = jfr__calloc(a, ntypes ? ntypes : 1);
+    if (!color) {
+        s = JFR_NOMEM;
+        goto out;
+    }
+    for (uint32_t i = 0; i < ntypes; i++)
+        plan_type(md, i, color, 0);
+    jfr__known_init(md);
+out:
+    jfr__free(a, color, ntypes ? ntypes : 1);
+    if (m.str)
+        jfr__free(a, m.str, (size_t)(m.nstr ? m.nstr : 1) * sizeof *m.str);
+    jfr__free(a, m.nodes, (size_t)m.capnodes * sizeof(node));
+    jfr__free(a, m.attrs, (size_t)m.capattrs * sizeof(uint32_t));
+    if (s) {
+        jfr__metadata_free(a, md);
+        return s;
+    }
+    *out = md;
+    return JFR_OK;
+}
+
+void jfr__metadata_free(const jfr_allocator *a, jfr_mdtab *m) {
+    if (!m)
+        return;
+    jfr__free(a, m->tinfo, (m->pub.ntypes ? m->pub.ntypes : 1) * sizeof(jfr_tinfo));
+    jfr__free(a, m->id_slots, ((size_t)m->id_mask + 1) * sizeof(uint32_t));
+    jfr__arena_free(a, &m->arena);
+    jfr__free(a, m, sizeof *m);
+}
+
+/* ------------------------------------------------------------ public lookups */
+
+const jfr_type *jfr_metadata_type_named(const jfr_metadata *m, const char *name) {
+    if (!m || !name)
+        return NULL;
+    for (uint32_t i = 0; i < m->ntypes; i++)
+        if (strcmp(m->types[i]->name, name) == 0)
+            return m->types[i];
+    return NULL;
+}
+
+const jfr_type *jfr_metadata_type_by_id(const jfr_metadata *m, uint64_t id) {
+    return m ? jfr__md_type_by_id((const jfr_mdtab *)m, id) : NULL;
+}
+
+int32_t jfr_type_field_index(const jfr_type *t, const char *name) {
+    if (!t || !name)
+        return -1;
+    for (uint32_t i = 0; i < t->nfields; i++)
+        if (strcmp(t->fields[i].name, name) == 0)
+            return (int32_t)i;
+    return -1;
+}
+
+const jfr_annotation *jfr_annotation_find(const jfr_annotation *a, uint32_t n,
+                                          const char *type_name) {
+    for (uint32_t i = 0; a && i < n; i++)
+        if (strcmp(a[i].type->name, type_name) == 0)
+            return &a[i];
+    return NULL;
+}

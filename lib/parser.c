@@ -1,0 +1,414 @@
+/* The push state machine: chunk headers, buffering (or borrowing) chunk
+ * bytes, pause/resume and error reporting. */
+#include "internal.h"
+
+#include <stdio.h>
+
+void jfr_options_init(jfr_options *o) {
+    memset(o, 0, sizeof *o);
+}
+
+jfr_parser *jfr_parser_new(const jfr_options *opts, const jfr_callbacks *cb, void *user) {
+    jfr_options o;
+    if (opts)
+        o = *opts;
+    else
+        jfr_options_init(&o);
+    jfr_parser *p = jfr__calloc(&o.allocator, sizeof *p);
+    if (!p)
+        return NULL;
+    p->opt = o;
+    if (!p->opt.max_chunk_size)
+        p->opt.max_chunk_size = JFR_DEFAULT_MAX_CHUNK;
+    if (cb)
+        p->cb = *cb;
+    p->user = user;
+    p->chunk.parser = p;
+    jfr_parser_reset(p);
+    return p;
+}
+
+void jfr_parser_reset(jfr_parser *p) {
+    if (!p)
+        return;
+    p->state = ST_HEADER;
+    p->phase = PH_DONE;
+    p->hdr_have = 0;
+    p->chunkbuf.len = 0;
+    p->need = p->skip_left = 0;
+    p->input_off = 0;
+    p->consumed = 0;
+    p->have_tb = false;
+    p->status = JFR_OK;
+    p->msg[0] = 0;
+    p->nerrors = p->nchunks = 0;
+    memset(&p->info, 0, sizeof p->info);
+    jfr__pool_clear(&p->chunk.pool);
+}
+
+void jfr_parser_free(jfr_parser *p) {
+    if (!p)
+        return;
+    const jfr_allocator a = p->opt.allocator;
+    for (size_t i = 0; i < p->nsubs; i++)
+        jfr__free(&a, p->subs[i].name, p->subs[i].name_len + 1);
+    jfr__free(&a, p->subs, p->capsubs * sizeof *p->subs);
+    jfr__free(&a, p->tsub_list, p->capsubs * sizeof *p->tsub_list);
+    jfr__free(&a, p->tsub_start, p->tcap * sizeof *p->tsub_start);
+    jfr__free(&a, p->want, p->tcap);
+    jfr__free(&a, p->ord, p->capord * sizeof *p->ord);
+    jfr__buf_free(&a, &p->chunkbuf);
+    jfr__pool_free(&a, &p->chunk.pool);
+    jfr__metadata_free(&a, p->md);
+    jfr__arena_free(&a, &p->scratch);
+    jfr__free(&a, p, sizeof *p);
+}
+
+void *jfr_parser_user(const jfr_parser *p) { return p ? p->user : NULL; }
+void jfr_parser_set_user(jfr_parser *p, void *user) { if (p) p->user = user; }
+jfr_status jfr_parser_status(const jfr_parser *p) { return p ? p->status : JFR_INVALID_ARG; }
+const char *jfr_parser_error(const jfr_parser *p) {
+    return !p ? "no parser" : p->msg[0] ? p->msg : jfr_status_str(p->status);
+}
+uint64_t jfr_parser_chunks(const jfr_parser *p) { return p ? p->nchunks : 0; }
+uint64_t jfr_parser_bytes(const jfr_parser *p) { return p ? p->input_off : 0; }
+uint64_t jfr_parser_errors(const jfr_parser *p) { return p ? p->nerrors : 0; }
+size_t jfr_parser_consumed(const jfr_parser *p) { return p ? p->consumed : 0; }
+const jfr_metadata *jfr_parser_metadata(const jfr_parser *p) {
+    return p && p->chunk.md ? &p->chunk.md->pub : NULL;
+}
+
+jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event_cb cb, void *user) {
+    if (!p || !type_name || !cb)
+        return JFR_INVALID_ARG;
+    if (p->state == ST_DISPATCH && p->phase != PH_DONE && p->phase > PH_INDEX)
+        return JFR_INVALID_STATE; /* the current chunk is already mapped */
+    const jfr_allocator *a = &p->opt.allocator;
+    if (p->nsubs == p->capsubs) {
+        size_t cap = p->capsubs ? p->capsubs * 2 : 8;
+        jfr_sub *s = jfr__realloc(a, p->subs, p->capsubs * sizeof *s, cap * sizeof *s);
+        if (!s)
+            return JFR_NOMEM;
+        p->subs = s;
+        uint32_t *l = jfr__realloc(a, p->tsub_list, p->capsubs * sizeof *l, cap * sizeof *l);
+        if (!l)
+            return JFR_NOMEM;
+        p->tsub_list = l;
+        p->capsubs = cap;
+    }
+    size_t n = strlen(type_name);
+    char *name = jfr__alloc(a, n + 1);
+    if (!name)
+        return JFR_NOMEM;
+    memcpy(name, type_name, n + 1);
+    p->subs[p->nsubs++] = (jfr_sub){name, n, cb, user};
+    return JFR_OK;
+}
+
+char *jfr__parser_scratch(jfr_parser *p, size_t n) {
+    return jfr__arena_alloc(&p->opt.allocator, &p->scratch, n ? n : 1, 1);
+}
+
+bool jfr__fail(jfr_parser *p, jfr_status s, uint64_t offset, const char *fmt, ...) {
+    char detail[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    snprintf(p->msg, sizeof p->msg, "chunk %llu at byte %llu: %s: %s",
+             (unsigned long long)p->info.index, (unsigned long long)offset,
+             jfr_status_str(s), detail);
+    p->status = s;
+    p->nerrors++;
+    return false;
+}
+
+/* After an error: ask on_error whether to skip the chunk and go on. */
+static bool error_continue(jfr_parser *p) {
+    return p->cb.on_error &&
+           p->cb.on_error(p, p->status, p->msg, p->user) == JFR_CB_CONTINUE;
+}
+
+static jfr_status fatal(jfr_parser *p) {
+    p->state = ST_ERROR;
+    return p->status;
+}
+
+static inline int64_t be64(const uint8_t *b) { return (int64_t)jfr_be(b, 8); }
+
+/* Decode and check a header; sets up p->info and p->chunk. */
+static jfr_status take_header(jfr_parser *p, const uint8_t *h) {
+    jfr_chunk_info *ci = &p->info;
+    ci->index = p->nchunks;
+    ci->offset = p->input_off;
+    if (memcmp(h, "FLR\0", 4) != 0) {
+        jfr__fail(p, JFR_BAD_MAGIC, ci->offset, "expected FLR\\0, found %02x %02x %02x %02x",
+                  h[0], h[1], h[2], h[3]);
+        return JFR_BAD_MAGIC;
+    }
+    ci->major = (uint16_t)jfr_be(h + 4, 2);
+    ci->minor = (uint16_t)jfr_be(h + 6, 2);
+    ci->size = be64(h + 8);
+    ci->cp_offset = be64(h + 16);
+    ci->metadata_offset = be64(h + 24);
+    ci->start_nanos = be64(h + 32);
+    ci->duration_nanos = be64(h + 40);
+    ci->start_ticks = be64(h + 48);
+    ci->ticks_per_second = be64(h + 56);
+    ci->state = h[64];
+    ci->flags = (uint16_t)jfr_be(h + 66, 2);
+    if (ci->major != 2) {
+        jfr__fail(p, JFR_BAD_VERSION, ci->offset + 4, "version %u.%u (only 2.x is supported)",
+                  ci->major, ci->minor);
+        return JFR_BAD_VERSION;
+    }
+    if (ci->size <= JFR_HEADER_SIZE) {
+        jfr__fail(p, JFR_BAD_CHUNK_SIZE, ci->offset + 8, "chunk size %lld",
+                  (long long)ci->size);
+        return JFR_BAD_CHUNK_SIZE;
+    }
+    if ((uint64_t)ci->size > p->opt.max_chunk_size) {
+        jfr__fail(p, JFR_CHUNK_TOO_LARGE, ci->offset + 8,
+                  "declared size %lld exceeds the maximum %llu", (long long)ci->size,
+                  (unsigned long long)p->opt.max_chunk_size);
+        return JFR_CHUNK_TOO_LARGE;
+    }
+    jfr_chunk *c = &p->chunk;
+    c->size = (uint64_t)ci->size;
+    c->compressed = (ci->flags & JFR_CHUNK_COMPRESSED) != 0;
+    c->index = ci->index;
+    c->offset = ci->offset;
+    c->md = NULL;
+    double div = ci->ticks_per_second > 0 ? (double)ci->ticks_per_second / 1e9 : 1.0;
+    if (!p->opt.jdk_time_base || !p->have_tb) {
+        p->have_tb = true;
+        p->tb_nanos = ci->start_nanos;
+        p->tb_ticks = ci->start_ticks;
+        p->tb_div = div;
+    }
+    c->tb_start_nanos = p->tb_nanos;
+    c->tb_start_ticks = p->tb_ticks;
+    c->tb_divisor = p->tb_div;
+    return JFR_OK;
+}
+
+/* The chunk is complete at `base`: run it; on pause keep our own copy. */
+static jfr_status run_chunk(jfr_parser *p) {
+    p->state = ST_DISPATCH;
+    jfr_status s = jfr__chunk_process(p);
+    if (s == JFR_PAUSED) {
+        if (p->chunk.base != p->chunkbuf.data) {
+            p->chunkbuf.len = 0;
+            jfr_status r = jfr__buf_reserve(&p->opt.allocator, &p->chunkbuf, p->chunk.size, 0);
+            if (r) {
+                jfr__fail(p, r, p->chunk.offset, "cannot keep the paused chunk");
+                return fatal(p);
+            }
+            memcpy(p->chunkbuf.data, p->chunk.base, p->chunk.size);
+            p->chunkbuf.len = p->chunk.size;
+            p->chunk.base = p->chunkbuf.data;
+        }
+        p->status = JFR_PAUSED;
+        return s;
+    }
+    if (s == JFR_STOPPED) {
+        p->status = JFR_STOPPED;
+        return s;
+    }
+    if (s && !error_continue(p))
+        return fatal(p);
+    /* done (or skipped after an error the user chose to pass over) */
+    p->nchunks++;
+    p->state = ST_HEADER;
+    p->phase = PH_DONE;
+    p->chunk.md = NULL;
+    p->chunkbuf.len = 0;
+    if (p->status == JFR_PAUSED)
+        p->status = JFR_OK;
+    return JFR_OK;
+}
+
+/* A header is complete in p->hdr or at `h`. */
+static jfr_status header_done(jfr_parser *p, const uint8_t *h, bool *skip) {
+    *skip = false;
+    jfr_status s = take_header(p, h);
+    if (s == JFR_CHUNK_TOO_LARGE && error_continue(p)) {
+        p->skip_left = p->info.size - JFR_HEADER_SIZE;
+        p->state = ST_SKIP;
+        p->nchunks++;
+        *skip = true;
+        return JFR_OK;
+    }
+    if (s)
+        return fatal(p);
+    return JFR_OK;
+}
+
+jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len) {
+    if (!p || (!buf && len))
+        return JFR_INVALID_ARG;
+    const uint8_t *in = buf;
+    size_t pos = 0;
+    jfr_status s;
+    p->consumed = 0;
+    if (p->state == ST_ERROR || p->state == ST_STOPPED)
+        return p->status;
+    if (p->state == ST_DISPATCH) { /* resume a paused chunk */
+        if ((s = run_chunk(p)))
+            return s;
+    }
+    while (pos < len) {
+        size_t avail = len - pos;
+        switch (p->state) {
+        case ST_HEADER: {
+            if (p->hdr_have == 0 && avail >= JFR_HEADER_SIZE) {
+                bool skip;
+                if ((s = header_done(p, in + pos, &skip))) {
+                    p->consumed = pos;
+                    return s;
+                }
+                if (skip) {
+                    pos += JFR_HEADER_SIZE;
+                    p->input_off += JFR_HEADER_SIZE;
+                    break;
+                }
+                if (avail >= p->chunk.size) { /* whole chunk here: borrow it */
+                    p->chunk.base = in + pos;
+                    p->phase = PH_BEGIN;
+                    pos += p->chunk.size;
+                    p->input_off += p->chunk.size;
+                    p->consumed = pos;
+                    if ((s = run_chunk(p)))
+                        return s;
+                    break;
+                }
+                memcpy(p->hdr, in + pos, JFR_HEADER_SIZE);
+                p->hdr_have = JFR_HEADER_SIZE;
+                pos += JFR_HEADER_SIZE;
+                p->input_off += JFR_HEADER_SIZE;
+            } else {
+                size_t take = JFR_HEADER_SIZE - p->hdr_have;
+                if (take > avail)
+                    take = avail;
+                memcpy(p->hdr + p->hdr_have, in + pos, take);
+                p->hdr_have += take;
+                pos += take;
+                p->input_off += take;
+                if (p->hdr_have < JFR_HEADER_SIZE)
+                    break;
+                /* take_header reports offsets from the chunk start */
+                p->input_off -= JFR_HEADER_SIZE;
+                bool skip;
+                s = header_done(p, p->hdr, &skip);
+                p->input_off += JFR_HEADER_SIZE;
+                if (s) {
+                    p->consumed = pos;
+                    return s;
+                }
+                if (skip) {
+                    p->hdr_have = 0;
+                    break;
+                }
+            }
+            /* buffer the chunk: header now, body as it arrives */
+            p->hdr_have = 0;
+            p->chunkbuf.len = 0;
+            if ((s = jfr__buf_reserve(&p->opt.allocator, &p->chunkbuf, JFR_HEADER_SIZE,
+                                      p->chunk.size))) {
+                jfr__fail(p, s, p->info.offset, "cannot buffer the chunk");
+                p->consumed = pos;
+                return fatal(p);
+            }
+            memcpy(p->chunkbuf.data, p->hdr, JFR_HEADER_SIZE);
+            p->chunkbuf.len = JFR_HEADER_SIZE;
+            p->need = p->chunk.size - JFR_HEADER_SIZE;
+            p->state = ST_BODY;
+            p->phase = PH_INDEX;
+            if (p->cb.on_chunk_begin) {
+                int rc = p->cb.on_chunk_begin(p, &p->info, p->user);
+                if (rc != JFR_CB_CONTINUE) {
+                    p->consumed = pos;
+                    if (rc == JFR_CB_PAUSE)
+                        return JFR_PAUSED;
+                    p->state = ST_STOPPED;
+                    return p->status = JFR_STOPPED;
+                }
+            }
+            break;
+        }
+        case ST_BODY: {
+            size_t take = avail < p->need ? avail : (size_t)p->need;
+            if ((s = jfr__buf_reserve(&p->opt.allocator, &p->chunkbuf, take, p->chunk.size))) {
+                jfr__fail(p, s, p->input_off, "cannot buffer the chunk");
+                p->consumed = pos;
+                return fatal(p);
+            }
+            memcpy(p->chunkbuf.data + p->chunkbuf.len, in + pos, take);
+            p->chunkbuf.len += take;
+            p->need -= take;
+            pos += take;
+            p->input_off += take;
+            if (p->need == 0) {
+                p->chunk.base = p->chunkbuf.data;
+                p->consumed = pos;
+                if ((s = run_chunk(p)))
+                    return s;
+            }
+            break;
+        }
+        case ST_SKIP: {
+            size_t take = avail < p->skip_left ? avail : (size_t)p->skip_left;
+            pos += take;
+            p->input_off += take;
+            p->skip_left -= take;
+            if (!p->skip_left)
+                p->state = ST_HEADER;
+            break;
+        }
+        default:
+            p->consumed = pos;
+            return p->status;
+        }
+    }
+    p->consumed = pos;
+    return JFR_OK;
+}
+
+jfr_status jfr_parser_finish(jfr_parser *p) {
+    if (!p)
+        return JFR_INVALID_ARG;
+    if (p->state == ST_ERROR || p->state == ST_STOPPED)
+        return p->status;
+    if (p->state == ST_DISPATCH) {
+        jfr_status s = run_chunk(p);
+        if (s)
+            return s;
+    }
+    uint64_t missing = 0;
+    switch (p->state) {
+    case ST_HEADER:
+        if (!p->hdr_have)
+            return p->status == JFR_PAUSED ? JFR_OK : JFR_OK;
+        p->info.index = p->nchunks;
+        missing = JFR_HEADER_SIZE - p->hdr_have;
+        jfr__fail(p, JFR_TRUNCATED, p->input_off,
+                  "input ended inside a chunk header: %llu of 68 bytes missing",
+                  (unsigned long long)missing);
+        break;
+    case ST_BODY:
+        jfr__fail(p, JFR_TRUNCATED, p->input_off,
+                  "input ended %llu bytes short of the declared chunk size %lld",
+                  (unsigned long long)p->need, (long long)p->info.size);
+        break;
+    case ST_SKIP:
+        jfr__fail(p, JFR_TRUNCATED, p->input_off,
+                  "input ended %llu bytes short of a skipped chunk",
+                  (unsigned long long)p->skip_left);
+        break;
+    default:
+        return p->status;
+    }
+    if (p->cb.on_error)
+        p->cb.on_error(p, p->status, p->msg, p->user);
+    return fatal(p);
+}

@@ -1,0 +1,505 @@
+/* Lazy value decoding: skip and read fields driven by the compiled metadata;
+ * pool references resolve through the chunk's pool index on demand. */
+#include "internal.h"
+
+#include <math.h>
+
+static inline jfr_cur cur_at(const jfr_chunk *c, uint64_t pos) {
+    return (jfr_cur){c->base + pos, c->base + c->size, !c->compressed};
+}
+static inline uint64_t pos_of(const jfr_chunk *c, const jfr_cur *cur) {
+    return (uint64_t)(cur->p - c->base);
+}
+
+static inline const jfr_tinfo *tinfo(const jfr_chunk *c, const jfr_type *t) {
+    return &c->md->tinfo[t->index];
+}
+
+static jfr_status skip_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
+                           uint8_t op, uint32_t depth);
+
+static jfr_status skip_struct(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
+                              uint32_t depth) {
+    const jfr_tinfo *inf = tinfo(c, t);
+    if (inf->bad || depth > JFR_MAX_DEPTH)
+        return JFR_BAD_EVENT;
+    for (uint32_t i = 0; i < t->nfields; i++) {
+        const jfr_field *f = &t->fields[i];
+        jfr_status s;
+        if (f->array) {
+            uint32_t n;
+            if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
+                return JFR_BAD_EVENT;
+            for (uint32_t k = 0; k < n; k++)
+                if ((s = skip_one(c, cur, f->type, inf->ops[i], depth + 1)))
+                    return s;
+        } else if ((s = skip_one(c, cur, f->type, inf->ops[i], depth + 1))) {
+            return s;
+        }
+    }
+    return JFR_OK;
+}
+
+static jfr_status skip_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
+                           uint8_t op, uint32_t depth) {
+    uint64_t v;
+    switch (op) {
+    case JFR_OP_BOOLEAN:
+    case JFR_OP_BYTE:
+        return jfr_cur_skip(cur, 1) ? JFR_OK : JFR_BAD_EVENT;
+    case JFR_OP_CHAR:
+    case JFR_OP_SHORT:
+        return jfr_cur_short(cur, &v) ? JFR_OK : JFR_BAD_VARINT;
+    case JFR_OP_INT:
+        return jfr_cur_int(cur, &v) ? JFR_OK : JFR_BAD_VARINT;
+    case JFR_OP_LONG:
+    case JFR_OP_POOL:
+        return jfr_cur_long(cur, &v) ? JFR_OK : JFR_BAD_VARINT;
+    case JFR_OP_FLOAT:
+        return jfr_cur_skip(cur, 4) ? JFR_OK : JFR_BAD_EVENT;
+    case JFR_OP_DOUBLE:
+        return jfr_cur_skip(cur, 8) ? JFR_OK : JFR_BAD_EVENT;
+    case JFR_OP_STRING:
+        return jfr_cur_skip_string(cur) ? JFR_OK : JFR_BAD_STRING;
+    default:
+        return skip_struct(c, cur, t, depth);
+    }
+}
+
+jfr_status jfr__skip_inline(const jfr_chunk *c, const jfr_type *t, uint64_t *pos,
+                            uint64_t limit, uint32_t depth) {
+    jfr_cur cur = {c->base + *pos, c->base + limit, !c->compressed};
+    jfr_status s = skip_struct(c, &cur, t, depth);
+    *pos = pos_of(c, &cur);
+    return s;
+}
+
+jfr_status jfr__skip_field(const jfr_chunk *c, const jfr_field *f, uint8_t op,
+                           uint64_t *pos, uint64_t limit, uint32_t depth) {
+    jfr_cur cur = {c->base + *pos, c->base + limit, !c->compressed};
+    jfr_status s = JFR_OK;
+    if (f->array) {
+        uint32_t n;
+        if (!jfr_cur_count(&cur, &n) || n > (size_t)(cur.end - cur.p))
+            return JFR_BAD_EVENT;
+        for (uint32_t k = 0; k < n && !s; k++)
+            s = skip_one(c, &cur, f->type, op, depth);
+    } else {
+        s = skip_one(c, &cur, f->type, op, depth);
+    }
+    *pos = pos_of(c, &cur);
+    return s;
+}
+
+/* ------------------------------------------------------------------ decode */
+
+static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
+                           uint8_t op, uint32_t depth, jfr_value *out);
+
+static uint8_t op_for_type(const jfr_type *t) {
+    switch (t->base) {
+    case JFR_BASE_BOOLEAN: return JFR_OP_BOOLEAN;
+    case JFR_BASE_BYTE: return JFR_OP_BYTE;
+    case JFR_BASE_CHAR: return JFR_OP_CHAR;
+    case JFR_BASE_SHORT: return JFR_OP_SHORT;
+    case JFR_BASE_INT: return JFR_OP_INT;
+    case JFR_BASE_LONG: return JFR_OP_LONG;
+    case JFR_BASE_FLOAT: return JFR_OP_FLOAT;
+    case JFR_BASE_DOUBLE: return JFR_OP_DOUBLE;
+    case JFR_BASE_STRING: return JFR_OP_STRING;
+    default: return JFR_OP_STRUCT;
+    }
+}
+
+/* The pool entry (t, key) as a value; NULL kind when absent. */
+static jfr_status resolve(const jfr_chunk *c, const jfr_type *t, uint64_t key,
+                          uint32_t depth, jfr_value *out) {
+    out->pooled = true;
+    out->key = key;
+    uint64_t pos = key ? jfr__pool_get(&c->pool, t->index, key) : 0;
+    if (!pos || depth > JFR_MAX_DEPTH) {
+        out->kind = JFR_KIND_NULL;
+        return JFR_OK;
+    }
+    jfr_cur pc = cur_at(c, pos);
+    jfr_status s = read_one(c, &pc, t, op_for_type(t), depth + 1, out);
+    out->pooled = true;
+    out->key = key;
+    return s;
+}
+
+static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, uint32_t depth,
+                              jfr_value *out) {
+    uint8_t enc;
+    uint32_t n;
+    uint64_t key;
+    if (!jfr_cur_u8(cur, &enc))
+        return JFR_BAD_STRING;
+    out->encoding = enc;
+    out->kind = JFR_KIND_STRING;
+    out->str = "";
+    out->len = 0;
+    switch (enc) {
+    case JFR_STR_NULL:
+        out->kind = JFR_KIND_NULL;
+        return JFR_OK;
+    case JFR_STR_EMPTY:
+        return JFR_OK;
+    case JFR_STR_POOL: {
+        if (!jfr_cur_long(cur, &key))
+            return JFR_BAD_STRING;
+        out->pooled = true;
+        out->key = key;
+        uint64_t pos = c->md->t_string && key
+                           ? jfr__pool_get(&c->pool, c->md->t_string->index, key) : 0;
+        if (!pos || depth > JFR_MAX_DEPTH) {
+            out->kind = JFR_KIND_NULL;
+            return JFR_OK;
+        }
+        jfr_cur pc = cur_at(c, pos);
+        jfr_status s = read_string(c, &pc, depth + 1, out);
+        out->pooled = true;
+        out->key = key;
+        return s;
+    }
+    case JFR_STR_UTF8:
+        if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
+            return JFR_BAD_STRING;
+        out->str = (const char *)cur->p;
+        out->len = n;
+        cur->p += n;
+        return JFR_OK;
+    case JFR_STR_LATIN1: {
+        if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
+            return JFR_BAD_STRING;
+        const uint8_t *s = cur->p;
+        cur->p += n;
+        size_t i = 0;
+        while (i < n && s[i] < 0x80)
+            i++;
+        if (i == n) { /* ASCII: borrow */
+            out->str = (const char *)s;
+            out->len = n;
+            return JFR_OK;
+        }
+        char *d = jfr__parser_scratch(c->parser, (size_t)n * 2);
+        if (!d)
+            return JFR_NOMEM;
+        out->len = jfr_wire_latin1_to_utf8(s, n, (uint8_t *)d);
+        out->str = d;
+        return JFR_OK;
+    }
+    case JFR_STR_CHARS: {
+        if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
+            return JFR_BAD_STRING;
+        char *d = jfr__parser_scratch(c->parser, (size_t)n * 3 + 1);
+        if (!d)
+            return JFR_NOMEM;
+        long w = jfr_wire_chars_to_utf8(cur, n, (uint8_t *)d);
+        if (w < 0)
+            return JFR_BAD_STRING;
+        out->str = d;
+        out->len = (size_t)w;
+        return JFR_OK;
+    }
+    default:
+        return JFR_BAD_STRING;
+    }
+}
+
+static float be_float(uint32_t b) {
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
+                           uint8_t op, uint32_t depth, jfr_value *out) {
+    uint64_t v;
+    out->type = t;
+    out->chunk_ = c;
+    out->depth_ = depth;
+    switch (op) {
+    case JFR_OP_BOOLEAN:
+        if (!jfr_cur_be(cur, 1, &v))
+            return JFR_BAD_EVENT;
+        out->kind = JFR_KIND_BOOLEAN;
+        out->b = v != 0;
+        out->i = out->b;
+        out->u = out->b;
+        return JFR_OK;
+    case JFR_OP_BYTE:
+        if (!jfr_cur_be(cur, 1, &v))
+            return JFR_BAD_EVENT;
+        out->kind = JFR_KIND_INT;
+        out->i = (int8_t)(uint8_t)v;
+        out->u = (uint8_t)v;
+        return JFR_OK;
+    case JFR_OP_SHORT:
+        if (!jfr_cur_short(cur, &v))
+            return JFR_BAD_VARINT;
+        out->kind = JFR_KIND_INT;
+        out->i = (int16_t)(uint16_t)v;
+        out->u = (uint16_t)v;
+        return JFR_OK;
+    case JFR_OP_CHAR:
+        if (!jfr_cur_short(cur, &v))
+            return JFR_BAD_VARINT;
+        out->kind = JFR_KIND_CHAR;
+        out->u = (uint16_t)v;
+        out->i = (int64_t)out->u;
+        return JFR_OK;
+    case JFR_OP_INT:
+        if (!jfr_cur_int(cur, &v))
+            return JFR_BAD_VARINT;
+        out->kind = JFR_KIND_INT;
+        out->i = (int32_t)(uint32_t)v;
+        out->u = (uint32_t)v;
+        return JFR_OK;
+    case JFR_OP_LONG:
+        if (!jfr_cur_long(cur, &v))
+            return JFR_BAD_VARINT;
+        out->kind = JFR_KIND_INT;
+        out->i = (int64_t)v;
+        out->u = v;
+        return JFR_OK;
+    case JFR_OP_FLOAT:
+        if (!jfr_cur_be(cur, 4, &v))
+            return JFR_BAD_EVENT;
+        out->kind = JFR_KIND_FLOAT;
+        out->d = be_float((uint32_t)v);
+        return JFR_OK;
+    case JFR_OP_DOUBLE:
+        if (!jfr_cur_be(cur, 8, &v))
+            return JFR_BAD_EVENT;
+        out->kind = JFR_KIND_DOUBLE;
+        memcpy(&out->d, &v, sizeof out->d);
+        return JFR_OK;
+    case JFR_OP_STRING:
+        return read_string(c, cur, depth, out);
+    case JFR_OP_POOL:
+        if (!jfr_cur_long(cur, &v))
+            return JFR_BAD_VARINT;
+        return resolve(c, t, v, depth, out);
+    default: /* inline struct */
+        out->kind = JFR_KIND_OBJECT;
+        out->pos_ = pos_of(c, cur);
+        return skip_struct(c, cur, t, depth);
+    }
+}
+
+/* Reset what a fresh value must not inherit. */
+static inline void value_init(jfr_value *out, const jfr_field *f) {
+    out->field = f;
+    out->pooled = false;
+    out->key = 0;
+    out->count = 0;
+    out->encoding = 0;
+    out->str = NULL;
+    out->len = 0;
+    out->b = false;
+    out->i = 0;
+    out->u = 0;
+    out->d = 0;
+}
+
+static jfr_status read_field(const jfr_chunk *c, jfr_cur *cur, const jfr_field *f,
+                             uint8_t op, uint32_t depth, jfr_value *out) {
+    value_init(out, f);
+    if (!f->array)
+        return read_one(c, cur, f->type, op, depth, out);
+    uint32_t n;
+    if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
+        return JFR_BAD_EVENT;
+    out->kind = JFR_KIND_ARRAY;
+    out->type = f->type;
+    out->count = n;
+    out->chunk_ = c;
+    out->depth_ = depth;
+    out->pos_ = pos_of(c, cur);
+    for (uint32_t k = 0; k < n; k++) {
+        jfr_status s = skip_one(c, cur, f->type, op, depth + 1);
+        if (s)
+            return s;
+    }
+    return JFR_OK;
+}
+
+jfr_status jfr__decode_field(const jfr_chunk *c, const jfr_field *f, uint8_t op,
+                             uint64_t *pos, uint64_t limit, uint32_t depth,
+                             jfr_value *out) {
+    jfr_cur cur = {c->base + *pos, c->base + limit, !c->compressed};
+    jfr_status s = read_field(c, &cur, f, op, depth, out);
+    *pos = pos_of(c, &cur);
+    return s;
+}
+
+/* ------------------------------------------------------------ public API */
+
+jfr_status jfr_value_field(const jfr_value *obj, uint32_t index, jfr_value *out) {
+    if (!obj || !out)
+        return JFR_INVALID_ARG;
+    if (obj->kind != JFR_KIND_OBJECT)
+        return JFR_TYPE_MISMATCH;
+    const jfr_type *t = obj->type;
+    if (index >= t->nfields)
+        return JFR_NOT_FOUND;
+    const jfr_chunk *c = obj->chunk_;
+    const jfr_tinfo *inf = tinfo(c, t);
+    if (inf->bad)
+        return JFR_BAD_EVENT;
+    jfr_cur cur = cur_at(c, obj->pos_);
+    for (uint32_t i = 0; i < index; i++) {
+        const jfr_field *f = &t->fields[i];
+        jfr_status s;
+        if (f->array) {
+            uint32_t n;
+            if (!jfr_cur_count(&cur, &n) || n > (size_t)(cur.end - cur.p))
+                return JFR_BAD_EVENT;
+            for (uint32_t k = 0; k < n; k++)
+                if ((s = skip_one(c, &cur, f->type, inf->ops[i], obj->depth_ + 1)))
+                    return s;
+        } else if ((s = skip_one(c, &cur, f->type, inf->ops[i], obj->depth_ + 1))) {
+            return s;
+        }
+    }
+    return read_field(c, &cur, &t->fields[index], inf->ops[index], obj->depth_ + 1, out);
+}
+
+jfr_status jfr_value_field_named(const jfr_value *obj, const char *name, jfr_value *out) {
+    if (!obj || !name)
+        return JFR_INVALID_ARG;
+    if (obj->kind != JFR_KIND_OBJECT)
+        return JFR_TYPE_MISMATCH;
+    int32_t i = jfr_type_field_index(obj->type, name);
+    if (i < 0)
+        return JFR_NOT_FOUND;
+    return jfr_value_field(obj, (uint32_t)i, out);
+}
+
+jfr_status jfr_value_index(const jfr_value *arr, uint32_t i, jfr_value *out) {
+    if (!arr || !out)
+        return JFR_INVALID_ARG;
+    if (arr->kind != JFR_KIND_ARRAY || !arr->field)
+        return JFR_TYPE_MISMATCH;
+    if (i >= arr->count)
+        return JFR_NOT_FOUND;
+    const jfr_chunk *c = arr->chunk_;
+    const jfr_field *f = arr->field;
+    uint8_t op = f->pooled ? JFR_OP_POOL : op_for_type(f->type);
+    jfr_cur cur = cur_at(c, arr->pos_);
+    for (uint32_t k = 0; k < i; k++) {
+        jfr_status s = skip_one(c, &cur, f->type, op, arr->depth_ + 1);
+        if (s)
+            return s;
+    }
+    value_init(out, f);
+    return read_one(c, &cur, f->type, op, arr->depth_ + 1, out);
+}
+
+jfr_status jfr_value_unwrap(const jfr_value *v, jfr_value *out) {
+    if (!v || !out)
+        return JFR_INVALID_ARG;
+    if (v->kind == JFR_KIND_OBJECT && v->type && v->type->simple && v->type->nfields == 1) {
+        jfr_status s = jfr_value_field(v, 0, out);
+        if (!s && v->pooled && !out->pooled) {
+            out->pooled = true;
+            out->key = v->key;
+        }
+        return s;
+    }
+    *out = *v;
+    return JFR_OK;
+}
+
+void jfr_iter_init(jfr_iter *it, const jfr_value *v) {
+    it->parent = *v;
+    it->next = 0;
+    it->pos_ = v->pos_;
+}
+
+int jfr_iter_next(jfr_iter *it, jfr_value *out) {
+    const jfr_value *pv = &it->parent;
+    const jfr_chunk *c = pv->chunk_;
+    jfr_cur cur;
+    jfr_status s;
+    if (pv->kind == JFR_KIND_OBJECT) {
+        const jfr_type *t = pv->type;
+        if (it->next >= t->nfields)
+            return 0;
+        const jfr_tinfo *inf = tinfo(c, t);
+        if (inf->bad)
+            return -(int)JFR_BAD_EVENT;
+        cur = cur_at(c, it->pos_);
+        s = read_field(c, &cur, &t->fields[it->next], inf->ops[it->next], pv->depth_ + 1, out);
+    } else if (pv->kind == JFR_KIND_ARRAY && pv->field) {
+        if (it->next >= pv->count)
+            return 0;
+        const jfr_field *f = pv->field;
+        uint8_t op = f->pooled ? JFR_OP_POOL : op_for_type(f->type);
+        cur = cur_at(c, it->pos_);
+        value_init(out, f);
+        s = read_one(c, &cur, f->type, op, pv->depth_ + 1, out);
+    } else {
+        return 0;
+    }
+    if (s)
+        return -(int)s;
+    it->pos_ = pos_of(c, &cur);
+    it->next++;
+    return 1;
+}
+
+/* ------------------------------------------------------------------ time */
+
+int64_t jfr__d2l(double d) {
+    if (isnan(d))
+        return 0;
+    if (d >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (d <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)d;
+}
+
+int64_t jfr__ticks_to_epoch_nanos(const jfr_chunk *c, int64_t ticks) {
+    int64_t diff = (int64_t)((uint64_t)ticks - (uint64_t)c->tb_start_ticks);
+    return (int64_t)((uint64_t)c->tb_start_nanos + (uint64_t)jfr__d2l((double)diff / c->tb_divisor));
+}
+
+int64_t jfr__ticks_to_nanos(const jfr_chunk *c, int64_t ticks) {
+    return jfr__d2l((double)ticks / c->tb_divisor);
+}
+
+/* ----------------------------------------------------------------- events */
+
+jfr_status jfr_event_value(const jfr_event *e, jfr_value *out) {
+    if (!e || !out)
+        return JFR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    out->kind = JFR_KIND_OBJECT;
+    out->type = e->type;
+    out->chunk_ = e->chunk_;
+    out->pos_ = e->pos_;
+    return JFR_OK;
+}
+
+jfr_status jfr_event_field(const jfr_event *e, uint32_t index, jfr_value *out) {
+    jfr_value root;
+    jfr_status s = jfr_event_value(e, &root);
+    return s ? s : jfr_value_field(&root, index, out);
+}
+
+jfr_status jfr_event_field_named(const jfr_event *e, const char *name, jfr_value *out) {
+    jfr_value root;
+    jfr_status s = jfr_event_value(e, &root);
+    return s ? s : jfr_value_field_named(&root, name, out);
+}
+
+int64_t jfr_event_ticks_to_epoch_nanos(const jfr_event *e, int64_t ticks) {
+    return jfr__ticks_to_epoch_nanos(e->chunk_, ticks);
+}
+
+int64_t jfr_event_ticks_to_nanos(const jfr_event *e, int64_t ticks) {
+    return jfr__ticks_to_nanos(e->chunk_, ticks);
+}
