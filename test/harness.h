@@ -1,0 +1,214 @@
+/* Test harness: run a parser over a byte buffer at a given slicing, with
+ * optional pauses, and log every callback (with every value decoded) into a
+ * text transcript. Two runs agree iff their transcripts are byte-identical. */
+#ifndef JFR_TEST_HARNESS_H
+#define JFR_TEST_HARNESS_H
+
+#include "jfrstream.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_failures __attribute__((unused));
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__,   \
+                    #cond);                                                    \
+            g_failures++;                                                      \
+        }                                                                      \
+    } while (0)
+
+typedef struct tlog {
+    char *d;
+    size_t n, cap;
+} tlog;
+
+static inline void tlog_printf(tlog *l, const char *fmt, ...) {
+    va_list ap;
+    for (;;) {
+        size_t room = l->cap - l->n;
+        va_start(ap, fmt);
+        int w = vsnprintf(l->d ? l->d + l->n : NULL, room, fmt, ap);
+        va_end(ap);
+        if (w < 0)
+            abort();
+        if ((size_t)w < room) {
+            l->n += (size_t)w;
+            return;
+        }
+        l->cap = (l->cap + (size_t)w + 1) * 2;
+        l->d = realloc(l->d, l->cap);
+        if (!l->d)
+            abort();
+    }
+}
+
+/* Log a value recursively (bounded depth). */
+static inline void log_value(tlog *l, const jfr_value *v, int depth) {
+    switch (v->kind) {
+    case JFR_KIND_NULL: tlog_printf(l, "null"); break;
+    case JFR_KIND_BOOLEAN: tlog_printf(l, v->b ? "true" : "false"); break;
+    case JFR_KIND_INT: tlog_printf(l, "%" PRId64 "/%" PRIu64, v->i, v->u); break;
+    case JFR_KIND_CHAR: tlog_printf(l, "c%" PRIu64, v->u); break;
+    case JFR_KIND_FLOAT:
+    case JFR_KIND_DOUBLE: tlog_printf(l, "%.17g", v->d); break;
+    case JFR_KIND_STRING:
+        tlog_printf(l, "\"");
+        for (size_t i = 0; i < v->len; i++)
+            tlog_printf(l, "%c", v->str[i]);
+        tlog_printf(l, "\"");
+        break;
+    case JFR_KIND_OBJECT:
+    case JFR_KIND_ARRAY: {
+        if (depth > 12) {
+            tlog_printf(l, "...");
+            break;
+        }
+        tlog_printf(l, v->kind == JFR_KIND_OBJECT ? "{" : "[");
+        jfr_iter it;
+        jfr_value c;
+        int r;
+        jfr_iter_init(&it, v);
+        while ((r = jfr_iter_next(&it, &c)) == 1) {
+            log_value(l, &c, depth + 1);
+            tlog_printf(l, ",");
+        }
+        if (r < 0)
+            tlog_printf(l, "!err%d", -r);
+        tlog_printf(l, v->kind == JFR_KIND_OBJECT ? "}" : "]");
+        break;
+    }
+    }
+}
+
+typedef struct run_cfg {
+    size_t feed;        /* slice size; 0 = whole buffer */
+    unsigned seed;      /* nonzero: random slice sizes 1..feed */
+    int pause_every;    /* pause every Nth callback; 0 = never */
+    bool ordered;
+    bool values;        /* decode every value into the log */
+    bool skip_errors;   /* on_error returns CONTINUE */
+} run_cfg;
+
+typedef struct run_ctx {
+    tlog log;
+    run_cfg cfg;
+    int ncb;
+} run_ctx;
+
+static inline int maybe_pause(run_ctx *r) {
+    r->ncb++;
+    return r->cfg.pause_every && r->ncb % r->cfg.pause_every == 0 ? JFR_CB_PAUSE
+                                                                   : JFR_CB_CONTINUE;
+}
+static inline int h_begin(jfr_parser *p, const jfr_chunk_info *c, void *u) {
+    (void)p;
+    run_ctx *r = u;
+    tlog_printf(&r->log, "B %" PRIu64 " @%" PRIu64 " size=%" PRId64 " v%u.%u\n", c->index,
+                c->offset, c->size, c->major, c->minor);
+    return maybe_pause(r);
+}
+static inline int h_meta(jfr_parser *p, const jfr_metadata *m, void *u) {
+    (void)p;
+    run_ctx *r = u;
+    tlog_printf(&r->log, "M types=%u id=%" PRIu64 "\n", m->ntypes, m->metadata_id);
+    return maybe_pause(r);
+}
+static inline int h_record(jfr_parser *p, const jfr_record *rec, void *u) {
+    (void)p;
+    run_ctx *r = u;
+    tlog_printf(&r->log, "R @%" PRIu64 " %" PRIu64 " t%" PRIu64 " %s\n", rec->offset,
+                rec->size, rec->type_id, rec->type ? rec->type->name : "-");
+    return maybe_pause(r);
+}
+static inline int h_event(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)p;
+    run_ctx *r = u;
+    tlog_printf(&r->log, "E %s @%" PRIu64 " t=%" PRId64 " d=%" PRId64 " ns=%" PRId64 " ",
+                e->type->name, e->offset, e->start_ticks, e->duration_ticks, e->start_nanos);
+    if (r->cfg.values) {
+        jfr_value v;
+        jfr_event_value(e, &v);
+        log_value(&r->log, &v, 0);
+    }
+    tlog_printf(&r->log, "\n");
+    return maybe_pause(r);
+}
+static inline int h_end(jfr_parser *p, const jfr_chunk_info *c, void *u) {
+    (void)p;
+    run_ctx *r = u;
+    tlog_printf(&r->log, "X %" PRIu64 "\n", c->index);
+    return maybe_pause(r);
+}
+static inline int h_error(jfr_parser *p, jfr_status s, const char *msg, void *u) {
+    (void)p;
+    run_ctx *r = u;
+    tlog_printf(&r->log, "ERR %s %s\n", jfr_status_name(s), msg);
+    return r->cfg.skip_errors ? JFR_CB_CONTINUE : JFR_CB_STOP;
+}
+
+static inline unsigned rnd_next(unsigned *s) {
+    *s = *s * 1103515245u + 12345u;
+    return (*s >> 8) & 0xffffff;
+}
+
+/* Feed `buf` per cfg; returns the transcript (caller frees .d). */
+static inline tlog run_parser(const uint8_t *buf, size_t len, run_cfg cfg) {
+    run_ctx r = {.cfg = cfg};
+    jfr_callbacks cb = {h_begin, h_meta, h_record, h_event, h_end, h_error};
+    jfr_options o;
+    jfr_options_init(&o);
+    o.ordered = cfg.ordered;
+    jfr_parser *p = jfr_parser_new(&o, &cb, &r);
+    size_t pos = 0;
+    unsigned seed = cfg.seed;
+    jfr_status s = JFR_OK;
+    int guard = 0;
+    while (pos < len) {
+        size_t n = cfg.feed ? cfg.feed : len;
+        if (cfg.seed && cfg.feed)
+            n = 1 + rnd_next(&seed) % cfg.feed;
+        if (n > len - pos)
+            n = len - pos;
+        s = jfr_parser_feed(p, buf + pos, n);
+        pos += jfr_parser_consumed(p);
+        if (s == JFR_PAUSED) {
+            if (++guard > 100000000)
+                break;
+            continue;
+        }
+        if (s != JFR_OK)
+            break;
+    }
+    if (s == JFR_OK || s == JFR_PAUSED) {
+        while ((s = jfr_parser_finish(p)) == JFR_PAUSED)
+            ;
+    }
+    tlog_printf(&r.log, "END %s\n", jfr_status_name(s));
+    jfr_parser_free(p);
+    return r.log;
+}
+
+static inline uint8_t *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
+    if (!b || fread(b, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        free(b);
+        return NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+#endif

@@ -1,0 +1,150 @@
+/* Wire level: varints (minimal, padded, 9-byte), fixed widths, string skips
+ * and UTF-16 / Latin-1 conversion. */
+#include "harness.h"
+#include "synth.h"
+#include "wire.h"
+
+static void varint_case(const uint8_t *b, size_t n, size_t want_len, uint64_t want) {
+    uint64_t v = 0xdeadbeef;
+    size_t got = jfr_varint_decode(b, b + n, &v);
+    CHECK(got == want_len);
+    if (want_len)
+        CHECK(v == want);
+    /* the same bytes with slack after them take the unrolled fast path */
+    uint8_t big[32] = {0};
+    memcpy(big, b, n);
+    v = 0;
+    if (want_len) {
+        CHECK(jfr_varint_decode(big, big + sizeof big, &v) == want_len);
+        CHECK(v == want);
+    }
+}
+
+static void test_varints(void) {
+    const uint8_t z[] = {0x00}, m127[] = {0x7f}, m128[] = {0x80, 0x01};
+    varint_case(z, 1, 1, 0);
+    varint_case(m127, 1, 1, 127);
+    varint_case(m128, 2, 2, 128);
+    /* padded forms HotSpot and async-profiler write */
+    const uint8_t pad4[] = {0x80, 0x80, 0x80, 0x00};
+    const uint8_t pad8[] = {0xb9, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00};
+    const uint8_t pad5[] = {0xdf, 0x80, 0x80, 0x80, 0x00};
+    varint_case(pad4, 4, 4, 0);
+    varint_case(pad8, 8, 8, 57);
+    varint_case(pad5, 5, 5, 95);
+    /* 9 bytes: the last contributes 8 full bits */
+    const uint8_t neg1[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    const uint8_t top[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0xff};
+    const uint8_t min[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+    varint_case(neg1, 9, 9, UINT64_MAX);
+    varint_case(top, 9, 9, 0xffull << 56);
+    varint_case(min, 9, 9, 0x8000000000000000ull);
+    /* int -1 is written zero-extended: FF FF FF FF 0F */
+    const uint8_t int_neg1[] = {0xff, 0xff, 0xff, 0xff, 0x0f};
+    varint_case(int_neg1, 5, 5, 0xffffffffu);
+    /* truncated: every proper prefix of a long varint fails */
+    for (size_t n = 0; n < 9; n++)
+        varint_case(neg1, n, 0, 0);
+    /* round trips, minimal and padded to every width that fits */
+    uint64_t vals[] = {0, 1, 127, 128, 300, 16383, 16384, 0x7fffffff, 0xffffffffu,
+                       1ull << 49, (1ull << 56) - 1, 1ull << 56, 1ull << 63, UINT64_MAX};
+    int cases = 0;
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        for (int w = 0; w <= 9; w++) {
+            sbuf b = {0};
+            sb_var_w(&b, vals[i], w);
+            if (w && b.n != (size_t)w) { /* value needs more bytes than w */
+                free(b.d);
+                continue;
+            }
+            uint64_t v;
+            CHECK(jfr_varint_decode(b.d, b.d + b.n, &v) == b.n);
+            CHECK(v == vals[i]);
+            free(b.d);
+            cases++;
+        }
+    }
+    printf("varints: %d round trips\n", cases);
+    CHECK(jfr_varint_decode(NULL, NULL, NULL) == 0);
+}
+
+static void test_fixed_widths(void) {
+    const uint8_t b[] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
+    jfr_cur c = {b, b + 8, true};
+    uint64_t v;
+    CHECK(jfr_cur_short(&c, &v) && v == 0x0102);
+    CHECK(jfr_cur_int(&c, &v) && v == 0x03040506);
+    CHECK(!jfr_cur_int(&c, &v)); /* only 2 bytes left */
+    c = (jfr_cur){b, b + 8, true};
+    CHECK(jfr_cur_long(&c, &v) && v == 0x0102030405060708ull && c.p == b + 8);
+    /* counts above 2^31 are refused */
+    const uint8_t big[] = {0x80, 0x80, 0x80, 0x80, 0x08};
+    jfr_cur cc = {big, big + 5, false};
+    uint32_t n;
+    CHECK(!jfr_cur_count(&cc, &n));
+}
+
+static void test_strings(void) {
+    for (int fixed = 0; fixed < 2; fixed++) {
+        sbuf b = {.fixed = fixed};
+        const uint16_t u[] = {'a', 0xd83d, 0xde00, 0xdc00, 0xd800};
+        const uint8_t l1[] = {'c', 0xe9, 0xff};
+        sb_str_null(&b);
+        sb_str_empty(&b);
+        sb_str_pool(&b, 12345);
+        sb_str_utf8(&b, "h\xc3\xa9");
+        sb_str_chars(&b, u, 5);
+        sb_str_latin1(&b, l1, 3);
+        jfr_cur c = {b.d, b.d + b.n, fixed};
+        for (int i = 0; i < 6; i++)
+            CHECK(jfr_cur_skip_string(&c));
+        CHECK(c.p == b.d + b.n);
+        /* the char array converts to UTF-8: pair combined, lone ones WTF-8 */
+        jfr_cur s = {b.d, b.d + b.n, fixed};
+        for (int i = 0; i < 4; i++)
+            jfr_cur_skip_string(&s);
+        uint8_t enc;
+        uint32_t n;
+        CHECK(jfr_cur_u8(&s, &enc) && enc == JFR_STR_CHARS);
+        CHECK(jfr_cur_count(&s, &n) && n == 5);
+        uint8_t out[32];
+        long w = jfr_wire_chars_to_utf8(&s, n, out);
+        const char *want = "a\xf0\x9f\x98\x80\xed\xb0\x80\xed\xa0\x80";
+        CHECK(w == (long)strlen(want) && memcmp(out, want, (size_t)w) == 0);
+        CHECK(jfr_cur_u8(&s, &enc) && enc == JFR_STR_LATIN1);
+        CHECK(jfr_cur_count(&s, &n) && n == 3);
+        size_t lw = jfr_wire_latin1_to_utf8(s.p, n, out);
+        CHECK(lw == 5 && memcmp(out, "c\xc3\xa9\xc3\xbf", 5) == 0);
+        /* every truncation of the sequence fails to skip somewhere, never overruns */
+        for (size_t cut = 0; cut < b.n; cut++) {
+            jfr_cur t = {b.d, b.d + cut, fixed};
+            int ok = 0;
+            while (ok < 6 && jfr_cur_skip_string(&t))
+                ok++;
+            CHECK(ok < 6 && t.p <= b.d + cut);
+        }
+        /* bad encoding byte */
+        const uint8_t bad[] = {6, 0};
+        jfr_cur bc = {bad, bad + 2, fixed};
+        CHECK(!jfr_cur_skip_string(&bc));
+        free(b.d);
+    }
+    printf("strings: six encodings, compressed and uncompressed\n");
+}
+
+static void test_status_table(void) {
+    CHECK(strcmp(jfr_status_name(JFR_BAD_MAGIC), "BAD_MAGIC") == 0);
+    CHECK(strcmp(jfr_status_str(JFR_OK), "ok") == 0);
+    CHECK(jfr_status_name((jfr_status)999) == NULL);
+    CHECK(jfr_version_number() == JFR_VERSION_NUMBER);
+    CHECK(strcmp(jfr_version_string(), JFR_VERSION_STRING) == 0);
+}
+
+int main(void) {
+    test_varints();
+    test_fixed_widths();
+    test_strings();
+    test_status_table();
+    printf("%d failures\n", g_failures);
+    return g_failures ? 1 : 0;
+}
