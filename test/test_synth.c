@@ -281,6 +281,24 @@ static void check_replays(const char *name, const uint8_t *buf, size_t len) {
     }
 }
 
+static int record_reuse(jfr_parser *p, const jfr_metadata *m, void *u) {
+    (void)p;
+    char *out = u;
+    strncat(out, m->reused ? "R" : "N", 1);
+    return JFR_CB_CONTINUE;
+}
+
+/* Identical metadata bytes in the next chunk: the compiled table is reused. */
+static void check_reuse(const uint8_t *buf, size_t len, const char *want) {
+    char got[16] = "";
+    jfr_callbacks cb = {.on_metadata = record_reuse};
+    jfr_parser *p = jfr_parser_new(NULL, &cb, got);
+    CHECK(jfr_parser_feed(p, buf, len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
+    CHECK(strcmp(got, want) == 0);
+    printf("metadata reuse: %s (want %s)\n", got, want);
+    jfr_parser_free(p);
+}
+
 int main(void) {
     for (int fixed = 0; fixed < 2; fixed++) {
         sbuf one = {0}, two = {0};
@@ -291,6 +309,7 @@ int main(void) {
         check_values(one.d, one.n, false, 1);
         check_values(one.d, one.n, true, 1);
         check_values(two.d, two.n, false, 2);
+        check_reuse(two.d, two.n, "NR");
         char name[64];
         snprintf(name, sizeof name, "synthetic %s x2", mode);
         check_replays(name, two.d, two.n);
@@ -302,6 +321,7 @@ int main(void) {
     build_chunk(&mix, false);
     build_chunk(&mix, true);
     check_values(mix.d, mix.n, true, 2);
+    check_reuse(mix.d, mix.n, "NN");
     free(mix.d);
     printf("%d failures\n", g_failures);
     return g_failures ? 1 : 0;
