@@ -1,5 +1,6 @@
-/* A complete chunk: find and compile its metadata, index its pools, then walk
- * its records and call back. Every phase can be paused and resumed. */
+/* A unit of records — a whole chunk, or one flush segment of a live chunk —
+ * is complete: find and compile its metadata, index its pools, then walk its
+ * records and call back. Every phase can be paused and resumed. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -12,7 +13,7 @@ typedef struct rec {
 } rec;
 
 static bool read_rec(const jfr_chunk *c, uint64_t pos, rec *r) {
-    jfr_cur cur = {c->base + pos, c->base + c->size, !c->compressed};
+    jfr_cur cur = {c->base + pos, c->base + c->size, !c->compressed, c->base, 0};
     uint64_t sz, ty;
     if (!jfr_cur_int(&cur, &sz) || !jfr_cur_long(&cur, &ty))
         return false;
@@ -24,7 +25,7 @@ static bool read_rec(const jfr_chunk *c, uint64_t pos, rec *r) {
 }
 
 static uint64_t abs_off(const jfr_parser *p, uint64_t pos) {
-    return p->chunk.offset + pos;
+    return p->chunk.offset + p->chunk.base_off + pos;
 }
 
 /* Compile (or reuse) the metadata record at p->meta_pos. */
@@ -33,7 +34,7 @@ static jfr_status load_metadata(jfr_parser *p) {
     rec r;
     read_rec(c, p->meta_pos, &r);
     /* The type system proper follows startTicks, duration and metadata id. */
-    jfr_cur cur = {c->base + r.payload, c->base + r.pos + r.size, !c->compressed};
+    jfr_cur cur = {c->base + r.payload, c->base + r.pos + r.size, !c->compressed, c->base, 0};
     uint64_t v, id = 0;
     if (!jfr_cur_long(&cur, &v) || !jfr_cur_long(&cur, &v) || !jfr_cur_long(&cur, &id)) {
         jfr__fail(p, JFR_BAD_METADATA, abs_off(p, r.pos), "metadata header truncated");
@@ -42,7 +43,10 @@ static jfr_status load_metadata(jfr_parser *p) {
     uint64_t len = (uint64_t)(cur.end - cur.p);
     uint64_t fp = XXH3_64bits(cur.p, (size_t)len);
     if (p->md && p->md->pub.fingerprint == fp && p->md_len == len) {
-        p->md->pub.reused = true;
+        if (c->md != p->md) { /* same types as the previous chunk */
+            p->md->pub.reused = true;
+            p->md_changed = true;
+        }
         p->md->pub.metadata_id = id;
     } else {
         char why[200] = "";
@@ -57,6 +61,7 @@ static jfr_status load_metadata(jfr_parser *p) {
         jfr__metadata_free(&p->opt.allocator, p->md);
         p->md = md;
         p->md_len = len;
+        p->md_changed = true;
     }
     c->md = p->md;
     return JFR_OK;
@@ -112,7 +117,26 @@ static jfr_status map_subscriptions(jfr_parser *p) {
 /* Index every checkpoint's pool entries: (type, key) -> value offset. */
 static jfr_status index_checkpoint(jfr_parser *p, const rec *r) {
     jfr_chunk *c = &p->chunk;
-    jfr_cur cur = {c->base + r->payload, c->base + r->pos + r->size, !c->compressed};
+    jfr_cur cur = {c->base + r->payload, c->base + r->pos + r->size, !c->compressed, c->base, 0};
+    if (p->live) {
+        /* Keep the record for the rest of the chunk: segments are released. */
+        jfr_buf *pb = &p->poolbuf;
+        jfr_status s = jfr__buf_reserve(&p->opt.allocator, pb, r->size, p->opt.max_chunk_size);
+        if (s) {
+            jfr__fail(p, s == JFR_LIMIT ? JFR_CHUNK_TOO_LARGE : s, abs_off(p, r->pos),
+                      "constant pools of the chunk exceed the maximum chunk size");
+            return p->status;
+        }
+        uint64_t at = pb->len;
+        memcpy(pb->data + at, c->base + r->pos, r->size);
+        pb->len += r->size;
+        c->pbase = pb->data;
+        c->psize = pb->len;
+        cur = (jfr_cur){pb->data + at + (r->payload - r->pos), pb->data + at + r->size,
+                        !c->compressed, pb->data, JFR_POOL_TAG};
+    }
+    const uint8_t *rstart = cur.p - (r->payload - r->pos);
+#define CUR_OFF() abs_off(p, r->pos + (uint64_t)(cur.p - rstart))
     uint64_t v;
     uint8_t b;
     uint32_t npools;
@@ -126,61 +150,57 @@ static jfr_status index_checkpoint(jfr_parser *p, const rec *r) {
         uint64_t tid;
         uint32_t n;
         if (!jfr_cur_long(&cur, &tid) || !jfr_cur_count(&cur, &n)) {
-            jfr__fail(p, JFR_BAD_CHECKPOINT, abs_off(p, (uint64_t)(cur.p - c->base)),
+            jfr__fail(p, JFR_BAD_CHECKPOINT, CUR_OFF(),
                       "pool %u of checkpoint truncated", i);
             return JFR_BAD_CHECKPOINT;
         }
         const jfr_type *t = jfr__md_type_by_id(c->md, tid);
         if (!t) {
-            jfr__fail(p, JFR_BAD_CHECKPOINT, abs_off(p, (uint64_t)(cur.p - c->base)),
+            jfr__fail(p, JFR_BAD_CHECKPOINT, CUR_OFF(),
                       "constant pool of unknown type id %llu", (unsigned long long)tid);
             return JFR_BAD_CHECKPOINT;
         }
         if (n > (size_t)(cur.end - cur.p)) {
-            jfr__fail(p, JFR_BAD_CHECKPOINT, abs_off(p, (uint64_t)(cur.p - c->base)),
+            jfr__fail(p, JFR_BAD_CHECKPOINT, CUR_OFF(),
                       "pool %s: %u entries cannot fit in the record", t->name, n);
             return JFR_BAD_CHECKPOINT;
         }
-        static const uint8_t ops[] = {
-            [JFR_BASE_STRUCT] = JFR_OP_STRUCT,   [JFR_BASE_BOOLEAN] = JFR_OP_BOOLEAN,
-            [JFR_BASE_BYTE] = JFR_OP_BYTE,       [JFR_BASE_CHAR] = JFR_OP_CHAR,
-            [JFR_BASE_SHORT] = JFR_OP_SHORT,     [JFR_BASE_INT] = JFR_OP_INT,
-            [JFR_BASE_LONG] = JFR_OP_LONG,       [JFR_BASE_FLOAT] = JFR_OP_FLOAT,
-            [JFR_BASE_DOUBLE] = JFR_OP_DOUBLE,   [JFR_BASE_STRING] = JFR_OP_STRING};
-        const jfr_field as_field = {.name = "", .type = t};
+        uint8_t op = jfr__op_for_type(t);
         for (uint32_t k = 0; k < n; k++) {
             uint64_t key;
             if (!jfr_cur_long(&cur, &key)) {
-                jfr__fail(p, JFR_BAD_CHECKPOINT, abs_off(p, (uint64_t)(cur.p - c->base)),
+                jfr__fail(p, JFR_BAD_CHECKPOINT, CUR_OFF(),
                           "pool %s entry %u truncated", t->name, k);
                 return JFR_BAD_CHECKPOINT;
             }
-            uint64_t val = (uint64_t)(cur.p - c->base), end = val;
-            jfr_status s = jfr__skip_field(c, &as_field, ops[t->base], &end, r->pos + r->size, 0);
+            uint64_t val = jfr__cur_pos(&cur), at = CUR_OFF();
+            jfr_status s = jfr__skip_value(c, &cur, t, op, 0);
             if (s) {
-                jfr__fail(p, JFR_BAD_CHECKPOINT, abs_off(p, val),
+                jfr__fail(p, JFR_BAD_CHECKPOINT, at,
                           "pool %s entry %u: value does not match its type", t->name, k);
                 return JFR_BAD_CHECKPOINT;
             }
             if ((s = jfr__pool_put(&p->opt.allocator, &c->pool, t->index, key, val))) {
-                jfr__fail(p, s, abs_off(p, val), "cannot grow the pool index");
+                jfr__fail(p, s, at, "cannot grow the pool index");
                 return s;
             }
-            cur.p = c->base + end;
         }
     }
     return JFR_OK;
+#undef CUR_OFF
 }
 
-/* Walk records once: validate sizes, find metadata, index checkpoints. */
-static jfr_status index_chunk(jfr_parser *p) {
+/* Walk the unit's records once: validate sizes, find the metadata, index the
+ * checkpoints. A live segment before any metadata is deferred (kept and
+ * merged with the next one). */
+static jfr_status index_unit(jfr_parser *p) {
     jfr_chunk *c = &p->chunk;
     rec r;
     bool have_meta = false;
-    for (uint64_t pos = JFR_HEADER_SIZE; pos < c->size; pos += r.size) {
+    for (uint64_t pos = c->first_rec; pos < c->size; pos += r.size) {
         if (!read_rec(c, pos, &r) || r.size == 0) {
             jfr__fail(p, JFR_BAD_RECORD, abs_off(p, pos),
-                      "record size out of range (chunk has %llu bytes left)",
+                      "record size out of range (%llu bytes left)",
                       (unsigned long long)(c->size - pos));
             return JFR_BAD_RECORD;
         }
@@ -189,20 +209,30 @@ static jfr_status index_chunk(jfr_parser *p) {
             have_meta = true;
         }
     }
-    if (!have_meta) {
-        jfr__fail(p, JFR_NO_METADATA, abs_off(p, 0), "no metadata record in the chunk");
+    p->md_changed = false;
+    if (!have_meta && !c->md) {
+        if (p->live && !p->seg_ends_chunk) {
+            p->deferred = true;
+            return JFR_OK;
+        }
+        jfr__fail(p, JFR_NO_METADATA, abs_off(p, c->first_rec), "no metadata record in the chunk");
         return JFR_NO_METADATA;
     }
-    jfr_status s = load_metadata(p);
-    if (s)
+    jfr_status s;
+    if (have_meta && (s = load_metadata(p)))
         return s;
-    jfr__pool_clear(&c->pool);
-    for (uint64_t pos = JFR_HEADER_SIZE; pos < c->size; pos += r.size) {
+    c->md = p->md;
+    if (!p->live) {
+        jfr__pool_clear(&c->pool);
+        c->pbase = c->base;
+        c->psize = c->size;
+    }
+    for (uint64_t pos = c->first_rec; pos < c->size; pos += r.size) {
         read_rec(c, pos, &r);
         if (r.type == 1 && (s = index_checkpoint(p, &r)))
             return s;
     }
-    return map_subscriptions(p);
+    return p->md_changed ? map_subscriptions(p) : JFR_OK;
 }
 
 /* Fill the event view for the event record r. */
@@ -216,7 +246,7 @@ static void make_event(jfr_parser *p, const rec *r, const jfr_type *t, jfr_event
     e->chunk_ = c;
     e->pos_ = r->payload;
     e->start_ticks = e->duration_ticks = 0;
-    jfr_cur cur = {c->base + r->payload, c->base + r->pos + r->size, !c->compressed};
+    jfr_cur cur = {c->base + r->payload, c->base + r->pos + r->size, !c->compressed, c->base, 0};
     uint64_t v;
     if (t->nfields && inf->ops[0] == JFR_OP_LONG && !t->fields[0].array && jfr_cur_long(&cur, &v)) {
         e->start_ticks = (int64_t)v;
@@ -266,7 +296,7 @@ static jfr_status build_order(jfr_parser *p) {
     jfr_chunk *c = &p->chunk;
     rec r;
     p->nord = 0;
-    for (uint64_t pos = JFR_HEADER_SIZE; pos < c->size; pos += r.size) {
+    for (uint64_t pos = c->first_rec; pos < c->size; pos += r.size) {
         read_rec(c, pos, &r);
         if (r.type < 2)
             continue;
@@ -312,13 +342,18 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
                 return s;
             break;
         case PH_INDEX:
-            if ((s = index_chunk(p)))
+            p->deferred = false;
+            if ((s = index_unit(p)))
                 return s;
+            if (p->deferred) {
+                p->phase = PH_DONE;
+                return JFR_OK;
+            }
             if (p->opt.ordered && (s = build_order(p))) {
                 jfr__fail(p, s, abs_off(p, 0), "cannot order the chunk's events");
                 return s;
             }
-            p->rec_pos = JFR_HEADER_SIZE;
+            p->rec_pos = c->first_rec;
             p->rec_done = false;
             p->ev_stage = 0;
             p->ord_i = 0;
@@ -326,7 +361,7 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
             break;
         case PH_META:
             p->phase = PH_RECORDS;
-            if (p->cb.on_metadata &&
+            if (p->md_changed && p->cb.on_metadata &&
                 (s = cb_result(p, p->cb.on_metadata(p, &c->md->pub, p->user))))
                 return s;
             break;
@@ -372,7 +407,7 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
             break;
         case PH_END:
             p->phase = PH_DONE;
-            if (p->cb.on_chunk_end &&
+            if ((!p->live || p->seg_ends_chunk) && p->cb.on_chunk_end &&
                 (s = cb_result(p, p->cb.on_chunk_end(p, &p->info, p->user))))
                 return s;
             break;

@@ -121,10 +121,19 @@ void jfr__pool_free(const jfr_allocator *a, jfr_pool *pl);
 
 /* ---------------------------------------------------------------- chunk */
 
+/* Offsets with this bit set point into the pool store (live chunks keep
+ * their checkpoint records there after the segment's bytes are released). */
+#define JFR_POOL_TAG (1ull << 63)
+
 /* What values need to decode themselves: the bytes, the types, the pools. */
 struct jfr_chunk {
-    const uint8_t *base;    /* chunk start (header included) */
+    const uint8_t *base;    /* the records being dispatched: the whole chunk
+                               (header included), or one live segment */
     uint64_t size;
+    uint64_t base_off;      /* chunk-relative offset of base[0] */
+    uint64_t first_rec;     /* offset of the first record in base */
+    const uint8_t *pbase;   /* pool store of a live chunk (JFR_POOL_TAG) */
+    uint64_t psize;
     bool compressed;
     const jfr_mdtab *md;
     jfr_pool pool;
@@ -136,15 +145,14 @@ struct jfr_chunk {
     double tb_divisor;      /* ticks per ns */
 };
 
-/* Skip one value of a field / type at *pos (bounds [.., limit)). */
-jfr_status jfr__skip_field(const jfr_chunk *c, const jfr_field *f, uint8_t op,
-                           uint64_t *pos, uint64_t limit, uint32_t depth);
-jfr_status jfr__skip_inline(const jfr_chunk *c, const jfr_type *t, uint64_t *pos,
-                            uint64_t limit, uint32_t depth);
-/* Decode the value at *pos for field f (advancing *pos past it). */
-jfr_status jfr__decode_field(const jfr_chunk *c, const jfr_field *f, uint8_t op,
-                             uint64_t *pos, uint64_t limit, uint32_t depth,
-                             jfr_value *out);
+/* Skip one inline value of type t (decode op `op`) at the cursor. */
+jfr_status jfr__skip_value(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
+                           uint8_t op, uint32_t depth);
+/* The decode op for a value of type t held inline (not pooled). */
+uint8_t jfr__op_for_type(const jfr_type *t);
+static inline uint64_t jfr__cur_pos(const jfr_cur *cur) {
+    return (uint64_t)(cur->p - cur->base) | cur->tag;
+}
 int64_t jfr__ticks_to_epoch_nanos(const jfr_chunk *c, int64_t ticks);
 int64_t jfr__ticks_to_nanos(const jfr_chunk *c, int64_t ticks);
 /* Java's (long) cast of a double: truncation, saturating, NaN -> 0. */
@@ -170,7 +178,8 @@ typedef struct jfr_ord {
     uint64_t pos;  /* record offset in the chunk */
 } jfr_ord;
 
-enum jfr_state { ST_HEADER, ST_BODY, ST_SKIP, ST_DISPATCH, ST_STOPPED, ST_ERROR };
+enum jfr_state { ST_HEADER, ST_BODY, ST_SKIP, ST_DISPATCH, ST_LIVE, ST_LIVE_DISPATCH,
+                 ST_STOPPED, ST_ERROR };
 enum jfr_phase { PH_BEGIN, PH_INDEX, PH_META, PH_RECORDS, PH_ORDERED, PH_END, PH_DONE };
 
 struct jfr_parser {
@@ -198,7 +207,20 @@ struct jfr_parser {
     size_t ord_i;
     jfr_ord *ord;
     size_t nord, capord;
-    uint64_t meta_pos;    /* last metadata record in the chunk */
+    uint64_t meta_pos;    /* last metadata record in the unit */
+    bool md_changed;      /* the unit brought new metadata: on_metadata */
+    bool deferred;        /* live segment kept: no metadata yet */
+    /* live chunks: records framed one by one, dispatched per flush segment */
+    bool live;
+    bool seg_ends_chunk;  /* the segment ends with the state-0 header checkpoint */
+    jfr_buf segbuf;       /* records of the current segment */
+    jfr_buf poolbuf;      /* checkpoint records of the chunk (pool store) */
+    uint64_t seg_start;   /* chunk-relative offset of segbuf[0] */
+    uint64_t chunk_pos;   /* chunk bytes taken so far */
+    uint64_t rec_need;    /* bytes of the current record still missing */
+    uint64_t rec_start;   /* offset in segbuf of the current record */
+    uint8_t varlen;       /* bytes of the size field read so far */
+    uint64_t segments;    /* live segments completed in this chunk */
     /* subscriptions */
     jfr_sub *subs;
     size_t nsubs, capsubs;

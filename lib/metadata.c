@@ -334,7 +334,7 @@ jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
                                  uint64_t fingerprint, jfr_mdtab **out,
                                  char *why, size_t whylen) {
     jfr_status s = JFR_OK;
-    mdparse m = {.a = a, .cur = {p, end, !compressed}, .why = why, .whylen = whylen};
+    mdparse m = {.a = a, .cur = {p, end, !compressed, p, 0}, .why = why, .whylen = whylen};
     uint8_t *color = NULL;
     uint32_t ntypes = 0;
     jfr_mdtab *md = jfr__calloc(a, sizeof *md);

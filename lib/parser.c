@@ -1,5 +1,6 @@
-/* The push state machine: chunk headers, buffering (or borrowing) chunk
- * bytes, pause/resume and error reporting. */
+/* The push state machine: chunk headers, buffering (or borrowing) finished
+ * chunks, framing live chunks record by record into flush segments,
+ * pause/resume and error reporting. */
 #include "internal.h"
 
 #include <stdio.h>
@@ -35,6 +36,8 @@ void jfr_parser_reset(jfr_parser *p) {
     p->phase = PH_DONE;
     p->hdr_have = 0;
     p->chunkbuf.len = 0;
+    p->segbuf.len = p->poolbuf.len = 0;
+    p->live = p->seg_ends_chunk = false;
     p->need = p->skip_left = 0;
     p->input_off = 0;
     p->consumed = 0;
@@ -58,6 +61,8 @@ void jfr_parser_free(jfr_parser *p) {
     jfr__free(&a, p->want, p->tcap);
     jfr__free(&a, p->ord, p->capord * sizeof *p->ord);
     jfr__buf_free(&a, &p->chunkbuf);
+    jfr__buf_free(&a, &p->segbuf);
+    jfr__buf_free(&a, &p->poolbuf);
     jfr__pool_free(&a, &p->chunk.pool);
     jfr__metadata_free(&a, p->md);
     jfr__arena_free(&a, &p->scratch);
@@ -81,7 +86,8 @@ const jfr_metadata *jfr_parser_metadata(const jfr_parser *p) {
 jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event_cb cb, void *user) {
     if (!p || !type_name || !cb)
         return JFR_INVALID_ARG;
-    if (p->state == ST_DISPATCH && p->phase != PH_DONE && p->phase > PH_INDEX)
+    if ((p->state == ST_DISPATCH || p->state == ST_LIVE_DISPATCH) && p->phase > PH_INDEX &&
+        p->phase != PH_DONE)
         return JFR_INVALID_STATE; /* the current chunk is already mapped */
     const jfr_allocator *a = &p->opt.allocator;
     if (p->nsubs == p->capsubs) {
@@ -162,12 +168,16 @@ static jfr_status take_header(jfr_parser *p, const uint8_t *h) {
                   ci->major, ci->minor);
         return JFR_BAD_VERSION;
     }
-    if (ci->size <= JFR_HEADER_SIZE) {
+    /* A non-zero state byte is a chunk still being written (JDK 14+ disk
+     * repository, JMX live stream): its size and offsets are provisional,
+     * so it is framed record by record and dispatched per flush segment. */
+    p->live = ci->state != 0;
+    if (!p->live && ci->size <= JFR_HEADER_SIZE) {
         jfr__fail(p, JFR_BAD_CHUNK_SIZE, ci->offset + 8, "chunk size %lld",
                   (long long)ci->size);
         return JFR_BAD_CHUNK_SIZE;
     }
-    if ((uint64_t)ci->size > p->opt.max_chunk_size) {
+    if (!p->live && (uint64_t)ci->size > p->opt.max_chunk_size) {
         jfr__fail(p, JFR_CHUNK_TOO_LARGE, ci->offset + 8,
                   "declared size %lld exceeds the maximum %llu", (long long)ci->size,
                   (unsigned long long)p->opt.max_chunk_size);
@@ -175,6 +185,8 @@ static jfr_status take_header(jfr_parser *p, const uint8_t *h) {
     }
     jfr_chunk *c = &p->chunk;
     c->size = (uint64_t)ci->size;
+    c->base_off = 0;
+    c->first_rec = JFR_HEADER_SIZE;
     c->compressed = (ci->flags & JFR_CHUNK_COMPRESSED) != 0;
     c->index = ci->index;
     c->offset = ci->offset;
@@ -244,6 +256,159 @@ static jfr_status header_done(jfr_parser *p, const uint8_t *h, bool *skip) {
     return JFR_OK;
 }
 
+/* ------------------------------------------------------------ live chunks */
+
+static void live_begin(jfr_parser *p) {
+    p->state = ST_LIVE;
+    p->segbuf.len = p->poolbuf.len = 0;
+    jfr__pool_clear(&p->chunk.pool);
+    p->chunk_pos = p->seg_start = JFR_HEADER_SIZE;
+    p->rec_need = 0;
+    p->varlen = 0;
+    p->segments = 0;
+    p->seg_ends_chunk = false;
+    p->chunk.md = NULL;
+}
+
+static void live_end_chunk(jfr_parser *p) {
+    p->nchunks++;
+    p->state = ST_HEADER;
+    p->live = false;
+    p->seg_ends_chunk = false;
+    p->segbuf.len = p->poolbuf.len = 0;
+    p->chunk.md = NULL;
+}
+
+/* Run (or resume) the dispatch of the buffered segment. */
+static jfr_status live_dispatch(jfr_parser *p) {
+    p->state = ST_LIVE_DISPATCH;
+    jfr_status s = jfr__chunk_process(p);
+    if (s == JFR_PAUSED)
+        return p->status = JFR_PAUSED;
+    if (s == JFR_STOPPED)
+        return p->status = JFR_STOPPED;
+    if (s) {
+        if (!error_continue(p))
+            return fatal(p);
+        p->deferred = false; /* drop the damaged segment, keep the chunk */
+    }
+    if (p->status == JFR_PAUSED)
+        p->status = JFR_OK;
+    if (p->deferred) { /* no metadata yet: keep it, merge with the next */
+        p->state = ST_LIVE;
+        return JFR_OK;
+    }
+    p->segments++;
+    p->segbuf.len = 0;
+    p->seg_start = p->chunk_pos;
+    if (p->seg_ends_chunk)
+        live_end_chunk(p);
+    else
+        p->state = ST_LIVE;
+    return JFR_OK;
+}
+
+/* A whole record sits at segbuf[rec_start..]. A checkpoint with the FLUSH bit,
+ * or carrying the chunk header with state 0, ends the segment. */
+static jfr_status live_record_done(jfr_parser *p) {
+    jfr_chunk *c = &p->chunk;
+    const uint8_t *r = p->segbuf.data + p->rec_start;
+    jfr_cur cur = {r, p->segbuf.data + p->segbuf.len, !c->compressed, r, 0};
+    uint64_t size, type, v, ctype = 0;
+    uint8_t b;
+    if (!jfr_cur_int(&cur, &size) || !jfr_cur_long(&cur, &type) || type != 1)
+        return JFR_OK;
+    if (!jfr_cur_long(&cur, &v) || !jfr_cur_long(&cur, &v) || !jfr_cur_long(&cur, &v))
+        return JFR_OK; /* malformed: index_unit reports it */
+    if (c->compressed ? !jfr_cur_varint(&cur, &ctype) : !jfr_cur_u8(&cur, &b))
+        return JFR_OK;
+    if (!c->compressed)
+        ctype = b;
+    bool end = (ctype & 1) != 0;
+    uint64_t npools, tid, n, key, len;
+    if ((ctype & 2) && jfr_cur_int(&cur, &npools) && npools >= 1 && jfr_cur_long(&cur, &tid) &&
+        jfr_cur_int(&cur, &n) && n >= 1 && jfr_cur_long(&cur, &key) && jfr_cur_int(&cur, &len) &&
+        len == JFR_HEADER_SIZE && (size_t)(cur.end - cur.p) >= JFR_HEADER_SIZE &&
+        memcmp(cur.p, "FLR\0", 4) == 0) {
+        /* the chunk header as it is after this flush: authoritative */
+        const uint8_t *h = cur.p;
+        jfr_chunk_info *ci = &p->info;
+        ci->size = be64(h + 8);
+        ci->cp_offset = be64(h + 16);
+        ci->metadata_offset = be64(h + 24);
+        ci->duration_nanos = be64(h + 40);
+        ci->state = h[64];
+        ci->flags = (uint16_t)jfr_be(h + 66, 2);
+        if (ci->state == 0) {
+            p->seg_ends_chunk = true;
+            end = true;
+        }
+    }
+    if (!end)
+        return JFR_OK;
+    c->base = p->segbuf.data;
+    c->size = p->segbuf.len;
+    c->base_off = p->seg_start;
+    c->first_rec = 0;
+    c->pbase = p->poolbuf.data;
+    c->psize = p->poolbuf.len;
+    p->phase = PH_INDEX;
+    return live_dispatch(p);
+}
+
+/* Take bytes of a live chunk: frame records, dispatch at segment ends.
+ * Returns bytes taken (stops early when dispatch pauses/stops/fails). */
+static size_t live_take(jfr_parser *p, const uint8_t *in, size_t avail, jfr_status *st) {
+    jfr_buf *sb = &p->segbuf;
+    size_t pos = 0;
+    *st = JFR_OK;
+    const jfr_allocator *a = &p->opt.allocator;
+    while (pos < avail && p->state == ST_LIVE) {
+        jfr_status s;
+        size_t take = p->rec_need ? (avail - pos < p->rec_need ? avail - pos : (size_t)p->rec_need) : 1;
+        if ((s = jfr__buf_reserve(a, sb, take, p->opt.max_chunk_size))) {
+            jfr__fail(p, s == JFR_LIMIT ? JFR_CHUNK_TOO_LARGE : s, p->input_off,
+                      "live segment exceeds the maximum chunk size");
+            *st = fatal(p);
+            return pos;
+        }
+        if (!p->rec_need && !p->varlen)
+            p->rec_start = sb->len;
+        memcpy(sb->data + sb->len, in + pos, take);
+        sb->len += take;
+        pos += take;
+        p->input_off += take;
+        p->chunk_pos += take;
+        if (!p->rec_need) { /* one more byte of the size field */
+            uint8_t last = sb->data[sb->len - 1];
+            p->varlen++;
+            bool done = p->chunk.compressed ? (!(last & 0x80) || p->varlen == 9) : p->varlen == 4;
+            if (!done)
+                continue;
+            jfr_cur cur = {sb->data + p->rec_start, sb->data + sb->len, !p->chunk.compressed,
+                           sb->data, 0};
+            uint64_t size = 0;
+            jfr_cur_int(&cur, &size);
+            if (size <= p->varlen || size > p->opt.max_chunk_size) {
+                jfr__fail(p, JFR_BAD_RECORD, p->input_off - p->varlen,
+                          "record size %llu out of range in a live chunk",
+                          (unsigned long long)size);
+                *st = fatal(p);
+                return pos;
+            }
+            p->rec_need = size - p->varlen;
+            p->varlen = 0;
+            continue;
+        }
+        p->rec_need -= take;
+        if (!p->rec_need && (s = live_record_done(p))) {
+            *st = s;
+            return pos;
+        }
+    }
+    return pos;
+}
+
 jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len) {
     if (!p || (!buf && len))
         return JFR_INVALID_ARG;
@@ -255,6 +420,9 @@ jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len) {
         return p->status;
     if (p->state == ST_DISPATCH) { /* resume a paused chunk */
         if ((s = run_chunk(p)))
+            return s;
+    } else if (p->state == ST_LIVE_DISPATCH) {
+        if ((s = live_dispatch(p)))
             return s;
     }
     while (pos < len) {
@@ -272,7 +440,7 @@ jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len) {
                     p->input_off += JFR_HEADER_SIZE;
                     break;
                 }
-                if (avail >= p->chunk.size) { /* whole chunk here: borrow it */
+                if (!p->live && avail >= p->chunk.size) { /* whole chunk here: borrow it */
                     p->chunk.base = in + pos;
                     p->phase = PH_BEGIN;
                     pos += p->chunk.size;
@@ -310,8 +478,22 @@ jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len) {
                     break;
                 }
             }
-            /* buffer the chunk: header now, body as it arrives */
             p->hdr_have = 0;
+            if (p->live) {
+                live_begin(p);
+                if (p->cb.on_chunk_begin) {
+                    int rc = p->cb.on_chunk_begin(p, &p->info, p->user);
+                    if (rc != JFR_CB_CONTINUE) {
+                        p->consumed = pos;
+                        if (rc == JFR_CB_PAUSE)
+                            return p->status = JFR_PAUSED;
+                        p->state = ST_STOPPED;
+                        return p->status = JFR_STOPPED;
+                    }
+                }
+                break;
+            }
+            /* buffer the chunk: header now, body as it arrives */
             p->chunkbuf.len = 0;
             if ((s = jfr__buf_reserve(&p->opt.allocator, &p->chunkbuf, JFR_HEADER_SIZE,
                                       p->chunk.size))) {
@@ -356,6 +538,13 @@ jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len) {
             }
             break;
         }
+        case ST_LIVE:
+            pos += live_take(p, in + pos, avail, &s);
+            if (s) {
+                p->consumed = pos;
+                return s;
+            }
+            break;
         case ST_SKIP: {
             size_t take = avail < p->skip_left ? avail : (size_t)p->skip_left;
             pos += take;
@@ -379,8 +568,8 @@ jfr_status jfr_parser_finish(jfr_parser *p) {
         return JFR_INVALID_ARG;
     if (p->state == ST_ERROR || p->state == ST_STOPPED)
         return p->status;
-    if (p->state == ST_DISPATCH) {
-        jfr_status s = run_chunk(p);
+    if (p->state == ST_DISPATCH || p->state == ST_LIVE_DISPATCH) {
+        jfr_status s = p->state == ST_DISPATCH ? run_chunk(p) : live_dispatch(p);
         if (s)
             return s;
     }
@@ -392,17 +581,24 @@ jfr_status jfr_parser_finish(jfr_parser *p) {
         p->info.index = p->nchunks;
         missing = JFR_HEADER_SIZE - p->hdr_have;
         jfr__fail(p, JFR_TRUNCATED, p->input_off,
-                  "input ended inside a chunk header: %llu of 68 bytes missing",
+                  "%llu of the 68 header bytes missing",
                   (unsigned long long)missing);
         break;
     case ST_BODY:
         jfr__fail(p, JFR_TRUNCATED, p->input_off,
-                  "input ended %llu bytes short of the declared chunk size %lld",
+                  "%llu bytes short of the declared chunk size %lld",
                   (unsigned long long)p->need, (long long)p->info.size);
+        break;
+    case ST_LIVE:
+        jfr__fail(p, JFR_TRUNCATED, p->input_off,
+                  "live chunk unfinished after %llu complete flush segments; "
+                  "%llu bytes of an unfinished segment dropped",
+                  (unsigned long long)p->segments,
+                  (unsigned long long)(p->segbuf.len));
         break;
     case ST_SKIP:
         jfr__fail(p, JFR_TRUNCATED, p->input_off,
-                  "input ended %llu bytes short of a skipped chunk",
+                  "%llu bytes short of a skipped chunk",
                   (unsigned long long)p->skip_left);
         break;
     default:

@@ -5,10 +5,16 @@
 #include <math.h>
 
 static inline jfr_cur cur_at(const jfr_chunk *c, uint64_t pos) {
-    return (jfr_cur){c->base + pos, c->base + c->size, !c->compressed};
+    if (pos & JFR_POOL_TAG) {
+        uint64_t o = pos & ~JFR_POOL_TAG;
+        return (jfr_cur){c->pbase + o, c->pbase + c->psize, !c->compressed, c->pbase,
+                         JFR_POOL_TAG};
+    }
+    return (jfr_cur){c->base + pos, c->base + c->size, !c->compressed, c->base, 0};
 }
 static inline uint64_t pos_of(const jfr_chunk *c, const jfr_cur *cur) {
-    return (uint64_t)(cur->p - c->base);
+    (void)c;
+    return jfr__cur_pos(cur);
 }
 
 static inline const jfr_tinfo *tinfo(const jfr_chunk *c, const jfr_type *t) {
@@ -66,29 +72,9 @@ static jfr_status skip_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
     }
 }
 
-jfr_status jfr__skip_inline(const jfr_chunk *c, const jfr_type *t, uint64_t *pos,
-                            uint64_t limit, uint32_t depth) {
-    jfr_cur cur = {c->base + *pos, c->base + limit, !c->compressed};
-    jfr_status s = skip_struct(c, &cur, t, depth);
-    *pos = pos_of(c, &cur);
-    return s;
-}
-
-jfr_status jfr__skip_field(const jfr_chunk *c, const jfr_field *f, uint8_t op,
-                           uint64_t *pos, uint64_t limit, uint32_t depth) {
-    jfr_cur cur = {c->base + *pos, c->base + limit, !c->compressed};
-    jfr_status s = JFR_OK;
-    if (f->array) {
-        uint32_t n;
-        if (!jfr_cur_count(&cur, &n) || n > (size_t)(cur.end - cur.p))
-            return JFR_BAD_EVENT;
-        for (uint32_t k = 0; k < n && !s; k++)
-            s = skip_one(c, &cur, f->type, op, depth);
-    } else {
-        s = skip_one(c, &cur, f->type, op, depth);
-    }
-    *pos = pos_of(c, &cur);
-    return s;
+jfr_status jfr__skip_value(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
+                           uint8_t op, uint32_t depth) {
+    return skip_one(c, cur, t, op, depth);
 }
 
 /* ------------------------------------------------------------------ decode */
@@ -96,7 +82,7 @@ jfr_status jfr__skip_field(const jfr_chunk *c, const jfr_field *f, uint8_t op,
 static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
                            uint8_t op, uint32_t depth, jfr_value *out);
 
-static uint8_t op_for_type(const jfr_type *t) {
+uint8_t jfr__op_for_type(const jfr_type *t) {
     switch (t->base) {
     case JFR_BASE_BOOLEAN: return JFR_OP_BOOLEAN;
     case JFR_BASE_BYTE: return JFR_OP_BYTE;
@@ -122,7 +108,7 @@ static jfr_status resolve(const jfr_chunk *c, const jfr_type *t, uint64_t key,
         return JFR_OK;
     }
     jfr_cur pc = cur_at(c, pos);
-    jfr_status s = read_one(c, &pc, t, op_for_type(t), depth + 1, out);
+    jfr_status s = read_one(c, &pc, t, jfr__op_for_type(t), depth + 1, out);
     out->pooled = true;
     out->key = key;
     return s;
@@ -325,15 +311,6 @@ static jfr_status read_field(const jfr_chunk *c, jfr_cur *cur, const jfr_field *
     return JFR_OK;
 }
 
-jfr_status jfr__decode_field(const jfr_chunk *c, const jfr_field *f, uint8_t op,
-                             uint64_t *pos, uint64_t limit, uint32_t depth,
-                             jfr_value *out) {
-    jfr_cur cur = {c->base + *pos, c->base + limit, !c->compressed};
-    jfr_status s = read_field(c, &cur, f, op, depth, out);
-    *pos = pos_of(c, &cur);
-    return s;
-}
-
 /* ------------------------------------------------------------ public API */
 
 jfr_status jfr_value_field(const jfr_value *obj, uint32_t index, jfr_value *out) {
@@ -386,7 +363,7 @@ jfr_status jfr_value_index(const jfr_value *arr, uint32_t i, jfr_value *out) {
         return JFR_NOT_FOUND;
     const jfr_chunk *c = arr->chunk_;
     const jfr_field *f = arr->field;
-    uint8_t op = f->pooled ? JFR_OP_POOL : op_for_type(f->type);
+    uint8_t op = f->pooled ? JFR_OP_POOL : jfr__op_for_type(f->type);
     jfr_cur cur = cur_at(c, arr->pos_);
     for (uint32_t k = 0; k < i; k++) {
         jfr_status s = skip_one(c, &cur, f->type, op, arr->depth_ + 1);
@@ -436,7 +413,7 @@ int jfr_iter_next(jfr_iter *it, jfr_value *out) {
         if (it->next >= pv->count)
             return 0;
         const jfr_field *f = pv->field;
-        uint8_t op = f->pooled ? JFR_OP_POOL : op_for_type(f->type);
+        uint8_t op = f->pooled ? JFR_OP_POOL : jfr__op_for_type(f->type);
         cur = cur_at(c, it->pos_);
         value_init(out, f);
         s = read_one(c, &cur, f->type, op, pv->depth_ + 1, out);

@@ -1,7 +1,7 @@
 #include "internal.h"
 
 size_t jfr_varint_decode(const uint8_t *p, const uint8_t *end, uint64_t *out) {
-    jfr_cur c = {p, end, false};
+    jfr_cur c = {p, end, false, p, 0};
     if (!p || !end || end < p || !jfr_cur_varint(&c, out))
         return 0;
     return (size_t)(c.p - p);

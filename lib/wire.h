@@ -12,7 +12,9 @@
 typedef struct jfr_cur {
     const uint8_t *p;
     const uint8_t *end;
-    bool fixed; /* chunk without the "compressed integers" flag */
+    bool fixed;          /* chunk without the "compressed integers" flag */
+    const uint8_t *base; /* start of the region p points into (for offsets) */
+    uint64_t tag;        /* region tag OR-ed into offsets (see JFR_POOL_TAG) */
 } jfr_cur;
 
 /* String encodings (first byte of a string value). */

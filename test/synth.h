@@ -18,6 +18,8 @@ typedef struct sbuf {
 } sbuf;
 
 static inline void sb_raw(sbuf *b, const void *p, size_t n) {
+    if (n == 0)
+        return;
     if (b->n + n > b->cap) {
         b->cap = (b->n + n) * 2 + 64;
         b->d = realloc(b->d, b->cap);

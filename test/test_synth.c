@@ -62,13 +62,13 @@ static void put_node(sbuf *b, uint64_t key, const char *name, uint64_t next) {
     sb_long(b, next);
 }
 
-static void put_checkpoint(sbuf *out) {
+static void put_checkpoint_typed(sbuf *out, int ctype) {
     sbuf b = {.fixed = out->fixed};
     sb_long(&b, 1);
     sb_long(&b, 1500);
     sb_long(&b, 0);
     sb_long(&b, 0); /* delta */
-    if (b.fixed) sb_u8(&b, 1); else sb_var(&b, 1);
+    if (b.fixed) sb_u8(&b, (uint8_t)ctype); else sb_var(&b, (uint64_t)ctype);
     sb_int(&b, 3); /* pools: String, Node, Node again (duplicate type) */
     sb_long(&b, 22);
     sb_int(&b, 1);
@@ -85,6 +85,42 @@ static void put_checkpoint(sbuf *out) {
     sb_record(out, &b, b.fixed ? 0 : 8);
     free(b.d);
 }
+static void put_checkpoint(sbuf *out) { put_checkpoint_typed(out, 1); }
+
+/* The chunk-header checkpoint a JDK 14+ writer appends at each flush (type
+ * 3, state = generation) and at chunk end (type 2, state 0). `chunk_bytes`
+ * is the chunk size after this record. */
+static void put_header_checkpoint(sbuf *out, int ctype, uint8_t state, uint64_t chunk_bytes) {
+    sbuf b = {.fixed = out->fixed};
+    sb_long(&b, 1);
+    sb_long(&b, 1900);
+    sb_long(&b, 0);
+    sb_long(&b, 0);
+    if (b.fixed) sb_u8(&b, (uint8_t)ctype); else sb_var(&b, (uint64_t)ctype);
+    sb_int(&b, 1);
+    sb_long(&b, 40); /* jdk.types.ChunkHeader */
+    sb_int(&b, 1);
+    sb_long(&b, 1);
+    sb_int(&b, 68);
+    sbuf h = {0};
+    sb_raw(&h, "FLR\0", 4);
+    sb_be(&h, 2, 2);
+    sb_be(&h, 2, 1);
+    sb_be(&h, 8, chunk_bytes);
+    sb_be(&h, 8, 0);
+    sb_be(&h, 8, 0);
+    sb_be(&h, 8, 1700000000000000000ull);
+    sb_be(&h, 8, 777);
+    sb_be(&h, 8, 5000);
+    sb_be(&h, 8, 1000000000);
+    sb_u8(&h, state);
+    sb_u8(&h, 0);
+    sb_be(&h, 2, b.fixed ? 0 : 1);
+    sb_raw(&b, h.d, h.n);
+    free(h.d);
+    sb_record(out, &b, 4);
+    free(b.d);
+}
 
 static sel *make_meta(bool full) {
     sel *root = sel_new("root");
@@ -99,6 +135,9 @@ static sel *make_meta(bool full) {
     sel_class(meta, "jdk.jfr.Timespan", "201", ann);
     sel_class(meta, "jdk.jfr.Unsigned", "202", ann);
     sel_class(meta, "jdk.jfr.Label", "203", ann);
+    sel *ch = sel_class(meta, "jdk.types.ChunkHeader", "40", NULL);
+    sel_attr(ch, "simpleType", "true");
+    sel_field(ch, "payload", "24", false, true);
     sel *node = sel_class(meta, "test.Node", "30", NULL);
     sel_field(node, "name", "22", false, false);
     sel_field(node, "next", "30", true, false);
@@ -143,11 +182,37 @@ static void build_chunk(sbuf *out, bool fixed) {
     free(body.d);
 }
 
+/* A live chunk as the JMX stream delivers it: rewritten header (size 68,
+ * state 1), segment 1 = metadata, events (forward refs), FLUSH checkpoint;
+ * segment 2 = events using segment 1's pools, a type-3 header checkpoint;
+ * then the type-2 header checkpoint with state 0 ends the chunk. */
+static void build_live_chunk(sbuf *out, bool fixed) {
+    sbuf body = {.fixed = fixed};
+    sel *m = make_meta(true);
+    sb_metadata(&body, m, 2);
+    sel_free(m);
+    for (int k = 0; k < NEVENTS / 2; k++)
+        put_event(&body, k);
+    put_checkpoint(&body);
+    for (int k = NEVENTS / 2; k < NEVENTS; k++)
+        put_event(&body, k);
+    put_header_checkpoint(&body, 3, 2, 0);
+    put_header_checkpoint(&body, 2, 0, 0);
+    sbuf hdr = {0};
+    sb_chunk(&hdr, &(sbuf){.fixed = fixed}, 1700000000000000000LL, 5000, 1000000000);
+    hdr.d[64] = 1; /* state: live */
+    hdr.d[15] = 68; /* size as rewritten by the JMX stream */
+    sb_raw(out, hdr.d, 68);
+    sb_raw(out, body.d, body.n);
+    free(hdr.d);
+    free(body.d);
+}
+
 /* ---------------------------------------------------------- value checks */
 
 typedef struct seen {
     int n;
-    int order[NEVENTS * 2];
+    int order[NEVENTS * 4];
 } seen;
 
 static int check_event(jfr_parser *p, const jfr_event *e, void *u) {
@@ -224,7 +289,19 @@ static int check_event(jfr_parser *p, const jfr_event *e, void *u) {
     return JFR_CB_CONTINUE;
 }
 
+static void check_values_live(const uint8_t *buf, size_t len, bool ordered, int nchunks,
+                              bool live);
 static void check_values(const uint8_t *buf, size_t len, bool ordered, int nchunks) {
+    check_values_live(buf, len, ordered, nchunks, false);
+}
+static int count_end(jfr_parser *p, const jfr_chunk_info *c, void *u) {
+    (void)p;
+    (void)c;
+    (*(int *)u)++;
+    return JFR_CB_CONTINUE;
+}
+static void check_values_live(const uint8_t *buf, size_t len, bool ordered, int nchunks,
+                              bool live) {
     seen s = {0};
     jfr_callbacks cb = {.on_event = check_event};
     jfr_options o;
@@ -235,8 +312,11 @@ static void check_values(const uint8_t *buf, size_t len, bool ordered, int nchun
     CHECK(jfr_parser_finish(p) == JFR_OK);
     CHECK(jfr_parser_chunks(p) == (uint64_t)nchunks);
     CHECK(s.n == NEVENTS * nchunks);
-    for (int i = 0; i < NEVENTS; i++)
-        CHECK(s.order[i] == (ordered ? NEVENTS - 1 - i : i));
+    for (int i = 0; i < NEVENTS; i++) {
+        int h = NEVENTS / 2; /* live: sorted within each flush segment */
+        int want = !ordered ? i : !live ? NEVENTS - 1 - i : i < h ? h - 1 - i : NEVENTS - 1 - (i - h);
+        CHECK(s.order[i] == want);
+    }
     jfr_parser_free(p);
 }
 
@@ -323,6 +403,38 @@ int main(void) {
     check_values(mix.d, mix.n, true, 2);
     check_reuse(mix.d, mix.n, "NN");
     free(mix.d);
+    /* live chunks (JMX stream shape), alone, two in a row, then a finished one */
+    for (int fixed = 0; fixed < 2; fixed++) {
+        sbuf live = {0}, mixed = {0};
+        build_live_chunk(&live, fixed);
+        check_values_live(live.d, live.n, false, 1, true);
+        check_values_live(live.d, live.n, true, 1, true);
+        build_live_chunk(&mixed, fixed);
+        build_live_chunk(&mixed, fixed);
+        build_chunk(&mixed, fixed);
+        check_values_live(mixed.d, mixed.n, false, 3, true);
+        int ends = 0;
+        jfr_callbacks cb = {.on_chunk_end = count_end};
+        jfr_parser *p = jfr_parser_new(NULL, &cb, &ends);
+        CHECK(jfr_parser_feed(p, mixed.d, mixed.n) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
+        CHECK(ends == 3);
+        jfr_parser_free(p);
+        char name[64];
+        snprintf(name, sizeof name, "live %s x2 + finished", fixed ? "uncompressed" : "compressed");
+        check_replays(name, mixed.d, mixed.n);
+        /* a stream cut inside the second segment: segment 1 delivered, the rest reported */
+        seen sn = {0};
+        cb = (jfr_callbacks){.on_event = check_event};
+        p = jfr_parser_new(NULL, &cb, &sn);
+        CHECK(jfr_parser_feed(p, live.d, live.n - 150) == JFR_OK);
+        CHECK(jfr_parser_finish(p) == JFR_TRUNCATED);
+        CHECK(sn.n == NEVENTS / 2);
+        CHECK(strstr(jfr_parser_error(p), "after 1 complete flush segments") != NULL);
+        printf("cut live stream: %d events delivered; %s\n", sn.n, jfr_parser_error(p));
+        jfr_parser_free(p);
+        free(live.d);
+        free(mixed.d);
+    }
     printf("%d failures\n", g_failures);
     return g_failures ? 1 : 0;
 }

@@ -70,16 +70,16 @@ static void test_varints(void) {
 
 static void test_fixed_widths(void) {
     const uint8_t b[] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
-    jfr_cur c = {b, b + 8, true};
+    jfr_cur c = {b, b + 8, true, b, 0};
     uint64_t v;
     CHECK(jfr_cur_short(&c, &v) && v == 0x0102);
     CHECK(jfr_cur_int(&c, &v) && v == 0x03040506);
     CHECK(!jfr_cur_int(&c, &v)); /* only 2 bytes left */
-    c = (jfr_cur){b, b + 8, true};
+    c = (jfr_cur){b, b + 8, true, b, 0};
     CHECK(jfr_cur_long(&c, &v) && v == 0x0102030405060708ull && c.p == b + 8);
     /* counts above 2^31 are refused */
     const uint8_t big[] = {0x80, 0x80, 0x80, 0x80, 0x08};
-    jfr_cur cc = {big, big + 5, false};
+    jfr_cur cc = {big, big + 5, false, big, 0};
     uint32_t n;
     CHECK(!jfr_cur_count(&cc, &n));
 }
@@ -95,12 +95,12 @@ static void test_strings(void) {
         sb_str_utf8(&b, "h\xc3\xa9");
         sb_str_chars(&b, u, 5);
         sb_str_latin1(&b, l1, 3);
-        jfr_cur c = {b.d, b.d + b.n, fixed};
+        jfr_cur c = {b.d, b.d + b.n, fixed, b.d, 0};
         for (int i = 0; i < 6; i++)
             CHECK(jfr_cur_skip_string(&c));
         CHECK(c.p == b.d + b.n);
         /* the char array converts to UTF-8: pair combined, lone ones WTF-8 */
-        jfr_cur s = {b.d, b.d + b.n, fixed};
+        jfr_cur s = {b.d, b.d + b.n, fixed, b.d, 0};
         for (int i = 0; i < 4; i++)
             jfr_cur_skip_string(&s);
         uint8_t enc;
@@ -117,7 +117,7 @@ static void test_strings(void) {
         CHECK(lw == 5 && memcmp(out, "c\xc3\xa9\xc3\xbf", 5) == 0);
         /* every truncation of the sequence fails to skip somewhere, never overruns */
         for (size_t cut = 0; cut < b.n; cut++) {
-            jfr_cur t = {b.d, b.d + cut, fixed};
+            jfr_cur t = {b.d, b.d + cut, fixed, b.d, 0};
             int ok = 0;
             while (ok < 6 && jfr_cur_skip_string(&t))
                 ok++;
@@ -125,7 +125,7 @@ static void test_strings(void) {
         }
         /* bad encoding byte */
         const uint8_t bad[] = {6, 0};
-        jfr_cur bc = {bad, bad + 2, fixed};
+        jfr_cur bc = {bad, bad + 2, fixed, bad, 0};
         CHECK(!jfr_cur_skip_string(&bc));
         free(b.d);
     }
