@@ -193,6 +193,11 @@ static inline tlog run_parser(const uint8_t *buf, size_t len, run_cfg cfg) {
     return r.log;
 }
 
+/* Transcripts can hold NUL bytes (strings are logged raw): no strstr. */
+static inline bool tlog_ends_ok(const tlog *l) {
+    return l->n >= 7 && memcmp(l->d + l->n - 7, "END OK\n", 7) == 0;
+}
+
 static inline uint8_t *read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f)

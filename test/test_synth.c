@@ -326,7 +326,7 @@ static void check_replays(const char *name, const uint8_t *buf, size_t len) {
     for (int ordered = 0; ordered < 2; ordered++) {
         run_cfg base = {.values = true, .ordered = ordered};
         tlog ref = run_parser(buf, len, base);
-        CHECK(strstr(ref.d, "END OK") != NULL);
+        CHECK(tlog_ends_ok(&ref));
         int cases = 0;
         for (size_t f = 0; f < sizeof feeds / sizeof feeds[0]; f++)
             for (int pause = 0; pause < 3; pause++) {
@@ -364,7 +364,9 @@ static void check_replays(const char *name, const uint8_t *buf, size_t len) {
 static int record_reuse(jfr_parser *p, const jfr_metadata *m, void *u) {
     (void)p;
     char *out = u;
-    strncat(out, m->reused ? "R" : "N", 1);
+    size_t n = strlen(out);
+    out[n] = m->reused ? 'R' : 'N';
+    out[n + 1] = 0;
     return JFR_CB_CONTINUE;
 }
 

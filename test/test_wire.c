@@ -103,8 +103,8 @@ static void test_strings(void) {
         jfr_cur s = {b.d, b.d + b.n, fixed, b.d, 0};
         for (int i = 0; i < 4; i++)
             jfr_cur_skip_string(&s);
-        uint8_t enc;
-        uint32_t n;
+        uint8_t enc = 0;
+        uint32_t n = 0;
         CHECK(jfr_cur_u8(&s, &enc) && enc == JFR_STR_CHARS);
         CHECK(jfr_cur_count(&s, &n) && n == 5);
         uint8_t out[32];

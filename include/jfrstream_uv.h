@@ -1,0 +1,120 @@
+/*
+ * jfrstream_uv.h — libuv front ends for jfrstream: a TCP listener for
+ * FlightRecorderMXBean-style byte streams (many JVMs at once) and a tail of a
+ * JFR disk repository or of one growing chunk file.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ *
+ * Both only move bytes: every connection and every tailed repository gets its
+ * own jfr_parser (see jfrstream.h), built from the options and callbacks in
+ * the config, so events arrive through the same callbacks as for files. Live
+ * chunks are dispatched per flush segment (about one flush period after the
+ * JVM wrote them).
+ *
+ * Callbacks of a connection's or tail's parser receive the jfr_uv_conn* /
+ * jfr_uv_tail* as their `user` pointer; the handles carry a `data` pointer
+ * for the application (libuv style).
+ *
+ * Everything runs on the caller's uv_loop_t, on the loop's thread.
+ */
+#ifndef JFRSTREAM_UV_H
+#define JFRSTREAM_UV_H
+
+#include "jfrstream.h"
+
+#include <uv.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ----------------------------------------------------------------- listener */
+
+typedef struct jfr_uv_listener {
+    void *data; /* for the application */
+} jfr_uv_listener;
+
+typedef struct jfr_uv_conn {
+    void *data; /* for the application */
+} jfr_uv_conn;
+
+typedef struct jfr_uv_listener_config {
+    const char *host;        /* bind address; NULL = "127.0.0.1"          */
+    int port;                /* 0 = any free port (see _port())           */
+    jfr_options options;     /* for each connection's parser              */
+    jfr_callbacks callbacks; /* for each connection's parser; user = conn */
+    /* A connection was accepted: subscribe per type here with
+     * jfr_parser_on(jfr_uv_conn_parser(c), ...). Optional. */
+    void (*on_connect)(jfr_uv_conn *c, void *user);
+    /* A connection ended: peer closed (status JFR_OK, or JFR_TRUNCATED with
+     * what was dropped), bad input, a limit, or listener shutdown. The
+     * message names the peer. The conn is freed after this returns. */
+    void (*on_close)(jfr_uv_conn *c, jfr_status status, const char *message, void *user);
+    void *user;              /* passed to on_connect / on_close           */
+    unsigned max_connections;     /* 0 = 1024; more are accepted and closed */
+    uint64_t max_bytes_per_conn;  /* 0 = unlimited                          */
+    size_t read_buffer;           /* bytes per read; 0 = 64 KiB             */
+} jfr_uv_listener_config;
+
+/* Bind and listen. Returns 0 or a negative libuv error code. */
+int jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *cfg,
+                          jfr_uv_listener **out);
+/* The bound port (useful with port 0). */
+int jfr_uv_listener_port(const jfr_uv_listener *l);
+/* Stop accepting; open connections are finished (their parsers get
+ * jfr_parser_finish, partial chunks are reported) and closed. on_closed runs
+ * when every handle is closed; then the listener is freed. */
+void jfr_uv_listener_close(jfr_uv_listener *l, void (*on_closed)(jfr_uv_listener *l));
+unsigned jfr_uv_listener_connections(const jfr_uv_listener *l);
+
+jfr_parser *jfr_uv_conn_parser(jfr_uv_conn *c);
+jfr_uv_listener *jfr_uv_conn_listener(jfr_uv_conn *c);
+const char *jfr_uv_conn_peer(const jfr_uv_conn *c); /* "127.0.0.1:54321" */
+uint64_t jfr_uv_conn_id(const jfr_uv_conn *c);       /* 1, 2, ... */
+uint64_t jfr_uv_conn_bytes(const jfr_uv_conn *c);
+/* After a callback paused the parser, reading from that peer stops (TCP
+ * back-pressure); call this to feed what is pending and read again. */
+void jfr_uv_conn_resume(jfr_uv_conn *c);
+/* Close one connection (from any callback or later). */
+void jfr_uv_conn_close(jfr_uv_conn *c);
+
+/* --------------------------------------------------------------------- tail */
+
+typedef struct jfr_uv_tail {
+    void *data; /* for the application */
+} jfr_uv_tail;
+
+/* Why a tail ended. */
+typedef enum jfr_uv_tail_end {
+    JFR_UV_TAIL_FINAL = 1, /* a finished chunk carried the final-chunk flag */
+    JFR_UV_TAIL_IDLE,      /* no new bytes for idle_ms                      */
+    JFR_UV_TAIL_ERROR,     /* parser error (not skipped) or I/O error       */
+    JFR_UV_TAIL_STOPPED    /* jfr_uv_tail_stop, or a callback stopped       */
+} jfr_uv_tail_end;
+
+typedef struct jfr_uv_tail_config {
+    /* A JFR repository (the folder holding chunk files, or its parent holding
+     * one folder per JVM: the newest is followed), or one chunk file. */
+    const char *path;
+    jfr_options options;
+    jfr_callbacks callbacks; /* user = the jfr_uv_tail* */
+    unsigned poll_ms;        /* 0 = 50 ms                                  */
+    unsigned idle_ms;        /* 0 = never end for idleness                 */
+    /* Ended (see jfr_uv_tail_end); the tail is freed after this returns. */
+    void (*on_end)(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status status,
+                   const char *message, void *user);
+    void *user;
+} jfr_uv_tail_config;
+
+/* Start following. Returns 0 or a negative libuv error code. Each byte of
+ * each chunk file is fed exactly once, in file-name order; header rewrites
+ * are read with the writer's guard (state byte 255 = retry, double read). */
+int jfr_uv_tail_start(uv_loop_t *loop, const jfr_uv_tail_config *cfg, jfr_uv_tail **out);
+void jfr_uv_tail_stop(jfr_uv_tail *t);
+jfr_parser *jfr_uv_tail_parser(jfr_uv_tail *t);
+const char *jfr_uv_tail_file(const jfr_uv_tail *t); /* file being read now */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* JFRSTREAM_UV_H */

@@ -1,0 +1,320 @@
+/* TCP listener: one jfr_parser per connection, fed from libuv reads. */
+#include "jfrstream_uv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct listener listener;
+
+typedef struct conn {
+    jfr_uv_conn pub;
+    uv_tcp_t tcp;
+    listener *l;
+    jfr_parser *parser;
+    struct conn *prev, *next;
+    uint64_t id, bytes;
+    char peer[64];
+    char *buf;          /* read buffer */
+    size_t bufcap;
+    char *pending;      /* bytes not taken while paused */
+    size_t npending, cappending;
+    bool paused, closing, reading, eof;
+} conn;
+
+struct listener {
+    jfr_uv_listener pub;
+    uv_tcp_t tcp;
+    jfr_uv_listener_config cfg;
+    conn *conns;
+    unsigned nconns;
+    uint64_t next_id;
+    int port;
+    bool closing;
+    unsigned open_handles;
+    void (*on_closed)(jfr_uv_listener *);
+};
+
+static void listener_maybe_done(listener *l) {
+    if (l->closing && l->open_handles == 0) {
+        void (*cb)(jfr_uv_listener *) = l->on_closed;
+        if (cb)
+            cb(&l->pub);
+        free(l);
+    }
+}
+
+static void conn_closed(uv_handle_t *h) {
+    conn *c = h->data;
+    listener *l = c->l;
+    jfr_parser_free(c->parser);
+    free(c->buf);
+    free(c->pending);
+    free(c);
+    l->open_handles--;
+    listener_maybe_done(l);
+}
+
+/* End a connection once: report, unlink, close the socket. */
+static void conn_end(conn *c, jfr_status st, const char *msg) {
+    if (c->closing)
+        return;
+    c->closing = true;
+    listener *l = c->l;
+    char text[512];
+    snprintf(text, sizeof text, "%s: %s", c->peer, msg);
+    if (l->cfg.on_close)
+        l->cfg.on_close(&c->pub, st, text, l->cfg.user);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        l->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    l->nconns--;
+    uv_read_stop((uv_stream_t *)&c->tcp);
+    uv_close((uv_handle_t *)&c->tcp, conn_closed);
+}
+
+/* The peer is done sending: the parser decides whether that was clean. */
+static void conn_finish(conn *c) {
+    jfr_status s = jfr_parser_finish(c->parser);
+    while (s == JFR_PAUSED) /* no more input: let paused callbacks complete */
+        s = jfr_parser_finish(c->parser);
+    conn_end(c, s, s == JFR_OK ? "stream ended" : jfr_parser_error(c->parser));
+}
+
+static bool keep_pending(conn *c, const char *p, size_t n) {
+    if (c->npending + n > c->cappending) {
+        size_t cap = (c->npending + n) * 2;
+        char *q = realloc(c->pending, cap);
+        if (!q)
+            return false;
+        c->pending = q;
+        c->cappending = cap;
+    }
+    memmove(c->pending + c->npending, p, n);
+    c->npending += n;
+    return true;
+}
+
+/* Feed bytes; on pause keep the rest and stop reading (back-pressure).
+ * Returns false when the connection was ended. */
+static bool conn_feed(conn *c, const char *p, size_t n) {
+    jfr_status s = jfr_parser_feed(c->parser, p, n);
+    if (s == JFR_OK)
+        return true;
+    if (s == JFR_PAUSED) {
+        size_t used = jfr_parser_consumed(c->parser);
+        if (!keep_pending(c, p + used, n - used)) {
+            conn_end(c, JFR_NOMEM, "out of memory");
+            return false;
+        }
+        c->paused = true;
+        if (c->reading) {
+            uv_read_stop((uv_stream_t *)&c->tcp);
+            c->reading = false;
+        }
+        return true;
+    }
+    conn_end(c, s, s == JFR_STOPPED ? "stopped by a callback" : jfr_parser_error(c->parser));
+    return false;
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b) {
+    (void)suggested;
+    conn *c = h->data;
+    b->base = c->buf;
+    b->len = c->bufcap;
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
+    conn *c = s->data;
+    if (c->closing)
+        return;
+    if (n < 0) {
+        if (n == UV_EOF && c->paused)
+            c->eof = true; /* finish once the pending bytes are taken */
+        else if (n == UV_EOF)
+            conn_finish(c);
+        else
+            conn_end(c, JFR_TRUNCATED, uv_strerror((int)n));
+        return;
+    }
+    if (n == 0)
+        return;
+    c->bytes += (uint64_t)n;
+    uint64_t cap = c->l->cfg.max_bytes_per_conn;
+    if (cap && c->bytes > cap) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "byte limit %llu reached", (unsigned long long)cap);
+        conn_end(c, JFR_LIMIT, msg);
+        return;
+    }
+    if (c->paused) { /* a read already in flight when we paused */
+        if (!keep_pending(c, b->base, (size_t)n))
+            conn_end(c, JFR_NOMEM, "out of memory");
+        return;
+    }
+    conn_feed(c, b->base, (size_t)n);
+}
+
+void jfr_uv_conn_resume(jfr_uv_conn *pc) {
+    conn *c = (conn *)pc;
+    if (c->closing || !c->paused)
+        return;
+    c->paused = false;
+    /* feed what piled up; a new pause keeps the remainder again */
+    char *p = c->pending;
+    size_t n = c->npending;
+    c->pending = NULL;
+    c->npending = c->cappending = 0;
+    bool alive = n ? conn_feed(c, p, n) : conn_feed(c, NULL, 0);
+    free(p);
+    if (alive && !c->paused && c->eof) {
+        conn_finish(c);
+        return;
+    }
+    if (alive && !c->paused && !c->reading) {
+        uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+        c->reading = true;
+    }
+}
+
+void jfr_uv_conn_close(jfr_uv_conn *pc) {
+    conn *c = (conn *)pc;
+    if (!c->closing)
+        conn_end(c, JFR_STOPPED, "closed by the application");
+}
+
+static void reject_closed(uv_handle_t *h) {
+    listener *l = h->data;
+    free(h);
+    l->open_handles--;
+    listener_maybe_done(l);
+}
+
+static void on_connection(uv_stream_t *server, int status) {
+    listener *l = server->data;
+    if (status < 0 || l->closing)
+        return;
+    unsigned maxc = l->cfg.max_connections ? l->cfg.max_connections : 1024;
+    if (l->nconns >= maxc) { /* accept and drop: the peer sees a close */
+        uv_tcp_t *t = malloc(sizeof *t);
+        if (!t)
+            return;
+        uv_tcp_init(server->loop, t);
+        t->data = l;
+        l->open_handles++;
+        uv_accept(server, (uv_stream_t *)t);
+        uv_close((uv_handle_t *)t, reject_closed);
+        return;
+    }
+    conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    c->l = l;
+    c->bufcap = l->cfg.read_buffer ? l->cfg.read_buffer : 65536;
+    c->buf = malloc(c->bufcap);
+    c->parser = jfr_parser_new(&l->cfg.options, &l->cfg.callbacks, c);
+    uv_tcp_init(server->loop, &c->tcp);
+    c->tcp.data = c;
+    l->open_handles++;
+    if (!c->buf || !c->parser || uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
+        c->closing = true;
+        uv_close((uv_handle_t *)&c->tcp, conn_closed);
+        return;
+    }
+    c->id = ++l->next_id;
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    snprintf(c->peer, sizeof c->peer, "connection %llu", (unsigned long long)c->id);
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
+        char ip[48] = "?";
+        int port = 0;
+        if (ss.ss_family == AF_INET6) {
+            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+            uv_ip6_name(a, ip, sizeof ip);
+            port = ntohs(a->sin6_port);
+        } else {
+            struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+            uv_ip4_name(a, ip, sizeof ip);
+            port = ntohs(a->sin_port);
+        }
+        snprintf(c->peer, sizeof c->peer, "%s:%d", ip, port);
+    }
+    c->next = l->conns;
+    if (l->conns)
+        l->conns->prev = c;
+    l->conns = c;
+    l->nconns++;
+    if (l->cfg.on_connect)
+        l->cfg.on_connect(&c->pub, l->cfg.user);
+    if (!c->closing && uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0)
+        c->reading = true;
+}
+
+static void server_closed(uv_handle_t *h);
+
+int jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *cfg,
+                          jfr_uv_listener **out) {
+    listener *l = calloc(1, sizeof *l);
+    if (!l)
+        return UV_ENOMEM;
+    l->cfg = *cfg;
+    const char *host = cfg->host ? cfg->host : "127.0.0.1";
+    struct sockaddr_storage addr;
+    int r = strchr(host, ':') ? uv_ip6_addr(host, cfg->port, (struct sockaddr_in6 *)&addr)
+                              : uv_ip4_addr(host, cfg->port, (struct sockaddr_in *)&addr);
+    if (r) {
+        free(l);
+        return r;
+    }
+    uv_tcp_init(loop, &l->tcp);
+    l->tcp.data = l;
+    l->open_handles = 1;
+    if ((r = uv_tcp_bind(&l->tcp, (struct sockaddr *)&addr, 0)) ||
+        (r = uv_listen((uv_stream_t *)&l->tcp, 511, on_connection))) {
+        l->closing = true; /* freed when the loop has closed the handle */
+        uv_close((uv_handle_t *)&l->tcp, server_closed);
+        return r;
+    }
+    struct sockaddr_storage name;
+    int len = sizeof name;
+    uv_tcp_getsockname(&l->tcp, (struct sockaddr *)&name, &len);
+    l->port = ntohs(name.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&name)->sin6_port
+                                                : ((struct sockaddr_in *)&name)->sin_port);
+    *out = &l->pub;
+    return 0;
+}
+
+int jfr_uv_listener_port(const jfr_uv_listener *pl) {
+    return ((const listener *)pl)->port;
+}
+
+unsigned jfr_uv_listener_connections(const jfr_uv_listener *pl) {
+    return ((const listener *)pl)->nconns;
+}
+
+static void server_closed(uv_handle_t *h) {
+    listener *l = h->data;
+    l->open_handles--;
+    listener_maybe_done(l);
+}
+
+void jfr_uv_listener_close(jfr_uv_listener *pl, void (*on_closed)(jfr_uv_listener *)) {
+    listener *l = (listener *)pl;
+    if (l->closing)
+        return;
+    l->closing = true;
+    l->on_closed = on_closed;
+    while (l->conns)
+        conn_finish(l->conns); /* reports partial chunks, unlinks */
+    uv_close((uv_handle_t *)&l->tcp, server_closed);
+}
+
+jfr_parser *jfr_uv_conn_parser(jfr_uv_conn *c) { return ((conn *)c)->parser; }
+jfr_uv_listener *jfr_uv_conn_listener(jfr_uv_conn *c) { return &((conn *)c)->l->pub; }
+const char *jfr_uv_conn_peer(const jfr_uv_conn *c) { return ((const conn *)c)->peer; }
+uint64_t jfr_uv_conn_id(const jfr_uv_conn *c) { return ((const conn *)c)->id; }
+uint64_t jfr_uv_conn_bytes(const jfr_uv_conn *c) { return ((const conn *)c)->bytes; }
