@@ -61,10 +61,7 @@ static void conn_end(conn *c, jfr_status st, const char *msg) {
         return;
     c->closing = true;
     listener *l = c->l;
-    char text[512];
-    snprintf(text, sizeof text, "%s: %s", c->peer, msg);
-    if (l->cfg.on_close)
-        l->cfg.on_close(&c->pub, st, text, l->cfg.user);
+    /* unlink before calling out: on_close may close the listener */
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -73,6 +70,10 @@ static void conn_end(conn *c, jfr_status st, const char *msg) {
         c->next->prev = c->prev;
     l->nconns--;
     uv_read_stop((uv_stream_t *)&c->tcp);
+    char text[512];
+    snprintf(text, sizeof text, "%s: %s", c->peer, msg);
+    if (l->cfg.on_close)
+        l->cfg.on_close(&c->pub, st, text, l->cfg.user);
     uv_close((uv_handle_t *)&c->tcp, conn_closed);
 }
 
@@ -85,6 +86,8 @@ static void conn_finish(conn *c) {
 }
 
 static bool keep_pending(conn *c, const char *p, size_t n) {
+    if (n == 0)
+        return true;
     if (c->npending + n > c->cappending) {
         size_t cap = (c->npending + n) * 2;
         char *q = realloc(c->pending, cap);

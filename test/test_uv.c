@@ -1,0 +1,372 @@
+/* libuv front ends, no JVM needed (loopback only, bounded in time):
+ *  - listener: 20 concurrent streams (finished and live-shaped chunks, sent in
+ *    random write sizes), one peer that drops mid-record, one paused
+ *    connection resumed by a timer (back-pressure), one over a byte limit;
+ *  - tail: a simulated repository whose chunk files grow with header
+ *    rewrites (state 255 guard, generations), ended by the final-chunk flag.
+ * Usage: test_uv FIXTURE.jfr (a finished JDK chunk with flush checkpoints) */
+#include "harness.h"
+#include "jfrstream_uv.h"
+
+#include <unistd.h>
+
+static uint8_t *g_fix, *g_live;
+static size_t g_len;
+static uint64_t g_events; /* events in the fixture */
+
+static int count_event(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)p;
+    (void)e;
+    (void)u;
+    g_events++;
+    return JFR_CB_CONTINUE;
+}
+
+/* ---------------------------------------------------------------- listener */
+
+#define NCLIENTS 20
+
+typedef struct client {
+    uv_tcp_t tcp;
+    uv_connect_t req;
+    const uint8_t *data;
+    size_t len;
+    int idx;
+} client;
+
+typedef struct conn_stat {
+    uint64_t events;
+    jfr_status status;
+    bool closed;
+    int pauses;
+} conn_stat;
+
+static conn_stat g_stats[64];
+static int g_closed, g_expected_closes, g_limit_closed;
+static jfr_uv_listener *g_listener, *g_limited;
+static uv_timer_t g_resume_timer, g_deadline;
+static jfr_uv_conn *g_paused_conn;
+
+static int on_conn_event(jfr_parser *p, const jfr_event *e, void *user) {
+    (void)p;
+    (void)e;
+    jfr_uv_conn *c = user;
+    conn_stat *st = c->data;
+    st->events++;
+    /* the connection with id 1 pauses every 50 events */
+    if (jfr_uv_conn_id(c) == 1 && st->events % 50 == 0) {
+        st->pauses++;
+        g_paused_conn = c;
+        return JFR_CB_PAUSE;
+    }
+    return JFR_CB_CONTINUE;
+}
+
+static void on_resume_timer(uv_timer_t *t) {
+    (void)t;
+    if (g_paused_conn) {
+        jfr_uv_conn *c = g_paused_conn;
+        g_paused_conn = NULL;
+        jfr_uv_conn_resume(c);
+    }
+}
+
+static void on_connect_srv(jfr_uv_conn *c, void *user) {
+    (void)user;
+    uint64_t id = jfr_uv_conn_id(c);
+    c->data = &g_stats[id < 64 ? id : 63];
+}
+
+static void listener_closed(jfr_uv_listener *l) { (void)l; }
+
+static void on_close_srv(jfr_uv_conn *c, jfr_status s, const char *msg, void *user) {
+    (void)user;
+    conn_stat *st = c->data;
+    st->status = s;
+    st->closed = true;
+    if (s != JFR_OK || getenv("TEST_UV_VERBOSE"))
+        printf("  connection %llu closed: %s (%s)\n", (unsigned long long)jfr_uv_conn_id(c),
+               jfr_status_name(s), msg);
+    if (++g_closed == g_expected_closes) {
+        jfr_uv_listener_close(g_listener, listener_closed);
+        uv_close((uv_handle_t *)&g_resume_timer, NULL);
+    }
+}
+
+static void on_close_limited(jfr_uv_conn *c, jfr_status s, const char *msg, void *user) {
+    (void)c;
+    (void)user;
+    printf("  limited listener: %s (%s)\n", jfr_status_name(s), msg);
+    CHECK(s == JFR_LIMIT);
+    g_limit_closed++;
+    jfr_uv_listener_close(g_limited, listener_closed);
+}
+
+static void client_closed(uv_handle_t *h) { free(h->data); }
+
+static void on_write(uv_write_t *w, int status) {
+    (void)status;
+    free(w);
+}
+
+static void on_shutdown(uv_shutdown_t *r, int status) {
+    (void)status;
+    uv_close((uv_handle_t *)r->handle, client_closed);
+    free(r);
+}
+
+static void on_client_connect(uv_connect_t *req, int status) {
+    client *cl = req->data;
+    CHECK(status == 0);
+    if (status) {
+        uv_close((uv_handle_t *)&cl->tcp, client_closed);
+        return;
+    }
+    unsigned seed = (unsigned)cl->idx + 1;
+    size_t pos = 0;
+    while (pos < cl->len) { /* random write sizes: records split anywhere */
+        size_t n = 1 + rnd_next(&seed) % 30000;
+        if (n > cl->len - pos)
+            n = cl->len - pos;
+        uv_write_t *w = malloc(sizeof *w);
+        uv_buf_t b = uv_buf_init((char *)cl->data + pos, (unsigned)n);
+        uv_write(w, (uv_stream_t *)&cl->tcp, &b, 1, on_write);
+        pos += n;
+    }
+    uv_shutdown_t *sh = malloc(sizeof *sh);
+    uv_shutdown(sh, (uv_stream_t *)&cl->tcp, on_shutdown);
+}
+
+static void start_client(uv_loop_t *loop, int port, const uint8_t *data, size_t len, int idx) {
+    client *cl = calloc(1, sizeof *cl);
+    cl->data = data;
+    cl->len = len;
+    cl->idx = idx;
+    uv_tcp_init(loop, &cl->tcp);
+    cl->tcp.data = cl;
+    cl->req.data = cl;
+    struct sockaddr_in a;
+    uv_ip4_addr("127.0.0.1", port, &a);
+    uv_tcp_connect(&cl->req, &cl->tcp, (struct sockaddr *)&a, on_client_connect);
+}
+
+static void on_deadline(uv_timer_t *t) {
+    fprintf(stderr, "test_uv: deadline reached\n");
+    g_failures++;
+    uv_stop(t->loop);
+}
+
+static void test_listener(void) {
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    jfr_uv_listener_config cfg = {0};
+    cfg.callbacks.on_event = on_conn_event;
+    cfg.on_connect = on_connect_srv;
+    cfg.on_close = on_close_srv;
+    CHECK(jfr_uv_listener_start(&loop, &cfg, &g_listener) == 0);
+    int port = jfr_uv_listener_port(g_listener);
+    CHECK(port > 0);
+    jfr_uv_listener_config lim = cfg;
+    lim.on_close = on_close_limited;
+    lim.on_connect = NULL;
+    lim.callbacks.on_event = count_event;
+    lim.max_bytes_per_conn = 1000;
+    CHECK(jfr_uv_listener_start(&loop, &lim, &g_limited) == 0);
+
+    uv_timer_init(&loop, &g_resume_timer);
+    uv_timer_start(&g_resume_timer, on_resume_timer, 5, 5);
+    uv_timer_init(&loop, &g_deadline);
+    uv_timer_start(&g_deadline, on_deadline, 60000, 0);
+    uv_unref((uv_handle_t *)&g_deadline);
+
+    g_expected_closes = NCLIENTS + 1;
+    for (int i = 0; i < NCLIENTS; i++)
+        start_client(&loop, port, i % 2 ? g_live : g_fix, g_len, i);
+    /* a peer that drops in the middle of a record */
+    start_client(&loop, port, g_fix, g_len / 2 + 3, NCLIENTS);
+    start_client(&loop, jfr_uv_listener_port(g_limited), g_fix, g_len, 99);
+    uv_run(&loop, UV_RUN_DEFAULT);
+
+    int ok = 0, truncated = 0;
+    for (int id = 1; id <= NCLIENTS + 1; id++) {
+        conn_stat *st = &g_stats[id];
+        CHECK(st->closed);
+        if (st->status == JFR_OK && st->events == g_events)
+            ok++;
+        else if (st->status == JFR_TRUNCATED && st->events < g_events)
+            truncated++;
+        else
+            fprintf(stderr, "  conn %d: status %s, %llu events\n", id,
+                    jfr_status_name(st->status), (unsigned long long)st->events);
+    }
+    printf("listener: %d streams complete with %llu events each, %d truncated peer "
+           "reported alone, %d pauses resumed, %d over the byte limit\n",
+           ok, (unsigned long long)g_events, truncated, g_stats[1].pauses, g_limit_closed);
+    CHECK(ok == NCLIENTS);
+    CHECK(truncated == 1);
+    CHECK(g_stats[1].pauses > 0);
+    CHECK(g_limit_closed == 1);
+    uv_close((uv_handle_t *)&g_deadline, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    CHECK(uv_loop_close(&loop) == 0);
+}
+
+/* -------------------------------------------------------------------- tail */
+
+typedef struct writer {
+    char dir[256];
+    int file;          /* 0, 1: two chunk files */
+    size_t written;
+    int gen;
+    bool guard;        /* header left at 255 for one tick */
+    unsigned seed;
+} writer;
+
+static writer g_w;
+static uint64_t g_tail_events;
+static jfr_uv_tail_end g_tail_why;
+static uv_timer_t g_write_timer;
+
+static void write_at(const char *path, const void *b, size_t n, off_t off) {
+    FILE *f = fopen(path, off == 0 && n > 68 ? "wb" : "r+b");
+    if (!f)
+        f = fopen(path, "wb");
+    fseek(f, off, SEEK_SET);
+    fwrite(b, 1, n, f);
+    fclose(f);
+}
+
+static void chunk_path(char *out, size_t n, int file) {
+    snprintf(out, n, "%s/2026_11_21_10_00_0%d.jfr", g_w.dir, file);
+}
+
+/* One tick of a JVM writing: append bytes, then rewrite the header. */
+static void on_write_tick(uv_timer_t *t) {
+    char path[300];
+    chunk_path(path, sizeof path, g_w.file);
+    if (g_w.guard) { /* finish a header rewrite left half-done */
+        g_w.guard = false;
+    } else {
+        size_t n = 1 + rnd_next(&g_w.seed) % 40000;
+        if (g_w.written == 0) { /* new chunk file: header says live, size 68 */
+            uint8_t h[68];
+            memcpy(h, g_live, 68);
+            write_at(path, h, 68, 0);
+            g_w.written = 68;
+            return;
+        }
+        if (n > g_len - g_w.written)
+            n = g_len - g_w.written;
+        write_at(path, g_fix + g_w.written, n, (off_t)g_w.written);
+        g_w.written += n;
+        uint8_t st = 255; /* the writer's guard, sometimes seen by the tail */
+        write_at(path, &st, 1, 64);
+        if (rnd_next(&g_w.seed) % 4 == 0) {
+            g_w.guard = true;
+            return;
+        }
+    }
+    /* rewrite size and state (generation, or 0 when the chunk is complete) */
+    uint8_t sz[8];
+    for (int i = 0; i < 8; i++)
+        sz[i] = (uint8_t)(g_w.written >> (56 - 8 * i));
+    write_at(path, sz, 8, 8);
+    bool done = g_w.written == g_len;
+    uint8_t flags[2] = {0, (uint8_t)(done && g_w.file == 1 ? 0x03 : 0x01)};
+    write_at(path, flags, 2, 66);
+    g_w.gen = g_w.gen % 254 + 1;
+    uint8_t st = done ? 0 : (uint8_t)g_w.gen;
+    write_at(path, &st, 1, 64);
+    if (done) {
+        if (g_w.file == 1) {
+            uv_timer_stop(t);
+            return;
+        }
+        g_w.file++;
+        g_w.written = 0;
+    }
+}
+
+static int tail_event(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)p;
+    (void)e;
+    (void)u;
+    g_tail_events++;
+    return JFR_CB_CONTINUE;
+}
+
+static void on_tail_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const char *msg,
+                        void *user) {
+    (void)t;
+    (void)user;
+    g_tail_why = why;
+    printf("  tail ended: why=%d status=%s (%s)\n", (int)why, jfr_status_name(s), msg);
+    uv_timer_stop(&g_write_timer);
+    uv_close((uv_handle_t *)&g_write_timer, NULL);
+}
+
+static void test_tail(void) {
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    snprintf(g_w.dir, sizeof g_w.dir, "/tmp/jfrstream-tail-XXXXXX");
+    CHECK(mkdtemp(g_w.dir) != NULL);
+    g_w.seed = 7;
+    uv_timer_init(&loop, &g_write_timer);
+    uv_timer_start(&g_write_timer, on_write_tick, 0, 3);
+    jfr_uv_tail_config cfg = {0};
+    cfg.path = g_w.dir;
+    cfg.callbacks.on_event = tail_event;
+    cfg.poll_ms = 2;
+    cfg.on_end = on_tail_end;
+    jfr_uv_tail *t;
+    CHECK(jfr_uv_tail_start(&loop, &cfg, &t) == 0);
+    uv_timer_init(&loop, &g_deadline);
+    uv_timer_start(&g_deadline, on_deadline, 60000, 0);
+    uv_unref((uv_handle_t *)&g_deadline);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    printf("tail: %llu events from 2 growing chunk files (want %llu), ended by %s\n",
+           (unsigned long long)g_tail_events, (unsigned long long)(2 * g_events),
+           g_tail_why == JFR_UV_TAIL_FINAL ? "the final-chunk flag" : "something else");
+    CHECK(g_tail_events == 2 * g_events);
+    CHECK(g_tail_why == JFR_UV_TAIL_FINAL);
+    uv_close((uv_handle_t *)&g_deadline, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    CHECK(uv_loop_close(&loop) == 0);
+    char path[300];
+    for (int i = 0; i < 2; i++) {
+        chunk_path(path, sizeof path, i);
+        unlink(path);
+    }
+    rmdir(g_w.dir);
+}
+
+int main(int argc, char **argv) {
+    setvbuf(stdout, NULL, _IONBF, 0);
+    if (argc < 2 || !(g_fix = read_file(argv[1], &g_len))) {
+        fprintf(stderr, "usage: test_uv FIXTURE.jfr\n");
+        return 2;
+    }
+    /* one chunk only: the live-shaped copy is the fixture's first chunk */
+    uint64_t csize = 0;
+    for (int i = 0; i < 8; i++)
+        csize = (csize << 8) | g_fix[8 + i];
+    if (csize < g_len)
+        g_len = (size_t)csize;
+    jfr_callbacks cb = {.on_event = count_event};
+    jfr_parser *p = jfr_parser_new(NULL, &cb, NULL);
+    CHECK(jfr_parser_feed(p, g_fix, g_len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
+    jfr_parser_free(p);
+    /* the JMX live stream's rewritten header: size 68, offsets 0, state 1 */
+    g_live = malloc(g_len);
+    memcpy(g_live, g_fix, g_len);
+    memset(g_live + 8, 0, 24);
+    g_live[15] = 68;
+    memset(g_live + 40, 0, 8);
+    g_live[64] = 1;
+    test_listener();
+    test_tail();
+    free(g_fix);
+    free(g_live);
+    printf("%d passed, %d failed\n", g_failures ? 0 : 2, g_failures ? 1 : 0);
+    return g_failures ? 1 : 0;
+}
