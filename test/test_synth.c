@@ -381,6 +381,61 @@ static void check_reuse(const uint8_t *buf, size_t len, const char *want) {
     jfr_parser_free(p);
 }
 
+/* Per-type subscriptions: handlers run after on_event, in subscription
+ * order; types nobody wants are never delivered. */
+static char g_calls[4096];
+static int sub_generic(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)p; (void)e; (void)u;
+    strcat(g_calls, "g");
+    return JFR_CB_CONTINUE;
+}
+static int sub_a(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)p; (void)u;
+    CHECK(strcmp(e->type->name, "test.Event") == 0);
+    strcat(g_calls, "a");
+    return JFR_CB_CONTINUE;
+}
+static int sub_b(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)p; (void)e;
+    strcat(g_calls, (const char *)u);
+    return JFR_CB_CONTINUE;
+}
+static void check_subscriptions(const uint8_t *buf, size_t len) {
+    /* only per-type handlers */
+    g_calls[0] = 0;
+    jfr_parser *p = jfr_parser_new(NULL, NULL, NULL);
+    CHECK(jfr_parser_on(p, "test.Event", sub_a, NULL) == JFR_OK);
+    CHECK(jfr_parser_on(p, "test.Event", sub_b, "b") == JFR_OK);
+    CHECK(jfr_parser_on(p, "no.Such", sub_b, "x") == JFR_OK);
+    CHECK(jfr_parser_on(p, "test.Node", sub_b, "n") == JFR_OK); /* not an event type */
+    CHECK(jfr_parser_on(p, NULL, sub_b, "x") == JFR_INVALID_ARG);
+    CHECK(jfr_parser_feed(p, buf, len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
+    char want[4096] = "";
+    for (int i = 0; i < NEVENTS; i++)
+        strcat(want, "ab");
+    CHECK(strcmp(g_calls, want) == 0);
+    jfr_parser_free(p);
+    /* generic first, then the handlers */
+    g_calls[0] = 0;
+    jfr_callbacks cb = {.on_event = sub_generic};
+    p = jfr_parser_new(NULL, &cb, NULL);
+    CHECK(jfr_parser_on(p, "test.Event", sub_b, "b") == JFR_OK);
+    CHECK(jfr_parser_feed(p, buf, len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
+    want[0] = 0;
+    for (int i = 0; i < NEVENTS; i++)
+        strcat(want, "gb");
+    CHECK(strcmp(g_calls, want) == 0);
+    jfr_parser_free(p);
+    /* a subscription to an absent type: nothing delivered */
+    g_calls[0] = 0;
+    p = jfr_parser_new(NULL, NULL, NULL);
+    CHECK(jfr_parser_on(p, "no.Such", sub_b, "x") == JFR_OK);
+    CHECK(jfr_parser_feed(p, buf, len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
+    CHECK(g_calls[0] == 0);
+    jfr_parser_free(p);
+    printf("subscriptions: per-type handlers in order, generic first, absent types silent\n");
+}
+
 int main(void) {
     for (int fixed = 0; fixed < 2; fixed++) {
         sbuf one = {0}, two = {0};
@@ -390,6 +445,7 @@ int main(void) {
         const char *mode = fixed ? "uncompressed" : "compressed";
         check_values(one.d, one.n, false, 1);
         check_values(one.d, one.n, true, 1);
+        check_subscriptions(one.d, one.n);
         check_values(two.d, two.n, false, 2);
         check_reuse(two.d, two.n, "NR");
         char name[64];
