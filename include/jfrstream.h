@@ -315,8 +315,12 @@ typedef struct jfr_value {
 } jfr_value;
 
 /* Field `index` of an OBJECT value. Pool references are resolved: the result
- * has the referenced value (OBJECT/STRING/...) or NULL kind for key 0 or a
- * dangling key. Returns JFR_OK, JFR_NOT_FOUND, JFR_TYPE_MISMATCH or a decode
+ * has the referenced value (OBJECT/STRING/...), or NULL kind for a key no
+ * pool of the chunk defines (key 0 is an ordinary key; writers use it for
+ * "no thread/stack trace" by leaving it undefined). A key defined twice
+ * resolves to its first definition, as in the JDK. Chains of references are
+ * followed lazily, one level per call, so cycles cannot loop; a chain deeper
+ * than 64 reads as NULL. Returns JFR_OK, JFR_NOT_FOUND, JFR_TYPE_MISMATCH or a decode
  * error (bytes inconsistent with the metadata). */
 jfr_status jfr_value_field(const jfr_value *obj, uint32_t index, jfr_value *out);
 /* Same by name (a string compare per call: prefer indexes on hot paths). */
@@ -464,8 +468,10 @@ void jfr_parser_set_user(jfr_parser *p, void *user);
  * Subscribe `cb` to one event type, by name. Names resolve to type ids once
  * per chunk; events of types nobody subscribed to (and no on_event) are
  * skipped by their size, never decoded. Several callbacks per name are called
- * in subscription order, after the generic on_event. Must be called before
- * the first feed or between chunks (from a callback is fine).
+ * in subscription order, after the generic on_event. May be called before the
+ * first feed, between chunks, and from on_chunk_begin or on_metadata (e.g. to
+ * subscribe by category or pattern after looking at the chunk's types);
+ * from on_record/on_event it returns JFR_INVALID_STATE.
  */
 jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event_cb cb,
                          void *user);

@@ -232,7 +232,7 @@ static jfr_status index_unit(jfr_parser *p) {
         if (r.type == 1 && (s = index_checkpoint(p, &r)))
             return s;
     }
-    return p->md_changed ? map_subscriptions(p) : JFR_OK;
+    return JFR_OK;
 }
 
 /* Fill the event view for the event record r. */
@@ -349,6 +349,20 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
                 p->phase = PH_DONE;
                 return JFR_OK;
             }
+            p->phase = PH_META;
+            break;
+        case PH_META:
+            p->phase = PH_MAP;
+            if (p->md_changed && p->cb.on_metadata &&
+                (s = cb_result(p, p->cb.on_metadata(p, &c->md->pub, p->user))))
+                return s;
+            break;
+        case PH_MAP: /* after on_metadata, which may subscribe */
+            if ((p->md_changed || p->subs_dirty) && (s = map_subscriptions(p))) {
+                jfr__fail(p, s, abs_off(p, c->first_rec), "cannot map subscriptions");
+                return s;
+            }
+            p->subs_dirty = false;
             if (p->opt.ordered && (s = build_order(p))) {
                 jfr__fail(p, s, abs_off(p, 0), "cannot order the chunk's events");
                 return s;
@@ -357,13 +371,7 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
             p->rec_done = false;
             p->ev_stage = 0;
             p->ord_i = 0;
-            p->phase = PH_META;
-            break;
-        case PH_META:
             p->phase = PH_RECORDS;
-            if (p->md_changed && p->cb.on_metadata &&
-                (s = cb_result(p, p->cb.on_metadata(p, &c->md->pub, p->user))))
-                return s;
             break;
         case PH_RECORDS:
             if (!p->cb.on_record && p->opt.ordered) {

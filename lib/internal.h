@@ -180,7 +180,7 @@ typedef struct jfr_ord {
 
 enum jfr_state { ST_HEADER, ST_BODY, ST_SKIP, ST_DISPATCH, ST_LIVE, ST_LIVE_DISPATCH,
                  ST_STOPPED, ST_ERROR };
-enum jfr_phase { PH_BEGIN, PH_INDEX, PH_META, PH_RECORDS, PH_ORDERED, PH_END, PH_DONE };
+enum jfr_phase { PH_BEGIN, PH_INDEX, PH_META, PH_MAP, PH_RECORDS, PH_ORDERED, PH_END, PH_DONE };
 
 struct jfr_parser {
     jfr_options opt;
@@ -224,6 +224,7 @@ struct jfr_parser {
     /* subscriptions */
     jfr_sub *subs;
     size_t nsubs, capsubs;
+    bool subs_dirty;      /* subscriptions changed since the last mapping */
     uint32_t *tsub_start; /* per type index: range into tsub_list (ntypes+1) */
     uint32_t *tsub_list;
     uint8_t *want;        /* per type index: deliver events of this type */

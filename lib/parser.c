@@ -86,9 +86,9 @@ const jfr_metadata *jfr_parser_metadata(const jfr_parser *p) {
 jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event_cb cb, void *user) {
     if (!p || !type_name || !cb)
         return JFR_INVALID_ARG;
-    if ((p->state == ST_DISPATCH || p->state == ST_LIVE_DISPATCH) && p->phase > PH_INDEX &&
+    if ((p->state == ST_DISPATCH || p->state == ST_LIVE_DISPATCH) && p->phase > PH_MAP &&
         p->phase != PH_DONE)
-        return JFR_INVALID_STATE; /* the current chunk is already mapped */
+        return JFR_INVALID_STATE; /* the current unit's events are being delivered */
     const jfr_allocator *a = &p->opt.allocator;
     if (p->nsubs == p->capsubs) {
         size_t cap = p->capsubs ? p->capsubs * 2 : 8;
@@ -108,6 +108,7 @@ jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event_cb cb, 
         return JFR_NOMEM;
     memcpy(name, type_name, n + 1);
     p->subs[p->nsubs++] = (jfr_sub){name, n, cb, user};
+    p->subs_dirty = true;
     return JFR_OK;
 }
 

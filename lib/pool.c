@@ -48,10 +48,10 @@ jfr_status jfr__pool_put(const jfr_allocator *a, jfr_pool *pl, uint32_t type,
             pl->count++;
             return JFR_OK;
         }
-        if (sl->key == key && sl->type == type) {
-            sl->pos = pos; /* duplicate key: the last definition wins */
-            return JFR_OK;
-        }
+        if (sl->key == key && sl->type == type)
+            return JFR_OK; /* duplicate key: the first definition wins, as in
+                              the JDK (it reads checkpoints newest first and
+                              lets older ones overwrite) */
     }
 }
 

@@ -102,7 +102,9 @@ static jfr_status resolve(const jfr_chunk *c, const jfr_type *t, uint64_t key,
                           uint32_t depth, jfr_value *out) {
     out->pooled = true;
     out->key = key;
-    uint64_t pos = key ? jfr__pool_get(&c->pool, t->index, key) : 0;
+    /* key 0 is a real key in several HotSpot pools (FrameType 0 =
+     * "Interpreted"); only a key absent from the pool reads as null */
+    uint64_t pos = jfr__pool_get(&c->pool, t->index, key);
     if (!pos || depth > JFR_MAX_DEPTH) {
         out->kind = JFR_KIND_NULL;
         return JFR_OK;
@@ -136,7 +138,7 @@ static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, uint32_t depth,
             return JFR_BAD_STRING;
         out->pooled = true;
         out->key = key;
-        uint64_t pos = c->md->t_string && key
+        uint64_t pos = c->md->t_string
                            ? jfr__pool_get(&c->pool, c->md->t_string->index, key) : 0;
         if (!pos || depth > JFR_MAX_DEPTH) {
             out->kind = JFR_KIND_NULL;

@@ -81,7 +81,7 @@ static void put_checkpoint_typed(sbuf *out, int ctype) {
     put_node(&b, 3, "self", 3);
     sb_long(&b, 30);
     sb_int(&b, 1);
-    put_node(&b, 1, "A2", 2); /* duplicate key: last wins */
+    put_node(&b, 1, "A2", 2); /* duplicate key: the first definition wins */
     sb_record(out, &b, b.fixed ? 0 : 8);
     free(b.d);
 }
@@ -264,9 +264,9 @@ static int check_event(jfr_parser *p, const jfr_event *e, void *u) {
     case 0:
         CHECK(v.kind == JFR_KIND_NULL && v.pooled && v.key == 0);
         break;
-    case 1: /* A2 -> B -> A2 -> ... */
+    case 1: /* A -> B -> A -> ... (A2 redefines key 1 later: ignored) */
         CHECK(v.kind == JFR_KIND_OBJECT && v.key == 1);
-        CHECK(jfr_value_field(&v, 0, &x) == JFR_OK && x.len == 2 && memcmp(x.str, "A2", 2) == 0);
+        CHECK(jfr_value_field(&v, 0, &x) == JFR_OK && x.len == 1 && memcmp(x.str, "A", 1) == 0);
         CHECK(jfr_value_field(&v, 1, &x) == JFR_OK && x.kind == JFR_KIND_OBJECT && x.key == 2);
         CHECK(jfr_value_field(&x, 1, &y) == JFR_OK && y.kind == JFR_KIND_OBJECT && y.key == 1);
         break;
@@ -400,6 +400,19 @@ static int sub_b(jfr_parser *p, const jfr_event *e, void *u) {
     strcat(g_calls, (const char *)u);
     return JFR_CB_CONTINUE;
 }
+static int sub_from_meta(jfr_parser *p, const jfr_metadata *m, void *u) {
+    (void)u;
+    /* choose by looking at the types: every event type under "test." */
+    for (uint32_t i = 0; i < m->ntypes; i++)
+        if (m->types[i]->is_event && strncmp(m->types[i]->name, "test.", 5) == 0)
+            CHECK(jfr_parser_on(p, m->types[i]->name, sub_a, NULL) == JFR_OK);
+    return JFR_CB_CONTINUE;
+}
+static int sub_refused(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)e; (void)u;
+    CHECK(jfr_parser_on(p, "test.Event", sub_b, "z") == JFR_INVALID_STATE);
+    return JFR_CB_CONTINUE;
+}
 static void check_subscriptions(const uint8_t *buf, size_t len) {
     /* only per-type handlers */
     g_calls[0] = 0;
@@ -433,7 +446,19 @@ static void check_subscriptions(const uint8_t *buf, size_t len) {
     CHECK(jfr_parser_feed(p, buf, len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
     CHECK(g_calls[0] == 0);
     jfr_parser_free(p);
-    printf("subscriptions: per-type handlers in order, generic first, absent types silent\n");
+    /* subscribing from on_metadata applies to the chunk at hand */
+    g_calls[0] = 0;
+    jfr_callbacks mc = {.on_metadata = sub_from_meta};
+    p = jfr_parser_new(NULL, &mc, NULL);
+    CHECK(jfr_parser_feed(p, buf, len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
+    CHECK(strlen(g_calls) == NEVENTS);
+    jfr_parser_free(p);
+    jfr_callbacks rc = {.on_event = sub_refused};
+    p = jfr_parser_new(NULL, &rc, NULL);
+    CHECK(jfr_parser_feed(p, buf, len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
+    jfr_parser_free(p);
+    printf("subscriptions: per-type handlers in order, generic first, absent types silent, "
+           "from on_metadata\n");
 }
 
 int main(void) {
