@@ -1,0 +1,123 @@
+/*
+ * cli.h — shared declarations of the jfrstream command-line tool.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#ifndef JFRSTREAM_CLI_H
+#define JFRSTREAM_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "jfrstream.h"
+#include "outbuf.h"
+
+#define CLI_NAME "jfrstream"
+
+/* Exit statuses. */
+enum { CLI_EXIT_OK = 0, CLI_EXIT_ERROR = 1, CLI_EXIT_USAGE = 2 };
+
+/* How input bytes are handed to jfr_parser_feed. */
+typedef enum cli_feed_mode {
+    CLI_FEED_DEFAULT, /* whole file (mmap) or 1 MiB reads              */
+    CLI_FEED_FIXED,   /* exactly feed_size bytes per call              */
+    CLI_FEED_RANDOM   /* 1..65536 bytes per call from a seeded PRNG    */
+} cli_feed_mode;
+
+/* Options accepted before or after the command name. */
+typedef struct cli_global {
+    cli_feed_mode feed_mode;
+    size_t feed_size;
+    uint64_t seed;
+} cli_global;
+
+/* Try to take a global option at argv[*i] (advancing *i past its value).
+ * Returns 1 if taken, 0 if argv[*i] is not a global option, -1 on a usage
+ * error (already reported). */
+int cli_take_global(cli_global *g, int argc, char **argv, int *i);
+
+/* The --help text. */
+void cli_usage(FILE *out);
+/* True for -h / --help. */
+bool cli_is_help(const char *arg);
+
+/* "jfrstream: <message>" on stderr. */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* A usage error: message plus a hint; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* An error found by a command in the data (e.g. an event that cannot be
+ * decoded): printed like cli_error, and the run's exit status becomes 1. */
+void cli_data_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* The on_error callback every command installs: prints the message and
+ * returns JFR_CB_CONTINUE so later good chunks are still processed. */
+int cli_on_error(jfr_parser *p, jfr_status s, const char *message, void *user);
+
+/* Optional hook run after jfr_parser_new (e.g. to subscribe with
+ * jfr_parser_on); non-zero status aborts. */
+typedef jfr_status (*cli_setup_fn)(jfr_parser *p, void *user);
+
+/*
+ * Parse `path` ("-" = stdin): create a parser with opts/cb/user, feed it the
+ * input as the global options say, finish and free it. cb->on_error should
+ * be cli_on_error. Returns CLI_EXIT_OK, or CLI_EXIT_ERROR when any error was
+ * reported (input, parse or finish).
+ */
+int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
+              const jfr_callbacks *cb, void *user, cli_setup_fn setup);
+
+/* Stdout, buffered; flushed by main before exit. */
+extern outbuf cli_out;
+
+/* ------------------------------------------------------------- filters */
+
+/*
+ * Event-type filters of `jfr print` / `jfr metadata`: --events and
+ * --categories, each a comma-separated list of names or globs (* and ?).
+ * An event type matches --events when its full name or its simple name
+ * (after the last '.') matches a pattern; --categories when one of its
+ * @Category names matches a pattern (or, for a category containing spaces,
+ * its acronym equals the pattern). Both given: both must match.
+ */
+typedef struct cli_filter {
+    char **events;       /* patterns, NULL when --events absent      */
+    size_t nevents;
+    char **categories;   /* patterns, NULL when --categories absent  */
+    size_t ncategories;
+    bool has_events, has_categories;
+} cli_filter;
+
+/* Add the patterns of one option value. Returns false on allocation failure. */
+bool cli_filter_add(cli_filter *f, bool categories, const char *text);
+bool cli_filter_active(const cli_filter *f);
+bool cli_filter_match(const cli_filter *f, const jfr_type *t);
+/* True when every pattern is a literal qualified name (contains '.', no glob
+ * characters) and there is no category filter: the matching types are
+ * exactly those names, so they can be subscribed before parsing. */
+bool cli_filter_literal(const cli_filter *f);
+void cli_filter_free(cli_filter *f);
+/* Glob match (Java jdk.jfr.internal.util.Matcher semantics). */
+bool cli_glob_match(const char *text, const char *pattern);
+
+/* ------------------------------------------------------------ commands */
+
+int cmd_summary(cli_global *g, int argc, char **argv);
+int cmd_print(cli_global *g, int argc, char **argv);
+int cmd_metadata(cli_global *g, int argc, char **argv);
+
+#endif

@@ -1,0 +1,775 @@
+/*
+ * jformat.c — Java-compatible formatting (see jformat.h).
+ *
+ * Written from the documented behaviour of the Java SE APIs (Double.toString
+ * of JDK 19+, java.time toString formats) and verified against the JDK.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#include "jformat.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- doubles */
+
+/*
+ * Java picks, among the decimals that round to the value, one of minimal
+ * length p (or of length 1 or 2 when p == 1), closest to the value, ties to
+ * an even significand. We find it with correctly rounded printf/strtod:
+ *
+ *  - symmetric rounding interval (every value except a normal power of two):
+ *    the correctly rounded p-digit decimal is in the interval iff any p-digit
+ *    decimal is, and membership is monotone in p, so a binary search over p
+ *    with "%.*e" + strtod is exact;
+ *  - normal powers of two (the interval below is half as wide): use the exact
+ *    decimal expansion and test both p-digit neighbours explicitly.
+ */
+
+/* A decimal d[0].d[1..n-1] x 10^e; candidates have at most 17 digits, an
+ * exact expansion (exact_decimal) up to 767. */
+typedef struct decimal {
+    char d[24];
+    int n;
+    int e;
+} decimal;
+
+typedef struct exact_decimal {
+    char d[800];
+    int n;
+    int e;
+} exact_decimal;
+
+/* Parse "%.*e" output ("d.ddde+XX") into digits and exponent; keeps all
+ * digits (trailing zeros included). */
+static int parse_e(const char *s, char *digits, int cap, int *exp10) {
+    int n = 0;
+    const char *p = s;
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9' && n < cap)
+            digits[n++] = *p;
+    *exp10 = *p == 'e' ? atoi(p + 1) : 0;
+    return n;
+}
+
+static int strip_zeros(const char *d, int n) {
+    while (n > 1 && d[n - 1] == '0')
+        n--;
+    return n;
+}
+
+/* Does the decimal (digits[0..n), exponent e) read back as the value? */
+static bool reads_back(const char *digits, int n, int e, double ax, bool is_float) {
+    char tmp[64];
+    int k = 0;
+    tmp[k++] = digits[0];
+    if (n > 1) {
+        tmp[k++] = '.';
+        memcpy(tmp + k, digits + 1, (size_t)(n - 1));
+        k += n - 1;
+    }
+    snprintf(tmp + k, sizeof tmp - (size_t)k, "e%d", e);
+    if (is_float)
+        return strtof(tmp, NULL) == (float)ax;
+    return strtod(tmp, NULL) == ax;
+}
+
+/* Correctly rounded p-digit decimal of ax. */
+static void rounded(double ax, int p, decimal *out) {
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%.*e", p - 1, ax);
+    out->n = parse_e(tmp, out->d, (int)sizeof out->d, &out->e);
+}
+
+static bool rounded_reads_back(double ax, int p, bool is_float, decimal *out) {
+    rounded(ax, p, out);
+    return reads_back(out->d, out->n, out->e, ax, is_float);
+}
+
+/* Symmetric interval: binary search for the minimal p. */
+static void shortest_symmetric(double ax, bool is_float, decimal *out) {
+    int lo = 1, hi = is_float ? 9 : 17;
+    decimal tmp;
+    /* invariant: hi reads back (17 / 9 digits always do) */
+    rounded(ax, hi, out);
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (rounded_reads_back(ax, mid, is_float, &tmp)) {
+            hi = mid;
+            *out = tmp;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    if (hi == 1 && rounded_reads_back(ax, 2, is_float, &tmp))
+        *out = tmp; /* length 1 or 2: the closest one */
+    out->n = strip_zeros(out->d, out->n);
+}
+
+/* Even significand test for digits[0..n) once trailing zeros are removed. */
+static bool even_significand(const char *d, int n) {
+    while (n > 1 && d[n - 1] == '0')
+        n--;
+    return ((d[n - 1] - '0') & 1) == 0;
+}
+
+/* Best p-digit decimal reading back as ax, given its exact expansion x:
+ * one of the two p-digit neighbours of x. False when neither reads back. */
+static bool best_at(const exact_decimal *x, int p, double ax, bool is_float, decimal *out) {
+    if (x->n <= p) { /* the value itself has at most p digits */
+        memcpy(out->d, x->d, (size_t)x->n);
+        out->n = x->n;
+        out->e = x->e;
+        return true;
+    }
+    /* lo = truncation, hi = lo + one unit in the p-th digit */
+    char lo[24], hi[24];
+    memcpy(lo, x->d, (size_t)p);
+    memcpy(hi, x->d, (size_t)p);
+    int hie = x->e, i = p - 1;
+    while (i >= 0 && hi[i] == '9')
+        hi[i--] = '0';
+    if (i >= 0) {
+        hi[i]++;
+    } else { /* 99..9 + 1 = 100..0 */
+        hi[0] = '1';
+        for (int k = 1; k < p; k++)
+            hi[k] = '0';
+        hie++;
+    }
+    bool lo_ok = reads_back(lo, p, x->e, ax, is_float);
+    bool hi_ok = reads_back(hi, p, hie, ax, is_float);
+    if (!lo_ok && !hi_ok)
+        return false;
+    bool take_hi;
+    if (lo_ok && hi_ok) {
+        /* compare the tail (digits after p) with one half */
+        int c = x->d[p] - '5';
+        if (c == 0) {
+            bool rest = false;
+            for (int k = p + 1; k < x->n; k++)
+                if (x->d[k] != '0')
+                    rest = true;
+            c = rest ? 1 : 0;
+        }
+        if (c > 0)
+            take_hi = true;
+        else if (c < 0)
+            take_hi = false;
+        else
+            take_hi = !even_significand(lo, p);
+    } else {
+        take_hi = hi_ok;
+    }
+    memcpy(out->d, take_hi ? hi : lo, (size_t)p);
+    out->n = p;
+    out->e = take_hi ? hie : x->e;
+    out->n = strip_zeros(out->d, out->n);
+    return true;
+}
+
+/* Exact path for normal powers of two. */
+static void shortest_exact(double ax, bool is_float, decimal *out) {
+    char text[820];
+    exact_decimal x;
+    snprintf(text, sizeof text, "%.*e", is_float ? 200 : 780, ax);
+    x.n = parse_e(text, x.d, (int)sizeof x.d, &x.e);
+    x.n = strip_zeros(x.d, x.n);
+    int maxp = is_float ? 9 : 17;
+    for (int p = 1; p <= maxp; p++) {
+        if (best_at(&x, p, ax, is_float, out)) {
+            /* minimal length 1: decimals of length 2 compete too, and the
+             * 2-digit neighbours are at least as close */
+            if (p == 1)
+                best_at(&x, 2, ax, is_float, out);
+            return;
+        }
+    }
+    rounded(ax, maxp, out); /* not reached */
+    out->n = strip_zeros(out->d, out->n);
+}
+
+static size_t format_decimal(const decimal *x, bool neg, char *buf) {
+    char *p = buf;
+    if (neg)
+        *p++ = '-';
+    int n = x->n, e = x->e;
+    if (e >= -3 && e < 0) {
+        *p++ = '0';
+        *p++ = '.';
+        for (int k = 0; k < -e - 1; k++)
+            *p++ = '0';
+        memcpy(p, x->d, (size_t)n);
+        p += n;
+    } else if (e >= 0 && e < 7) {
+        if (n <= e + 1) {
+            memcpy(p, x->d, (size_t)n);
+            p += n;
+            for (int k = 0; k < e + 1 - n; k++)
+                *p++ = '0';
+            *p++ = '.';
+            *p++ = '0';
+        } else {
+            memcpy(p, x->d, (size_t)(e + 1));
+            p += e + 1;
+            *p++ = '.';
+            memcpy(p, x->d + e + 1, (size_t)(n - e - 1));
+            p += n - e - 1;
+        }
+    } else {
+        *p++ = x->d[0];
+        *p++ = '.';
+        if (n == 1) {
+            *p++ = '0';
+        } else {
+            memcpy(p, x->d + 1, (size_t)(n - 1));
+            p += n - 1;
+        }
+        p += sprintf(p, "E%d", e);
+    }
+    *p = '\0';
+    return (size_t)(p - buf);
+}
+
+static size_t format_special(double v, char *buf) {
+    const char *s = isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
+    size_t n = strlen(s);
+    memcpy(buf, s, n + 1);
+    return n;
+}
+
+size_t jfmt_double(double v, char *buf) {
+    if (isnan(v) || isinf(v))
+        return format_special(v, buf);
+    bool neg = signbit(v) != 0;
+    double ax = fabs(v);
+    if (ax == 0) {
+        const char *s = neg ? "-0.0" : "0.0";
+        memcpy(buf, s, strlen(s) + 1);
+        return strlen(s);
+    }
+    decimal x;
+    uint64_t bits;
+    memcpy(&bits, &ax, sizeof bits);
+    bool pow2 = (bits & 0x000FFFFFFFFFFFFFull) == 0 && (bits >> 52) > 1;
+    if (pow2)
+        shortest_exact(ax, false, &x);
+    else
+        shortest_symmetric(ax, false, &x);
+    return format_decimal(&x, neg, buf);
+}
+
+size_t jfmt_float(float f, char *buf) {
+    double v = f;
+    if (isnan(v) || isinf(v))
+        return format_special(v, buf);
+    bool neg = signbit(f) != 0;
+    float af = fabsf(f);
+    if (af == 0) {
+        const char *s = neg ? "-0.0" : "0.0";
+        memcpy(buf, s, strlen(s) + 1);
+        return strlen(s);
+    }
+    decimal x;
+    uint32_t bits;
+    memcpy(&bits, &af, sizeof bits);
+    bool pow2 = (bits & 0x007FFFFFu) == 0 && (bits >> 23) > 1;
+    if (pow2)
+        shortest_exact(af, true, &x);
+    else
+        shortest_symmetric(af, true, &x);
+    return format_decimal(&x, neg, buf);
+}
+
+/* ------------------------------------------------------------ java.time */
+
+static int64_t floor_div(int64_t a, int64_t b) {
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0)))
+        q--;
+    return q;
+}
+
+static int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
+
+static char *put_u64(char *p, uint64_t v) {
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+static char *put_i64(char *p, int64_t v) {
+    if (v < 0) {
+        *p++ = '-';
+        return put_u64(p, (uint64_t)0 - (uint64_t)v);
+    }
+    return put_u64(p, (uint64_t)v);
+}
+
+static char *put2(char *p, int v) {
+    *p++ = (char)('0' + v / 10);
+    *p++ = (char)('0' + v % 10);
+    return p;
+}
+
+size_t jfmt_duration(int64_t seconds, int32_t nanos, char *buf) {
+    char *p = buf;
+    *p++ = 'P';
+    *p++ = 'T';
+    if (seconds == 0 && nanos == 0) {
+        memcpy(p, "0S", 3);
+        return 4;
+    }
+    int64_t eff = seconds;
+    if (seconds < 0 && nanos > 0)
+        eff++;
+    int64_t hours = eff / 3600;
+    int minutes = (int)((eff % 3600) / 60);
+    int secs = (int)(eff % 60);
+    if (hours != 0) {
+        p = put_i64(p, hours);
+        *p++ = 'H';
+    }
+    if (minutes != 0) {
+        p = put_i64(p, minutes);
+        *p++ = 'M';
+    }
+    if (secs == 0 && nanos == 0 && p - buf > 2) {
+        *p = '\0';
+        return (size_t)(p - buf);
+    }
+    if (seconds < 0 && nanos > 0 && secs == 0) {
+        *p++ = '-';
+        *p++ = '0';
+    } else {
+        p = put_i64(p, secs);
+    }
+    if (nanos > 0) {
+        char *dot = p;
+        int64_t frac = seconds < 0 ? 2 * 1000000000LL - nanos : nanos + 1000000000LL;
+        p = put_i64(p, frac);
+        while (p[-1] == '0')
+            p--;
+        *dot = '.';
+    }
+    *p++ = 'S';
+    *p = '\0';
+    return (size_t)(p - buf);
+}
+
+/* Days since 1970-01-01 -> proleptic Gregorian y/m/d. */
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
+    z += 719468;
+    int64_t era = floor_div(z, 146097);
+    int64_t doe = z - era * 146097;                                   /* [0, 146096] */
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* [0, 399] */
+    int64_t yy = yoe + era * 400;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100); /* [0, 365] */
+    int64_t mp = (5 * doy + 2) / 153;                      /* [0, 11] */
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yy + (*m <= 2);
+}
+
+static char *put_date(char *p, int64_t epoch_day) {
+    int64_t y;
+    int m, d;
+    civil_from_days(epoch_day, &y, &m, &d);
+    int64_t ay = y < 0 ? -y : y;
+    if (ay < 1000) {
+        if (y < 0)
+            *p++ = '-';
+        int pad = ay < 10 ? 3 : ay < 100 ? 2 : 1;
+        while (pad--)
+            *p++ = '0';
+        p = put_i64(p, ay);
+    } else {
+        if (y > 9999)
+            *p++ = '+';
+        p = put_i64(p, y);
+    }
+    *p++ = '-';
+    p = put2(p, m);
+    *p++ = '-';
+    p = put2(p, d);
+    return p;
+}
+
+size_t jfmt_offset_date_time(int64_t epoch_seconds, int32_t nanos,
+                             int32_t offset_seconds, char *buf) {
+    int64_t local = epoch_seconds + offset_seconds;
+    int64_t day = floor_div(local, 86400);
+    int sod = (int)floor_mod(local, 86400);
+    char *p = put_date(buf, day);
+    *p++ = 'T';
+    int hh = sod / 3600, mm = sod / 60 % 60, ss = sod % 60;
+    p = put2(p, hh);
+    *p++ = ':';
+    p = put2(p, mm);
+    if (ss > 0 || nanos > 0) {
+        *p++ = ':';
+        p = put2(p, ss);
+        if (nanos > 0) {
+            int digits, width;
+            if (nanos % 1000000 == 0) {
+                digits = nanos / 1000000;
+                width = 3;
+            } else if (nanos % 1000 == 0) {
+                digits = nanos / 1000;
+                width = 6;
+            } else {
+                digits = nanos;
+                width = 9;
+            }
+            *p++ = '.';
+            for (int k = width - 1; k >= 0; k--) {
+                p[k] = (char)('0' + digits % 10);
+                digits /= 10;
+            }
+            p += width;
+        }
+    }
+    if (offset_seconds == 0) {
+        *p++ = 'Z';
+    } else {
+        int a = offset_seconds < 0 ? -offset_seconds : offset_seconds;
+        *p++ = offset_seconds < 0 ? '-' : '+';
+        p = put2(p, a / 3600);
+        *p++ = ':';
+        p = put2(p, a / 60 % 60);
+        if (a % 60) {
+            *p++ = ':';
+            p = put2(p, a % 60);
+        }
+    }
+    *p = '\0';
+    return (size_t)(p - buf);
+}
+
+size_t jfmt_utc_date_time(int64_t epoch_seconds, char *buf) {
+    int64_t day = floor_div(epoch_seconds, 86400);
+    int sod = (int)floor_mod(epoch_seconds, 86400);
+    int64_t y;
+    int m, d;
+    civil_from_days(day, &y, &m, &d);
+    char *p = buf;
+    /* "yyyy" is the year of era: four digits at least, '+' beyond four */
+    int64_t yoe = y <= 0 ? 1 - y : y;
+    if (yoe > 9999)
+        *p++ = '+';
+    if (yoe < 1000) {
+        int pad = yoe < 10 ? 3 : yoe < 100 ? 2 : 1;
+        while (pad--)
+            *p++ = '0';
+    }
+    p = put_i64(p, yoe);
+    *p++ = '-';
+    p = put2(p, m);
+    *p++ = '-';
+    p = put2(p, d);
+    *p++ = ' ';
+    p = put2(p, sod / 3600);
+    *p++ = ':';
+    p = put2(p, sod / 60 % 60);
+    *p++ = ':';
+    p = put2(p, sod % 60);
+    *p = '\0';
+    return (size_t)(p - buf);
+}
+
+/* Java's (long) cast of a double: saturating, NaN -> 0. */
+static int64_t java_d2l(double d) {
+    if (isnan(d))
+        return 0;
+    if (d >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (d <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)d;
+}
+
+/* ticks / divisor as the JDK computes it: divisor = ticksPerSecond / 1e9 in
+ * double arithmetic; the tick count is converted to double. */
+static double ticks_div(const jfmt_timebase *tb, int64_t ticks) {
+    double div = (double)tb->ticks_per_second / 1e9;
+    if (div == 0) /* x / 0.0 in Java */
+        return ticks > 0 ? INFINITY : ticks < 0 ? -INFINITY : NAN;
+    return (double)ticks / div;
+}
+
+int64_t jfmt_ticks_to_epoch_nanos(const jfmt_timebase *tb, int64_t ticks) {
+    int64_t delta = (int64_t)((uint64_t)ticks - (uint64_t)tb->start_ticks);
+    return (int64_t)((uint64_t)tb->start_nanos + (uint64_t)java_d2l(ticks_div(tb, delta)));
+}
+
+int64_t jfmt_ticks_to_nanos(const jfmt_timebase *tb, int64_t ticks) {
+    return java_d2l(ticks_div(tb, ticks));
+}
+
+size_t jfmt_timespan(int64_t v, jfmt_span_unit unit, const jfmt_timebase *tb,
+                     char *buf) {
+    if (v == 0)
+        return jfmt_duration(0, 0, buf);
+    if (v == INT64_MIN)
+        return jfmt_duration(INT64_MIN, 0, buf);
+    if (v == INT64_MAX) /* ChronoUnit.FOREVER */
+        return jfmt_duration(INT64_MAX, 999999999, buf);
+    int64_t nanos;
+    switch (unit) {
+    case JFMT_SPAN_SECONDS:
+        return jfmt_duration(v, 0, buf);
+    case JFMT_SPAN_MILLIS:
+        return jfmt_duration(floor_div(v, 1000), (int32_t)(floor_mod(v, 1000) * 1000000), buf);
+    case JFMT_SPAN_MICROS:
+        nanos = (int64_t)((uint64_t)v * 1000u); /* Java long overflow wraps */
+        break;
+    case JFMT_SPAN_TICKS:
+        nanos = jfmt_ticks_to_nanos(tb, v);
+        break;
+    case JFMT_SPAN_NANOS:
+    default:
+        nanos = v;
+        break;
+    }
+    return jfmt_duration(floor_div(nanos, 1000000000), (int32_t)floor_mod(nanos, 1000000000), buf);
+}
+
+size_t jfmt_timestamp(int64_t v, bool millis, const jfmt_timebase *tb,
+                      int32_t offset_seconds, char *buf) {
+    if (v == INT64_MIN) {
+        size_t n = strlen(JFMT_OFFSET_DATE_TIME_MIN);
+        memcpy(buf, JFMT_OFFSET_DATE_TIME_MIN, n + 1);
+        return n;
+    }
+    if (millis)
+        return jfmt_offset_date_time(floor_div(v, 1000), (int32_t)(floor_mod(v, 1000) * 1000000),
+                                     offset_seconds, buf);
+    int64_t ns = jfmt_ticks_to_epoch_nanos(tb, v);
+    return jfmt_offset_date_time(floor_div(ns, 1000000000), (int32_t)floor_mod(ns, 1000000000),
+                                 offset_seconds, buf);
+}
+
+int32_t jfmt_zone_offset_seconds(int64_t gmt_offset_ms, int64_t dst_ms) {
+    /* (int) gmtOffset + (int) dst, in int arithmetic (wraps), then / 1000 */
+    uint32_t sum = (uint32_t)(uint64_t)gmt_offset_ms + (uint32_t)(uint64_t)dst_ms;
+    int32_t ms = sum > INT32_MAX ? (int32_t)(sum - 0x80000000u) - INT32_MAX - 1 : (int32_t)sum;
+    int32_t s = ms / 1000;
+    if (s < -18 * 3600 || s > 18 * 3600)
+        return 0;
+    return s;
+}
+
+/* ----------------------------------------------------------- UTF-16 view */
+
+typedef struct u16_iter {
+    const unsigned char *p, *end;
+    int pending; /* low surrogate waiting, or -1 */
+    bool java;
+} u16_iter;
+
+#define REPL 0xFFFD
+
+static bool not_cont(unsigned b) { return (b & 0xC0) != 0x80; }
+
+/* Next UTF-16 unit, or -1 at the end. Mirrors the replacement behaviour of
+ * new String(bytes, UTF_8) (JDK 25) when it->java; otherwise the same but
+ * encoded surrogates decode to themselves. */
+static int u16_next(u16_iter *it) {
+    if (it->pending >= 0) {
+        int u = it->pending;
+        it->pending = -1;
+        return u;
+    }
+    const unsigned char *p = it->p, *end = it->end;
+    if (p >= end)
+        return -1;
+    unsigned b1 = *p++;
+    if (b1 < 0x80) {
+        it->p = p;
+        return (int)b1;
+    }
+    if (b1 >= 0xC2 && b1 <= 0xDF) {
+        if (p < end) {
+            unsigned b2 = *p;
+            if (not_cont(b2)) {
+                it->p = p;
+                return REPL;
+            }
+            it->p = p + 1;
+            return (int)(((b1 & 0x1F) << 6) | (b2 & 0x3F));
+        }
+        it->p = end;
+        return REPL;
+    }
+    if ((b1 & 0xF0) == 0xE0) {
+        if (end - p >= 2) {
+            unsigned b2 = p[0], b3 = p[1];
+            bool bad2 = (b1 == 0xE0 && (b2 & 0xE0) == 0x80) || not_cont(b2);
+            if (bad2 || not_cont(b3)) {
+                it->p = p + (bad2 ? 0 : 1);
+                return REPL;
+            }
+            unsigned c = ((b1 & 0x0F) << 12) | ((b2 & 0x3F) << 6) | (b3 & 0x3F);
+            it->p = p + 2;
+            if (c >= 0xD800 && c <= 0xDFFF && it->java)
+                return REPL;
+            return (int)c;
+        }
+        if (p < end && ((b1 == 0xE0 && (*p & 0xE0) == 0x80) || not_cont(*p))) {
+            it->p = p;
+            return REPL;
+        }
+        it->p = end;
+        return REPL;
+    }
+    if ((b1 & 0xF8) == 0xF0) {
+        if (end - p >= 3) {
+            unsigned b2 = p[0], b3 = p[1], b4 = p[2];
+            uint32_t uc = ((b1 & 0x07u) << 18) | ((b2 & 0x3Fu) << 12) | ((b3 & 0x3Fu) << 6) | (b4 & 0x3Fu);
+            if (not_cont(b2) || not_cont(b3) || not_cont(b4) || uc < 0x10000 || uc > 0x10FFFF) {
+                int adv;
+                if (b1 > 0xF4 || (b1 == 0xF0 && (b2 < 0x90 || b2 > 0xBF)) ||
+                    (b1 == 0xF4 && (b2 & 0xF0) != 0x80) || not_cont(b2))
+                    adv = 0;
+                else if (not_cont(b3))
+                    adv = 1;
+                else
+                    adv = 2;
+                it->p = p + adv;
+                return REPL;
+            }
+            it->p = p + 3;
+            it->pending = (int)(0xDC00 + ((uc - 0x10000) & 0x3FF));
+            return (int)(0xD800 + ((uc - 0x10000) >> 10));
+        }
+        if (b1 > 0xF4 ||
+            (p < end && ((b1 == 0xF0 && (*p < 0x90 || *p > 0xBF)) ||
+                         (b1 == 0xF4 && (*p & 0xF0) != 0x80) || not_cont(*p)))) {
+            it->p = p;
+            return REPL;
+        }
+        /* a valid start of a truncated 4-byte sequence */
+        if (p < end)
+            p++;
+        if (p < end && not_cont(*p))
+            it->p = p;
+        else
+            it->p = end;
+        return REPL;
+    }
+    it->p = p;
+    return REPL;
+}
+
+static void u16_init(u16_iter *it, const char *s, size_t len, bool java) {
+    it->p = (const unsigned char *)s;
+    it->end = it->p + len;
+    it->pending = -1;
+    it->java = java;
+}
+
+size_t jfmt_utf16_length(const char *s, size_t len) {
+    u16_iter it;
+    u16_init(&it, s, len, false);
+    size_t n = 0;
+    while (u16_next(&it) >= 0)
+        n++;
+    return n;
+}
+
+int jfmt_utf16_compare(const char *a, const char *b) {
+    u16_iter x, y;
+    u16_init(&x, a, strlen(a), false);
+    u16_init(&y, b, strlen(b), false);
+    for (;;) {
+        int u = u16_next(&x), v = u16_next(&y);
+        if (u != v)
+            return u < v ? -1 : 1; /* -1 (end) sorts first */
+        if (u < 0)
+            return 0;
+    }
+}
+
+static const char hexdig[] = "0123456789abcdef";
+
+/* Bytes copied as they are: printable ASCII except " \\ / (and DEL, which
+ * the JDK prints raw but is rare enough for the slow path). */
+#define P16 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
+static const unsigned char json_plain[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x00 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x10 */
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, /* 0x20: " and / */
+    P16,                                            /* 0x30 */
+    P16,                                            /* 0x40 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, /* 0x50: \\ */
+    P16,                                            /* 0x60 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, /* 0x70: DEL */
+};
+#undef P16
+
+static void json_unit(outbuf *o, unsigned c) {
+    switch (c) {
+    case '\b': ob_write(o, "\\b", 2); return;
+    case '\n': ob_write(o, "\\n", 2); return;
+    case '\t': ob_write(o, "\\t", 2); return;
+    case '\f': ob_write(o, "\\f", 2); return;
+    case '\r': ob_write(o, "\\r", 2); return;
+    case '"': ob_write(o, "\\\"", 2); return;
+    case '\\': ob_write(o, "\\\\", 2); return;
+    case '/': ob_write(o, "\\/", 2); return;
+    default: break;
+    }
+    if (c > 0x7F || c < 0x20) {
+        char t[6] = {'\\', 'u', hexdig[(c >> 12) & 15], hexdig[(c >> 8) & 15],
+                     hexdig[(c >> 4) & 15], hexdig[c & 15]};
+        ob_write(o, t, 6);
+        return;
+    }
+    ob_putc(o, (char)c);
+}
+
+void jfmt_json_char(outbuf *o, uint32_t unit) { json_unit(o, unit & 0xFFFF); }
+
+void jfmt_json_string(outbuf *o, const char *s, size_t len, bool java_utf8) {
+    /* fast path: runs of plain printable ASCII */
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i;
+        while (j < len && json_plain[(unsigned char)s[j]])
+            j++;
+        if (j > i)
+            ob_write(o, s + i, j - i);
+        if (j >= len)
+            return;
+        unsigned char c = (unsigned char)s[j];
+        if (c < 0x80) {
+            json_unit(o, c);
+            i = j + 1;
+            continue;
+        }
+        /* a non-ASCII sequence: decode up to the next ASCII byte */
+        size_t k = j + 1;
+        while (k < len && (unsigned char)s[k] >= 0x80)
+            k++;
+        u16_iter it;
+        u16_init(&it, s + j, len - j, java_utf8);
+        int u;
+        /* decode while inside the non-ASCII run; the decoder may stop
+         * early (Java drops the tail after some truncated sequences) */
+        while (it.pending >= 0 || (it.p < (const unsigned char *)s + k)) {
+            u = u16_next(&it);
+            if (u < 0)
+                break;
+            json_unit(o, (unsigned)u);
+        }
+        i = (size_t)((const char *)it.p - s);
+    }
+}

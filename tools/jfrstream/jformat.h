@@ -1,0 +1,90 @@
+/*
+ * jformat.h — Java-compatible text formatting for the jfrstream CLI:
+ * Double/Float.toString (JDK 19+ shortest decimal), java.time.Duration and
+ * OffsetDateTime toString, JFR time conversions as the JDK does them, and the
+ * JSON string escaping of `jfr print --json`.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#ifndef JFRSTREAM_CLI_JFORMAT_H
+#define JFRSTREAM_CLI_JFORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "outbuf.h"
+
+/* Buffer sizes large enough for any result of the functions below. */
+#define JFMT_NUM_MAX 40  /* doubles, floats, integers */
+#define JFMT_TIME_MAX 64 /* durations and date-times  */
+
+/* Double.toString(v) / Float.toString(v) of JDK 19+ ("NaN", "Infinity",
+ * "-0.0", "1.0E-5", "0.1", ...). Returns the length; buf gets a NUL too. */
+size_t jfmt_double(double v, char *buf);
+size_t jfmt_float(float v, char *buf);
+
+/* java.time.Duration.toString() of a duration (seconds, 0 <= nanos < 1e9). */
+size_t jfmt_duration(int64_t seconds, int32_t nanos, char *buf);
+
+/* OffsetDateTime.toString() of the instant (epoch seconds, 0 <= nanos < 1e9)
+ * at a zone offset in seconds (|offset| <= 18 h). */
+size_t jfmt_offset_date_time(int64_t epoch_seconds, int32_t nanos,
+                             int32_t offset_seconds, char *buf);
+/* OffsetDateTime.MIN.toString(): what the JDK prints for Instant.MIN. */
+#define JFMT_OFFSET_DATE_TIME_MIN "-999999999-01-01T00:00+18:00"
+
+/* "yyyy-MM-dd HH:mm:ss" in UTC (jfr summary's Start). */
+size_t jfmt_utc_date_time(int64_t epoch_seconds, char *buf);
+
+/* The JDK's tick conversion (jdk.jfr.internal.consumer.TimeConverter), built
+ * from one chunk header: divisor = ticks_per_second / 1e9 (double);
+ * nanos = (long)(ticks / divisor), saturating like a Java cast. */
+typedef struct jfmt_timebase {
+    int64_t start_nanos;
+    int64_t start_ticks;
+    int64_t ticks_per_second;
+} jfmt_timebase;
+int64_t jfmt_ticks_to_epoch_nanos(const jfmt_timebase *tb, int64_t ticks);
+int64_t jfmt_ticks_to_nanos(const jfmt_timebase *tb, int64_t ticks);
+
+/* Units of a timespan / timestamp value (subset of enum jfr_unit meaning). */
+typedef enum jfmt_span_unit {
+    JFMT_SPAN_TICKS,
+    JFMT_SPAN_NANOS,
+    JFMT_SPAN_MICROS,
+    JFMT_SPAN_MILLIS,
+    JFMT_SPAN_SECONDS
+} jfmt_span_unit;
+
+/* RecordedObject.getDuration(...).toString() for an already widened value:
+ * 0, Long.MIN_VALUE and Long.MAX_VALUE are the JDK's sentinels. */
+size_t jfmt_timespan(int64_t value, jfmt_span_unit unit, const jfmt_timebase *tb,
+                     char *buf);
+/* RecordedObject.getOffsetDateTime(...).toString(): `millis` selects
+ * MILLISECONDS_SINCE_EPOCH, else TICKS. Long.MIN_VALUE -> OffsetDateTime.MIN. */
+size_t jfmt_timestamp(int64_t value, bool millis, const jfmt_timebase *tb,
+                      int32_t offset_seconds, char *buf);
+
+/* The zone offset the JDK derives from the metadata region (gmtOffset + dst,
+ * milliseconds, truncated to int): UTC when out of range. */
+int32_t jfmt_zone_offset_seconds(int64_t gmt_offset_ms, int64_t dst_ms);
+
+/*
+ * A JSON string body (without the quotes) exactly as the JDK's JSONWriter
+ * escapes a java.lang.String: \b \n \t \f \r \" \\ \/ and \uXXXX (lowercase)
+ * for every UTF-16 unit < 0x20 or > 0x7F. `s` is UTF-8. When java_utf8 is
+ * true, malformed input is replaced by U+FFFD the way new String(bytes,
+ * UTF_8) does (and encoded surrogates are malformed); otherwise encoded
+ * surrogates (WTF-8) are taken as lone UTF-16 units.
+ */
+void jfmt_json_string(outbuf *o, const char *s, size_t len, bool java_utf8);
+/* Same for one UTF-16 code unit (a Java char). */
+void jfmt_json_char(outbuf *o, uint32_t unit);
+
+/* Length in UTF-16 units of a UTF-8 string (for Java-style column padding). */
+size_t jfmt_utf16_length(const char *s, size_t len);
+/* Compare two UTF-8 strings in UTF-16 code-unit order (String.compareTo). */
+int jfmt_utf16_compare(const char *a, const char *b);
+
+#endif

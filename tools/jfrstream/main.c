@@ -1,0 +1,406 @@
+/*
+ * main.c — jfrstream command line: global options, input reading and
+ * feeding, dispatch to the commands.
+ *
+ *   jfrstream [--feed-size N|random[:SEED]] COMMAND [options] FILE|-
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define READ_BLOCK ((size_t)1 << 20) /* default read size: 1 MiB */
+#define RANDOM_MAX 65536u            /* largest random feed slice */
+
+outbuf cli_out;
+
+/* Errors reported through cli_on_error / cli_data_error. */
+static uint64_t cli_cb_errors;
+static uint64_t cli_data_errors;
+
+void cli_error(const char *fmt, ...) {
+    /* keep stdout and stderr roughly in order when both go to a terminal */
+    ob_flush(&cli_out);
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(CLI_NAME ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void cli_data_error(const char *fmt, ...) {
+    ob_flush(&cli_out);
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(CLI_NAME ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    cli_data_errors++;
+}
+
+int cli_usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(CLI_NAME ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fputs("Try '" CLI_NAME " --help' for more information.\n", stderr);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_on_error(jfr_parser *p, jfr_status s, const char *message, void *user) {
+    (void)p;
+    (void)user;
+    cli_cb_errors++;
+    cli_error("%s", message && *message ? message : jfr_status_str(s));
+    return JFR_CB_CONTINUE;
+}
+
+/* ------------------------------------------------------------ options */
+
+static bool parse_u64(const char *s, uint64_t *out) {
+    if (!s || !*s || *s == '-' || *s == '+')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int set_feed(cli_global *g, const char *v) {
+    uint64_t n;
+    if (strncmp(v, "random", 6) == 0 && (v[6] == '\0' || v[6] == ':')) {
+        g->feed_mode = CLI_FEED_RANDOM;
+        g->seed = 1;
+        if (v[6] == ':' && !parse_u64(v + 7, &g->seed)) {
+            cli_usage_error("--feed-size: bad seed '%s'", v + 7);
+            return -1;
+        }
+        return 1;
+    }
+    if (!parse_u64(v, &n) || n == 0 || n > SIZE_MAX / 2) {
+        cli_usage_error("--feed-size: expected a positive byte count or random[:SEED], got '%s'", v);
+        return -1;
+    }
+    g->feed_mode = CLI_FEED_FIXED;
+    g->feed_size = (size_t)n;
+    return 1;
+}
+
+int cli_take_global(cli_global *g, int argc, char **argv, int *i) {
+    const char *a = argv[*i];
+    if (strcmp(a, "--feed-size") == 0) {
+        if (*i + 1 >= argc) {
+            cli_usage_error("--feed-size needs a value");
+            return -1;
+        }
+        *i += 1;
+        int r = set_feed(g, argv[*i]);
+        *i += 1;
+        return r;
+    }
+    if (strncmp(a, "--feed-size=", 12) == 0) {
+        *i += 1;
+        return set_feed(g, a + 12);
+    }
+    return 0;
+}
+
+/* -------------------------------------------------------------- input */
+
+typedef struct slicer {
+    cli_feed_mode mode;
+    size_t fixed;
+    uint64_t state; /* splitmix64 */
+} slicer;
+
+static uint64_t splitmix64(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static size_t next_slice(slicer *sl) {
+    switch (sl->mode) {
+    case CLI_FEED_FIXED:
+        return sl->fixed;
+    case CLI_FEED_RANDOM:
+        return 1 + (size_t)(splitmix64(&sl->state) % RANDOM_MAX);
+    default:
+        return SIZE_MAX;
+    }
+}
+
+typedef struct feeder {
+    jfr_parser *p;
+    uint64_t cb_errors_at_start;
+    bool error;   /* something was reported */
+    bool stopped; /* no more feeding: stopped or fatal error */
+} feeder;
+
+static bool is_error(jfr_status s) {
+    return s != JFR_OK && s != JFR_PAUSED && s != JFR_STOPPED;
+}
+
+/* A status returned by feed/finish: print it unless on_error already did. */
+static void report(feeder *f, jfr_status s) {
+    if (!is_error(s))
+        return;
+    f->error = true;
+    uint64_t lib = jfr_parser_errors(f->p);
+    uint64_t seen = cli_cb_errors - f->cb_errors_at_start;
+    if (lib > seen || seen == 0) {
+        const char *m = jfr_parser_error(f->p);
+        cli_error("%s", m && *m ? m : jfr_status_str(s));
+        cli_cb_errors++; /* count it as reported */
+    }
+}
+
+/* Feed one slice; resumes after JFR_PAUSED. */
+static void feed(feeder *f, const uint8_t *buf, size_t len) {
+    if (f->stopped)
+        return;
+    jfr_status s = jfr_parser_feed(f->p, buf, len);
+    while (s == JFR_PAUSED) {
+        size_t c = jfr_parser_consumed(f->p);
+        if (c > len)
+            c = len;
+        buf += c;
+        len -= c;
+        s = jfr_parser_feed(f->p, buf, len);
+    }
+    if (s != JFR_OK) {
+        f->stopped = true;
+        report(f, s);
+    }
+}
+
+static void feed_memory(feeder *f, slicer *sl, const uint8_t *data, size_t size) {
+    size_t off = 0;
+    while (off < size && !f->stopped) {
+        size_t k = next_slice(sl);
+        if (k > size - off)
+            k = size - off;
+        feed(f, data + off, k);
+        off += k;
+    }
+}
+
+/* Read fd to the end, feeding as the slicer says. Returns false on a read
+ * error (reported). */
+static bool feed_fd(feeder *f, slicer *sl, int fd, const char *path) {
+    size_t cap = READ_BLOCK;
+    if (sl->mode == CLI_FEED_FIXED && sl->fixed > cap)
+        cap = sl->fixed;
+    uint8_t *buf = malloc(cap);
+    if (!buf) {
+        cli_error("out of memory");
+        return false;
+    }
+    bool ok = true, eof = false;
+    size_t have = 0;
+    size_t want = sl->mode == CLI_FEED_DEFAULT ? 1 : next_slice(sl);
+    while (!f->stopped) {
+        /* fill the buffer up to one slice (default mode: one read) */
+        while (have < want && !eof) {
+            ssize_t n = read(fd, buf + have, cap - have);
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                cli_error("%s: read error: %s", path, strerror(errno));
+                ok = false;
+                eof = true;
+                break;
+            }
+            if (n == 0)
+                eof = true;
+            have += (size_t)n;
+            if (sl->mode == CLI_FEED_DEFAULT)
+                break;
+        }
+        size_t off = 0;
+        if (sl->mode == CLI_FEED_DEFAULT) {
+            feed(f, buf, have);
+            off = have;
+        } else {
+            while (!f->stopped && (have - off >= want || (eof && off < have))) {
+                size_t k = want < have - off ? want : have - off;
+                feed(f, buf + off, k);
+                off += k;
+                want = next_slice(sl);
+            }
+        }
+        memmove(buf, buf + off, have - off);
+        have -= off;
+        if (eof && have == 0)
+            break;
+    }
+    free(buf);
+    return ok;
+}
+
+int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
+              const jfr_callbacks *cb, void *user, cli_setup_fn setup) {
+    jfr_parser *p = jfr_parser_new(opts, cb, user);
+    if (!p) {
+        cli_error("out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    feeder f = {p, cli_cb_errors, false, false};
+    uint64_t data_errors_at_start = cli_data_errors;
+    if (setup) {
+        jfr_status s = setup(p, user);
+        if (s) {
+            cli_error("%s", jfr_status_str(s));
+            jfr_parser_free(p);
+            return CLI_EXIT_ERROR;
+        }
+    }
+    bool is_stdin = strcmp(path, "-") == 0;
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        cli_error("%s: %s", path, strerror(errno));
+        jfr_parser_free(p);
+        return CLI_EXIT_ERROR;
+    }
+    const char *name = is_stdin ? "<stdin>" : path;
+    slicer sl = {g->feed_mode, g->feed_size, g->seed};
+    bool read_ok = true;
+    struct stat st;
+    void *map = MAP_FAILED;
+    size_t map_size = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size <= SIZE_MAX) {
+        map_size = (size_t)st.st_size;
+        map = mmap(NULL, map_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    }
+    if (map != MAP_FAILED) {
+        (void)madvise(map, map_size, MADV_SEQUENTIAL);
+        feed_memory(&f, &sl, map, map_size);
+    } else {
+        read_ok = feed_fd(&f, &sl, fd, name);
+    }
+    if (!read_ok)
+        f.error = true;
+    /* always finish: it reports a truncated last chunk */
+    jfr_status s = jfr_parser_finish(p);
+    if (!f.stopped)
+        report(&f, s);
+    if (map != MAP_FAILED)
+        munmap(map, map_size);
+    if (!is_stdin)
+        close(fd);
+    if (!f.error && jfr_parser_bytes(p) == 0 && jfr_parser_chunks(p) == 0) {
+        cli_error("%s: empty input, no JFR chunk", name);
+        f.error = true;
+    }
+    if (cli_cb_errors > f.cb_errors_at_start || cli_data_errors > data_errors_at_start)
+        f.error = true;
+    jfr_parser_free(p);
+    return f.error ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+}
+
+/* --------------------------------------------------------------- help */
+
+bool cli_is_help(const char *a) { return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0; }
+
+void cli_usage(FILE *out) {
+    fputs(
+        "Usage: " CLI_NAME " [GLOBAL OPTIONS] COMMAND [OPTIONS] FILE\n"
+        "\n"
+        "Read a Java Flight Recorder file (FILE, or - for standard input).\n"
+        "\n"
+        "Commands:\n"
+        "  summary FILE\n"
+        "      Version, chunks, start, duration and per-type record counts and\n"
+        "      sizes, as `jfr summary` prints them.\n"
+        "  print [--json] [--events FILTER] [--categories FILTER]\n"
+        "        [--stack-depth N] FILE\n"
+        "      Events as JSON, as `jfr print --json` prints them. FILTER is a\n"
+        "      comma-separated list of event names (qualified or simple) or\n"
+        "      quoted glob patterns; --stack-depth defaults to 5.\n"
+        "  metadata [--events FILTER] [--categories FILTER] [--ids]\n"
+        "           [--per-chunk] FILE\n"
+        "      The type system (types, fields, annotations) in the layout of\n"
+        "      `jfr metadata`. --ids adds type ids; --per-chunk prints every\n"
+        "      chunk's metadata separately, with ids and field flags.\n"
+        "\n"
+        "Global options (before or after the command):\n"
+        "  --feed-size N            feed the parser N bytes per call\n"
+        "  --feed-size random[:SEED]\n"
+        "                           feed random slices of 1..65536 bytes\n"
+        "                           (deterministic PRNG, default seed 1)\n"
+        "  -h, --help               show this help\n"
+        "  -V, --version            show the library version\n"
+        "\n"
+        "Exit status: 0 success, 1 input or parse error (output for good\n"
+        "chunks is still printed), 2 usage error.\n",
+        out);
+}
+
+int main(int argc, char **argv) {
+    cli_global g = {CLI_FEED_DEFAULT, 0, 1};
+    if (!ob_init(&cli_out, STDOUT_FILENO, (size_t)1 << 20)) {
+        fputs(CLI_NAME ": out of memory\n", stderr);
+        return CLI_EXIT_ERROR;
+    }
+    int i = 1;
+    while (i < argc) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            cli_usage(stdout);
+            return CLI_EXIT_OK;
+        }
+        if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
+            printf("%s %s\n", CLI_NAME, jfr_version_string());
+            return CLI_EXIT_OK;
+        }
+        int r = cli_take_global(&g, argc, argv, &i);
+        if (r < 0)
+            return CLI_EXIT_USAGE;
+        if (r == 0)
+            break;
+    }
+    if (i >= argc)
+        return cli_usage_error("missing command");
+    const char *cmd = argv[i];
+    int sub_argc = argc - i - 1;
+    char **sub_argv = argv + i + 1;
+    int rc;
+    if (strcmp(cmd, "summary") == 0) {
+        rc = cmd_summary(&g, sub_argc, sub_argv);
+    } else if (strcmp(cmd, "print") == 0) {
+        rc = cmd_print(&g, sub_argc, sub_argv);
+    } else if (strcmp(cmd, "metadata") == 0) {
+        rc = cmd_metadata(&g, sub_argc, sub_argv);
+    } else if (strcmp(cmd, "help") == 0) {
+        cli_usage(stdout);
+        rc = CLI_EXIT_OK;
+    } else if (cmd[0] == '-') {
+        return cli_usage_error("unknown option '%s'", cmd);
+    } else {
+        return cli_usage_error("unknown command '%s'", cmd);
+    }
+    if (!ob_flush(&cli_out)) {
+        fprintf(stderr, CLI_NAME ": write error: %s\n", strerror(errno));
+        rc = CLI_EXIT_ERROR;
+    }
+    ob_free(&cli_out);
+    return rc;
+}

@@ -1,0 +1,102 @@
+/*
+ * outbuf.c — buffered writer to a file descriptor.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#include "outbuf.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+bool ob_init(outbuf *o, int fd, size_t cap) {
+    o->buf = malloc(cap);
+    o->len = 0;
+    o->cap = o->buf ? cap : 0;
+    o->fd = fd;
+    o->failed = false;
+    return o->buf != NULL;
+}
+
+void ob_free(outbuf *o) {
+    free(o->buf);
+    o->buf = NULL;
+    o->cap = o->len = 0;
+}
+
+bool ob_flush(outbuf *o) {
+    size_t off = 0;
+    while (off < o->len && !o->failed) {
+        ssize_t n = write(o->fd, o->buf + off, o->len - off);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            o->failed = true;
+            break;
+        }
+        off += (size_t)n;
+    }
+    o->len = 0;
+    return !o->failed;
+}
+
+void ob_reserve_slow(outbuf *o, size_t n) {
+    (void)n;
+    ob_flush(o);
+}
+
+void ob_fill(outbuf *o, char c, size_t n) {
+    while (n > 0) {
+        if (o->len == o->cap)
+            ob_flush(o);
+        size_t k = o->cap - o->len;
+        if (k > n)
+            k = n;
+        memset(o->buf + o->len, c, k);
+        o->len += k;
+        n -= k;
+    }
+}
+
+void ob_u64(outbuf *o, uint64_t v) {
+    char tmp[24];
+    char *p = tmp + sizeof tmp;
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    ob_write(o, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+void ob_i64(outbuf *o, int64_t v) {
+    if (v < 0) {
+        ob_putc(o, '-');
+        ob_u64(o, (uint64_t)0 - (uint64_t)v);
+    } else {
+        ob_u64(o, (uint64_t)v);
+    }
+}
+
+void ob_printf(outbuf *o, const char *fmt, ...) {
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof tmp) {
+        ob_write(o, tmp, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    ob_write(o, big, (size_t)n);
+    free(big);
+}

@@ -1,0 +1,72 @@
+/*
+ * outbuf.h — a simple buffered writer to a file descriptor (stdout).
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#ifndef JFRSTREAM_CLI_OUTBUF_H
+#define JFRSTREAM_CLI_OUTBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct outbuf {
+    char *buf;
+    size_t len;
+    size_t cap;
+    int fd;
+    bool failed; /* a write error happened (EPIPE, ENOSPC, ...) */
+} outbuf;
+
+/* Initialise with a heap buffer of `cap` bytes writing to `fd`. */
+bool ob_init(outbuf *o, int fd, size_t cap);
+void ob_free(outbuf *o);
+/* Write everything buffered. Returns false on a write error. */
+bool ob_flush(outbuf *o);
+/* Slow path of the inline helpers: make room for n bytes. */
+void ob_reserve_slow(outbuf *o, size_t n);
+
+static inline void ob_write(outbuf *o, const char *s, size_t n) {
+    if (o->cap - o->len < n) {
+        ob_reserve_slow(o, n);
+        if (o->cap - o->len < n) { /* larger than the whole buffer */
+            size_t off = 0;
+            while (off < n) {
+                size_t k = o->cap - o->len;
+                if (k > n - off)
+                    k = n - off;
+                memcpy(o->buf + o->len, s + off, k);
+                o->len += k;
+                off += k;
+                if (o->len == o->cap)
+                    ob_flush(o);
+            }
+            return;
+        }
+    }
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+}
+
+static inline void ob_putc(outbuf *o, char c) {
+    if (o->len == o->cap)
+        ob_reserve_slow(o, 1);
+    o->buf[o->len++] = c;
+}
+
+static inline void ob_puts(outbuf *o, const char *s) { ob_write(o, s, strlen(s)); }
+
+/* Repeat character c n times. */
+void ob_fill(outbuf *o, char c, size_t n);
+/* Decimal integers. */
+void ob_i64(outbuf *o, int64_t v);
+void ob_u64(outbuf *o, uint64_t v);
+/* printf-style (slow path, for rare output). */
+void ob_printf(outbuf *o, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif
