@@ -402,7 +402,9 @@ jfr_status jfr_event_thread(const jfr_event *e, jfr_thread *out);
 jfr_status jfr_event_stack(const jfr_event *e, jfr_stack *out);
 jfr_status jfr_value_stack(const jfr_value *v, jfr_stack *out);
 jfr_status jfr_stack_frame(const jfr_stack *s, uint32_t i, jfr_frame *out);
-/* A java.lang.Class value -> its name; a jdk.types.Method value -> parts. */
+/* A java.lang.Class value -> its name; a jdk.types.Method value -> its
+ * class_name, method_name and descriptor members of *out (always written:
+ * NULL/0 when absent or for a NULL value; the other members are untouched). */
 jfr_status jfr_value_class_name(const jfr_value *cls, const char **name, size_t *len);
 jfr_status jfr_value_method(const jfr_value *m, jfr_frame *out);
 

@@ -73,13 +73,18 @@ static jfr_status map_subscriptions(jfr_parser *p) {
     uint32_t nt = p->md->pub.ntypes;
     if (p->tcap < (size_t)nt + 1) {
         size_t cap = (size_t)nt + 1;
+        uint32_t *start = jfr__alloc(a, cap * sizeof *start);
+        uint8_t *want = jfr__alloc(a, cap);
+        if (!start || !want) {
+            jfr__free(a, start, cap * sizeof *start);
+            jfr__free(a, want, cap);
+            return JFR_NOMEM;
+        }
         jfr__free(a, p->tsub_start, p->tcap * sizeof *p->tsub_start);
         jfr__free(a, p->want, p->tcap);
-        p->tsub_start = jfr__alloc(a, cap * sizeof *p->tsub_start);
-        p->want = jfr__alloc(a, cap);
-        p->tcap = p->tsub_start && p->want ? cap : 0;
-        if (!p->tcap)
-            return JFR_NOMEM;
+        p->tsub_start = start;
+        p->want = want;
+        p->tcap = cap;
     }
     memset(p->tsub_start, 0, ((size_t)nt + 1) * sizeof *p->tsub_start);
     /* counting sort of subscriptions by type index */

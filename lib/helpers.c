@@ -154,9 +154,12 @@ jfr_status jfr_value_class_name(const jfr_value *cls, const char **name, size_t 
 jfr_status jfr_value_method(const jfr_value *m, jfr_frame *out) {
     if (!m || !out)
         return JFR_INVALID_ARG;
-    const jfr_known *k = known_of(m);
+    /* the method's members are always written; line/bci/type are not ours */
+    out->class_name = out->method_name = out->descriptor = NULL;
+    out->class_name_len = out->method_name_len = out->descriptor_len = 0;
     if (m->kind == JFR_KIND_NULL)
         return JFR_OK;
+    const jfr_known *k = known_of(m);
     if (m->kind != JFR_KIND_OBJECT || m->type != k->method)
         return JFR_TYPE_MISMATCH;
     field_string(m, k->m_name, &out->method_name, &out->method_name_len);

@@ -388,6 +388,7 @@ jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
     md->types = jfr__arena_alloc(a, &md->arena, (ntypes ? ntypes : 1) * sizeof(jfr_type), _Alignof(jfr_type));
     const jfr_type **tptr = jfr__arena_alloc(a, &md->arena, (ntypes ? ntypes : 1) * sizeof(jfr_type *), _Alignof(jfr_type *));
     md->tinfo = jfr__calloc(a, (ntypes ? ntypes : 1) * sizeof(jfr_tinfo));
+    md->pub.ntypes = ntypes; /* metadata_free sizes tinfo by it */
     uint32_t cap = 16;
     while (cap < ntypes * 2u)
         cap *= 2;
