@@ -232,6 +232,23 @@ static jfr_status index_unit(jfr_parser *p) {
         c->pbase = c->base;
         c->psize = c->size;
     }
+    return JFR_OK;
+}
+
+/* Index the unit's checkpoints. A finished chunk whose events nobody wants
+ * (a walk, a summary) skips this: it is most of the cost of a walk. A live
+ * chunk always indexes: later segments may need these pools. */
+static jfr_status index_pools(jfr_parser *p) {
+    jfr_chunk *c = &p->chunk;
+    if (!p->live) {
+        bool any = false;
+        for (uint32_t i = 0; i < c->md->pub.ntypes && !any; i++)
+            any = p->want[i];
+        if (!any)
+            return JFR_OK;
+    }
+    rec r;
+    jfr_status s;
     for (uint64_t pos = c->first_rec; pos < c->size; pos += r.size) {
         read_rec(c, pos, &r);
         if (r.type == 1 && (s = index_checkpoint(p, &r)))
@@ -264,9 +281,8 @@ static void make_event(jfr_parser *p, const rec *r, const jfr_type *t, jfr_event
     e->end_nanos = (int64_t)((uint64_t)e->start_nanos + (uint64_t)e->duration_nanos);
 }
 
-/* Generic handler, then per-type handlers; resumable at p->rec_stage. */
-static int deliver(jfr_parser *p, const rec *r) {
-    const jfr_type *t = jfr__md_type_by_id(p->chunk.md, r->type);
+/* Generic handler, then per-type handlers; resumable at p->ev_stage. */
+static int deliver(jfr_parser *p, const rec *r, const jfr_type *t) {
     if (!t || !p->want[t->index])
         return JFR_CB_CONTINUE;
     jfr_event e;
@@ -368,6 +384,8 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
                 return s;
             }
             p->subs_dirty = false;
+            if ((s = index_pools(p)))
+                return s;
             if (p->opt.ordered && (s = build_order(p))) {
                 jfr__fail(p, s, abs_off(p, 0), "cannot order the chunk's events");
                 return s;
@@ -386,17 +404,17 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
             while (p->rec_pos < c->size) {
                 rec r;
                 read_rec(c, p->rec_pos, &r);
+                const jfr_type *t = r.type > 1 ? jfr__md_type_by_id(c->md, r.type) : NULL;
                 if (!p->rec_done) {
                     p->rec_done = true;
                     if (p->cb.on_record) {
-                        const jfr_type *t = r.type > 1 ? jfr__md_type_by_id(c->md, r.type) : NULL;
                         jfr_record jr = {c->index, abs_off(p, r.pos), r.size, r.type,
                                          t && t->is_event ? t : NULL};
                         if ((s = cb_result(p, p->cb.on_record(p, &jr, p->user))))
                             return s;
                     }
                 }
-                if (r.type > 1 && !p->opt.ordered && (rc = deliver(p, &r)) != JFR_CB_CONTINUE)
+                if (t && !p->opt.ordered && (rc = deliver(p, &r, t)) != JFR_CB_CONTINUE)
                     return cb_result(p, rc);
                 p->rec_pos += r.size;
                 p->rec_done = false;
@@ -409,7 +427,7 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
                 while (p->ord_i < p->nord) {
                     rec r;
                     read_rec(c, p->ord[p->ord_i].pos, &r);
-                    rc = deliver(p, &r);
+                    rc = deliver(p, &r, jfr__md_type_by_id(c->md, r.type));
                     if (rc != JFR_CB_CONTINUE)
                         return cb_result(p, rc);
                     p->ord_i++;

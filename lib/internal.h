@@ -53,9 +53,11 @@ typedef enum jfr_op {
     JFR_OP_STRUCT, /* inline struct of field->type */
     JFR_OP_POOL    /* constant-pool key */
 } jfr_op;
+/* Or-ed into a field's op when the field is an array (dimension 1). */
+#define JFR_OP_ARRAY 0x80
 
 typedef struct jfr_tinfo {
-    uint8_t *ops;        /* per field: jfr_op */
+    uint8_t *ops;        /* per field: jfr_op, | JFR_OP_ARRAY for arrays */
     uint32_t min_size;   /* minimum bytes a value of this type occupies */
     uint32_t nops;       /* decode steps of one inline value (saturated) */
     bool bad;            /* recursive or too large: values can't be decoded */
@@ -81,6 +83,8 @@ typedef struct jfr_mdtab {
     jfr_tinfo *tinfo;       /* by type index */
     uint32_t *id_slots;     /* open addressing: id -> index+1 */
     uint32_t id_mask;
+    uint32_t *by_id;        /* direct table id -> index+1 when ids are small */
+    uint32_t nby_id;
     const jfr_type *t_string; /* java.lang.String, or NULL */
     jfr_known known;
     size_t bytes;           /* approx memory held, for statistics */
@@ -95,7 +99,14 @@ jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
 void jfr__metadata_free(const jfr_allocator *a, jfr_mdtab *m);
 /* helpers.c: fill md->known and the per-type thread/stack field indexes. */
 void jfr__known_init(jfr_mdtab *m);
-const jfr_type *jfr__md_type_by_id(const jfr_mdtab *m, uint64_t id);
+const jfr_type *jfr__md_type_by_id_slow(const jfr_mdtab *m, uint64_t id);
+static inline const jfr_type *jfr__md_type_by_id(const jfr_mdtab *m, uint64_t id) {
+    if (id < m->nby_id) {
+        uint32_t s = m->by_id[id];
+        return s ? &m->types[s - 1] : NULL;
+    }
+    return m->by_id ? NULL : jfr__md_type_by_id_slow(m, id);
+}
 
 /* ---------------------------------------------------------------- pool.c */
 

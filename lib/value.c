@@ -24,24 +24,57 @@ static inline const jfr_tinfo *tinfo(const jfr_chunk *c, const jfr_type *t) {
 static jfr_status skip_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
                            uint8_t op, uint32_t depth);
 
+/* One field's value (array-aware: op may carry JFR_OP_ARRAY). */
+static jfr_status skip_field(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
+                             uint8_t op, uint32_t depth) {
+    if (!(op & JFR_OP_ARRAY))
+        return skip_one(c, cur, t, op, depth);
+    uint32_t n;
+    if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
+        return JFR_BAD_EVENT;
+    op &= (uint8_t)~JFR_OP_ARRAY;
+    for (uint32_t k = 0; k < n; k++) {
+        jfr_status s = skip_one(c, cur, t, op, depth);
+        if (s)
+            return s;
+    }
+    return JFR_OK;
+}
+
+/* The hot loop of pool indexing and field access: scalar ops inline. */
 static jfr_status skip_struct(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
                               uint32_t depth) {
     const jfr_tinfo *inf = tinfo(c, t);
     if (inf->bad || depth > JFR_MAX_DEPTH)
         return JFR_BAD_EVENT;
+    const uint8_t *ops = inf->ops;
+    bool varints = c->compressed;
     for (uint32_t i = 0; i < t->nfields; i++) {
-        const jfr_field *f = &t->fields[i];
-        jfr_status s;
-        if (f->array) {
-            uint32_t n;
-            if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
+        uint8_t op = ops[i];
+        switch (op) {
+        case JFR_OP_BOOLEAN:
+        case JFR_OP_BYTE:
+            if (cur->p >= cur->end)
                 return JFR_BAD_EVENT;
-            for (uint32_t k = 0; k < n; k++)
-                if ((s = skip_one(c, cur, f->type, inf->ops[i], depth + 1)))
-                    return s;
-        } else if ((s = skip_one(c, cur, f->type, inf->ops[i], depth + 1))) {
-            return s;
+            cur->p++;
+            continue;
+        case JFR_OP_CHAR:
+        case JFR_OP_SHORT:
+        case JFR_OP_INT:
+        case JFR_OP_LONG:
+        case JFR_OP_POOL:
+            if (varints) {
+                if (!jfr_cur_skip_varint(cur))
+                    return JFR_BAD_VARINT;
+                continue;
+            }
+            break;
+        default:
+            break;
         }
+        jfr_status s = skip_field(c, cur, t->fields[i].type, op, depth + 1);
+        if (s)
+            return s;
     }
     return JFR_OK;
 }
@@ -294,6 +327,7 @@ static inline void value_init(jfr_value *out, const jfr_field *f) {
 static jfr_status read_field(const jfr_chunk *c, jfr_cur *cur, const jfr_field *f,
                              uint8_t op, uint32_t depth, jfr_value *out) {
     value_init(out, f);
+    op &= (uint8_t)~JFR_OP_ARRAY;
     if (!f->array)
         return read_one(c, cur, f->type, op, depth, out);
     uint32_t n;
@@ -329,18 +363,9 @@ jfr_status jfr_value_field(const jfr_value *obj, uint32_t index, jfr_value *out)
         return JFR_BAD_EVENT;
     jfr_cur cur = cur_at(c, obj->pos_);
     for (uint32_t i = 0; i < index; i++) {
-        const jfr_field *f = &t->fields[i];
-        jfr_status s;
-        if (f->array) {
-            uint32_t n;
-            if (!jfr_cur_count(&cur, &n) || n > (size_t)(cur.end - cur.p))
-                return JFR_BAD_EVENT;
-            for (uint32_t k = 0; k < n; k++)
-                if ((s = skip_one(c, &cur, f->type, inf->ops[i], obj->depth_ + 1)))
-                    return s;
-        } else if ((s = skip_one(c, &cur, f->type, inf->ops[i], obj->depth_ + 1))) {
+        jfr_status s = skip_field(c, &cur, t->fields[i].type, inf->ops[i], obj->depth_ + 1);
+        if (s)
             return s;
-        }
     }
     return read_field(c, &cur, &t->fields[index], inf->ops[index], obj->depth_ + 1, out);
 }

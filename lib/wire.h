@@ -67,6 +67,20 @@ static inline bool jfr_cur_varint(jfr_cur *c, uint64_t *v) {
     return false; /* unreachable */
 }
 
+/* Skip a varint without decoding it. */
+static inline bool jfr_cur_skip_varint(jfr_cur *c) {
+    const uint8_t *p = c->p;
+    size_t avail = (size_t)(c->end - p);
+    size_t lim = avail < 9 ? avail : 9;
+    for (size_t i = 0; i < lim; i++) {
+        if (i == 8 || !(p[i] & 0x80)) {
+            c->p = p + i + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
 static inline bool jfr_cur_u8(jfr_cur *c, uint8_t *v) {
     if (c->p >= c->end)
         return false;
