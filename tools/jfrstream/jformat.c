@@ -292,7 +292,13 @@ static int64_t floor_div(int64_t a, int64_t b) {
     return q;
 }
 
-static int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
+/* Without a multiplication: floor_div(a, b) * b overflows near INT64_MIN. */
+static int64_t floor_mod(int64_t a, int64_t b) {
+    int64_t m = a % b;
+    if (m != 0 && ((m < 0) != (b < 0)))
+        m += b;
+    return m;
+}
 
 static char *put_u64(char *p, uint64_t v) {
     char tmp[24];
