@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# cli-errors.sh — exit statuses and error messages of the jfrstream CLI.
+#
+# usage: test/cli-errors.sh JFRSTREAM FILE.jfr
+#
+#   0 ok; 1 bad input with "jfrstream: ..." on stderr and the output of the
+#   good chunks before the damage still printed; 2 usage errors.
+set -uo pipefail
+if [ $# -ne 2 ]; then
+    echo "usage: $0 JFRSTREAM FILE.jfr" >&2
+    exit 2
+fi
+bin=$1
+file=$2
+[ -f "$file" ] || { echo "SKIP: $file not found"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+expect() { # want-status name args...
+    local want=$1 name=$2
+    shift 2
+    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    local msg
+    msg=$(head -c 200 "$tmp/err" | tr '\n' ' ')
+    if [ "$rc" != "$want" ]; then
+        echo "FAIL: $name: exit $rc, want $want (stderr: $msg)"
+        fails=$((fails + 1))
+        return 1
+    fi
+    if [ "$want" != 0 ] && ! grep -q '^jfrstream: ' "$tmp/err" && [ "$want" = 1 ]; then
+        echo "FAIL: $name: exit $rc but stderr has no 'jfrstream: ' message: $msg"
+        fails=$((fails + 1))
+        return 1
+    fi
+    if [ "$want" = 2 ] && [ ! -s "$tmp/err" ]; then
+        echo "FAIL: $name: usage error without a message on stderr"
+        fails=$((fails + 1))
+        return 1
+    fi
+    echo "ok: $name -> $rc ${msg:+($msg)}"
+    return 0
+}
+
+expect 2 "no arguments"
+expect 2 "unknown command" frobnicate "$file"
+expect 2 "summary without a file" summary
+expect 2 "bad --feed-size" --feed-size zero summary "$file"
+expect 2 "--feed-size 0" --feed-size 0 summary "$file"
+expect 2 "unknown option" print --no-such-option "$file"
+expect 1 "missing file" summary "$tmp/does-not-exist.jfr"
+printf 'not a recording at all, just a line of text that is longer than a chunk header\n' >"$tmp/text.jfr"
+if expect 1 "not a JFR file" summary "$tmp/text.jfr"; then
+    grep -q -i 'magic' "$tmp/err" || { echo "FAIL: not a JFR file: the message does not say 'magic': $(head -c 200 "$tmp/err")"; fails=$((fails + 1)); }
+fi
+: >"$tmp/empty.jfr"
+rc=0
+"$bin" summary "$tmp/empty.jfr" >/dev/null 2>&1 || rc=$?
+echo "info: empty file -> exit $rc"
+
+size=$(stat -c %s "$file")
+head -c $((size / 2)) "$file" >"$tmp/half.jfr"
+expect 1 "truncated file (summary)" summary "$tmp/half.jfr"
+grep -q -i 'chunk' "$tmp/err" || { echo "FAIL: truncated: message does not name the chunk"; fails=$((fails + 1)); }
+expect 1 "truncated file (print --json)" print --json "$tmp/half.jfr"
+
+# a good chunk followed by a truncated one: the good chunk's events are printed
+cat "$file" "$tmp/half.jfr" >"$tmp/good-then-cut.jfr"
+good_rc=0
+"$bin" print --json --stack-depth 64 "$file" >"$tmp/good.json" 2>/dev/null || good_rc=$?
+if [ "$good_rc" != 0 ] || ! grep -q '"type"' "$tmp/good.json"; then
+    echo "FAIL: print --json of the good file: exit $good_rc, $(grep -c '"type"' "$tmp/good.json") \"type\" lines"
+    fails=$((fails + 1))
+elif expect 1 "good chunk + truncated chunk (print --json)" print --json --stack-depth 64 "$tmp/good-then-cut.jfr"; then
+    good_events=$(grep -c '"type"' "$tmp/good.json" || true)
+    got_events=$(grep -c '"type"' "$tmp/out" || true)
+    if [ "$got_events" -lt "$good_events" ]; then
+        echo "FAIL: good chunk + truncated chunk: only $got_events of the good chunk's $good_events \"type\" lines printed"
+        fails=$((fails + 1))
+    else
+        echo "ok: the good chunk's output was printed before the error ($got_events \"type\" lines, good chunk alone: $good_events)"
+    fi
+fi
+expect 1 "good chunk + truncated chunk (summary)" summary "$tmp/good-then-cut.jfr"
+cat "$file" "$file" >"$tmp/two.jfr"
+expect 0 "two good chunks (summary)" summary "$tmp/two.jfr"
+echo "cli-errors: $fails failures"
+[ "$fails" = 0 ]

@@ -1,0 +1,361 @@
+"""livelib.py — helpers of the live end-to-end tests (test/live/*.py).
+
+Python 3 standard library only. Everything is bounded in time; every child
+process is started here and killed (by its own pid) when a test ends.
+"""
+import fcntl
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SEQ_JAVA = os.path.join(HERE, "SeqWorkload.java")
+PUMP_JAVA = os.path.join(ROOT, "tools", "jfr-pump", "JfrPump.java")
+JDK25 = "/usr/lib/jvm/temurin-25-jdk-amd64"
+
+SKIP = 77
+_children = []
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def result(name, ok, detail):
+    print("%s: %s: %s" % ("PASS" if ok else "FAIL", name, detail), flush=True)
+    return 0 if ok else 1
+
+
+def skip(name, why):
+    print("SKIP: %s: %s" % (name, why), flush=True)
+    return SKIP
+
+
+# ------------------------------------------------------------------ java
+
+def java_bin(home=None):
+    """The java launcher of a JDK home, or the one on PATH; None if absent."""
+    if home:
+        j = os.path.join(home, "bin", "java")
+        return j if os.access(j, os.X_OK) else None
+    return shutil.which("java")
+
+
+def jfr_bin(java):
+    j = os.path.join(os.path.dirname(os.path.realpath(java)), "jfr")
+    return j if os.access(j, os.X_OK) else shutil.which("jfr")
+
+
+def java_major(java):
+    out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60).stderr
+    m = re.search(r'version "(\d+)(?:\.(\d+))?', out)
+    if not m:
+        return 0
+    major = int(m.group(1))
+    return int(m.group(2)) if major == 1 else major
+
+
+# ------------------------------------------------------------- processes
+
+def start(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+          **kw):
+    p = subprocess.Popen(args, stdin=stdin, stdout=stdout, stderr=stderr, **kw)
+    _children.append(p)
+    return p
+
+
+def cleanup():
+    """Kill every child still running (each by its pid)."""
+    for p in _children:
+        if p.poll() is None:
+            try:
+                p.kill()
+            except OSError:
+                pass
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+
+
+def wait(p, timeout, name):
+    try:
+        return p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        log("  %s did not end within %.0f s: killed" % (name, timeout))
+        p.kill()
+        p.wait(timeout=10)
+        return None
+
+
+class Lines:
+    """Read a child's pipe line by line in a thread; keep (arrival ns, line)."""
+
+    def __init__(self, pipe, keep=True, echo=None):
+        self.lines = []
+        self.keep = keep
+        self.echo = echo
+        self.count = 0
+        self.cond = threading.Condition()
+        self.done = False
+        self.t = threading.Thread(target=self._run, args=(pipe,), daemon=True)
+        self.t.start()
+
+    def _run(self, pipe):
+        for raw in iter(pipe.readline, b""):
+            now = time.time_ns()
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            if self.echo:
+                self.echo(line)
+            with self.cond:
+                if self.keep:
+                    self.lines.append((now, line))
+                self.count += 1
+                self.cond.notify_all()
+        with self.cond:
+            self.done = True
+            self.cond.notify_all()
+
+    def wait_for(self, pattern, timeout):
+        """The first match of regex `pattern` in a line, waiting up to timeout."""
+        rx = re.compile(pattern)
+        end = time.monotonic() + timeout
+        i = 0
+        with self.cond:
+            while True:
+                while i < len(self.lines):
+                    m = rx.search(self.lines[i][1])
+                    if m:
+                        return m
+                    i += 1
+                left = end - time.monotonic()
+                if left <= 0 or self.done:
+                    return None
+                self.cond.wait(left)
+
+    def join(self, timeout=10):
+        self.t.join(timeout)
+
+    def text(self):
+        return "\n".join(l for _, l in self.lines)
+
+
+# ------------------------------------------------------------- workloads
+
+def seq_workload(java, args, jvm_opts=(), cwd=None):
+    """Start SeqWorkload; returns (process, stdout Lines, stderr Lines)."""
+    p = start([java] + list(jvm_opts) + [SEQ_JAVA] + list(args), cwd=cwd)
+    return p, Lines(p.stdout), Lines(p.stderr)
+
+
+def pump(java, args):
+    p = start([java, PUMP_JAVA] + list(args))
+    return p, Lines(p.stdout), Lines(p.stderr)
+
+
+def workload_pid(out, timeout=60):
+    m = out.wait_for(r"^pid=(\d+)", timeout)
+    return int(m.group(1)) if m else None
+
+
+# ------------------------------------------------------------- checks
+
+def seq_report(lines, last):
+    """Check the jfrstream.Seq JSON lines: returns (ok, text, stats)."""
+    seen = {}
+    lat = []
+    bad = 0
+    batches = []  # [arrival of the first line, newest commit] per burst of lines
+    for t, line in lines:
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            bad += 1
+            continue
+        if ev.get("type") != "jfrstream.Seq":
+            continue
+        v = ev["values"]
+        s = v["seq"]
+        seen[s] = seen.get(s, 0) + 1
+        lat.append((t - v["commitNanos"]) / 1e6)
+        if not batches or t - batches[-1][2] > 200_000_000:
+            batches.append([t, v["commitNanos"], t])
+        else:
+            batches[-1][1] = max(batches[-1][1], v["commitNanos"])
+            batches[-1][2] = t
+    expected = last + 1 if last is not None else 0
+    lost = sum(1 for s in range(expected) if s not in seen)
+    dup = sum(c - 1 for c in seen.values() if c > 1)
+    extra = sum(1 for s in seen if s < 0 or s >= expected)
+    st = {"expected": expected, "received": sum(seen.values()), "lost": lost, "dup": dup,
+          "extra": extra, "bad_lines": bad}
+    if batches:
+        # newest event of a burst (committed just before the flush) -> its
+        # arrival: the delay of the pipeline after the JVM's flush
+        st["bursts"] = len(batches)
+        st["pipe_median_ms"] = statistics.median((b[0] - b[1]) / 1e6 for b in batches)
+    if lat:
+        lat.sort()
+        st["lat_median_ms"] = statistics.median(lat)
+        st["lat_p99_ms"] = lat[min(len(lat) - 1, int(round(0.99 * (len(lat) - 1))))]
+        st["lat_max_ms"] = lat[-1]
+        st["lat_min_ms"] = lat[0]
+    ok = expected > 0 and lost == 0 and dup == 0 and extra == 0 and bad == 0
+    text = "seq expected %d received %d lost %d duplicated %d extra %d bad-lines %d" % (
+        expected, st["received"], lost, dup, extra, bad)
+    if lat:
+        text += "; latency median %.0f ms p99 %.0f ms (min %.0f, max %.0f)" % (
+            st["lat_median_ms"], st["lat_p99_ms"], st["lat_min_ms"], st["lat_max_ms"])
+    if batches:
+        text += "; %d bursts, newest event of a burst -> stdout median %.0f ms" % (
+            st["bursts"], st["pipe_median_ms"])
+    return ok, text, st
+
+
+SUM_ROW = re.compile(r"^ (\S.*?)\s+(-?\d+)\s+(-?\d+)\s*$")
+
+
+def parse_summary(text):
+    """`jfr summary` text -> (chunks, {type: (count, size)}). Names are
+    normalised: JDK 17 prints jdk.CheckPoint, JDK 25 jdk.Checkpoint."""
+    chunks = None
+    rows = {}
+    table = False
+    for line in text.splitlines():
+        m = re.match(r"^ Chunks: (\d+)", line)
+        if m:
+            chunks = int(m.group(1))
+        if line.startswith("====="):
+            table = True
+            continue
+        if table:
+            m = SUM_ROW.match(line)
+            if m:
+                name = m.group(1).strip()
+                if name == "jdk.CheckPoint":
+                    name = "jdk.Checkpoint"
+                rows[name] = (int(m.group(2)), int(m.group(3)))
+            elif line.strip() == "" or not line.startswith(" "):
+                table = False
+    return chunks, rows
+
+
+def compare_tables(ours, ref):
+    """Differences between two {type: (count, size)} (types with count 0 in
+    one and absent in the other are equal)."""
+    diffs = []
+    for name in sorted(set(ours) | set(ref)):
+        a = ours.get(name, (0, 0))
+        b = ref.get(name, (0, 0))
+        if a != b:
+            diffs.append("%s: ours %s, reference %s" % (name, a, b))
+    return diffs
+
+
+def chunks_of(path):
+    """Split a finished .jfr file: [(start_nanos, bytes)]."""
+    data = open(path, "rb").read()
+    out = []
+    off = 0
+    while off + 68 <= len(data):
+        if data[off:off + 4] != b"FLR\0":
+            break
+        size = struct.unpack(">q", data[off + 8:off + 16])[0]
+        start = struct.unpack(">q", data[off + 32:off + 40])[0]
+        if size <= 68:
+            break
+        out.append((start, data[off:off + size]))
+        off += size
+    return out
+
+
+def live_header_offsets(data):
+    """Offsets of the chunk headers of a live-stream capture: the stream's
+    rewritten headers (size 68, state 1), not the headers embedded in
+    chunk-header checkpoints."""
+    out = []
+    i = data.find(b"FLR\0\x00\x02")
+    while i >= 0:
+        if (i + 68 <= len(data) and struct.unpack(">q", data[i + 8:i + 16])[0] == 68
+                and data[i + 64] != 0):
+            out.append(i)
+        i = data.find(b"FLR\0\x00\x02", i + 1)
+    return out
+
+
+def live_chunk_starts(path):
+    """Chunk start times (epoch ns) of the headers in a live-stream capture."""
+    data = open(path, "rb").read()
+    return [struct.unpack(">q", data[i + 32:i + 40])[0] for i in live_header_offsets(data)]
+
+
+def run(args, timeout, **kw):
+    return subprocess.run(args, capture_output=True, timeout=timeout, **kw)
+
+
+# ------------------------------------------------------------- listener
+
+def start_listener(jfrstream, args, keep_stdout=True):
+    """Start `jfrstream listen 127.0.0.1:0 ARGS`; returns (proc, out, err, port)."""
+    p = start([jfrstream, "listen", "127.0.0.1:0"] + list(args))
+    out = Lines(p.stdout, keep=keep_stdout)
+    err = Lines(p.stderr)
+    m = err.wait_for(r"listening on 127\.0\.0\.1:(\d+)", 10)
+    return p, out, err, (int(m.group(1)) if m else None)
+
+
+def connect(port, timeout=10):
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+
+
+# ------------------------------------------------------------- capture
+
+def ensure_capture(workdir, java, name="capture.bin", seconds=5):
+    """A live-stream capture of SeqWorkload by the pump (--out), cached in
+    workdir (made once, under a lock). Returns (path, last seq) or (None, why)."""
+    os.makedirs(workdir, exist_ok=True)
+    path = os.path.join(workdir, name)
+    meta = path + ".last"
+    with open(os.path.join(workdir, name + ".lock"), "w") as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)
+        if os.path.exists(path) and os.path.exists(meta):
+            return path, int(open(meta).read())
+        log("making the live capture %s (SeqWorkload + jfr-pump --out, %d s)" % (path, seconds))
+        tmp = path + ".tmp"
+        w, wout, werr = seq_workload(java, ["--rate", "1000", "--duration", str(seconds - 2),
+                                            "--wait-enabled", "60", "--rotate", "1.3",
+                                            "--linger", "120"])
+        try:
+            pid = workload_pid(wout)
+            if not pid:
+                return None, "SeqWorkload did not start: " + werr.text()[-500:]
+            pp, pout, perr = pump(java, ["--pid", str(pid), "--duration", "%ds" % seconds,
+                                         "--settings", "profile", "--out", tmp])
+            rc = wait(pp, 90, "jfr-pump")
+            perr.join()
+            if rc != 0:
+                return None, "jfr-pump exit %s: %s" % (rc, perr.text()[-800:])
+            m = wout.wait_for(r"^last=(-?\d+)", 30)
+            if not m:
+                return None, "SeqWorkload did not finish: " + werr.text()[-500:]
+            last = int(m.group(1))
+        finally:
+            if w.poll() is None:
+                w.send_signal(signal.SIGTERM)
+                wait(w, 30, "SeqWorkload")
+        os.rename(tmp, path)
+        with open(meta, "w") as f:
+            f.write(str(last))
+        return path, last

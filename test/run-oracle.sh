@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# run-oracle.sh — compare jfrstream with the JDK's `jfr` on real recordings.
+#
+# usage: test/run-oracle.sh JFRSTREAM WORKDIR [recordings|producers|all]
+#
+#   recordings  make recordings with test/java/Workload.java under every JDK
+#               present (17, and 25 when installed; test/gen-recordings.sh) into
+#               WORKDIR/recordings — cached: remade only when Workload.java, the
+#               generator or the JDKs change — and compare each one; plus an
+#               --events filter run and a run with --feed-size random:7.
+#   producers   gunzip ../shared/data/producers/*.jfr.gz (beside the checkout)
+#               into WORKDIR/producers and compare each one; skipped with a
+#               message when that folder is absent (a user's clone).
+#
+# The reference is JDK 25's jfr when installed, else JDK 17's with the
+# documented 17-vs-25 differences tolerated (see test/oracle.py). JDK25_HOME=none
+# hides an installed JDK 25 (to try what CI sees with JDK 17 only).
+# Exit: 0 equal, 1 differences, 77 skipped (no JDK / no data).
+set -euo pipefail
+
+if [ $# -lt 2 ]; then
+    echo "usage: $0 JFRSTREAM WORKDIR [recordings|producers|all]" >&2
+    exit 2
+fi
+jfrstream=$(readlink -f "$1")
+work=$2
+what=${3:-all}
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+
+# ------------------------------------------------------------ reference tool
+jfr_of_version() { # $1 = major -> a jfr binary of that JDK, or nothing
+    local v=$1 var="JDK$1_HOME" c
+    [ "${!var:-}" = none ] && return # JDK25_HOME=none: act as if absent
+    if [ -n "${!var:-}" ] && [ -x "${!var}/bin/jfr" ]; then echo "${!var}/bin/jfr"; return; fi
+    for c in /usr/lib/jvm/*"$v"*/bin/jfr; do
+        [ -x "$c" ] && { echo "$c"; return; }
+    done
+}
+ref=$(jfr_of_version 25)
+if [ -z "$ref" ]; then
+    ref=$(command -v jfr || true)
+    [ -z "$ref" ] && ref=$(jfr_of_version 17)
+    if [ -n "$ref" ]; then
+        echo "run-oracle: no JDK 25 found; reference is $ref (documented 17-vs-25 differences tolerated)"
+    fi
+fi
+if [ -z "$ref" ]; then
+    echo "run-oracle: SKIP: no JDK 'jfr' tool found (install openjdk-17-jdk-headless, or set JDK25_HOME)"
+    exit 77
+fi
+echo "run-oracle: reference: $ref ($("$ref" version 2>/dev/null | head -1))"
+
+status=0
+ran=0
+oracle() {
+    local rc=0
+    python3 "$here/oracle.py" --jfrstream "$jfrstream" --jfr "$ref" --exact-numbers "$@" || rc=$?
+    if [ "$rc" = 77 ]; then
+        return 0
+    fi
+    ran=1
+    [ "$rc" = 0 ] || status=1
+}
+
+# -------------------------------------------------------------- recordings
+if [ "$what" = recordings ] || [ "$what" = all ]; then
+    if ! command -v java >/dev/null 2>&1 && [ -z "${JDK17_HOME:-}${JDK25_HOME:-}" ] &&
+        ! ls /usr/lib/jvm/*/bin/java >/dev/null 2>&1; then
+        echo "run-oracle: no 'java' found: cannot make recordings (skipped)"
+    else
+        rec="$work/recordings"
+        stamp="$(stat -c '%Y %s' "$here/java/Workload.java" "$here/gen-recordings.sh" | tr '\n' ' ')"
+        stamp="$stamp $(printf '%s ' /usr/lib/jvm/*/) ${JDK17_HOME:-} ${JDK25_HOME:-}"
+        if [ -f "$rec/.stamp" ] && [ "$(cat "$rec/.stamp")" = "$stamp" ] &&
+            ls "$rec"/*.jfr >/dev/null 2>&1; then
+            echo "run-oracle: recordings up to date in $rec"
+        else
+            rm -rf "$rec"
+            mkdir -p "$rec"
+            t0=$(date +%s)
+            grc=0
+            "$here/gen-recordings.sh" "$rec" || grc=$?
+            if [ "$grc" = 0 ]; then
+                echo "$stamp" >"$rec/.stamp"
+                echo "run-oracle: recordings made in $(($(date +%s) - t0)) s"
+            elif [ "$grc" = 77 ]; then
+                echo "run-oracle: no usable JDK to make recordings (skipped)"
+            else
+                echo "run-oracle: FAIL: gen-recordings.sh exit $grc"
+                status=1
+            fi
+        fi
+        files=("$rec"/*.jfr)
+        if [ -e "${files[0]}" ]; then
+            echo "=== oracle: ${#files[@]} generated recordings"
+            oracle "${files[@]}"
+            profiles=("$rec"/*-profile.jfr)
+            profile=${profiles[0]}
+            if [ -f "$profile" ]; then
+                echo "=== oracle: --events filter on $(basename "$profile")"
+                oracle --no-summary --no-metadata \
+                    --events 'jfrstream.Scalars,jfrstream.Strings,jdk.ExecutionSample,jdk.ThreadSleep' "$profile"
+            fi
+            multis=("$rec"/*-multichunk.jfr)
+            multi=${multis[0]}
+            if [ -f "$multi" ]; then
+                echo "=== oracle: --feed-size random:7 on $(basename "$multi")"
+                oracle --feed-size random:7 "$multi"
+            fi
+        fi
+    fi
+fi
+
+# --------------------------------------------------------------- producers
+if [ "$what" = producers ] || [ "$what" = all ]; then
+    src="$repo/../shared/data/producers"
+    if [ ! -d "$src" ]; then
+        echo "run-oracle: $src is absent (only CI and the development machines have ../shared): producer recordings skipped"
+    else
+        dst="$work/producers"
+        mkdir -p "$dst"
+        n=0
+        for gz in "$src"/*.jfr.gz; do
+            [ -e "$gz" ] || continue
+            out="$dst/$(basename "$gz" .gz)"
+            if [ ! -f "$out" ] || [ "$gz" -nt "$out" ]; then
+                gunzip -c "$gz" >"$out.tmp" && mv "$out.tmp" "$out"
+            fi
+            n=$((n + 1))
+        done
+        if [ "$n" = 0 ]; then
+            echo "run-oracle: no *.jfr.gz in $src: producer recordings skipped"
+        else
+            echo "=== oracle: $n producer recordings from $src"
+            oracle "$dst"/*.jfr
+        fi
+    fi
+fi
+
+if [ "$ran" = 0 ]; then
+    echo "run-oracle: SKIP: nothing was compared"
+    exit 77
+fi
+[ "$status" = 0 ] && echo "run-oracle: all equal" || echo "run-oracle: DIFFERENCES (see above)"
+exit "$status"
