@@ -392,7 +392,10 @@ typedef struct jfr_stack {
     bool present;            /* false: no stack trace                       */
     bool truncated;
     uint32_t nframes;
-    jfr_value frames_;       /* private */
+    /* private */
+    jfr_value frames_;
+    uint32_t next_;          /* frame after the last one read ...         */
+    uint64_t next_pos_;      /* ... and where its bytes start             */
 } jfr_stack;
 
 /* `field` is a Thread value (e.g. from eventThread); NULL kind -> !present. */
@@ -401,7 +404,9 @@ jfr_status jfr_value_thread(const jfr_value *v, jfr_thread *out);
 jfr_status jfr_event_thread(const jfr_event *e, jfr_thread *out);
 jfr_status jfr_event_stack(const jfr_event *e, jfr_stack *out);
 jfr_status jfr_value_stack(const jfr_value *v, jfr_stack *out);
-jfr_status jfr_stack_frame(const jfr_stack *s, uint32_t i, jfr_frame *out);
+/* Frame i (0 = top). Reading frames in order costs O(1) each: the stack
+ * remembers where the next frame starts. */
+jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out);
 /* A java.lang.Class value -> its name; a jdk.types.Method value -> its
  * class_name, method_name and descriptor members of *out (always written:
  * NULL/0 when absent or for a NULL value; the other members are untouched). */

@@ -97,6 +97,8 @@ jfr_status jfr_value_stack(const jfr_value *v, jfr_stack *out) {
         return JFR_TYPE_MISMATCH;
     out->present = true;
     out->nframes = out->frames_.count;
+    out->next_ = 0;
+    out->next_pos_ = out->frames_.pos_;
     return JFR_OK;
 }
 
@@ -170,7 +172,7 @@ jfr_status jfr_value_method(const jfr_value *m, jfr_frame *out) {
     return JFR_OK;
 }
 
-jfr_status jfr_stack_frame(const jfr_stack *s, uint32_t i, jfr_frame *out) {
+jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out) {
     if (!s || !out)
         return JFR_INVALID_ARG;
     if (!s->present || i >= s->nframes)
@@ -179,9 +181,12 @@ jfr_status jfr_stack_frame(const jfr_stack *s, uint32_t i, jfr_frame *out) {
     out->line = -1;
     out->bci = -1;
     jfr_value fr, mv;
-    jfr_status st = jfr_value_index(&s->frames_, i, &fr);
+    uint64_t next;
+    jfr_status st = jfr__value_index_from(&s->frames_, i, s->next_, s->next_pos_, &fr, &next);
     if (st)
         return st;
+    s->next_ = i + 1;
+    s->next_pos_ = next;
     const jfr_known *k = known_of(&fr);
     if (fr.kind != JFR_KIND_OBJECT || fr.type != k->frame)
         return JFR_TYPE_MISMATCH;

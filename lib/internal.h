@@ -159,6 +159,11 @@ struct jfr_chunk {
 /* Skip one inline value of type t (decode op `op`) at the cursor. */
 jfr_status jfr__skip_value(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
                            uint8_t op, uint32_t depth);
+/* Element i of an array, starting the skip from element `from` whose bytes
+ * start at from_pos (0 / arr->pos_ for the beginning); *next_pos receives
+ * where element i+1 starts. */
+jfr_status jfr__value_index_from(const jfr_value *arr, uint32_t i, uint32_t from,
+                                 uint64_t from_pos, jfr_value *out, uint64_t *next_pos);
 /* The decode op for a value of type t held inline (not pooled). */
 uint8_t jfr__op_for_type(const jfr_type *t);
 static inline uint64_t jfr__cur_pos(const jfr_cur *cur) {

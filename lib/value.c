@@ -381,7 +381,8 @@ jfr_status jfr_value_field_named(const jfr_value *obj, const char *name, jfr_val
     return jfr_value_field(obj, (uint32_t)i, out);
 }
 
-jfr_status jfr_value_index(const jfr_value *arr, uint32_t i, jfr_value *out) {
+jfr_status jfr__value_index_from(const jfr_value *arr, uint32_t i, uint32_t from,
+                                 uint64_t from_pos, jfr_value *out, uint64_t *next_pos) {
     if (!arr || !out)
         return JFR_INVALID_ARG;
     if (arr->kind != JFR_KIND_ARRAY || !arr->field)
@@ -391,14 +392,25 @@ jfr_status jfr_value_index(const jfr_value *arr, uint32_t i, jfr_value *out) {
     const jfr_chunk *c = arr->chunk_;
     const jfr_field *f = arr->field;
     uint8_t op = f->pooled ? JFR_OP_POOL : jfr__op_for_type(f->type);
-    jfr_cur cur = cur_at(c, arr->pos_);
-    for (uint32_t k = 0; k < i; k++) {
+    if (from > i) {
+        from = 0;
+        from_pos = arr->pos_;
+    }
+    jfr_cur cur = cur_at(c, from_pos);
+    for (uint32_t k = from; k < i; k++) {
         jfr_status s = skip_one(c, &cur, f->type, op, arr->depth_ + 1);
         if (s)
             return s;
     }
     value_init(out, f);
-    return read_one(c, &cur, f->type, op, arr->depth_ + 1, out);
+    jfr_status s = read_one(c, &cur, f->type, op, arr->depth_ + 1, out);
+    if (!s && next_pos)
+        *next_pos = pos_of(c, &cur);
+    return s;
+}
+
+jfr_status jfr_value_index(const jfr_value *arr, uint32_t i, jfr_value *out) {
+    return jfr__value_index_from(arr, i, 0, arr ? arr->pos_ : 0, out, NULL);
 }
 
 jfr_status jfr_value_unwrap(const jfr_value *v, jfr_value *out) {

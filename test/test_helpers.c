@@ -49,6 +49,17 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *u) {
                 g_frames++;
             }
             CHECK(jfr_stack_frame(&s, s.nframes, &(jfr_frame){0}) == JFR_NOT_FOUND);
+            /* random access after sequential: the cached position must not leak */
+            for (uint32_t i = s.nframes; i-- > 0;) {
+                jfr_frame f, g;
+                jfr_stack s2;
+                CHECK(jfr_event_stack(e, &s2) == JFR_OK);
+                CHECK(jfr_stack_frame(&s, i, &f) == JFR_OK);
+                CHECK(jfr_stack_frame(&s2, i, &g) == JFR_OK);
+                CHECK(f.line == g.line && f.bci == g.bci && f.method_name_len == g.method_name_len &&
+                      (f.method_name_len == 0 ||
+                       memcmp(f.method_name, g.method_name, f.method_name_len) == 0));
+            }
         }
     }
     if (jfr_event_field_named(e, "eventThread", &th) == JFR_OK ||
