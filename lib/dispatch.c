@@ -336,7 +336,8 @@ static jfr_status build_order(jfr_parser *p) {
         make_event(p, &r, t, &e);
         p->ord[p->nord++] = (jfr_ord){(int64_t)((uint64_t)e.start_ticks + (uint64_t)e.duration_ticks), pos};
     }
-    qsort(p->ord, p->nord, sizeof *p->ord, cmp_ord);
+    if (p->nord > 1) /* p->ord is NULL until the first wanted event */
+        qsort(p->ord, p->nord, sizeof *p->ord, cmp_ord);
     return JFR_OK;
 }
 

@@ -165,8 +165,13 @@ static bool open_next(tail *t) {
                 return false;
             }
         }
-        if (!scan(t->loop, t->dir, false, t->last, name, sizeof name))
+        if (!scan(t->loop, t->dir, false, t->last, name, sizeof name)) {
+            /* A JVM can create an empty folder, remove it and write its
+             * chunks in another: re-pick while nothing was read from it. */
+            if (!t->last[0] && strcmp(t->dir, t->root) != 0)
+                t->dir[0] = 0;
             return false;
+        }
         int w = snprintf(t->file, sizeof t->file, "%s/%s", t->dir, name);
         if (w < 0 || (size_t)w >= sizeof t->file)
             return false;
