@@ -12,7 +12,8 @@
  *                       enables jfrstream.Seq (e.g. the pump's)
  *   --wait-recordings N first wait until at least N recordings run
  *   --linger S          stay alive S seconds after the emission (so that a
- *                       pump can drain), then exit normally
+ *                       pump can drain, or so that the last chunk lives long
+ *                       enough for a tail to open it), then exit normally
  *   --rotate S          during the emission, start and stop a small recording
  *                       every S seconds: the JVM starts a new chunk each time
  *   --threads N         N extra threads computing and allocating a little
@@ -58,6 +59,7 @@ public final class SeqWorkload {
     }
 
     static volatile boolean running = true;
+    static volatile boolean emitting = true;
     static volatile long sink;
 
     static long epochNanos() {
@@ -151,9 +153,9 @@ public final class SeqWorkload {
             long every = (long) (rotate * 1000);
             rotator = new Thread(() -> {
                 try {
-                    while (running) {
+                    while (emitting) {
                         Thread.sleep(every);
-                        if (!running) {
+                        if (!emitting) {
                             break;
                         }
                         try (Recording r = new Recording()) {
@@ -184,6 +186,7 @@ public final class SeqWorkload {
             e.commitNanos = epochNanos();
             e.commit();
         }
+        emitting = false;
         if (rotator != null) {
             rotator.interrupt();
             rotator.join();

@@ -192,6 +192,39 @@ def main():
         chunks, _ = L.parse_summary(out.text())
         check(rc == 0 and m1 and m2 and len(finals) == 2 and chunks == 3,
               "tail of a parent folder: 2 JVM folders followed, SIGINT exit %s, %s chunks" % (rc, chunks))
+        # --- JDK 17 makes and removes an empty repository folder at startup:
+        # the tail must not stay on it
+        probe = os.path.join(work, "repo2")
+        os.makedirs(os.path.join(probe, "2026_01_01_00_00_00_7"))
+        p = L.start([js, "tail", probe, "--exit-when-done", "--summary"])
+        out = L.Lines(p.stdout)
+        err = L.Lines(p.stderr)
+        time.sleep(0.3)
+        os.rmdir(os.path.join(probe, "2026_01_01_00_00_00_7"))
+        os.makedirs(os.path.join(probe, "2026_01_01_00_00_01_7"))
+        shutil.copy(wl, os.path.join(probe, "2026_01_01_00_00_01_7", "2026_01_01_00_00_01.jfr"))
+        rc = L.wait(p, 20, "tail")
+        out.join()
+        err.join()
+        check(rc == 0 and "final chunk): 1 chunks, 596 events" in err.text(),
+              "tail of a parent folder whose first JVM folder vanished: exit %s, %s"
+              % (rc, err.text().strip().splitlines()[-1:] if err.text().strip() else ""))
+
+        # --- the JVM removes its chunk files at exit before the tail opened
+        # the last one: reported, exit 1
+        gone = os.path.join(work, "repo3")
+        os.makedirs(gone)
+        nf1 = os.path.join(gone, "2026_01_01_00_00_00.jfr")
+        shutil.copy(nofinal, nf1)
+        p = L.start([js, "tail", gone, "--exit-when-done"])
+        err = L.Lines(p.stderr)
+        time.sleep(0.5)
+        os.unlink(nf1)
+        rc = L.wait(p, 20, "tail")
+        err.join()
+        check(rc == 1 and "removed (JVM exit) before the last ones could be read" in err.text(),
+              "tail: chunk files removed before the final chunk: exit %s, reported" % rc)
+
         r = L.run([js, "tail", parent, "--exit-when-done"], 20)
         check(r.returncode == 0 and b"waiting" not in r.stderr,
               "tail of a parent folder --exit-when-done: exit %d at the final chunk" % r.returncode)

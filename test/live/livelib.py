@@ -175,7 +175,7 @@ def seq_report(lines, last):
     seen = {}
     lat = []
     bad = 0
-    batches = []  # [arrival of the first line, newest commit] per burst of lines
+    batches = []  # [smallest latency, last arrival] per burst of lines
     for t, line in lines:
         try:
             ev = json.loads(line)
@@ -188,11 +188,11 @@ def seq_report(lines, last):
         s = v["seq"]
         seen[s] = seen.get(s, 0) + 1
         lat.append((t - v["commitNanos"]) / 1e6)
-        if not batches or t - batches[-1][2] > 200_000_000:
-            batches.append([t, v["commitNanos"], t])
+        if not batches or t - batches[-1][1] > 200_000_000:
+            batches.append([t - v["commitNanos"], t])
         else:
-            batches[-1][1] = max(batches[-1][1], v["commitNanos"])
-            batches[-1][2] = t
+            batches[-1][0] = min(batches[-1][0], t - v["commitNanos"])
+            batches[-1][1] = t
     expected = last + 1 if last is not None else 0
     lost = sum(1 for s in range(expected) if s not in seen)
     dup = sum(c - 1 for c in seen.values() if c > 1)
@@ -203,7 +203,7 @@ def seq_report(lines, last):
         # newest event of a burst (committed just before the flush) -> its
         # arrival: the delay of the pipeline after the JVM's flush
         st["bursts"] = len(batches)
-        st["pipe_median_ms"] = statistics.median((b[0] - b[1]) / 1e6 for b in batches)
+        st["pipe_median_ms"] = statistics.median(b[0] / 1e6 for b in batches)
     if lat:
         lat.sort()
         st["lat_median_ms"] = statistics.median(lat)

@@ -67,7 +67,11 @@ def main():
         if preserve:
             opts += ",preserve-repository=true"
         w, wout, werr = L.seq_workload(
-            java, ["--rate", str(a.rate), "--duration", str(a.seconds), "--rotate", "1.3"],
+            java, ["--rate", str(a.rate), "--duration", str(a.seconds), "--rotate", "1.3",
+                   # the final chunk lives >= 0.5 s: the tail (50 ms polls) opens its
+                   # file before the JVM deletes it at exit (see cli_live.py for
+                   # what happens when it does not)
+                   "--linger", "0.5"],
             jvm_opts=["-XX:StartFlightRecording:settings=profile,filename=%s" % dump,
                       "-XX:FlightRecorderOptions:" + opts])
         wrc = L.wait(w, 90, "SeqWorkload")
@@ -86,6 +90,9 @@ def main():
         if not ended:
             fails.append("the tail did not end with the final chunk")
 
+        removed = [l for _, l in terr.lines if "removed (JVM exit)" in l]
+        if removed:
+            fails.append("the JVM removed chunk files before the tail read them: " + removed[0])
         ok, text, st = L.seq_report(tout.lines, last)
         L.log("  JDK %d, preserve-repository %s: %s" % (major, "true" if preserve else "false (JDK default)", text))
         if not ok:

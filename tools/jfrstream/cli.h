@@ -119,5 +119,7 @@ bool cli_glob_match(const char *text, const char *pattern);
 int cmd_summary(cli_global *g, int argc, char **argv);
 int cmd_print(cli_global *g, int argc, char **argv);
 int cmd_metadata(cli_global *g, int argc, char **argv);
+int cmd_listen(cli_global *g, int argc, char **argv);
+int cmd_tail(cli_global *g, int argc, char **argv);
 
 #endif

@@ -3,6 +3,7 @@
  * feeding, dispatch to the commands.
  *
  *   jfrstream [--feed-size N|random[:SEED]] COMMAND [options] FILE|-
+ *   jfrstream listen|tail [options] ...      (cmd_listen.c, cmd_tail.c)
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -323,8 +324,11 @@ bool cli_is_help(const char *a) { return strcmp(a, "-h") == 0 || strcmp(a, "--he
 void cli_usage(FILE *out) {
     fputs(
         "Usage: " CLI_NAME " [GLOBAL OPTIONS] COMMAND [OPTIONS] FILE\n"
+        "       " CLI_NAME " listen [LIVE OPTIONS] [--once] [ADDR:PORT]\n"
+        "       " CLI_NAME " tail [LIVE OPTIONS] [--exit-when-done] [--idle SECONDS] DIR|FILE\n"
         "\n"
-        "Read a Java Flight Recorder file (FILE, or - for standard input).\n"
+        "Read a Java Flight Recorder file (FILE, or - for standard input), or\n"
+        "follow live JFR data from JVMs.\n"
         "\n"
         "Commands:\n"
         "  summary FILE\n"
@@ -340,6 +344,43 @@ void cli_usage(FILE *out) {
         "      The type system (types, fields, annotations) in the layout of\n"
         "      `jfr metadata`. --ids adds type ids; --per-chunk prints every\n"
         "      chunk's metadata separately, with ids and field flags.\n"
+        "  listen [ADDR:PORT]\n"
+        "      Accept JFR byte streams on a TCP socket, many connections at\n"
+        "      once: the live stream of a JVM's FlightRecorderMXBean (see\n"
+        "      tools/jfr-pump), or plain .jfr files. ADDR:PORT is PORT,\n"
+        "      ADDR:PORT or [IPV6]:PORT; default 127.0.0.1:7091 (port 0: any\n"
+        "      free port). \"listening on ADDR:PORT\" is printed on stderr.\n"
+        "      --once      exit when the first connection ends\n"
+        "  tail DIR|FILE\n"
+        "      Follow a JVM's disk repository as it is written: the folder of\n"
+        "      chunk files, its parent (-XX:FlightRecorderOptions:repository=DIR;\n"
+        "      the newest JVM folder is followed), or one chunk file being\n"
+        "      written (for a saved live stream, use print).\n"
+        "      --exit-when-done  exit when the JVM has finished writing (its\n"
+        "                  final chunk). Without it, a tail of a parent folder\n"
+        "                  then waits for the next JVM's folder; a tail of one\n"
+        "                  folder or file ends there anyway.\n"
+        "      --idle SECONDS  exit after SECONDS without new data\n"
+        "\n"
+        "Live options (listen, tail):\n"
+        "  --events FILTER, --categories FILTER\n"
+        "                           events to show and count, as for print\n"
+        "  --json                   one event per line on stdout: an element of\n"
+        "                           print --json's \"events\" array, compact (no\n"
+        "                           whitespace outside strings); events of each\n"
+        "                           flush segment in end-time order; timestamps\n"
+        "                           with each connection's first chunk's time base\n"
+        "  --stack-depth N          stack frames in --json (default 5)\n"
+        "  --summary                the summary table (as `summary`, over all\n"
+        "                           connections) at the end: on stdout, or on\n"
+        "                           stderr with --json\n"
+        "  Without --json and --summary: per-type event rates once a second on\n"
+        "  stdout (redrawn on a terminal, else one line per second).\n"
+        "  Per-connection messages (connected, errors, \"stream ended: N chunks,\n"
+        "  M events, B bytes\") go to stderr as \"" CLI_NAME ": SOURCE: message\".\n"
+        "  SIGINT/SIGTERM stop cleanly: open connections are finished (an\n"
+        "  unfinished chunk is reported), the summary printed; a second signal\n"
+        "  exits at once.\n"
         "\n"
         "Global options (before or after the command):\n"
         "  --feed-size N            feed the parser N bytes per call\n"
@@ -350,7 +391,11 @@ void cli_usage(FILE *out) {
         "  -V, --version            show the library version\n"
         "\n"
         "Exit status: 0 success, 1 input or parse error (output for good\n"
-        "chunks is still printed), 2 usage error.\n",
+        "chunks is still printed), 2 usage error. listen and tail: 1 when any\n"
+        "connection or tail ended with an error: damaged data, a read error, or\n"
+        "a peer that closed inside a chunk (the connection is reported, the\n"
+        "others go on); a chunk left unfinished by our own stop (signal, the end\n"
+        "of --once, --idle) is reported but is not an error.\n",
         out);
 }
 
@@ -389,6 +434,10 @@ int main(int argc, char **argv) {
         rc = cmd_print(&g, sub_argc, sub_argv);
     } else if (strcmp(cmd, "metadata") == 0) {
         rc = cmd_metadata(&g, sub_argc, sub_argv);
+    } else if (strcmp(cmd, "listen") == 0) {
+        rc = cmd_listen(&g, sub_argc, sub_argv);
+    } else if (strcmp(cmd, "tail") == 0) {
+        rc = cmd_tail(&g, sub_argc, sub_argv);
     } else if (strcmp(cmd, "help") == 0) {
         cli_usage(stdout);
         rc = CLI_EXIT_OK;

@@ -1,0 +1,531 @@
+/*
+ * live.c — the parts `listen` and `tail` share (see live.h): per-source
+ * parser callbacks, one JSON line per event, the per-type table over all
+ * sources, the once-a-second rate view, SIGINT/SIGTERM, the final report.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#include "live.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define VIEW_WIN 6      /* ring of per-second snapshots: rates over <= 5 s */
+#define VIEW_TOP_LINE 5 /* types on a plain view line */
+#define VIEW_TOP_TTY 20 /* types on the terminal view */
+
+/* ------------------------------------------------------------ options */
+
+bool live_parse_seconds(const char *s, uint64_t *ms) {
+    if (!s || !*s || *s == '-' || *s == '+')
+        return false;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || (*end && strcmp(end, "s") != 0) || !(v >= 0) || v > 1e9)
+        return false;
+    *ms = (uint64_t)llround(v * 1000.0);
+    return true;
+}
+
+int live_take_option(live_opts *o, const char *cmd, int argc, char **argv, int *i) {
+    const char *a = argv[*i];
+    if (strcmp(a, "--json") == 0) {
+        o->json = true;
+        *i += 1;
+        return 1;
+    }
+    if (strcmp(a, "--summary") == 0) {
+        o->summary = true;
+        *i += 1;
+        return 1;
+    }
+    if (strcmp(a, "--events") == 0 || strcmp(a, "--categories") == 0) {
+        bool cat = a[2] == 'c';
+        if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) {
+            cli_usage_error("%s: missing filter after %s", cmd, a);
+            return -1;
+        }
+        if (cat ? o->filter.has_categories : o->filter.has_events) {
+            cli_usage_error("%s: use %s A,B,C to give several", cmd, a);
+            return -1;
+        }
+        if (!cli_filter_add(&o->filter, cat, argv[*i + 1])) {
+            cli_error("out of memory");
+            return -1;
+        }
+        *i += 2;
+        return 1;
+    }
+    if (strcmp(a, "--stack-depth") == 0) {
+        char *end;
+        if (*i + 1 >= argc) {
+            cli_usage_error("%s: missing value after --stack-depth", cmd);
+            return -1;
+        }
+        errno = 0;
+        long v = strtol(argv[*i + 1], &end, 10);
+        if (errno || *end || end == argv[*i + 1] || v < 0 || v > INT32_MAX) {
+            cli_usage_error("%s: --stack-depth needs a number >= 0, got '%s'", cmd,
+                            argv[*i + 1]);
+            return -1;
+        }
+        o->stack_depth = (uint32_t)v;
+        *i += 2;
+        return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ messages */
+
+/* The last messages, shown under the terminal view (which clears the
+ * screen every second). */
+#define RECENT 5
+static char recent[RECENT][160];
+static unsigned nrecent;
+
+static void put_msg(const char *name, const char *text) {
+    ob_flush(&cli_out); /* keep stdout and stderr roughly in order */
+    fprintf(stderr, CLI_NAME ": %s: %s\n", name, text);
+    char *r = recent[nrecent++ % RECENT];
+    size_t cap = sizeof recent[0];
+    size_t k = strlen(name);
+    k = k < cap - 3 ? k : cap - 3;
+    memcpy(r, name, k);
+    memcpy(r + k, ": ", 2);
+    k += 2;
+    size_t t = strlen(text);
+    t = t < cap - 1 - k ? t : cap - 1 - k;
+    memcpy(r + k, text, t);
+    r[k + t] = '\0';
+}
+
+void live_src_msg(const live_src *s, const char *fmt, ...) {
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    put_msg(s->name, text);
+}
+
+/* ------------------------------------------------------------ callbacks */
+
+/* The parser's user pointer is a jfr_uv_conn* or jfr_uv_tail*: both start
+ * with `void *data`, which holds our source. */
+static live_src *src_of(void *user) { return *(void **)user; }
+
+static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
+    (void)p;
+    live_src *s = src_of(user);
+    if (s->app->chunk_hook)
+        s->app->chunk_hook(s->app, s);
+    sum_chunk_begin(&s->app->stats, c, &s->row0, &s->row1);
+    if (s->app->o.json)
+        evjson_chunk_begin(&s->ej, c);
+    return JFR_CB_CONTINUE;
+}
+
+static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
+    (void)p;
+    live_src *s = src_of(user);
+    live_app *app = s->app;
+    if (app->o.json)
+        evjson_metadata(&s->ej, m);
+    if (m->ntypes > s->ntypes) {
+        uint8_t *w = realloc(s->want, m->ntypes);
+        if (w)
+            s->want = w;
+        uint32_t *r = realloc(s->rows, m->ntypes * sizeof *r);
+        if (r)
+            s->rows = r;
+        if (!w || !r) {
+            live_src_msg(s, "out of memory");
+            s->failed = true;
+            return JFR_CB_STOP;
+        }
+        s->ntypes = m->ntypes;
+    }
+    memset(s->want, 0, s->ntypes);
+    for (size_t i = 0; i < s->ntypes; i++)
+        s->rows[i] = SUM_NONE;
+    sum_metadata(&app->stats, m, s->rows);
+    bool filter = cli_filter_active(&app->o.filter);
+    for (uint32_t i = 0; i < m->ntypes; i++) {
+        const jfr_type *t = m->types[i];
+        if (t->is_event && t->index < s->ntypes)
+            s->want[t->index] = !filter || cli_filter_match(&app->o.filter, t);
+    }
+    return JFR_CB_CONTINUE;
+}
+
+static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
+    (void)p;
+    live_src *s = src_of(user);
+    live_app *app = s->app;
+    uint32_t row;
+    bool typed = r->type && r->type->index < s->ntypes;
+    if (r->type_id == 0)
+        row = s->row0;
+    else if (r->type_id == 1)
+        row = s->row1;
+    else if (typed)
+        row = s->rows[r->type->index];
+    else
+        row = sum_row_missing(&app->stats, r->type_id);
+    sum_count(&app->stats, row, r->size);
+    if (typed && s->want[r->type->index]) {
+        s->events++;
+        app->events_total++;
+        if (row != SUM_NONE)
+            app->stats.rows[row].events++;
+    }
+    return JFR_CB_CONTINUE;
+}
+
+static void emit(live_src *s, const jfr_event *e) {
+    if (e->type->index >= s->ntypes || !s->want[e->type->index])
+        return;
+    jfr_value ev;
+    jfr_status st = jfr_event_value(e, &ev);
+    if (st) {
+        live_src_msg(s, "chunk %llu at byte %llu: %s: %s", (unsigned long long)e->chunk_index,
+                     (unsigned long long)e->offset, e->type->name, jfr_status_str(st));
+        s->failed = true;
+        return;
+    }
+    st = evjson_event(&s->ej, e, &ev);
+    ob_putc(&cli_out, '\n');
+    if (st) {
+        live_src_msg(s, "chunk %llu at byte %llu: %s event could not be fully decoded: %s",
+                     (unsigned long long)e->chunk_index, (unsigned long long)e->offset,
+                     e->type->name, jfr_status_str(st));
+        s->failed = true;
+    }
+}
+
+static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
+    (void)p;
+    emit(src_of(user), e);
+    return JFR_CB_CONTINUE;
+}
+
+/* Per-type subscription: user is the source itself. */
+static int on_event_sub(jfr_parser *p, const jfr_event *e, void *user) {
+    (void)p;
+    emit(user, e);
+    return JFR_CB_CONTINUE;
+}
+
+static int on_chunk_end(jfr_parser *p, const jfr_chunk_info *c, void *user) {
+    (void)p;
+    live_src *s = src_of(user);
+    s->chunks++;
+    sum_chunk_end(&s->app->stats, c);
+    return JFR_CB_CONTINUE;
+}
+
+static int on_error(jfr_parser *p, jfr_status st, const char *message, void *user) {
+    (void)p;
+    live_src *s = src_of(user);
+    const char *m = message && *message ? message : jfr_status_str(st);
+    live_src_msg(s, "%s", m);
+    snprintf(s->lasterr, sizeof s->lasterr, "%s", m);
+    /* a chunk left unfinished by our own shutdown is reported, not an error */
+    if (!(s->app->stopping && st == JFR_TRUNCATED))
+        s->failed = true;
+    return JFR_CB_CONTINUE;
+}
+
+static bool literal_subscriptions(const live_app *app) {
+    return app->o.json && cli_filter_active(&app->o.filter) &&
+           cli_filter_literal(&app->o.filter);
+}
+
+void live_parser_config(const live_app *app, jfr_options *opts, jfr_callbacks *cb) {
+    jfr_options_init(opts);
+    /* --json: events of each flush segment by end time, as the JDK. Without
+     * --json no event is delivered (records are counted) and order does not
+     * matter; leaving it off also avoids qsort(NULL, 0, ...) in the
+     * library's build_order for units without a wanted event (UBSan). */
+    opts->ordered = app->o.json;
+    opts->jdk_time_base = true; /* the first chunk's time base, per source */
+    memset(cb, 0, sizeof *cb);
+    cb->on_chunk_begin = on_chunk_begin;
+    cb->on_metadata = on_metadata;
+    cb->on_record = on_record;
+    cb->on_chunk_end = on_chunk_end;
+    cb->on_error = on_error;
+    if (app->o.json && !literal_subscriptions(app))
+        cb->on_event = on_event; /* globs, simple names, categories, or all */
+}
+
+/* ------------------------------------------------------------ sources */
+
+live_src *live_src_new(live_app *app, const char *name) {
+    live_src *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->app = app;
+    snprintf(s->name, sizeof s->name, "%s", name);
+    evjson_init(&s->ej, &cli_out, app->o.stack_depth, true);
+    s->row0 = s->row1 = SUM_NONE;
+    app->conns++;
+    app->conns_total++;
+    return s;
+}
+
+jfr_status live_src_subscribe(live_src *s, jfr_parser *p) {
+    const live_app *app = s->app;
+    if (!literal_subscriptions(app))
+        return JFR_OK;
+    const cli_filter *f = &app->o.filter;
+    for (size_t i = 0; i < f->nevents; i++) {
+        bool dup = false;
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(f->events[k], f->events[i]) == 0)
+                dup = true;
+        if (dup)
+            continue;
+        jfr_status st = jfr_parser_on(p, f->events[i], on_event_sub, s);
+        if (st)
+            return st;
+    }
+    return JFR_OK;
+}
+
+static bool is_error(jfr_status s) {
+    return s != JFR_OK && s != JFR_PAUSED && s != JFR_STOPPED;
+}
+
+void live_src_end(live_src *s, jfr_status status, const char *message, bool ours,
+                  uint64_t bytes, const char *how) {
+    live_app *app = s->app;
+    if (is_error(status) || (status == JFR_STOPPED && !ours)) {
+        const char *m = message && *message ? message : jfr_status_str(status);
+        if (strcmp(m, s->lasterr) != 0) /* not printed by on_error yet */
+            live_src_msg(s, "%s", m);
+        if (!ours)
+            s->failed = true;
+    }
+    live_src_msg(s, "%s: %llu chunks, %llu events, %llu bytes%s", how,
+                 (unsigned long long)s->chunks, (unsigned long long)s->events,
+                 (unsigned long long)bytes, s->failed ? " (with errors)" : "");
+    if (s->failed)
+        app->failed = true;
+    app->conns--;
+    free(s->want);
+    free(s->rows);
+    free(s);
+}
+
+void live_src_discard(live_src *s) {
+    s->app->conns--;
+    s->app->conns_total--;
+    free(s->want);
+    free(s->rows);
+    free(s);
+}
+
+/* ------------------------------------------------------------ the view */
+
+typedef struct rate_row {
+    uint32_t row;
+    double rate;
+} rate_row;
+
+static const sum_table *sort_table; /* for the comparison (single-threaded) */
+
+static int cmp_rate(const void *a, const void *b) {
+    const rate_row *x = a, *y = b;
+    if (x->rate != y->rate)
+        return x->rate > y->rate ? -1 : 1;
+    uint64_t ex = sort_table->rows[x->row].events, ey = sort_table->rows[y->row].events;
+    if (ex != ey)
+        return ex > ey ? -1 : 1;
+    return strcmp(sort_table->rows[x->row].name, sort_table->rows[y->row].name);
+}
+
+static void fmt_rate(outbuf *o, double r) {
+    if (r >= 100 || r == 0)
+        ob_printf(o, "%.0f", r);
+    else
+        ob_printf(o, "%.1f", r);
+}
+
+static void on_view(uv_timer_t *t) {
+    live_app *app = t->data;
+    sum_table *st = &app->stats;
+    if (st->nrows > app->capsnap) {
+        size_t cap = st->nrows * 2;
+        uint64_t *n = realloc(app->snap, cap * VIEW_WIN * sizeof *n);
+        if (!n)
+            return;
+        memset(n + app->capsnap * VIEW_WIN, 0, (cap - app->capsnap) * VIEW_WIN * sizeof *n);
+        app->snap = n;
+        app->capsnap = cap;
+    }
+    uint64_t k = ++app->ticks;
+    uint64_t w = k < VIEW_WIN - 1 ? k : VIEW_WIN - 1;
+    size_t now_i = (size_t)(k % VIEW_WIN), old_i = (size_t)((k - w) % VIEW_WIN);
+    rate_row *rr = malloc((st->nrows ? st->nrows : 1) * sizeof *rr);
+    if (!rr)
+        return;
+    size_t n = 0;
+    for (size_t r = 0; r < st->nrows; r++) {
+        uint64_t *sn = app->snap + r * VIEW_WIN;
+        uint64_t cur = st->rows[r].events;
+        double rate = (double)(cur - sn[old_i]) / (double)w;
+        sn[now_i] = cur;
+        if (cur)
+            rr[n++] = (rate_row){(uint32_t)r, rate};
+    }
+    double total_rate = (double)(app->events_total - app->tsnap[old_i]) / (double)w;
+    app->tsnap[now_i] = app->events_total;
+    sort_table = st;
+    qsort(rr, n, sizeof *rr, cmp_rate);
+    uint64_t up = (uv_now(app->loop) - app->start_ms + 500) / 1000;
+    outbuf *o = &cli_out;
+    if (app->tty) {
+        ob_puts(o, "\x1b[H\x1b[2J");
+        ob_printf(o, "jfrstream %s %s   up %llus   ", app->cmd, app->where,
+                  (unsigned long long)up);
+        if (strcmp(app->cmd, "listen") == 0)
+            ob_printf(o, "connections %u (%llu total)   ", app->conns,
+                      (unsigned long long)app->conns_total);
+        ob_printf(o, "events %llu   ", (unsigned long long)app->events_total);
+        fmt_rate(o, total_rate);
+        ob_puts(o, " events/s\n\n  events/s        total  event type\n");
+        for (size_t i = 0; i < n && i < VIEW_TOP_TTY; i++) {
+            char rate[32];
+            snprintf(rate, sizeof rate, rr[i].rate >= 100 || rr[i].rate == 0 ? "%.0f" : "%.1f",
+                     rr[i].rate);
+            ob_printf(o, "%10s %12llu  %s\n", rate,
+                      (unsigned long long)st->rows[rr[i].row].events, st->rows[rr[i].row].name);
+        }
+        if (n == 0)
+            ob_puts(o, "  (no events yet)\n");
+        if (nrecent) {
+            ob_puts(o, "\nmessages:\n");
+            for (unsigned i = nrecent > RECENT ? nrecent - RECENT : 0; i < nrecent; i++)
+                ob_printf(o, "  %s\n", recent[i % RECENT]);
+        }
+    } else {
+        ob_printf(o, "t=%llus conns=%u/%llu events=%llu rate=", (unsigned long long)up,
+                  app->conns, (unsigned long long)app->conns_total,
+                  (unsigned long long)app->events_total);
+        fmt_rate(o, total_rate);
+        ob_puts(o, "/s");
+        if (n)
+            ob_puts(o, " top:");
+        for (size_t i = 0; i < n && i < VIEW_TOP_LINE; i++) {
+            ob_printf(o, " %s=", st->rows[rr[i].row].name);
+            fmt_rate(o, rr[i].rate);
+            ob_puts(o, "/s");
+        }
+        ob_putc(o, '\n');
+    }
+    free(rr);
+    ob_flush(o);
+}
+
+/* ------------------------------------------------------------ the loop */
+
+static void on_flush(uv_prepare_t *h) {
+    live_app *app = h->data;
+    if (cli_out.len && !ob_flush(&cli_out) && !app->failed) {
+        cli_error("write error: %s", strerror(errno));
+        app->failed = true;
+        live_request_stop(app);
+    }
+}
+
+static void on_signal(uv_signal_t *h, int signum) {
+    live_app *app = h->data;
+    if (app->stopping) { /* a second one: give up at once */
+        ob_flush(&cli_out);
+        cli_error("%s again: exiting", signum == SIGINT ? "SIGINT" : "SIGTERM");
+        _exit(CLI_EXIT_ERROR);
+    }
+    cli_error("%s: stopping", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    live_request_stop(app);
+}
+
+bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *where) {
+    app->loop = loop;
+    app->cmd = cmd;
+    snprintf(app->where, sizeof app->where, "%s", where);
+    sum_init(&app->stats, true);
+    app->view = !app->o.json && !app->o.summary;
+    app->tty = isatty(STDOUT_FILENO);
+    app->start_ms = uv_now(loop);
+    uv_signal_init(loop, &app->sigint);
+    uv_signal_init(loop, &app->sigterm);
+    app->sigint.data = app->sigterm.data = app;
+    uv_signal_start(&app->sigint, on_signal, SIGINT);
+    uv_signal_start(&app->sigterm, on_signal, SIGTERM);
+    uv_prepare_init(loop, &app->flusher);
+    app->flusher.data = app;
+    uv_prepare_start(&app->flusher, on_flush);
+    uv_timer_init(loop, &app->view_timer);
+    app->view_timer.data = app;
+    if (app->view)
+        uv_timer_start(&app->view_timer, on_view, 1000, 1000);
+    return true;
+}
+
+void live_request_stop(live_app *app) {
+    if (app->stopping)
+        return;
+    app->stopping = true;
+    if (app->stop)
+        app->stop(app);
+}
+
+void live_finish(live_app *app) {
+    if (app->finished)
+        return;
+    app->finished = true;
+    app->stopping = true;
+    uv_timer_stop(&app->view_timer);
+    uv_close((uv_handle_t *)&app->view_timer, NULL);
+    uv_close((uv_handle_t *)&app->flusher, NULL);
+    uv_close((uv_handle_t *)&app->sigint, NULL);
+    uv_close((uv_handle_t *)&app->sigterm, NULL);
+}
+
+int live_report(live_app *app) {
+    if (app->o.summary) {
+        /* with --json stdout holds only events: the table goes to stderr */
+        outbuf err;
+        outbuf *o = &cli_out;
+        bool to_err = app->o.json && ob_init(&err, STDERR_FILENO, 1 << 16);
+        if (to_err) {
+            ob_flush(&cli_out);
+            o = &err;
+        }
+        if (app->stats.have_first)
+            sum_print(&app->stats, o);
+        else
+            cli_error("summary: no complete chunk");
+        if (to_err) {
+            ob_flush(&err);
+            ob_free(&err);
+        }
+    }
+    return app->failed ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+}
+
+void live_free(live_app *app) {
+    sum_free(&app->stats);
+    cli_filter_free(&app->o.filter);
+    free(app->snap);
+    app->snap = NULL;
+}

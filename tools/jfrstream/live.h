@@ -1,0 +1,113 @@
+/*
+ * live.h — what `listen` and `tail` share: options (--events, --json,
+ * --summary, --stack-depth), one "source" per connection or tail with its
+ * parser callbacks, the aggregated per-type table, the once-a-second rate
+ * view, signals and the end-of-run report.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#ifndef JFRSTREAM_CLI_LIVE_H
+#define JFRSTREAM_CLI_LIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "cli.h"
+#include "evjson.h"
+#include "summary.h"
+
+typedef struct live_opts {
+    cli_filter filter;
+    bool json;            /* one event per line on stdout */
+    bool summary;         /* the summary table at the end */
+    uint32_t stack_depth; /* --stack-depth (5) */
+} live_opts;
+
+typedef struct live_app live_app;
+
+/* One input: a connection or a tail. */
+typedef struct live_src {
+    live_app *app;
+    char name[160];      /* peer address or tailed path, for messages */
+    evjson ej;           /* --json: this input's time base and zone */
+    uint8_t *want;       /* per type index: an event type --events selects */
+    uint32_t *rows;      /* per type index: row in app->stats */
+    size_t ntypes;       /* entries of want/rows */
+    uint32_t row0, row1; /* rows of records 0 and 1 */
+    uint64_t chunks, events;
+    char lasterr[512];   /* last message printed from on_error */
+    bool failed;         /* an error that makes the exit status 1 */
+} live_src;
+
+struct live_app {
+    uv_loop_t *loop;
+    live_opts o;
+    const char *cmd;     /* "listen" or "tail" */
+    char where[200];     /* the address or path, for the view */
+    sum_table stats;     /* per type name, over all inputs */
+    bool view;           /* the once-a-second rate view */
+    bool tty;            /* stdout is a terminal: redraw the view */
+    bool stopping;       /* shutdown requested: truncations are ours */
+    bool failed;         /* exit status 1 */
+    bool finished;       /* live_finish ran */
+    unsigned conns;      /* open inputs */
+    uint64_t conns_total;
+    uint64_t events_total;
+    uint64_t start_ms;
+    /* the command's shutdown (close the listener, stop the tail) */
+    void (*stop)(live_app *app);
+    /* optional: called at every chunk begin of a source */
+    void (*chunk_hook)(live_app *app, live_src *s);
+    uv_signal_t sigint, sigterm;
+    uv_timer_t view_timer;
+    uv_prepare_t flusher;
+    uint64_t ticks;
+    uint64_t *snap;      /* event counts of each row at the last ticks */
+    size_t capsnap;      /* rows covered by snap */
+    uint64_t tsnap[8];   /* events_total at the last ticks */
+};
+
+/* Take a shared option at argv[*i]: 1 taken (advanced), 0 not one, -1 usage
+ * error (reported; the exit status is CLI_EXIT_USAGE). */
+int live_take_option(live_opts *o, const char *cmd, int argc, char **argv, int *i);
+/* A number of seconds (fractions allowed) -> ms; false when invalid. */
+bool live_parse_seconds(const char *s, uint64_t *ms);
+
+/* Set up the app on the loop: signals, flusher, view timer. */
+bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *where);
+/* Parser options and callbacks for every source. The callbacks' user
+ * pointer must point at a struct whose first member is `void *data` holding
+ * the live_src (jfr_uv_conn, jfr_uv_tail). */
+void live_parser_config(const live_app *app, jfr_options *opts, jfr_callbacks *cb);
+
+/* Per source. */
+live_src *live_src_new(live_app *app, const char *name);
+/* Subscribe the literal --events names (with --json), after the parser is
+ * created and before it is fed. */
+jfr_status live_src_subscribe(live_src *s, jfr_parser *p);
+/* The source ended: status/message from the front end (message names the
+ * source); `ours` when our own shutdown ended it. Prints the closing lines
+ * and frees the source. */
+void live_src_end(live_src *s, jfr_status status, const char *message, bool ours,
+                  uint64_t bytes, const char *how);
+/* Drop a source that never received a byte (no message). */
+void live_src_discard(live_src *s);
+/* "jfrstream: <source>: <message>" on stderr. */
+void live_src_msg(const live_src *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Ask for shutdown (signals, --once, ...): calls app->stop once. */
+void live_request_stop(live_app *app);
+/* Everything ended: close our handles (uv_run then returns). */
+void live_finish(live_app *app);
+/* After uv_run: the summary (when asked), flush; returns the exit status. */
+int live_report(live_app *app);
+void live_free(live_app *app);
+
+#endif
