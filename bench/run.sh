@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# run.sh — jfrstream vs the JDK's RecordingFile, side by side on one file.
+#
+# usage: bench/run.sh [FILE]
+#
+# Without FILE, bench/make-recording.sh makes (or reuses) a >= 200 MB
+# recording in $DATA. Builds jfrbench in $BUILD if needed (release), then runs:
+#
+#   jfrstream  walk, type:$TYPE, type:$TYPE2 (+ --cache-stacks), all
+#              (+ --cache-stacks), stream through a pipe (cat FILE | jfrbench -),
+#              and the live shape (--live, 1x and 4x the file looped: peak RSS)
+#   JDK        RecordingFileBench.java walk, type:$TYPE, type:$TYPE2, all
+#
+# each $REPEAT times (median), and prints a table. The raw outputs are kept in
+# $OUT. Environment (defaults):
+#   REPEAT=3  BUILD=/tmp/build-bench  DATA=/tmp/jfrbench-data  OUT=$DATA/results
+#   JAVA=java (e.g. JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java)
+#   TYPE=jdk.ExecutionSample  TYPE2=jdk.ObjectAllocationInNewTLAB (empty: skip)
+#   SKIP_JAVA=1 to run jfrstream only
+#
+# MB/s is wall-clock; "cpu MB/s" divides by CPU time instead (jfrstream: the
+# process, one thread; JDK: the whole JVM process, JIT and GC threads
+# included), which is steadier when other work shares the machine. Load
+# averages are printed before and after.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+REPEAT=${REPEAT:-3}
+BUILD=${BUILD:-/tmp/build-bench}
+DATA=${DATA:-/tmp/jfrbench-data}
+OUT=${OUT:-$DATA/results}
+JAVA=${JAVA:-java}
+TYPE=${TYPE:-jdk.ExecutionSample}
+TYPE2=${TYPE2-jdk.ObjectAllocationInNewTLAB}
+SKIP_JAVA=${SKIP_JAVA:-0}
+
+if [ $# -gt 1 ]; then
+    echo "usage: $0 [FILE]" >&2
+    exit 2
+fi
+if [ $# -eq 1 ]; then
+    file=$1
+else
+    file=$("$here/make-recording.sh" "$DATA" | tail -1)
+fi
+[ -f "$file" ] || { echo "run.sh: no such file: $file" >&2; exit 1; }
+file=$(cd "$(dirname "$file")" && pwd)/$(basename "$file")
+
+if [ ! -x "$BUILD/bench/jfrbench" ]; then
+    [ -f "$BUILD/build.ninja" ] || meson setup "$BUILD" "$root" --buildtype=release >/dev/null
+fi
+ninja -C "$BUILD" bench/jfrbench >/dev/null
+jfrbench=$BUILD/bench/jfrbench
+
+mkdir -p "$OUT"
+rm -f "$OUT"/*.txt
+bytes=$(stat -c %s "$file")
+cat "$file" >/dev/null # into the page cache
+
+echo "file: $file ($bytes bytes)"
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores"
+echo "jdk: $("$JAVA" -version 2>&1 | head -1)"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "repeat: $REPEAT"
+
+# field NAME FILE: the value of NAME=... in FILE (last occurrence)
+field() { sed -n "s#.*\(^\| \)$1=\([^ ]*\).*#\2#p" "$2" | tail -1; }
+
+# run_c NAME ARGS...: jfrbench ARGS FILE, output to $OUT/NAME.txt
+run_c() {
+    local name=$1
+    shift
+    echo "  jfrstream $name ..." >&2
+    "$jfrbench" "$@" "$file" >"$OUT/$name.txt"
+}
+
+# run_java NAME MODE
+run_java() {
+    echo "  JDK $1 ..." >&2
+    "$JAVA" "$here/RecordingFileBench.java" --repeat "$REPEAT" "$2" "$file" >"$OUT/$1.java.txt"
+}
+
+# the pipe: one process per run, median of the runs by MB/s
+run_pipe() {
+    local i
+    echo "  jfrstream stream (pipe) ..." >&2
+    for i in $(seq "$REPEAT"); do
+        cat "$file" | "$jfrbench" --mode stream - >"$OUT/pipe.$i.txt"
+    done
+    local med
+    med=$(for i in $(seq "$REPEAT"); do
+        printf '%s %s\n' "$(field MB/s "$OUT/pipe.$i.txt")" "$i"
+    done | sort -n | awk '{a[NR]=$2} END {print a[int((NR+1)/2)]}')
+    cp "$OUT/pipe.$med.txt" "$OUT/pipe.txt"
+}
+
+run_c walk --mode walk --repeat "$REPEAT"
+run_c type1 --mode "type:$TYPE" --repeat "$REPEAT"
+if [ -n "$TYPE2" ]; then
+    run_c type2 --mode "type:$TYPE2" --repeat "$REPEAT"
+    run_c type2c --mode "type:$TYPE2" --cache-stacks --repeat "$REPEAT"
+fi
+run_c all --mode all --repeat "$REPEAT"
+run_c allc --mode all --cache-stacks --repeat "$REPEAT"
+run_c stream --mode stream --repeat "$REPEAT"
+run_pipe
+run_c live1 --mode stream --live --repeat "$REPEAT"
+run_c live4 --mode stream --live --loop 4 --repeat "$REPEAT"
+if [ "$SKIP_JAVA" != 1 ]; then
+    run_java walk walk
+    run_java type1 "type:$TYPE"
+    [ -n "$TYPE2" ] && run_java type2 "type:$TYPE2"
+    run_java all all
+fi
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# ------------------------------------------------------------------ table
+
+# java cpu MB/s: bytes / process cpu seconds
+jcpu() { awk -v b="$bytes" -v c="$(field cpu_s "$1")" 'BEGIN {printf "%.1f", (c > 0 ? b / c / 1e6 : 0)}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.1fx", (a / b); else printf "-"}'; }
+
+echo
+printf '%-40s %-9s %9s %9s %12s %9s %9s %9s\n' mode impl "MB/s" "cpu MB/s" "events/s" "RSS MB" "x JDK" "x JDK cpu"
+row() { # LABEL IMPL C-FILE [JAVA-FILE]
+    local label=$1 impl=$2 f=$3 jf=${4:-} mbs cmbs evs rss r="" rc=""
+    [ -f "$f" ] || return 0
+    mbs=$(field MB/s "$f")
+    evs=$(field events/s "$f")
+    rss=$(awk -v k="$(field rss_kb "$f")" 'BEGIN {printf "%.0f", k / 1024}')
+    if [ "$impl" = JDK ]; then
+        cmbs=$(jcpu "$f")
+    else
+        cmbs=$(field cpu_MB/s "$f")
+        if [ -n "$jf" ] && [ -f "$jf" ]; then
+            r=$(ratio "$mbs" "$(field MB/s "$jf")")
+            rc=$(ratio "$cmbs" "$(jcpu "$jf")")
+        fi
+    fi
+    printf '%-40s %-9s %9s %9s %12s %9s %9s %9s\n' "$label" "$impl" "$mbs" "$cmbs" "$evs" "$rss" "$r" "$rc"
+}
+row "walk (on_record, mmap)" jfrstream "$OUT/walk.txt" "$OUT/walk.java.txt"
+row "walk" JDK "$OUT/walk.java.txt"
+row "type:$TYPE" jfrstream "$OUT/type1.txt" "$OUT/type1.java.txt"
+row "type:$TYPE" JDK "$OUT/type1.java.txt"
+if [ -n "$TYPE2" ]; then
+    row "type:$TYPE2" jfrstream "$OUT/type2.txt" "$OUT/type2.java.txt"
+    row "  same, --cache-stacks" jfrstream "$OUT/type2c.txt" "$OUT/type2.java.txt"
+    row "type:$TYPE2" JDK "$OUT/type2.java.txt"
+fi
+row "all (every field)" jfrstream "$OUT/all.txt" "$OUT/all.java.txt"
+row "  same, --cache-stacks" jfrstream "$OUT/allc.txt" "$OUT/all.java.txt"
+row "all" JDK "$OUT/all.java.txt"
+row "stream (read 64 KiB slices)" jfrstream "$OUT/stream.txt"
+row "stream (cat FILE | jfrbench -)" jfrstream "$OUT/pipe.txt"
+row "live 1x (--live, 64 KiB slices)" jfrstream "$OUT/live1.txt"
+row "live 4x (--live --loop 4)" jfrstream "$OUT/live4.txt"
+
+echo
+for n in walk type1 type2 all stream live1 live4; do
+    [ -f "$OUT/$n.txt" ] || continue
+    printf '%-7s events=%s heap_peak_kb=%s frames=%s\n' "$n" "$(field events "$OUT/$n.txt")" \
+        "$(field heap_peak_kb "$OUT/$n.txt")" "$(field frames "$OUT/$n.txt")"
+done
+for n in walk type1 type2 all; do
+    [ -f "$OUT/$n.java.txt" ] || continue
+    printf '%-7s JDK events=%s frames=%s\n' "$n" "$(field events "$OUT/$n.java.txt")" \
+        "$(field frames "$OUT/$n.java.txt")"
+done
+echo
+echo "targets: walk >= 4000 MB/s: $(field MB/s "$OUT/walk.txt");" \
+     "type:$TYPE >= 2000 MB/s: $(field MB/s "$OUT/type1.txt");" \
+     "all >= 1000 MB/s: $(field MB/s "$OUT/all.txt"); >= 20x the JDK (see x JDK)"
+echo "live: peak RSS 1x $(field rss_kb "$OUT/live1.txt") kB, 4x $(field rss_kb "$OUT/live4.txt") kB"
+echo "raw outputs: $OUT"
