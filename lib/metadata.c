@@ -268,20 +268,7 @@ static jfr_base base_of(const char *name) {
 }
 
 static uint8_t op_of(const jfr_field *f) {
-    if (f->pooled)
-        return JFR_OP_POOL;
-    switch (f->type->base) {
-    case JFR_BASE_BOOLEAN: return JFR_OP_BOOLEAN;
-    case JFR_BASE_BYTE: return JFR_OP_BYTE;
-    case JFR_BASE_CHAR: return JFR_OP_CHAR;
-    case JFR_BASE_SHORT: return JFR_OP_SHORT;
-    case JFR_BASE_INT: return JFR_OP_INT;
-    case JFR_BASE_LONG: return JFR_OP_LONG;
-    case JFR_BASE_FLOAT: return JFR_OP_FLOAT;
-    case JFR_BASE_DOUBLE: return JFR_OP_DOUBLE;
-    case JFR_BASE_STRING: return JFR_OP_STRING;
-    default: return JFR_OP_STRUCT;
-    }
+    return f->pooled ? JFR_OP_POOL : jfr__op_for_type(f->type);
 }
 
 static uint32_t sat_add(uint32_t a, uint32_t b) {
