@@ -42,7 +42,7 @@ fi
 if [ $# -eq 1 ]; then
     file=$1
 else
-    file=$("$here/make-recording.sh" "$DATA" | tail -1)
+    file=$("$here/make-recording.sh" "$DATA" | tee /dev/stderr | tail -1)
 fi
 [ -f "$file" ] || { echo "run.sh: no such file: $file" >&2; exit 1; }
 file=$(cd "$(dirname "$file")" && pwd)/$(basename "$file")
