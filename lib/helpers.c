@@ -114,29 +114,17 @@ static jfr_status event_field_at(const jfr_event *e, int32_t idx, jfr_value *out
 jfr_status jfr_event_thread(const jfr_event *e, jfr_thread *out) {
     if (!e || !out)
         return JFR_INVALID_ARG;
-    jfr_value v;
+    jfr_value v; /* a NULL value (no such field, key undefined) gives !present */
     jfr_status s = event_field_at(e, e->chunk_->md->tinfo[e->type->index].thread_field, &v);
-    if (s)
-        return s;
-    if (v.kind == JFR_KIND_NULL) {
-        memset(out, 0, sizeof *out);
-        return JFR_OK;
-    }
-    return jfr_value_thread(&v, out);
+    return s ? s : jfr_value_thread(&v, out);
 }
 
 jfr_status jfr_event_stack(const jfr_event *e, jfr_stack *out) {
     if (!e || !out)
         return JFR_INVALID_ARG;
-    jfr_value v;
+    jfr_value v; /* a NULL value (no such field, key undefined) gives !present */
     jfr_status s = event_field_at(e, e->chunk_->md->tinfo[e->type->index].stack_field, &v);
-    if (s)
-        return s;
-    if (v.kind == JFR_KIND_NULL) {
-        memset(out, 0, sizeof *out);
-        return JFR_OK;
-    }
-    return jfr_value_stack(&v, out);
+    return s ? s : jfr_value_stack(&v, out);
 }
 
 jfr_status jfr_value_class_name(const jfr_value *cls, const char **name, size_t *len) {
