@@ -113,7 +113,7 @@ jfr_status jfr__skip_value(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
 /* ------------------------------------------------------------------ decode */
 
 static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
-                           uint8_t op, uint32_t depth, jfr_value *out);
+                           uint8_t op, uint32_t depth, bool need_end, jfr_value *out);
 
 uint8_t jfr__op_for_type(const jfr_type *t) {
     switch (t->base) {
@@ -142,8 +142,9 @@ static jfr_status resolve(const jfr_chunk *c, const jfr_type *t, uint64_t key,
         out->kind = JFR_KIND_NULL;
         return JFR_OK;
     }
+    /* The pool index validated the entry's bytes: no need to find its end. */
     jfr_cur pc = cur_at(c, pos);
-    jfr_status s = read_one(c, &pc, t, jfr__op_for_type(t), depth + 1, out);
+    jfr_status s = read_one(c, &pc, t, jfr__op_for_type(t), depth + 1, false, out);
     out->pooled = true;
     out->key = key;
     return s;
@@ -234,8 +235,10 @@ static float be_float(uint32_t b) {
     return f;
 }
 
+/* need_end: leave the cursor after the value (a struct is skipped to find
+ * its end, which also validates it); otherwise only its start is needed. */
 static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
-                           uint8_t op, uint32_t depth, jfr_value *out) {
+                           uint8_t op, uint32_t depth, bool need_end, jfr_value *out) {
     uint64_t v;
     out->type = t;
     out->chunk_ = c;
@@ -305,7 +308,9 @@ static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
     default: /* inline struct */
         out->kind = JFR_KIND_OBJECT;
         out->pos_ = pos_of(c, cur);
-        return skip_struct(c, cur, t, depth);
+        if (need_end)
+            return skip_struct(c, cur, t, depth);
+        return tinfo(c, t)->bad || depth > JFR_MAX_DEPTH ? JFR_BAD_EVENT : JFR_OK;
     }
 }
 
@@ -325,11 +330,11 @@ static inline void value_init(jfr_value *out, const jfr_field *f) {
 }
 
 static jfr_status read_field(const jfr_chunk *c, jfr_cur *cur, const jfr_field *f,
-                             uint8_t op, uint32_t depth, jfr_value *out) {
+                             uint8_t op, uint32_t depth, bool need_end, jfr_value *out) {
     value_init(out, f);
     op &= (uint8_t)~JFR_OP_ARRAY;
     if (!f->array)
-        return read_one(c, cur, f->type, op, depth, out);
+        return read_one(c, cur, f->type, op, depth, need_end, out);
     uint32_t n;
     if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
         return JFR_BAD_EVENT;
@@ -339,7 +344,8 @@ static jfr_status read_field(const jfr_chunk *c, jfr_cur *cur, const jfr_field *
     out->chunk_ = c;
     out->depth_ = depth;
     out->pos_ = pos_of(c, cur);
-    for (uint32_t k = 0; k < n; k++) {
+    /* elements are checked when read; skip them only to find the end */
+    for (uint32_t k = 0; need_end && k < n; k++) {
         jfr_status s = skip_one(c, cur, f->type, op, depth + 1);
         if (s)
             return s;
@@ -367,7 +373,7 @@ jfr_status jfr_value_field(const jfr_value *obj, uint32_t index, jfr_value *out)
         if (s)
             return s;
     }
-    return read_field(c, &cur, &t->fields[index], inf->ops[index], obj->depth_ + 1, out);
+    return read_field(c, &cur, &t->fields[index], inf->ops[index], obj->depth_ + 1, false, out);
 }
 
 jfr_status jfr_value_field_named(const jfr_value *obj, const char *name, jfr_value *out) {
@@ -403,7 +409,7 @@ jfr_status jfr__value_index_from(const jfr_value *arr, uint32_t i, uint32_t from
             return s;
     }
     value_init(out, f);
-    jfr_status s = read_one(c, &cur, f->type, op, arr->depth_ + 1, out);
+    jfr_status s = read_one(c, &cur, f->type, op, arr->depth_ + 1, next_pos != NULL, out);
     if (!s && next_pos)
         *next_pos = pos_of(c, &cur);
     return s;
@@ -447,7 +453,7 @@ int jfr_iter_next(jfr_iter *it, jfr_value *out) {
         if (inf->bad)
             return -(int)JFR_BAD_EVENT;
         cur = cur_at(c, it->pos_);
-        s = read_field(c, &cur, &t->fields[it->next], inf->ops[it->next], pv->depth_ + 1, out);
+        s = read_field(c, &cur, &t->fields[it->next], inf->ops[it->next], pv->depth_ + 1, true, out);
     } else if (pv->kind == JFR_KIND_ARRAY && pv->field) {
         if (it->next >= pv->count)
             return 0;
@@ -455,7 +461,7 @@ int jfr_iter_next(jfr_iter *it, jfr_value *out) {
         uint8_t op = f->pooled ? JFR_OP_POOL : jfr__op_for_type(f->type);
         cur = cur_at(c, it->pos_);
         value_init(out, f);
-        s = read_one(c, &cur, f->type, op, pv->depth_ + 1, out);
+        s = read_one(c, &cur, f->type, op, pv->depth_ + 1, true, out);
     } else {
         return 0;
     }
