@@ -229,6 +229,7 @@ static jfr_status index_unit(jfr_parser *p) {
     c->md = p->md;
     if (!p->live) {
         jfr__pool_clear(&c->pool);
+        jfr__names_clear(c->names);
         c->pbase = c->base;
         c->psize = c->size;
     }

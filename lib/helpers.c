@@ -141,6 +141,50 @@ jfr_status jfr_value_class_name(const jfr_value *cls, const char **name, size_t 
     return JFR_OK;
 }
 
+/* The uncached body of jfr_value_method. */
+static jfr_status method_names(const jfr_value *m, const jfr_known *k, jfr_frame *out) {
+    field_string(m, k->m_name, &out->method_name, &out->method_name_len);
+    field_string(m, k->m_desc, &out->descriptor, &out->descriptor_len);
+    jfr_value cls;
+    if (k->m_type >= 0 && !jfr_value_field(m, (uint32_t)k->m_type, &cls))
+        return jfr_value_class_name(&cls, &out->class_name, &out->class_name_len);
+    return JFR_OK;
+}
+
+static void method_from_cache(const jfr_name_ent *e, jfr_frame *out) {
+    out->class_name = e->str[0];
+    out->class_name_len = e->len[0];
+    out->method_name = e->str[1];
+    out->method_name_len = e->len[1];
+    out->descriptor = e->str[2];
+    out->descriptor_len = e->len[2];
+}
+
+static void method_to_cache(const jfr_chunk *c, uint64_t key, const jfr_frame *f) {
+    const char *str[3] = {f->class_name, f->method_name, f->descriptor};
+    size_t len[3] = {f->class_name_len, f->method_name_len, f->descriptor_len};
+    jfr__names_put(c->names, c, c->md->known.method->index, key, str, len);
+}
+
+/* A pooled method by key: one cache probe once it has been seen. */
+static jfr_status method_by_key(const jfr_chunk *c, uint32_t depth, uint64_t key,
+                                jfr_frame *out) {
+    const jfr_known *k = &c->md->known;
+    const jfr_name_ent *e = jfr__names_get(c->names, c, k->method->index, key);
+    if (e) {
+        method_from_cache(e, out);
+        return JFR_OK;
+    }
+    jfr_value mv;
+    jfr_status s = jfr__value_resolve(c, k->method, key, depth, &mv);
+    if (s || mv.kind == JFR_KIND_NULL)
+        return s;
+    if ((s = method_names(&mv, k, out)))
+        return s;
+    method_to_cache(c, key, out);
+    return JFR_OK;
+}
+
 jfr_status jfr_value_method(const jfr_value *m, jfr_frame *out) {
     if (!m || !out)
         return JFR_INVALID_ARG;
@@ -152,12 +196,80 @@ jfr_status jfr_value_method(const jfr_value *m, jfr_frame *out) {
     const jfr_known *k = known_of(m);
     if (m->kind != JFR_KIND_OBJECT || m->type != k->method)
         return JFR_TYPE_MISMATCH;
-    field_string(m, k->m_name, &out->method_name, &out->method_name_len);
-    field_string(m, k->m_desc, &out->descriptor, &out->descriptor_len);
-    jfr_value cls;
-    if (k->m_type >= 0 && !jfr_value_field(m, (uint32_t)k->m_type, &cls))
-        return jfr_value_class_name(&cls, &out->class_name, &out->class_name_len);
-    return JFR_OK;
+    if (!m->pooled)
+        return method_names(m, k, out);
+    const jfr_chunk *c = m->chunk_;
+    const jfr_name_ent *e = jfr__names_get(c->names, c, k->method->index, m->key);
+    if (e) {
+        method_from_cache(e, out);
+        return JFR_OK;
+    }
+    jfr_status s = method_names(m, k, out);
+    if (!s)
+        method_to_cache(c, m->key, out);
+    return s;
+}
+
+/* A pooled frame type ("Interpreted", "JIT compiled"...) by key. */
+static void frame_type_by_key(const jfr_chunk *c, const jfr_type *t, uint32_t depth,
+                              uint64_t key, jfr_frame *out) {
+    const jfr_name_ent *e = jfr__names_get(c->names, c, t->index, key);
+    if (e) {
+        out->frame_type = e->str[0];
+        out->frame_type_len = e->len[0];
+        return;
+    }
+    jfr_value v, u;
+    if (jfr__value_resolve(c, t, key, depth, &v) || jfr_value_unwrap(&v, &u) ||
+        u.kind != JFR_KIND_STRING)
+        return;
+    out->frame_type = u.str;
+    out->frame_type_len = u.len;
+    const char *str[3] = {u.str, NULL, NULL};
+    size_t len[3] = {u.len, 0, 0};
+    jfr__names_put(c->names, c, t->index, key, str, len);
+}
+
+static int32_t raw_int(uint8_t op, uint64_t raw) {
+    switch (op) {
+    case JFR_OP_BYTE: return (int8_t)(uint8_t)raw;
+    case JFR_OP_SHORT: return (int16_t)(uint16_t)raw;
+    case JFR_OP_CHAR: return (uint16_t)raw;
+    case JFR_OP_BOOLEAN: return raw != 0;
+    default: return (int32_t)(int64_t)raw; /* int, long: Java's (int) */
+    }
+}
+
+/* Frame i of s from where its bytes start, in one pass over the frame. */
+static jfr_status frame_at(jfr_stack *s, uint32_t i, uint64_t pos, jfr_frame *out) {
+    const jfr_value *arr = &s->frames_;
+    const jfr_chunk *c = arr->chunk_;
+    const jfr_known *k = &c->md->known;
+    uint32_t depth = arr->depth_ + 1;
+    const int32_t want[4] = {k->fr_method, k->fr_line, k->fr_bci, k->fr_type};
+    uint64_t raw[4], end;
+    uint8_t ops[4];
+    jfr_status st = jfr__struct_scan(c, pos, k->frame, depth, want, raw, ops, &end);
+    if (st)
+        return st;
+    s->next_ = i + 1;
+    s->next_pos_ = end;
+    if (ops[1] != 0xff)
+        out->line = raw_int(ops[1], raw[1]);
+    if (ops[2] != 0xff)
+        out->bci = raw_int(ops[2], raw[2]);
+    if (ops[3] == JFR_OP_POOL)
+        frame_type_by_key(c, k->frame->fields[k->fr_type].type, depth, raw[3], out);
+    if (ops[0] == JFR_OP_POOL && k->frame->fields[k->fr_method].type == k->method)
+        return method_by_key(c, depth, raw[0], out);
+    /* an inline method or frame type: the general path */
+    jfr_value fr = {.kind = JFR_KIND_OBJECT, .type = k->frame, .chunk_ = c, .pos_ = pos,
+                    .depth_ = arr->depth_ + 1}, mv;
+    if (ops[3] != JFR_OP_POOL)
+        field_string(&fr, k->fr_type, &out->frame_type, &out->frame_type_len);
+    if (k->fr_method >= 0 && !(st = jfr_value_field(&fr, (uint32_t)k->fr_method, &mv)))
+        st = jfr_value_method(&mv, out);
+    return st;
 }
 
 jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out) {
@@ -168,20 +280,27 @@ jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out) {
     memset(out, 0, sizeof *out);
     out->line = -1;
     out->bci = -1;
-    jfr_value fr, mv;
-    uint64_t next;
-    jfr_status st = jfr__value_index_from(&s->frames_, i, s->next_, s->next_pos_, &fr, &next);
-    if (st)
-        return st;
-    s->next_ = i + 1;
-    s->next_pos_ = next;
-    const jfr_known *k = known_of(&fr);
-    if (fr.kind != JFR_KIND_OBJECT || fr.type != k->frame)
+    const jfr_value *arr = &s->frames_;
+    const jfr_known *k = known_of(arr);
+    if (arr->type != k->frame || arr->field->pooled)
         return JFR_TYPE_MISMATCH;
-    out->line = (int32_t)field_int(&fr, k->fr_line, -1);
-    out->bci = (int32_t)field_int(&fr, k->fr_bci, -1);
-    field_string(&fr, k->fr_type, &out->frame_type, &out->frame_type_len);
-    if (k->fr_method >= 0 && !(st = jfr_value_field(&fr, (uint32_t)k->fr_method, &mv)))
-        st = jfr_value_method(&mv, out);
-    return st;
+    /* frames are usually read in order: start from the last one read */
+    uint32_t from = s->next_;
+    uint64_t pos = s->next_pos_;
+    if (from > i) {
+        from = 0;
+        pos = arr->pos_;
+    }
+    if (from < i) {
+        const jfr_chunk *c = arr->chunk_;
+        uint8_t op = jfr__op_for_type(k->frame);
+        jfr_cur cur = jfr__cur_at(c, pos);
+        for (; from < i; from++) {
+            jfr_status st = jfr__skip_value(c, &cur, k->frame, op, arr->depth_ + 1);
+            if (st)
+                return st;
+        }
+        pos = jfr__cur_pos(&cur);
+    }
+    return frame_at(s, i, pos, out);
 }

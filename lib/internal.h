@@ -130,6 +130,33 @@ uint64_t jfr__pool_get(const jfr_pool *pl, uint32_t type, uint64_t key);
 void jfr__pool_clear(jfr_pool *pl);
 void jfr__pool_free(const jfr_allocator *a, jfr_pool *pl);
 
+/* ---------------------------------------------------------------- names.c */
+
+/* Strings resolved from one pooled value (a method: class, name, descriptor;
+ * a frame type: its name), cached by (type index, key) for the chunk. */
+typedef struct jfr_name_ent {
+    uint64_t key;
+    uint32_t type1;       /* type index + 1; 0 = empty slot */
+    uint32_t len[3];
+    const char *str[3];
+} jfr_name_ent;
+
+typedef struct jfr_names {
+    jfr_allocator alloc;
+    jfr_name_ent *slots;
+    size_t mask, count;
+    jfr_arena arena;      /* strings that were not in the pool bytes */
+    const uint8_t *pbase; /* pool store the cached strings point into */
+} jfr_names;
+
+const jfr_name_ent *jfr__names_get(jfr_names *n, const jfr_chunk *c, uint32_t type,
+                                   uint64_t key);
+/* Best effort: on failure (memory, bounds) the entry is just not cached. */
+void jfr__names_put(jfr_names *n, const jfr_chunk *c, uint32_t type, uint64_t key,
+                    const char *const str[3], const size_t len[3]);
+void jfr__names_clear(jfr_names *n);
+void jfr__names_free(const jfr_allocator *a, jfr_names *n);
+
 /* ---------------------------------------------------------------- chunk */
 
 /* Offsets with this bit set point into the pool store (live chunks keep
@@ -148,6 +175,7 @@ struct jfr_chunk {
     bool compressed;
     const jfr_mdtab *md;
     jfr_pool pool;
+    jfr_names *names;       /* resolved names of pooled values (mutable) */
     jfr_parser *parser;     /* scratch arena for converted strings */
     uint64_t index;
     uint64_t offset;        /* absolute input offset of the chunk */
@@ -164,8 +192,27 @@ jfr_status jfr__skip_value(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
  * where element i+1 starts. */
 jfr_status jfr__value_index_from(const jfr_value *arr, uint32_t i, uint32_t from,
                                  uint64_t from_pos, jfr_value *out, uint64_t *next_pos);
+/* The pool entry (t, key) as a value (NULL kind when absent). */
+jfr_status jfr__value_resolve(const jfr_chunk *c, const jfr_type *t, uint64_t key,
+                              uint32_t depth, jfr_value *out);
+/* One pass over the inline struct of type t at pos: the integer or pool-key
+ * fields whose indexes are in want[] (-1: none) are read raw into raw[], and
+ * their ops into ops[] (0xff: absent or not an integer); *end_pos receives
+ * where the struct ends. */
+jfr_status jfr__struct_scan(const jfr_chunk *c, uint64_t pos, const jfr_type *t,
+                            uint32_t depth, const int32_t want[4], uint64_t raw[4],
+                            uint8_t ops[4], uint64_t *end_pos);
 /* The decode op for a value of type t held inline (not pooled). */
 uint8_t jfr__op_for_type(const jfr_type *t);
+/* A cursor at an offset of the chunk, or of the pool store (JFR_POOL_TAG). */
+static inline jfr_cur jfr__cur_at(const jfr_chunk *c, uint64_t pos) {
+    if (pos & JFR_POOL_TAG) {
+        uint64_t o = pos & ~JFR_POOL_TAG;
+        return (jfr_cur){c->pbase + o, c->pbase + c->psize, !c->compressed, c->pbase,
+                         JFR_POOL_TAG};
+    }
+    return (jfr_cur){c->base + pos, c->base + c->size, !c->compressed, c->base, 0};
+}
 static inline uint64_t jfr__cur_pos(const jfr_cur *cur) {
     return (uint64_t)(cur->p - cur->base) | cur->tag;
 }
@@ -250,6 +297,7 @@ struct jfr_parser {
     int64_t tb_nanos, tb_ticks;
     double tb_div;
     jfr_arena scratch;
+    jfr_names names;      /* chunk.names points here */
     /* status */
     jfr_status status;
     char msg[320];

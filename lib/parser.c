@@ -25,6 +25,8 @@ jfr_parser *jfr_parser_new(const jfr_options *opts, const jfr_callbacks *cb, voi
         p->cb = *cb;
     p->user = user;
     p->chunk.parser = p;
+    p->names.alloc = p->opt.allocator;
+    p->chunk.names = &p->names;
     jfr_parser_reset(p);
     return p;
 }
@@ -47,6 +49,7 @@ void jfr_parser_reset(jfr_parser *p) {
     p->nerrors = p->nchunks = 0;
     memset(&p->info, 0, sizeof p->info);
     jfr__pool_clear(&p->chunk.pool);
+    jfr__names_clear(&p->names);
 }
 
 void jfr_parser_free(jfr_parser *p) {
@@ -64,6 +67,7 @@ void jfr_parser_free(jfr_parser *p) {
     jfr__buf_free(&a, &p->segbuf);
     jfr__buf_free(&a, &p->poolbuf);
     jfr__pool_free(&a, &p->chunk.pool);
+    jfr__names_free(&a, &p->names);
     jfr__metadata_free(&a, p->md);
     jfr__arena_free(&a, &p->scratch);
     jfr__free(&a, p, sizeof *p);
@@ -263,6 +267,7 @@ static void live_begin(jfr_parser *p) {
     p->state = ST_LIVE;
     p->segbuf.len = p->poolbuf.len = 0;
     jfr__pool_clear(&p->chunk.pool);
+    jfr__names_clear(&p->names);
     p->chunk_pos = p->seg_start = JFR_HEADER_SIZE;
     p->rec_need = 0;
     p->varlen = 0;

@@ -5,12 +5,7 @@
 #include <math.h>
 
 static inline jfr_cur cur_at(const jfr_chunk *c, uint64_t pos) {
-    if (pos & JFR_POOL_TAG) {
-        uint64_t o = pos & ~JFR_POOL_TAG;
-        return (jfr_cur){c->pbase + o, c->pbase + c->psize, !c->compressed, c->pbase,
-                         JFR_POOL_TAG};
-    }
-    return (jfr_cur){c->base + pos, c->base + c->size, !c->compressed, c->base, 0};
+    return jfr__cur_at(c, pos);
 }
 static inline uint64_t pos_of(const jfr_chunk *c, const jfr_cur *cur) {
     (void)c;
@@ -350,6 +345,52 @@ static jfr_status read_field(const jfr_chunk *c, jfr_cur *cur, const jfr_field *
         if (s)
             return s;
     }
+    return JFR_OK;
+}
+
+jfr_status jfr__value_resolve(const jfr_chunk *c, const jfr_type *t, uint64_t key,
+                              uint32_t depth, jfr_value *out) {
+    value_init(out, NULL);
+    out->type = t;
+    out->chunk_ = c;
+    out->depth_ = depth;
+    return resolve(c, t, key, depth, out);
+}
+
+jfr_status jfr__struct_scan(const jfr_chunk *c, uint64_t pos, const jfr_type *t,
+                            uint32_t depth, const int32_t want[4], uint64_t raw[4],
+                            uint8_t ops[4], uint64_t *end_pos) {
+    const jfr_tinfo *inf = tinfo(c, t);
+    if (inf->bad || depth > JFR_MAX_DEPTH)
+        return JFR_BAD_EVENT;
+    for (int k = 0; k < 4; k++)
+        ops[k] = 0xff;
+    jfr_cur cur = cur_at(c, pos);
+    for (uint32_t i = 0; i < t->nfields; i++) {
+        uint8_t op = inf->ops[i];
+        int k = 0;
+        while (k < 4 && want[k] != (int32_t)i)
+            k++;
+        if (k < 4 && (op <= JFR_OP_LONG || op == JFR_OP_POOL)) {
+            bool ok;
+            switch (op) {
+            case JFR_OP_BOOLEAN:
+            case JFR_OP_BYTE: ok = jfr_cur_be(&cur, 1, &raw[k]); break;
+            case JFR_OP_CHAR:
+            case JFR_OP_SHORT: ok = jfr_cur_short(&cur, &raw[k]); break;
+            case JFR_OP_INT: ok = jfr_cur_int(&cur, &raw[k]); break;
+            default: ok = jfr_cur_long(&cur, &raw[k]); break;
+            }
+            if (!ok)
+                return JFR_BAD_VARINT;
+            ops[k] = op;
+            continue;
+        }
+        jfr_status s = skip_field(c, &cur, t->fields[i].type, op, depth + 1);
+        if (s)
+            return s;
+    }
+    *end_pos = pos_of(c, &cur);
     return JFR_OK;
 }
 
