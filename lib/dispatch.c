@@ -12,7 +12,7 @@ typedef struct rec {
     uint64_t pos, size, type, payload; /* payload: offset after size and type */
 } rec;
 
-static bool read_rec(const jfr_chunk *c, uint64_t pos, rec *r) {
+static bool read_rec_slow(const jfr_chunk *c, uint64_t pos, rec *r) {
     jfr_cur cur = {c->base + pos, c->base + c->size, !c->compressed, c->base, 0};
     uint64_t sz, ty;
     if (!jfr_cur_int(&cur, &sz) || !jfr_cur_long(&cur, &ty))
@@ -24,8 +24,46 @@ static bool read_rec(const jfr_chunk *c, uint64_t pos, rec *r) {
     return true;
 }
 
+/* The record header at pos. Sizes and type ids of one or two varint bytes
+ * are nearly all of them: decoded without a loop. */
+static inline bool read_rec(const jfr_chunk *c, uint64_t pos, rec *r) {
+    const uint8_t *b = c->base + pos;
+    uint64_t left = c->size - pos, sz, ty;
+    unsigned h;
+    if (!c->compressed || left < 4)
+        return read_rec_slow(c, pos, r);
+    if (b[0] < 0x80) {
+        sz = b[0];
+        h = 1;
+    } else if (b[1] < 0x80) {
+        sz = (b[0] & 0x7fu) | (uint64_t)b[1] << 7;
+        h = 2;
+    } else {
+        return read_rec_slow(c, pos, r);
+    }
+    if (b[h] < 0x80) {
+        ty = b[h];
+        h += 1;
+    } else if (b[h + 1] < 0x80) {
+        ty = (b[h] & 0x7fu) | (uint64_t)b[h + 1] << 7;
+        h += 2;
+    } else {
+        return read_rec_slow(c, pos, r);
+    }
+    if (sz < h || sz > left)
+        return false;
+    *r = (rec){pos, sz, ty, pos + h};
+    return true;
+}
+
 static uint64_t abs_off(const jfr_parser *p, uint64_t pos) {
     return p->chunk.offset + p->chunk.base_off + pos;
+}
+
+static jfr_status bad_record(jfr_parser *p, uint64_t pos) {
+    jfr__fail(p, JFR_BAD_RECORD, abs_off(p, pos), "record size out of range (%llu bytes left)",
+              (unsigned long long)(p->chunk.size - pos));
+    return JFR_BAD_RECORD;
 }
 
 /* Compile (or reuse) the metadata record at p->meta_pos. */
@@ -202,16 +240,21 @@ static jfr_status index_unit(jfr_parser *p) {
     jfr_chunk *c = &p->chunk;
     rec r;
     bool have_meta = false;
-    for (uint64_t pos = c->first_rec; pos < c->size; pos += r.size) {
-        if (!read_rec(c, pos, &r) || r.size == 0) {
-            jfr__fail(p, JFR_BAD_RECORD, abs_off(p, pos),
-                      "record size out of range (%llu bytes left)",
-                      (unsigned long long)(c->size - pos));
-            return JFR_BAD_RECORD;
-        }
-        if (r.type == 0) {
-            p->meta_pos = pos;
-            have_meta = true;
+    /* A finished chunk's header points at its metadata: no pass needed.
+     * Record sizes are then checked by the passes that walk the records. */
+    uint64_t mo = (uint64_t)p->info.metadata_offset;
+    if (!p->live && mo >= c->first_rec && mo < c->size && read_rec(c, mo, &r) &&
+        r.type == 0 && r.size > 0) {
+        p->meta_pos = mo;
+        have_meta = true;
+    } else {
+        for (uint64_t pos = c->first_rec; pos < c->size; pos += r.size) {
+            if (!read_rec(c, pos, &r) || r.size == 0)
+                return bad_record(p, pos);
+            if (r.type == 0) {
+                p->meta_pos = pos;
+                have_meta = true;
+            }
         }
     }
     p->md_changed = false;
@@ -232,28 +275,6 @@ static jfr_status index_unit(jfr_parser *p) {
         jfr__names_clear(c->names);
         c->pbase = c->base;
         c->psize = c->size;
-    }
-    return JFR_OK;
-}
-
-/* Index the unit's checkpoints. A finished chunk whose events nobody wants
- * (a walk, a summary) skips this: it is most of the cost of a walk. A live
- * chunk always indexes: later segments may need these pools. */
-static jfr_status index_pools(jfr_parser *p) {
-    jfr_chunk *c = &p->chunk;
-    if (!p->live) {
-        bool any = false;
-        for (uint32_t i = 0; i < c->md->pub.ntypes && !any; i++)
-            any = p->want[i];
-        if (!any)
-            return JFR_OK;
-    }
-    rec r;
-    jfr_status s;
-    for (uint64_t pos = c->first_rec; pos < c->size; pos += r.size) {
-        read_rec(c, pos, &r);
-        if (r.type == 1 && (s = index_checkpoint(p, &r)))
-            return s;
     }
     return JFR_OK;
 }
@@ -284,8 +305,6 @@ static void make_event(jfr_parser *p, const rec *r, const jfr_type *t, jfr_event
 
 /* Generic handler, then per-type handlers; resumable at p->ev_stage. */
 static int deliver(jfr_parser *p, const rec *r, const jfr_type *t) {
-    if (!t || !p->want[t->index])
-        return JFR_CB_CONTINUE;
     jfr_event e;
     make_event(p, r, t, &e);
     uint32_t first = p->tsub_start[t->index], last = p->tsub_start[t->index + 1];
@@ -314,30 +333,70 @@ static int cmp_ord(const void *a, const void *b) {
     return x->pos < y->pos ? -1 : x->pos > y->pos; /* file order: stable */
 }
 
-static jfr_status build_order(jfr_parser *p) {
+/* Above this many entries an unordered unit is delivered by walking all its
+ * records again instead of from the list: bounds the list's memory. */
+#define JFR_MAX_LIST ((size_t)1 << 20)
+
+static jfr_status push_ord(jfr_parser *p, int64_t end, uint64_t pos) {
+    if (p->nord == p->capord) {
+        size_t cap = p->capord ? p->capord * 2 : 1024;
+        jfr_ord *o = jfr__realloc(&p->opt.allocator, p->ord, p->capord * sizeof *o, cap * sizeof *o);
+        if (!o)
+            return JFR_NOMEM;
+        p->ord = o;
+        p->capord = cap;
+    }
+    p->ord[p->nord++] = (jfr_ord){end, pos};
+    return JFR_OK;
+}
+
+/* One pass over the unit's records when events will be delivered: check
+ * sizes, index the checkpoints' pools, and list the wanted events (sorted by
+ * end time when ordered), so that delivery need not walk the other records.
+ * A finished chunk whose events nobody wants (a walk, a summary) skips this.
+ * A live chunk always indexes: later segments may need these pools. */
+static jfr_status scan_unit(jfr_parser *p) {
     jfr_chunk *c = &p->chunk;
-    rec r;
+    const jfr_mdtab *md = c->md;
+    bool any = false;
+    for (uint32_t i = 0; i < md->pub.ntypes && !any; i++)
+        any = p->want[i];
     p->nord = 0;
+    p->use_list = false;
+    if (!any && !p->live)
+        return JFR_OK;
+    bool list = any && (p->opt.ordered || !p->cb.on_record);
+    rec r;
+    jfr_status s;
     for (uint64_t pos = c->first_rec; pos < c->size; pos += r.size) {
-        read_rec(c, pos, &r);
-        if (r.type < 2)
+        if (!read_rec(c, pos, &r) || r.size == 0)
+            return bad_record(p, pos);
+        if (r.type == 1) {
+            if ((s = index_checkpoint(p, &r)))
+                return s;
             continue;
-        const jfr_type *t = jfr__md_type_by_id(c->md, r.type);
+        }
+        if (!list || r.type < 2)
+            continue;
+        const jfr_type *t = jfr__md_type_by_id(md, r.type);
         if (!t || !p->want[t->index])
             continue;
-        if (p->nord == p->capord) {
-            size_t cap = p->capord ? p->capord * 2 : 1024;
-            jfr_ord *o = jfr__realloc(&p->opt.allocator, p->ord, p->capord * sizeof *o, cap * sizeof *o);
-            if (!o)
-                return JFR_NOMEM;
-            p->ord = o;
-            p->capord = cap;
+        int64_t end = 0;
+        if (p->opt.ordered) {
+            jfr_event e;
+            make_event(p, &r, t, &e);
+            end = (int64_t)((uint64_t)e.start_ticks + (uint64_t)e.duration_ticks);
+        } else if (p->nord >= JFR_MAX_LIST) {
+            list = false;
+            continue;
         }
-        jfr_event e;
-        make_event(p, &r, t, &e);
-        p->ord[p->nord++] = (jfr_ord){(int64_t)((uint64_t)e.start_ticks + (uint64_t)e.duration_ticks), pos};
+        if ((s = push_ord(p, end, pos))) {
+            jfr__fail(p, s, abs_off(p, pos), "cannot list the chunk's events");
+            return s;
+        }
     }
-    if (p->nord > 1) /* p->ord is NULL until the first wanted event */
+    p->use_list = list && !p->cb.on_record; /* else after the on_record pass */
+    if (p->opt.ordered && p->nord > 1) /* p->ord is NULL until the first wanted event */
         qsort(p->ord, p->nord, sizeof *p->ord, cmp_ord);
     return JFR_OK;
 }
@@ -386,12 +445,8 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
                 return s;
             }
             p->subs_dirty = false;
-            if ((s = index_pools(p)))
+            if ((s = scan_unit(p)))
                 return s;
-            if (p->opt.ordered && (s = build_order(p))) {
-                jfr__fail(p, s, abs_off(p, 0), "cannot order the chunk's events");
-                return s;
-            }
             p->rec_pos = c->first_rec;
             p->rec_done = false;
             p->ev_stage = 0;
@@ -399,13 +454,23 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
             p->phase = PH_RECORDS;
             break;
         case PH_RECORDS:
-            if (!p->cb.on_record && p->opt.ordered) {
-                p->phase = PH_ORDERED;
+            if (p->use_list) { /* the wanted events only (ordered or not) */
+                while (p->ord_i < p->nord) {
+                    rec r = {0};
+                    read_rec(c, p->ord[p->ord_i].pos, &r); /* checked by scan_unit */
+                    rc = deliver(p, &r, jfr__md_type_by_id(c->md, r.type));
+                    if (rc != JFR_CB_CONTINUE)
+                        return cb_result(p, rc);
+                    p->ord_i++;
+                    p->ev_stage = 0;
+                }
+                p->phase = PH_END;
                 break;
             }
             while (p->rec_pos < c->size) {
                 rec r;
-                read_rec(c, p->rec_pos, &r);
+                if (!read_rec(c, p->rec_pos, &r) || r.size == 0)
+                    return bad_record(p, p->rec_pos);
                 const jfr_type *t = r.type > 1 ? jfr__md_type_by_id(c->md, r.type) : NULL;
                 if (!p->rec_done) {
                     p->rec_done = true;
@@ -416,27 +481,17 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
                             return s;
                     }
                 }
-                if (t && !p->opt.ordered && (rc = deliver(p, &r, t)) != JFR_CB_CONTINUE)
+                if (t && p->want[t->index] && !p->opt.ordered &&
+                    (rc = deliver(p, &r, t)) != JFR_CB_CONTINUE)
                     return cb_result(p, rc);
                 p->rec_pos += r.size;
                 p->rec_done = false;
                 p->ev_stage = 0;
             }
-            p->phase = PH_ORDERED;
-            break;
-        case PH_ORDERED:
-            if (p->opt.ordered) {
-                while (p->ord_i < p->nord) {
-                    rec r;
-                    read_rec(c, p->ord[p->ord_i].pos, &r);
-                    rc = deliver(p, &r, jfr__md_type_by_id(c->md, r.type));
-                    if (rc != JFR_CB_CONTINUE)
-                        return cb_result(p, rc);
-                    p->ord_i++;
-                    p->ev_stage = 0;
-                }
-            }
-            p->phase = PH_END;
+            if (p->opt.ordered) /* on_record saw every record; now the events */
+                p->use_list = true;
+            else
+                p->phase = PH_END;
             break;
         case PH_END:
             p->phase = PH_DONE;

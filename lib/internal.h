@@ -243,7 +243,7 @@ typedef struct jfr_ord {
 
 enum jfr_state { ST_HEADER, ST_BODY, ST_SKIP, ST_DISPATCH, ST_LIVE, ST_LIVE_DISPATCH,
                  ST_STOPPED, ST_ERROR };
-enum jfr_phase { PH_BEGIN, PH_INDEX, PH_META, PH_MAP, PH_RECORDS, PH_ORDERED, PH_END, PH_DONE };
+enum jfr_phase { PH_BEGIN, PH_INDEX, PH_META, PH_MAP, PH_RECORDS, PH_END, PH_DONE };
 
 struct jfr_parser {
     jfr_options opt;
@@ -268,7 +268,8 @@ struct jfr_parser {
     bool rec_done;        /* on_record called for the record at rec_pos */
     uint32_t ev_stage;    /* handlers already called for the current event */
     size_t ord_i;
-    jfr_ord *ord;
+    bool use_list;        /* deliver the listed events, not every record */
+    jfr_ord *ord;         /* wanted events of the unit (end ticks, offset) */
     size_t nord, capord;
     uint64_t meta_pos;    /* last metadata record in the unit */
     bool md_changed;      /* the unit brought new metadata: on_metadata */
