@@ -396,6 +396,9 @@ typedef struct jfr_stack {
     jfr_value frames_;
     uint32_t next_;          /* frame after the last one read ...         */
     uint64_t next_pos_;      /* ... and where its bytes start             */
+    uint64_t key_;           /* pool key of the stack trace, if keyed_    */
+    bool keyed_;
+    uint32_t cached_;        /* 1 + first frame in the chunk's frame cache */
 } jfr_stack;
 
 /* `field` is a Thread value (e.g. from eventThread); NULL kind -> !present. */
@@ -405,7 +408,10 @@ jfr_status jfr_event_thread(const jfr_event *e, jfr_thread *out);
 jfr_status jfr_event_stack(const jfr_event *e, jfr_stack *out);
 jfr_status jfr_value_stack(const jfr_value *v, jfr_stack *out);
 /* Frame i (0 = top). Reading frames in order costs O(1) each: the stack
- * remembers where the next frame starts. */
+ * remembers where the next frame starts. A pooled stack trace is resolved
+ * once per chunk: the first call for it fills a per-chunk frame cache (its
+ * size is bounded; beyond that frames are decoded each time), and later
+ * calls for the same stack in the chunk are array reads. */
 jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out);
 /* A java.lang.Class value -> its name; a jdk.types.Method value -> its
  * class_name, method_name and descriptor members of *out (always written:

@@ -66,7 +66,7 @@ jfr_status jfr_value_thread(const jfr_value *v, jfr_thread *out) {
     if (v->kind == JFR_KIND_NULL)
         return JFR_OK;
     const jfr_known *k = known_of(v);
-    if (v->kind != JFR_KIND_OBJECT || v->type != k->thread)
+    if (v->kind != JFR_KIND_OBJECT || !k->thread || v->type != k->thread)
         return JFR_TYPE_MISMATCH;
     out->present = true;
     field_string(v, k->th_os_name, &out->os_name, &out->os_name_len);
@@ -83,8 +83,22 @@ jfr_status jfr_value_stack(const jfr_value *v, jfr_stack *out) {
     if (v->kind == JFR_KIND_NULL)
         return JFR_OK;
     const jfr_known *k = known_of(v);
-    if (v->kind != JFR_KIND_OBJECT || v->type != k->stacktrace)
+    if (v->kind != JFR_KIND_OBJECT || !k->stacktrace || v->type != k->stacktrace)
         return JFR_TYPE_MISMATCH;
+    if (v->pooled) {
+        const jfr_chunk *c = v->chunk_;
+        const jfr_stack_ent *se = jfr__stack_get(c->names, c, k->stacktrace->index, v->key);
+        out->keyed_ = true;
+        out->key_ = v->key;
+        if (se) {
+            out->present = true;
+            out->truncated = se->truncated;
+            out->nframes = se->n;
+            out->cached_ = se->first + 1;
+            out->frames_.chunk_ = c;
+            return JFR_OK;
+        }
+    }
     jfr_value t;
     if (k->st_truncated >= 0 && !jfr_value_field(v, (uint32_t)k->st_truncated, &t))
         out->truncated = t.b;
@@ -135,7 +149,7 @@ jfr_status jfr_value_class_name(const jfr_value *cls, const char **name, size_t 
     if (cls->kind == JFR_KIND_NULL)
         return JFR_OK;
     const jfr_known *k = known_of(cls);
-    if (cls->kind != JFR_KIND_OBJECT || cls->type != k->klass)
+    if (cls->kind != JFR_KIND_OBJECT || !k->klass || cls->type != k->klass)
         return JFR_TYPE_MISMATCH;
     field_string(cls, k->c_name, name, len);
     return JFR_OK;
@@ -151,7 +165,8 @@ static jfr_status method_names(const jfr_value *m, const jfr_known *k, jfr_frame
     return JFR_OK;
 }
 
-static void method_from_cache(const jfr_name_ent *e, jfr_frame *out) {
+static void method_from_cache(const jfr_chunk *c, uint32_t e1, jfr_frame *out) {
+    const jfr_name_ent *e = &c->names->ents[e1 - 1];
     out->class_name = e->str[0];
     out->class_name_len = e->len[0];
     out->method_name = e->str[1];
@@ -160,19 +175,19 @@ static void method_from_cache(const jfr_name_ent *e, jfr_frame *out) {
     out->descriptor_len = e->len[2];
 }
 
-static void method_to_cache(const jfr_chunk *c, uint64_t key, const jfr_frame *f) {
+static uint32_t method_to_cache(const jfr_chunk *c, uint64_t key, const jfr_frame *f) {
     const char *str[3] = {f->class_name, f->method_name, f->descriptor};
     size_t len[3] = {f->class_name_len, f->method_name_len, f->descriptor_len};
-    jfr__names_put(c->names, c, c->md->known.method->index, key, str, len);
+    return jfr__names_put(c->names, c, c->md->known.method->index, key, str, len);
 }
 
-/* A pooled method by key: one cache probe once it has been seen. */
+/* A pooled method by key: one cache probe once it has been seen. *e1
+ * receives its cache entry (index + 1, 0 when not cached or absent). */
 static jfr_status method_by_key(const jfr_chunk *c, uint32_t depth, uint64_t key,
-                                jfr_frame *out) {
+                                jfr_frame *out, uint32_t *e1) {
     const jfr_known *k = &c->md->known;
-    const jfr_name_ent *e = jfr__names_get(c->names, c, k->method->index, key);
-    if (e) {
-        method_from_cache(e, out);
+    if ((*e1 = jfr__names_get(c->names, c, k->method->index, key))) {
+        method_from_cache(c, *e1, out);
         return JFR_OK;
     }
     jfr_value mv;
@@ -181,7 +196,7 @@ static jfr_status method_by_key(const jfr_chunk *c, uint32_t depth, uint64_t key
         return s;
     if ((s = method_names(&mv, k, out)))
         return s;
-    method_to_cache(c, key, out);
+    *e1 = method_to_cache(c, key, out);
     return JFR_OK;
 }
 
@@ -194,14 +209,14 @@ jfr_status jfr_value_method(const jfr_value *m, jfr_frame *out) {
     if (m->kind == JFR_KIND_NULL)
         return JFR_OK;
     const jfr_known *k = known_of(m);
-    if (m->kind != JFR_KIND_OBJECT || m->type != k->method)
+    if (m->kind != JFR_KIND_OBJECT || !k->method || m->type != k->method)
         return JFR_TYPE_MISMATCH;
     if (!m->pooled)
         return method_names(m, k, out);
     const jfr_chunk *c = m->chunk_;
-    const jfr_name_ent *e = jfr__names_get(c->names, c, k->method->index, m->key);
-    if (e) {
-        method_from_cache(e, out);
+    uint32_t e1 = jfr__names_get(c->names, c, k->method->index, m->key);
+    if (e1) {
+        method_from_cache(c, e1, out);
         return JFR_OK;
     }
     jfr_status s = method_names(m, k, out);
@@ -210,24 +225,30 @@ jfr_status jfr_value_method(const jfr_value *m, jfr_frame *out) {
     return s;
 }
 
-/* A pooled frame type ("Interpreted", "JIT compiled"...) by key. */
-static void frame_type_by_key(const jfr_chunk *c, const jfr_type *t, uint32_t depth,
-                              uint64_t key, jfr_frame *out) {
-    const jfr_name_ent *e = jfr__names_get(c->names, c, t->index, key);
-    if (e) {
-        out->frame_type = e->str[0];
-        out->frame_type_len = e->len[0];
-        return;
+static void frame_type_from_cache(const jfr_chunk *c, uint32_t e1, jfr_frame *out) {
+    const jfr_name_ent *e = &c->names->ents[e1 - 1];
+    out->frame_type = e->str[0];
+    out->frame_type_len = e->len[0];
+}
+
+/* A pooled frame type ("Interpreted", "JIT compiled"...) by key; returns its
+ * cache entry (index + 1, 0 when not cached or absent). */
+static uint32_t frame_type_by_key(const jfr_chunk *c, const jfr_type *t, uint32_t depth,
+                                  uint64_t key, jfr_frame *out) {
+    uint32_t e1 = jfr__names_get(c->names, c, t->index, key);
+    if (e1) {
+        frame_type_from_cache(c, e1, out);
+        return e1;
     }
     jfr_value v, u;
     if (jfr__value_resolve(c, t, key, depth, &v) || jfr_value_unwrap(&v, &u) ||
         u.kind != JFR_KIND_STRING)
-        return;
+        return 0;
     out->frame_type = u.str;
     out->frame_type_len = u.len;
     const char *str[3] = {u.str, NULL, NULL};
     size_t len[3] = {u.len, 0, 0};
-    jfr__names_put(c->names, c, t->index, key, str, len);
+    return jfr__names_put(c->names, c, t->index, key, str, len);
 }
 
 static int32_t raw_int(uint8_t op, uint64_t raw) {
@@ -240,8 +261,11 @@ static int32_t raw_int(uint8_t op, uint64_t raw) {
     }
 }
 
-/* Frame i of s from where its bytes start, in one pass over the frame. */
-static jfr_status frame_at(jfr_stack *s, uint32_t i, uint64_t pos, jfr_frame *out) {
+/* Frame i of s from where its bytes start, in one pass over the frame.
+ * When cf is not NULL it receives the frame in cache form; *cacheable is
+ * cleared if some part of it could not be cached. */
+static jfr_status frame_at(jfr_stack *s, uint32_t i, uint64_t pos, jfr_frame *out,
+                           jfr_cached_frame *cf, bool *cacheable) {
     const jfr_value *arr = &s->frames_;
     const jfr_chunk *c = arr->chunk_;
     const jfr_known *k = &c->md->known;
@@ -254,22 +278,70 @@ static jfr_status frame_at(jfr_stack *s, uint32_t i, uint64_t pos, jfr_frame *ou
         return st;
     s->next_ = i + 1;
     s->next_pos_ = end;
+    uint32_t fte = 0, me = 0;
     if (ops[1] != 0xff)
         out->line = raw_int(ops[1], raw[1]);
     if (ops[2] != 0xff)
         out->bci = raw_int(ops[2], raw[2]);
-    if (ops[3] == JFR_OP_POOL)
-        frame_type_by_key(c, k->frame->fields[k->fr_type].type, depth, raw[3], out);
-    if (ops[0] == JFR_OP_POOL && k->frame->fields[k->fr_method].type == k->method)
-        return method_by_key(c, depth, raw[0], out);
-    /* an inline method or frame type: the general path */
-    jfr_value fr = {.kind = JFR_KIND_OBJECT, .type = k->frame, .chunk_ = c, .pos_ = pos,
-                    .depth_ = arr->depth_ + 1}, mv;
-    if (ops[3] != JFR_OP_POOL)
-        field_string(&fr, k->fr_type, &out->frame_type, &out->frame_type_len);
-    if (k->fr_method >= 0 && !(st = jfr_value_field(&fr, (uint32_t)k->fr_method, &mv)))
-        st = jfr_value_method(&mv, out);
+    if (ops[3] == JFR_OP_POOL && !(fte = frame_type_by_key(c, k->frame->fields[k->fr_type].type,
+                                                          depth, raw[3], out)))
+        *cacheable = false;
+    if (ops[0] == JFR_OP_POOL && k->frame->fields[k->fr_method].type == k->method) {
+        st = method_by_key(c, depth, raw[0], out, &me);
+        if (st || !me)
+            *cacheable = false;
+    } else {
+        /* an inline method or frame type: the general path, not cached */
+        *cacheable = false;
+        jfr_value fr = {.kind = JFR_KIND_OBJECT, .type = k->frame, .chunk_ = c, .pos_ = pos,
+                        .depth_ = depth}, mv;
+        if (ops[3] != JFR_OP_POOL)
+            field_string(&fr, k->fr_type, &out->frame_type, &out->frame_type_len);
+        if (k->fr_method >= 0 && !(st = jfr_value_field(&fr, (uint32_t)k->fr_method, &mv)))
+            st = jfr_value_method(&mv, out);
+    }
+    if (cf)
+        *cf = (jfr_cached_frame){me, fte, out->line, out->bci};
     return st;
+}
+
+static void frame_from_cache(const jfr_chunk *c, const jfr_cached_frame *cf, jfr_frame *out) {
+    if (cf->method)
+        method_from_cache(c, cf->method, out);
+    if (cf->ftype)
+        frame_type_from_cache(c, cf->ftype, out);
+    out->line = cf->line;
+    out->bci = cf->bci;
+}
+
+/* First read of a pooled stack: resolve all its frames into the cache.
+ * Returns false (nothing cached) when some frame cannot be. */
+static bool cache_stack(jfr_stack *s) {
+    const jfr_chunk *c = s->frames_.chunk_;
+    jfr_names *n = c->names;
+    const jfr_known *k = &c->md->known;
+    jfr_cached_frame *cf = jfr__stack_reserve(n, c, s->nframes);
+    if (!cf)
+        return false;
+    bool ok = true;
+    uint64_t pos = s->frames_.pos_;
+    for (uint32_t j = 0; j < s->nframes && ok; j++) {
+        jfr_frame tmp;
+        memset(&tmp, 0, sizeof tmp);
+        tmp.line = tmp.bci = -1;
+        /* names_put never moves the frame cache: cf stays valid */
+        if (frame_at(s, j, pos, &tmp, &cf[j], &ok))
+            ok = false;
+        pos = s->next_pos_;
+    }
+    if (!ok) {
+        n->no_stacks = true; /* this chunk's frames do not cache: stop trying */
+        s->next_ = 0;
+        s->next_pos_ = s->frames_.pos_;
+        return false;
+    }
+    s->cached_ = jfr__stack_commit(n, k->stacktrace->index, s->key_, s->nframes, s->truncated);
+    return s->cached_ != 0;
 }
 
 jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out) {
@@ -281,9 +353,18 @@ jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out) {
     out->line = -1;
     out->bci = -1;
     const jfr_value *arr = &s->frames_;
+    const jfr_chunk *c = arr->chunk_;
+    if (s->cached_) {
+        frame_from_cache(c, &c->names->frames[s->cached_ - 1 + i], out);
+        return JFR_OK;
+    }
     const jfr_known *k = known_of(arr);
-    if (arr->type != k->frame || arr->field->pooled)
+    if (!k->frame || arr->type != k->frame || !arr->field || arr->field->pooled)
         return JFR_TYPE_MISMATCH;
+    if (s->keyed_ && s->next_ == 0 && !c->names->no_stacks && cache_stack(s)) {
+        frame_from_cache(c, &c->names->frames[s->cached_ - 1 + i], out);
+        return JFR_OK;
+    }
     /* frames are usually read in order: start from the last one read */
     uint32_t from = s->next_;
     uint64_t pos = s->next_pos_;
@@ -292,7 +373,6 @@ jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out) {
         pos = arr->pos_;
     }
     if (from < i) {
-        const jfr_chunk *c = arr->chunk_;
         uint8_t op = jfr__op_for_type(k->frame);
         jfr_cur cur = jfr__cur_at(c, pos);
         for (; from < i; from++) {
@@ -302,5 +382,6 @@ jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out) {
         }
         pos = jfr__cur_pos(&cur);
     }
-    return frame_at(s, i, pos, out);
+    bool unused = true;
+    return frame_at(s, i, pos, out, NULL, &unused);
 }

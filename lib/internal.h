@@ -132,28 +132,62 @@ void jfr__pool_free(const jfr_allocator *a, jfr_pool *pl);
 
 /* ---------------------------------------------------------------- names.c */
 
+/* The first member of cached entries: what they are looked up by. */
+typedef struct jfr_keyed {
+    uint64_t key;
+    uint32_t type;        /* type index */
+} jfr_keyed;
+
 /* Strings resolved from one pooled value (a method: class, name, descriptor;
  * a frame type: its name), cached by (type index, key) for the chunk. */
 typedef struct jfr_name_ent {
-    uint64_t key;
-    uint32_t type1;       /* type index + 1; 0 = empty slot */
+    jfr_keyed k;
     uint32_t len[3];
     const char *str[3];
 } jfr_name_ent;
 
+/* A resolved frame: name entries as index + 1 (0 = none). */
+typedef struct jfr_cached_frame {
+    uint32_t method, ftype;
+    int32_t line, bci;
+} jfr_cached_frame;
+
+/* A pooled stack trace whose frames are in the frame cache. */
+typedef struct jfr_stack_ent {
+    jfr_keyed k;
+    uint32_t first, n;
+    bool truncated;
+} jfr_stack_ent;
+
 typedef struct jfr_names {
     jfr_allocator alloc;
-    jfr_name_ent *slots;
-    size_t mask, count;
+    uint32_t *slots;      /* (type, key) -> ents index + 1 */
+    size_t mask, count, capents;
+    jfr_name_ent *ents;
+    uint32_t *sslots;     /* (type, key) -> stacks index + 1 */
+    size_t smask, nstacks, capstacks;
+    jfr_stack_ent *stacks;
+    jfr_cached_frame *frames;
+    size_t nframes, capframes;
+    bool no_stacks;       /* a stack of this chunk could not be cached */
     jfr_arena arena;      /* strings that were not in the pool bytes */
     const uint8_t *pbase; /* pool store the cached strings point into */
 } jfr_names;
 
-const jfr_name_ent *jfr__names_get(jfr_names *n, const jfr_chunk *c, uint32_t type,
-                                   uint64_t key);
-/* Best effort: on failure (memory, bounds) the entry is just not cached. */
-void jfr__names_put(jfr_names *n, const jfr_chunk *c, uint32_t type, uint64_t key,
-                    const char *const str[3], const size_t len[3]);
+/* Entry index + 1 of (type, key), or 0. */
+uint32_t jfr__names_get(jfr_names *n, const jfr_chunk *c, uint32_t type, uint64_t key);
+/* Best effort: returns the entry index + 1, or 0 when it was not cached
+ * (memory, bounds). */
+uint32_t jfr__names_put(jfr_names *n, const jfr_chunk *c, uint32_t type, uint64_t key,
+                        const char *const str[3], const size_t len[3]);
+const jfr_stack_ent *jfr__stack_get(jfr_names *n, const jfr_chunk *c, uint32_t type,
+                                    uint64_t key);
+/* Room for nframes frames at the end of the frame cache (NULL: over the
+ * bound or out of memory); jfr__stack_commit then adds the stack and returns
+ * 1 + its first frame's index (0 on failure). */
+jfr_cached_frame *jfr__stack_reserve(jfr_names *n, const jfr_chunk *c, uint32_t nframes);
+uint32_t jfr__stack_commit(jfr_names *n, uint32_t type, uint64_t key, uint32_t nframes,
+                           bool truncated);
 void jfr__names_clear(jfr_names *n);
 void jfr__names_free(const jfr_allocator *a, jfr_names *n);
 

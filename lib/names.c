@@ -1,27 +1,37 @@
-/* Names resolved from pooled methods and frame types, kept for the rest of
- * the chunk. A stack frame otherwise costs a chain of pool lookups (method,
- * class, symbols) each time; with this cache it costs one probe. Entries stay
- * right because a pool key keeps its first definition for the whole chunk. */
+/* Names resolved from pooled methods and frame types, and whole stack traces
+ * as lists of resolved frames, kept for the rest of the chunk. A stack frame
+ * otherwise costs a chain of pool lookups (method, class, symbols) each
+ * time. Entries stay right because a pool key keeps its first definition for
+ * the whole chunk. */
 #include "internal.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-static inline size_t slot_of(const jfr_names *n, uint32_t type, uint64_t key) {
-    return (size_t)XXH3_64bits_withSeed(&key, sizeof key, type) & n->mask;
+/* Frame-cache entries allowed per chunk (16 bytes each). */
+#define JFR_MAX_CACHED_FRAMES ((size_t)4 << 20)
+
+static inline size_t hash_of(uint32_t type, uint64_t key, size_t mask) {
+    return (size_t)XXH3_64bits_withSeed(&key, sizeof key, type) & mask;
 }
 
 void jfr__names_clear(jfr_names *n) {
     if (n->slots && n->count)
         memset(n->slots, 0, (n->mask + 1) * sizeof *n->slots);
-    n->count = 0;
+    if (n->sslots && n->nstacks)
+        memset(n->sslots, 0, (n->smask + 1) * sizeof *n->sslots);
+    n->count = n->nstacks = n->nframes = 0;
+    n->no_stacks = false;
     n->pbase = NULL;
     jfr__arena_reset(&n->arena);
 }
 
 void jfr__names_free(const jfr_allocator *a, jfr_names *n) {
-    if (n->slots)
-        jfr__free(a, n->slots, (n->mask + 1) * sizeof *n->slots);
+    jfr__free(a, n->slots, n->slots ? (n->mask + 1) * sizeof *n->slots : 0);
+    jfr__free(a, n->ents, n->capents * sizeof *n->ents);
+    jfr__free(a, n->sslots, n->sslots ? (n->smask + 1) * sizeof *n->sslots : 0);
+    jfr__free(a, n->stacks, n->capstacks * sizeof *n->stacks);
+    jfr__free(a, n->frames, n->capframes * sizeof *n->frames);
     jfr__arena_free(a, &n->arena);
     memset(n, 0, sizeof *n);
 }
@@ -30,76 +40,136 @@ void jfr__names_free(const jfr_allocator *a, jfr_names *n) {
  * the old one are dropped. */
 static void check_base(jfr_names *n, const jfr_chunk *c) {
     if (n->pbase != c->pbase) {
-        if (n->count)
+        if (n->count || n->nstacks || n->no_stacks)
             jfr__names_clear(n);
         n->pbase = c->pbase;
     }
 }
 
-const jfr_name_ent *jfr__names_get(jfr_names *n, const jfr_chunk *c, uint32_t type,
-                                   uint64_t key) {
+/* Open-addressing index over entries that carry (type, key): slots hold
+ * entry index + 1. */
+static uint32_t *find_slot(uint32_t *slots, size_t mask, const void *ents, size_t stride,
+                           uint32_t type, uint64_t key) {
+    for (size_t h = hash_of(type, key, mask);; h = (h + 1) & mask) {
+        uint32_t v = slots[h];
+        if (!v)
+            return &slots[h];
+        const jfr_keyed *e = (const void *)((const char *)ents + (size_t)(v - 1) * stride);
+        if (e->key == key && e->type == type)
+            return &slots[h];
+    }
+}
+
+static bool grow_index(const jfr_allocator *a, uint32_t **slots, size_t *mask, size_t count,
+                       const void *ents, size_t stride) {
+    if (*slots && (count + 1) * 4 <= (*mask + 1) * 3)
+        return true;
+    size_t cap = *slots ? (*mask + 1) * 2 : 1024;
+    uint32_t *ns = jfr__calloc(a, cap * sizeof *ns);
+    if (!ns)
+        return false;
+    for (size_t i = 0; i < count; i++) {
+        const jfr_keyed *e = (const void *)((const char *)ents + i * stride);
+        *find_slot(ns, cap - 1, ents, stride, e->type, e->key) = (uint32_t)i + 1;
+    }
+    jfr__free(a, *slots, *slots ? (*mask + 1) * sizeof **slots : 0);
+    *slots = ns;
+    *mask = cap - 1;
+    return true;
+}
+
+uint32_t jfr__names_get(jfr_names *n, const jfr_chunk *c, uint32_t type, uint64_t key) {
     check_base(n, c);
     if (!n->count)
-        return NULL;
-    for (size_t h = slot_of(n, type, key);; h = (h + 1) & n->mask) {
-        const jfr_name_ent *e = &n->slots[h];
-        if (!e->type1)
-            return NULL;
-        if (e->key == key && e->type1 == type + 1)
-            return e;
-    }
+        return 0;
+    return *find_slot(n->slots, n->mask, n->ents, sizeof *n->ents, type, key);
 }
 
-static jfr_status grow(const jfr_allocator *a, jfr_names *n) {
-    size_t cap = n->slots ? (n->mask + 1) * 2 : 1024;
-    jfr_name_ent *ns = jfr__calloc(a, cap * sizeof *ns);
-    if (!ns)
-        return JFR_NOMEM;
-    jfr_name_ent *old = n->slots;
-    size_t oldcap = old ? n->mask + 1 : 0;
-    n->slots = ns;
-    n->mask = cap - 1;
-    for (size_t i = 0; i < oldcap; i++) {
-        if (!old[i].type1)
-            continue;
-        size_t h = slot_of(n, old[i].type1 - 1, old[i].key);
-        while (ns[h].type1)
-            h = (h + 1) & n->mask;
-        ns[h] = old[i];
-    }
-    if (old)
-        jfr__free(a, old, oldcap * sizeof *old);
-    return JFR_OK;
-}
-
-void jfr__names_put(jfr_names *n, const jfr_chunk *c, uint32_t type, uint64_t key,
-                    const char *const str[3], const size_t len[3]) {
+uint32_t jfr__names_put(jfr_names *n, const jfr_chunk *c, uint32_t type, uint64_t key,
+                        const char *const str[3], const size_t len[3]) {
     const jfr_allocator *a = &n->alloc;
     check_base(n, c);
     /* bounded by the pool index: one entry per pool entry at most */
-    if (n->count >= c->pool.count + 1024)
-        return;
-    if ((!n->slots || (n->count + 1) * 4 > (n->mask + 1) * 3) && grow(a, n))
-        return; /* out of memory: stay uncached */
-    jfr_name_ent e = {.key = key, .type1 = type + 1};
+    if (n->count >= c->pool.count + 1024 || n->count >= UINT32_MAX - 1)
+        return 0;
+    if (!grow_index(a, &n->slots, &n->mask, n->count, n->ents, sizeof *n->ents))
+        return 0; /* out of memory: stay uncached */
+    uint32_t *slot = find_slot(n->slots, n->mask, n->ents, sizeof *n->ents, type, key);
+    if (*slot)
+        return *slot;
+    if (n->count == n->capents) {
+        size_t cap = n->capents ? n->capents * 2 : 256;
+        jfr_name_ent *ne = jfr__realloc(a, n->ents, n->capents * sizeof *ne, cap * sizeof *ne);
+        if (!ne)
+            return 0;
+        n->ents = ne;
+        n->capents = cap;
+    }
+    jfr_name_ent e = {.k = {key, type}};
     uintptr_t lo = (uintptr_t)c->pbase, hi = lo + (uintptr_t)c->psize;
     for (int i = 0; i < 3; i++) {
         if (len[i] > UINT32_MAX)
-            return;
+            return 0;
         e.len[i] = (uint32_t)len[i];
         e.str[i] = str[i];
         /* strings converted into the per-callback scratch need a copy */
         uintptr_t sp = (uintptr_t)str[i];
         if (str[i] && !(sp >= lo && sp <= hi && len[i] <= hi - sp) &&
             !(e.str[i] = jfr__arena_strndup(a, &n->arena, str[i], len[i])))
-            return;
+            return 0;
     }
-    size_t h = slot_of(n, type, key);
-    while (n->slots[h].type1) {
-        if (n->slots[h].key == key && n->slots[h].type1 == type + 1)
-            return;
-        h = (h + 1) & n->mask;
+    n->ents[n->count++] = e;
+    return *slot = (uint32_t)n->count;
+}
+
+const jfr_stack_ent *jfr__stack_get(jfr_names *n, const jfr_chunk *c, uint32_t type,
+                                    uint64_t key) {
+    check_base(n, c);
+    if (!n->nstacks)
+        return NULL;
+    uint32_t v = *find_slot(n->sslots, n->smask, n->stacks, sizeof *n->stacks, type, key);
+    return v ? &n->stacks[v - 1] : NULL;
+}
+
+jfr_cached_frame *jfr__stack_reserve(jfr_names *n, const jfr_chunk *c, uint32_t nframes) {
+    const jfr_allocator *a = &n->alloc;
+    check_base(n, c);
+    if (nframes > JFR_MAX_CACHED_FRAMES - n->nframes)
+        return NULL;
+    if (n->nframes + nframes > n->capframes) {
+        size_t cap = n->capframes ? n->capframes * 2 : 4096;
+        while (cap < n->nframes + nframes)
+            cap *= 2;
+        jfr_cached_frame *nf = jfr__realloc(a, n->frames, n->capframes * sizeof *nf,
+                                            cap * sizeof *nf);
+        if (!nf)
+            return NULL;
+        n->frames = nf;
+        n->capframes = cap;
     }
-    n->slots[h] = e;
-    n->count++;
+    return &n->frames[n->nframes];
+}
+
+uint32_t jfr__stack_commit(jfr_names *n, uint32_t type, uint64_t key, uint32_t nframes,
+                           bool truncated) {
+    const jfr_allocator *a = &n->alloc;
+    if (n->nstacks >= UINT32_MAX - 1 ||
+        !grow_index(a, &n->sslots, &n->smask, n->nstacks, n->stacks, sizeof *n->stacks))
+        return 0;
+    if (n->nstacks == n->capstacks) {
+        size_t cap = n->capstacks ? n->capstacks * 2 : 256;
+        jfr_stack_ent *ns = jfr__realloc(a, n->stacks, n->capstacks * sizeof *ns, cap * sizeof *ns);
+        if (!ns)
+            return 0;
+        n->stacks = ns;
+        n->capstacks = cap;
+    }
+    uint32_t *slot = find_slot(n->sslots, n->smask, n->stacks, sizeof *n->stacks, type, key);
+    if (*slot)
+        return n->stacks[*slot - 1].first + 1;
+    uint32_t first = (uint32_t)n->nframes;
+    n->stacks[n->nstacks++] = (jfr_stack_ent){{key, type}, first, nframes, truncated};
+    *slot = (uint32_t)n->nstacks;
+    n->nframes += nframes;
+    return first + 1;
 }

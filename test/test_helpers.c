@@ -1,5 +1,7 @@
 /* The thread / stack-trace / frame helpers must agree with the generic
- * value API on every event of real recordings. Usage: test_helpers FILE... */
+ * value API on every event of real recordings. A stack trace seen again in
+ * a chunk comes from the per-chunk frame cache, so both the first (decoding)
+ * and the later (cached) reads are compared. Usage: test_helpers FILE... */
 #include "harness.h"
 
 static long g_stacks, g_frames, g_threads;
@@ -40,6 +42,8 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *u) {
                     jfr_value name;
                     CHECK(jfr_value_field_named(&m, "name", &name) == JFR_OK &&
                           same_str(f.method_name, f.method_name_len, &name));
+                    CHECK(jfr_value_field_named(&m, "descriptor", &name) == JFR_OK &&
+                          same_str(f.descriptor, f.descriptor_len, &name));
                     CHECK(jfr_value_field_named(&m, "type", &cls) == JFR_OK);
                     if (cls.kind == JFR_KIND_OBJECT) {
                         CHECK(jfr_value_field_named(&cls, "name", &name) == JFR_OK &&
