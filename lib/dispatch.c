@@ -467,24 +467,42 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
                 p->phase = PH_END;
                 break;
             }
-            while (p->rec_pos < c->size) {
-                rec r;
-                if (!read_rec(c, p->rec_pos, &r) || r.size == 0)
-                    return bad_record(p, p->rec_pos);
-                const jfr_type *t = r.type > 1 ? jfr__md_type_by_id(c->md, r.type) : NULL;
-                if (!p->rec_done) {
-                    p->rec_done = true;
-                    if (p->cb.on_record) {
-                        jfr_record jr = {c->index, abs_off(p, r.pos), r.size, r.type,
-                                         t && t->is_event ? t : NULL};
-                        if ((s = cb_result(p, p->cb.on_record(p, &jr, p->user))))
-                            return s;
+            {
+                /* the hot loop of a walk: state lives in locals and is saved
+                 * only when a callback pauses or stops */
+                uint64_t pos = p->rec_pos;
+                bool done = p->rec_done;
+                const jfr_mdtab *md = c->md;
+                jfr_record_cb on_rec = p->cb.on_record;
+                const uint8_t *want = p->opt.ordered ? NULL : p->want;
+                while (pos < c->size) {
+                    rec r;
+                    if (!read_rec(c, pos, &r) || r.size == 0) {
+                        p->rec_pos = pos;
+                        return bad_record(p, pos);
                     }
+                    const jfr_type *t = r.type > 1 ? jfr__md_type_by_id(md, r.type) : NULL;
+                    if (!done && on_rec) {
+                        jfr_record jr = {c->index, abs_off(p, pos), r.size, r.type,
+                                         t && t->is_event ? t : NULL};
+                        if ((rc = on_rec(p, &jr, p->user)) != JFR_CB_CONTINUE) {
+                            p->rec_pos = pos;
+                            p->rec_done = true;
+                            p->ev_stage = 0;
+                            return cb_result(p, rc);
+                        }
+                    }
+                    done = false;
+                    if (t && want && want[t->index]) {
+                        p->rec_pos = pos;
+                        p->rec_done = true;
+                        if ((rc = deliver(p, &r, t)) != JFR_CB_CONTINUE)
+                            return cb_result(p, rc);
+                        p->ev_stage = 0;
+                    }
+                    pos += r.size;
                 }
-                if (t && p->want[t->index] && !p->opt.ordered &&
-                    (rc = deliver(p, &r, t)) != JFR_CB_CONTINUE)
-                    return cb_result(p, rc);
-                p->rec_pos += r.size;
+                p->rec_pos = pos;
                 p->rec_done = false;
                 p->ev_stage = 0;
             }
