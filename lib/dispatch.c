@@ -154,6 +154,20 @@ static jfr_status map_subscriptions(jfr_parser *p) {
                      (p->cb.on_event || p->tsub_start[i + 1] > p->tsub_start[i]);
     }
     jfr__free(a, tidx, p->nsubs * sizeof *tidx);
+    /* by type id too, so the record loop reads one byte per record */
+    size_t nid = p->md->nby_id;
+    if (nid > p->want_id_cap) {
+        uint8_t *w = jfr__alloc(a, nid);
+        if (!w)
+            return JFR_NOMEM;
+        jfr__free(a, p->want_id, p->want_id_cap);
+        p->want_id = w;
+        p->want_id_cap = nid;
+    }
+    for (size_t id = 0; id < nid; id++) {
+        const jfr_type *t = p->md->by_id[id];
+        p->want_id[id] = t && p->want[t->index];
+    }
     return JFR_OK;
 }
 
@@ -481,10 +495,18 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
                         p->rec_pos = pos;
                         return bad_record(p, pos);
                     }
-                    const jfr_type *t = r.type > 1 ? jfr__md_type_by_id(md, r.type) : NULL;
+                    const jfr_type *t; /* the event type, or NULL */
+                    bool w;
+                    if (r.type < md->nby_id) {
+                        t = md->ev_by_id[r.type];
+                        w = want && p->want_id[r.type];
+                    } else {
+                        t = r.type > 1 ? jfr__md_type_by_id(md, r.type) : NULL;
+                        t = t && t->is_event ? t : NULL;
+                        w = t && want && want[t->index];
+                    }
                     if (!done && on_rec) {
-                        jfr_record jr = {c->index, abs_off(p, pos), r.size, r.type,
-                                         t && t->is_event ? t : NULL};
+                        jfr_record jr = {c->index, abs_off(p, pos), r.size, r.type, t};
                         if ((rc = on_rec(p, &jr, p->user)) != JFR_CB_CONTINUE) {
                             p->rec_pos = pos;
                             p->rec_done = true;
@@ -493,7 +515,7 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
                         }
                     }
                     done = false;
-                    if (t && want && want[t->index]) {
+                    if (w) {
                         p->rec_pos = pos;
                         p->rec_done = true;
                         if ((rc = deliver(p, &r, t)) != JFR_CB_CONTINUE)

@@ -83,7 +83,8 @@ typedef struct jfr_mdtab {
     jfr_tinfo *tinfo;       /* by type index */
     uint32_t *id_slots;     /* open addressing: id -> index+1 */
     uint32_t id_mask;
-    uint32_t *by_id;        /* direct table id -> index+1 when ids are small */
+    const jfr_type **by_id; /* direct table id -> type when ids are small */
+    const jfr_type **ev_by_id; /* the same, event types only (else NULL) */
     uint32_t nby_id;
     const jfr_type *t_string; /* java.lang.String, or NULL */
     jfr_known known;
@@ -101,10 +102,8 @@ void jfr__metadata_free(const jfr_allocator *a, jfr_mdtab *m);
 void jfr__known_init(jfr_mdtab *m);
 const jfr_type *jfr__md_type_by_id_slow(const jfr_mdtab *m, uint64_t id);
 static inline const jfr_type *jfr__md_type_by_id(const jfr_mdtab *m, uint64_t id) {
-    if (id < m->nby_id) {
-        uint32_t s = m->by_id[id];
-        return s ? &m->types[s - 1] : NULL;
-    }
+    if (id < m->nby_id)
+        return m->by_id[id];
     return m->by_id ? NULL : jfr__md_type_by_id_slow(m, id);
 }
 
@@ -326,6 +325,8 @@ struct jfr_parser {
     uint32_t *tsub_start; /* per type index: range into tsub_list (ntypes+1) */
     uint32_t *tsub_list;
     uint8_t *want;        /* per type index: deliver events of this type */
+    uint8_t *want_id;     /* the same by type id, when md->by_id exists */
+    size_t want_id_cap;
     size_t tcap;          /* capacity of the per-type arrays */
     /* time base of the first chunk (jdk_time_base) */
     bool have_tb;

@@ -507,14 +507,18 @@ jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
         if (md->types[i].id > maxid)
             maxid = md->types[i].id;
     if (ntypes && maxid < 65536) {
-        md->by_id = jfr__calloc(a, (size_t)(maxid + 1) * sizeof(uint32_t));
-        if (!md->by_id) {
+        md->by_id = jfr__calloc(a, (size_t)(maxid + 1) * sizeof *md->by_id);
+        md->ev_by_id = jfr__calloc(a, (size_t)(maxid + 1) * sizeof *md->ev_by_id);
+        md->nby_id = (uint32_t)maxid + 1;
+        if (!md->by_id || !md->ev_by_id) {
             s = JFR_NOMEM;
             goto out;
         }
-        md->nby_id = (uint32_t)maxid + 1;
-        for (uint32_t i = 0; i < ntypes; i++)
-            md->by_id[md->types[i].id] = i + 1;
+        for (uint32_t i = 0; i < ntypes; i++) {
+            const jfr_type *t = &md->types[i];
+            md->by_id[t->id] = t;
+            md->ev_by_id[t->id] = t->is_event ? t : NULL;
+        }
     }
     jfr__known_init(md);
 out:
@@ -536,7 +540,8 @@ void jfr__metadata_free(const jfr_allocator *a, jfr_mdtab *m) {
         return;
     jfr__free(a, m->tinfo, (m->pub.ntypes ? m->pub.ntypes : 1) * sizeof(jfr_tinfo));
     jfr__free(a, m->id_slots, ((size_t)m->id_mask + 1) * sizeof(uint32_t));
-    jfr__free(a, m->by_id, (size_t)m->nby_id * sizeof(uint32_t));
+    jfr__free(a, m->by_id, (size_t)m->nby_id * sizeof *m->by_id);
+    jfr__free(a, m->ev_by_id, (size_t)m->nby_id * sizeof *m->ev_by_id);
     jfr__arena_free(a, &m->arena);
     jfr__free(a, m, sizeof *m);
 }

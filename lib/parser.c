@@ -62,6 +62,7 @@ void jfr_parser_free(jfr_parser *p) {
     jfr__free(&a, p->tsub_list, p->capsubs * sizeof *p->tsub_list);
     jfr__free(&a, p->tsub_start, p->tcap * sizeof *p->tsub_start);
     jfr__free(&a, p->want, p->tcap);
+    jfr__free(&a, p->want_id, p->want_id_cap);
     jfr__free(&a, p->ord, p->capord * sizeof *p->ord);
     jfr__buf_free(&a, &p->chunkbuf);
     jfr__buf_free(&a, &p->segbuf);
