@@ -92,23 +92,29 @@ typedef struct bench {
     const jfr_type *last_type;
     int32_t last_idx;
     count_slot *slots;
+    uint64_t direct[4096]; /* counts of small type ids (all HotSpot ones) */
 } bench;
 
-static inline void count_id(bench *b, uint64_t id) {
+static inline void count_id_n(bench *b, uint64_t id, uint64_t n) {
     uint32_t i = (uint32_t)((id * 0x9E3779B97F4A7C15ull) >> 52);
-    for (;;) {
+    for (;; i = (i + 1) & (NSLOTS - 1)) {
         count_slot *s = &b->slots[i];
-        if (s->n && s->id == id) {
-            s->n++;
-            return;
-        }
-        if (!s->n) {
+        if (!s->n || s->id == id) {
             s->id = id;
-            s->n = 1;
+            s->n += n;
             return;
         }
-        i = (i + 1) & (NSLOTS - 1);
     }
+}
+
+/* What an application counting per type would do: a direct table for small
+ * ids, a hash table beyond. */
+static inline void count_id(bench *b, uint64_t id) {
+    if (id < 4096) {
+        b->direct[id]++;
+        return;
+    }
+    count_id_n(b, id, 1);
 }
 
 static inline void mix(bench *b, uint64_t v) {
@@ -746,6 +752,7 @@ int main(int argc, char **argv) {
         b.events = b.records = b.frames = b.cache_hits = 0;
         for (size_t i = 0; i < NSLOTS; i++)
             b.slots[i].n = 0;
+        memset(b.direct, 0, sizeof b.direct);
         double c0 = cpu_now(), t0 = now();
         jfr_parser *p = jfr_parser_new(&opt, &cb, &b);
         if (!p)
@@ -787,6 +794,9 @@ int main(int argc, char **argv) {
            (unsigned long long)b.frames, (unsigned long long)b.cache_hits,
            (unsigned long long)b.errors, (unsigned long long)b.hash);
     if (print_types) {
+        for (uint64_t id = 0; id < 4096; id++)
+            if (b.direct[id])
+                count_id_n(&b, id, b.direct[id]);
         qsort(b.slots, NSLOTS, sizeof *b.slots, cmp_slot);
         for (size_t i = 0; i < NSLOTS && b.slots[i].n; i++)
             printf("type_id=%llu count=%llu\n", (unsigned long long)b.slots[i].id,
