@@ -525,12 +525,20 @@ int64_t jfr__d2l(double d) {
     return (int64_t)d;
 }
 
+/* With a 1 GHz tick (divisor 1.0) the double round trip is exact below
+ * 2^53: skip it. Otherwise Java's arithmetic, for identical results. */
+#define JFR_EXACT_D (INT64_C(1) << 53)
+
 int64_t jfr__ticks_to_epoch_nanos(const jfr_chunk *c, int64_t ticks) {
     int64_t diff = (int64_t)((uint64_t)ticks - (uint64_t)c->tb_start_ticks);
-    return (int64_t)((uint64_t)c->tb_start_nanos + (uint64_t)jfr__d2l((double)diff / c->tb_divisor));
+    int64_t ns = c->tb_divisor == 1.0 && diff > -JFR_EXACT_D && diff < JFR_EXACT_D
+                     ? diff : jfr__d2l((double)diff / c->tb_divisor);
+    return (int64_t)((uint64_t)c->tb_start_nanos + (uint64_t)ns);
 }
 
 int64_t jfr__ticks_to_nanos(const jfr_chunk *c, int64_t ticks) {
+    if (c->tb_divisor == 1.0 && ticks > -JFR_EXACT_D && ticks < JFR_EXACT_D)
+        return ticks;
     return jfr__d2l((double)ticks / c->tb_divisor);
 }
 
