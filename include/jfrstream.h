@@ -35,6 +35,9 @@
  *
  * THREADS
  *   A parser is used by one thread at a time. Distinct parsers are independent.
+ *   With jfr_options.threads > 1 (experimental, see below) a parser also runs
+ *   helper threads of its own; callbacks still run only on the thread that
+ *   called jfr_parser_feed / jfr_parser_finish.
  *
  * STABILITY
  *   Everything above the "EXPERIMENTAL" marker is the stable API. Items below it
@@ -409,8 +412,8 @@ jfr_status jfr_event_stack(const jfr_event *e, jfr_stack *out);
 jfr_status jfr_value_stack(const jfr_value *v, jfr_stack *out);
 /* Frame i (0 = top). Reading frames in order costs O(1) each: the stack
  * remembers where the next frame starts. A pooled stack trace is resolved
- * once per chunk: the first call for it fills a per-chunk frame cache (its
- * size is bounded; beyond that frames are decoded each time), and later
+ * once per chunk: the first call for it fills a per-chunk frame cache (at
+ * most 2^21 frames, 32 MiB; beyond that frames are decoded each time), and later
  * calls for the same stack in the chunk are array reads. */
 jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out);
 /* A java.lang.Class value -> its name; a jdk.types.Method value -> its
@@ -461,6 +464,9 @@ typedef struct jfr_options {
      * JDK's RecordingFile does (bit-exact with `jfr print`). Default: each
      * chunk's own header (more accurate by ~100 ns on later chunks). */
     bool jdk_time_base;
+    /* EXPERIMENTAL: helper threads for whole finished chunks (0 or 1: none,
+     * the default). See "Parallel preparation" below. */
+    unsigned threads;
 } jfr_options;
 
 /* Zero-initialised options = defaults. */
@@ -520,8 +526,47 @@ const jfr_metadata *jfr_parser_metadata(const jfr_parser *p);
  * Returns bytes used, or 0 if malformed/incomplete within [p, end). */
 size_t jfr_varint_decode(const uint8_t *p, const uint8_t *end, uint64_t *out);
 
+/* The size declared by the chunk header at the start of [buf, buf+len): 0
+ * when there are fewer than 68 bytes or no "FLR\0" magic. A caller holding a
+ * whole file in memory can feed it one chunk per call (each chunk is then
+ * parsed in place) and release a chunk's pages once its call has returned,
+ * so that resident memory stays near one chunk. */
+uint64_t jfr_chunk_size_at(const void *buf, size_t len);
+
 /* ============================================================ EXPERIMENTAL */
-/* Nothing yet. */
+
+/*
+ * Parallel preparation: jfr_options.threads.
+ *
+ *   0 or 1 (default): everything happens on the calling thread.
+ *
+ *   N > 1: when one jfr_parser_feed call holds several whole finished chunks
+ *   (header state 0; not live chunks), the chunks after the one being
+ *   delivered are prepared on up to N - 1 helper threads (POSIX threads,
+ *   started at the first such call and joined by jfr_parser_free) while the
+ *   calling thread delivers the current one. Preparing a chunk is what
+ *   precedes its first record callback: finding and compiling its metadata,
+ *   checking record sizes, indexing its constant pools and listing the events
+ *   to deliver (sorted by end time when `ordered`), for the subscriptions
+ *   made so far (a chunk whose on_chunk_begin or on_metadata subscribes to
+ *   more types is listed again on the calling thread). At most N chunks are
+ *   prepared or being prepared at a time; their bytes are read in place from
+ *   the caller's buffer, never copied.
+ *
+ *   Every callback still runs on the calling thread, in the same order and
+ *   with the same arguments as with threads = 0: the output does not depend
+ *   on N. Errors are reported at the damaged chunk's turn with the same
+ *   status, message, chunk index and offset (a chunk whose preparation
+ *   failed is processed again on the calling thread). Pause, stop, reset
+ *   and jfr_parser_free work as usual: before jfr_parser_feed returns, every
+ *   helper has stopped reading the buffer it was given (preparations not yet
+ *   used are then dropped), so the buffer may be reused or freed as usual.
+ *
+ *   Gains need whole chunks in one feed call (a mapped or fully read file);
+ *   input fed in slices smaller than a chunk is processed serially. Helpers
+ *   allocate through jfr_options.allocator concurrently with the calling
+ *   thread: a custom allocator must then be thread-safe.
+ */
 
 #ifdef __cplusplus
 }

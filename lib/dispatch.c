@@ -69,8 +69,8 @@ static jfr_status bad_record(jfr_parser *p, uint64_t pos) {
 /* Compile (or reuse) the metadata record at p->meta_pos. */
 static jfr_status load_metadata(jfr_parser *p) {
     jfr_chunk *c = &p->chunk;
-    rec r;
-    read_rec(c, p->meta_pos, &r);
+    rec r = {0};
+    read_rec(c, p->meta_pos, &r); /* checked by index_unit */
     /* The type system proper follows startTicks, duration and metadata id. */
     jfr_cur cur = {c->base + r.payload, c->base + r.pos + r.size, !c->compressed, c->base, 0};
     uint64_t v, id = 0;
@@ -368,8 +368,11 @@ static jfr_status push_ord(jfr_parser *p, int64_t end, uint64_t pos) {
  * sizes, index the checkpoints' pools, and list the wanted events (sorted by
  * end time when ordered), so that delivery need not walk the other records.
  * A finished chunk whose events nobody wants (a walk, a summary) skips this.
- * A live chunk always indexes: later segments may need these pools. */
-static jfr_status scan_unit(jfr_parser *p) {
+ * A live chunk always indexes: later segments may need these pools.
+ * `cancel` is NULL but on a helper thread (jfr__chunk_prepare): the serial
+ * path's copy of this loop, inlined with NULL, has no check. */
+static inline __attribute__((always_inline)) jfr_status scan_records(jfr_parser *p,
+                                                                     atomic_bool *cancel) {
     jfr_chunk *c = &p->chunk;
     const jfr_mdtab *md = c->md;
     bool any = false;
@@ -382,7 +385,10 @@ static jfr_status scan_unit(jfr_parser *p) {
     bool list = any && (p->opt.ordered || !p->cb.on_record);
     rec r;
     jfr_status s;
+    uint32_t n = 0;
     for (uint64_t pos = c->first_rec; pos < c->size; pos += r.size) {
+        if (cancel && (++n & 255) == 0 && atomic_load_explicit(cancel, memory_order_relaxed))
+            return JFR_STOPPED;
         if (!read_rec(c, pos, &r) || r.size == 0)
             return bad_record(p, pos);
         if (r.type == 1) {
@@ -415,6 +421,77 @@ static jfr_status scan_unit(jfr_parser *p) {
     return JFR_OK;
 }
 
+static jfr_status scan_unit(jfr_parser *p) {
+    return scan_records(p, NULL);
+}
+
+/* ------------------------------------------------- parallel preparation */
+
+/* On a helper thread (parallel.c), on the worker parser w (its own chunk
+ * state, and copies of the callbacks and subscriptions as they were when
+ * the chunk was queued; nothing is called back): the serial steps that
+ * precede the chunk's first record callback. */
+jfr_status jfr__chunk_prepare(jfr_parser *w, atomic_bool *cancel) {
+    jfr_status s = index_unit(w);
+    if (!s)
+        s = map_subscriptions(w);
+    if (!s)
+        s = scan_records(w, cancel);
+    return s;
+}
+
+/* On the calling thread, instead of index_unit: take over the metadata and
+ * pools prepared on w, with the same outcome as load_metadata (the previous
+ * chunk's table is kept when the fingerprints match). Each parser then owns
+ * and frees what it holds. */
+static void adopt_index(jfr_parser *p, jfr_parser *w) {
+    jfr_chunk *c = &p->chunk;
+    p->meta_pos = w->meta_pos;
+    if (p->md && p->md->pub.fingerprint == w->md->pub.fingerprint && p->md_len == w->md_len) {
+        p->md->pub.reused = true; /* same types as the previous chunk */
+        p->md->pub.metadata_id = w->md->pub.metadata_id;
+    } else {
+        jfr_mdtab *md = p->md;
+        uint64_t len = p->md_len;
+        p->md = w->md;
+        p->md_len = w->md_len;
+        w->md = md;
+        w->md_len = len;
+        p->md->pub.reused = false;
+    }
+    p->md_changed = true;
+    c->md = p->md;
+    jfr_pool pool = c->pool;
+    c->pool = w->chunk.pool;
+    w->chunk.pool = pool;
+    jfr__names_clear(c->names);
+    c->pbase = c->base;
+    c->psize = c->size;
+}
+
+/* On the calling thread, instead of scan_unit (after map_subscriptions):
+ * w's list is the one scan_unit would make when the same types are wanted.
+ * Otherwise (on_chunk_begin or on_metadata subscribed to more types) the
+ * pools are indexed again by scan_unit. */
+static jfr_status adopt_scan(jfr_parser *p, jfr_parser *w) {
+    uint32_t nt = p->chunk.md->pub.ntypes; /* w's table has the same types */
+    if (memcmp(p->want, w->want, nt) != 0) {
+        jfr__pool_clear(&p->chunk.pool);
+        return scan_unit(p);
+    }
+    jfr_ord *ord = p->ord;
+    size_t cap = p->capord;
+    p->ord = w->ord;
+    p->capord = w->capord;
+    p->nord = w->nord;
+    w->ord = ord;
+    w->capord = cap;
+    w->nord = 0;
+    p->use_list = w->use_list;
+    return JFR_OK;
+}
+
+
 static jfr_status cb_result(jfr_parser *p, int rc) {
     if (rc == JFR_CB_PAUSE)
         return JFR_PAUSED;
@@ -439,7 +516,9 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
             break;
         case PH_INDEX:
             p->deferred = false;
-            if ((s = index_unit(p)))
+            if (p->prep) /* prepared on a helper thread (parallel.c) */
+                adopt_index(p, p->prep);
+            else if ((s = index_unit(p)))
                 return s;
             if (p->deferred) {
                 p->phase = PH_DONE;
@@ -459,8 +538,14 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
                 return s;
             }
             p->subs_dirty = false;
-            if ((s = scan_unit(p)))
+            if (p->prep) { /* prepared on a helper thread (parallel.c) */
+                s = adopt_scan(p, p->prep);
+                jfr__par_release(p);
+                if (s)
+                    return s;
+            } else if ((s = scan_unit(p))) {
                 return s;
+            }
             p->rec_pos = c->first_rec;
             p->rec_done = false;
             p->ev_stage = 0;

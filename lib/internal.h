@@ -6,6 +6,7 @@
 #include "wire.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 
 #define JFR_HEADER_SIZE 68
 #define JFR_DEFAULT_MAX_CHUNK (1ull << 30)
@@ -338,6 +339,10 @@ struct jfr_parser {
     jfr_status status;
     char msg[320];
     uint64_t nerrors, nchunks;
+    /* parallel preparation (opt.threads > 1; parallel.c) */
+    struct jfr_par *par;  /* helper threads and their slots, or NULL */
+    jfr_parser *prep;     /* the current chunk's preparation (a worker parser
+                             holding md, pools and event list), or NULL */
 };
 
 /* dispatch.c: run the chunk's phases from p->phase (chunk bytes complete). */
@@ -345,3 +350,34 @@ jfr_status jfr__chunk_process(jfr_parser *p);
 /* parser.c: record an error at an absolute input offset; calls on_error.
  * Returns true when the caller should skip the rest of the chunk and go on. */
 bool jfr__fail(jfr_parser *p, jfr_status s, uint64_t offset, const char *fmt, ...);
+
+/* ------------------------------------------------- parallel preparation
+ * With opt.threads > 1, the whole finished chunks that follow the current
+ * one in the same feed call are prepared on helper threads, each on a
+ * private "worker parser" w: what the calling thread would do before the
+ * chunk's first record callback: index_unit, map_subscriptions and
+ * scan_unit, with the callbacks and subscriptions as they are when the chunk
+ * is queued. The calling thread adopts a successful preparation at that
+ * chunk's turn (PH_INDEX and PH_MAP of dispatch.c) and makes every callback
+ * itself; when the wanted types changed meanwhile (a subscription in
+ * on_chunk_begin/on_metadata), it runs scan_unit itself. A failed
+ * preparation is dropped: the chunk is then processed serially, so damage is
+ * reported exactly as without threads. */
+
+/* dispatch.c, on a helper thread: prepare the chunk set up in w->chunk and
+ * w->info. Returns JFR_OK, an error (w->msg), or JFR_STOPPED when *cancel
+ * was set. */
+jfr_status jfr__chunk_prepare(jfr_parser *w, atomic_bool *cancel);
+/* parallel.c, on the calling thread. feed's zero-copy path is about to run
+ * the finished chunk of p->info / p->chunk at `at` (avail bytes of the feed
+ * call from there): set p->prep to its preparation if one is ready (waiting
+ * for it if it runs), and queue the following whole finished chunks. */
+void jfr__par_chunk(jfr_parser *p, const uint8_t *at, size_t avail);
+/* The current chunk's preparation is no longer needed: p->prep = NULL. */
+void jfr__par_release(jfr_parser *p);
+/* Before feed returns: no helper may read the caller's bytes afterwards.
+ * Queued and ready preparations are dropped, running ones cancelled and
+ * waited for; p->prep is kept when a chunk is paused (ST_DISPATCH). */
+void jfr__par_quiesce(jfr_parser *p);
+/* Join the helpers and free everything (jfr_parser_free). */
+void jfr__par_free(jfr_parser *p);

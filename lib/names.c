@@ -8,8 +8,9 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-/* Frame-cache entries allowed per chunk (16 bytes each). */
-#define JFR_MAX_CACHED_FRAMES ((size_t)4 << 20)
+/* Frame-cache entries allowed per chunk (16 bytes each: 32 MiB). Beyond,
+ * stacks are decoded on each read. */
+#define JFR_MAX_CACHED_FRAMES ((size_t)2 << 20)
 
 static inline size_t hash_of(uint32_t type, uint64_t key, size_t mask) {
     return (size_t)XXH3_64bits_withSeed(&key, sizeof key, type) & mask;

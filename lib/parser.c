@@ -34,6 +34,10 @@ jfr_parser *jfr_parser_new(const jfr_options *opts, const jfr_callbacks *cb, voi
 void jfr_parser_reset(jfr_parser *p) {
     if (!p)
         return;
+    if (p->par) { /* parallel: drop every preparation */
+        jfr__par_release(p);
+        jfr__par_quiesce(p);
+    }
     p->state = ST_HEADER;
     p->phase = PH_DONE;
     p->hdr_have = 0;
@@ -56,6 +60,7 @@ void jfr_parser_free(jfr_parser *p) {
     if (!p)
         return;
     const jfr_allocator a = p->opt.allocator;
+    jfr__par_free(p); /* parallel: join the helpers first */
     for (size_t i = 0; i < p->nsubs; i++)
         jfr__free(&a, p->subs[i].name, p->subs[i].name_len + 1);
     jfr__free(&a, p->subs, p->capsubs * sizeof *p->subs);
@@ -96,14 +101,21 @@ jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event_cb cb, 
         return JFR_INVALID_STATE; /* the current unit's events are being delivered */
     const jfr_allocator *a = &p->opt.allocator;
     if (p->nsubs == p->capsubs) {
+        /* both arrays or neither: they share capsubs (tsub_list is rebuilt
+         * by the next mapping, its content need not be kept) */
         size_t cap = p->capsubs ? p->capsubs * 2 : 8;
-        jfr_sub *s = jfr__realloc(a, p->subs, p->capsubs * sizeof *s, cap * sizeof *s);
-        if (!s)
+        jfr_sub *s = jfr__alloc(a, cap * sizeof *s);
+        uint32_t *l = jfr__alloc(a, cap * sizeof *l);
+        if (!s || !l) {
+            jfr__free(a, s, cap * sizeof *s);
+            jfr__free(a, l, cap * sizeof *l);
             return JFR_NOMEM;
+        }
+        if (p->nsubs)
+            memcpy(s, p->subs, p->nsubs * sizeof *s);
+        jfr__free(a, p->subs, p->capsubs * sizeof *p->subs);
+        jfr__free(a, p->tsub_list, p->capsubs * sizeof *p->tsub_list);
         p->subs = s;
-        uint32_t *l = jfr__realloc(a, p->tsub_list, p->capsubs * sizeof *l, cap * sizeof *l);
-        if (!l)
-            return JFR_NOMEM;
         p->tsub_list = l;
         p->capsubs = cap;
     }
@@ -147,6 +159,13 @@ static jfr_status fatal(jfr_parser *p) {
 }
 
 static inline int64_t be64(const uint8_t *b) { return (int64_t)jfr_be(b, 8); }
+
+uint64_t jfr_chunk_size_at(const void *buf, size_t len) {
+    const uint8_t *b = buf;
+    if (!b || len < JFR_HEADER_SIZE || memcmp(b, "FLR", 4) != 0)
+        return 0;
+    return jfr_be(b + 8, 8);
+}
 
 /* Decode and check a header; sets up p->info and p->chunk. */
 static jfr_status take_header(jfr_parser *p, const uint8_t *h) {
@@ -236,6 +255,8 @@ static jfr_status run_chunk(jfr_parser *p) {
     if (s && !error_continue(p))
         return fatal(p);
     /* done (or skipped after an error the user chose to pass over) */
+    if (p->prep)
+        jfr__par_release(p);
     p->nchunks++;
     p->state = ST_HEADER;
     p->phase = PH_DONE;
@@ -416,10 +437,7 @@ static size_t live_take(jfr_parser *p, const uint8_t *in, size_t avail, jfr_stat
     return pos;
 }
 
-jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len) {
-    if (!p || (!buf && len))
-        return JFR_INVALID_ARG;
-    const uint8_t *in = buf;
+static jfr_status feed(jfr_parser *p, const uint8_t *in, size_t len) {
     size_t pos = 0;
     jfr_status s;
     p->consumed = 0;
@@ -450,6 +468,9 @@ jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len) {
                 if (!p->live && avail >= p->chunk.size) { /* whole chunk here: borrow it */
                     p->chunk.base = in + pos;
                     p->phase = PH_BEGIN;
+                    if (p->opt.threads > 1) /* parallel: adopt this chunk's
+                                               preparation, prepare the next */
+                        jfr__par_chunk(p, in + pos, avail);
                     pos += p->chunk.size;
                     p->input_off += p->chunk.size;
                     p->consumed = pos;
@@ -568,6 +589,15 @@ jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len) {
     }
     p->consumed = pos;
     return JFR_OK;
+}
+
+jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len) {
+    if (!p || (!buf && len))
+        return JFR_INVALID_ARG;
+    jfr_status s = feed(p, buf, len);
+    if (p->par) /* parallel: the helpers must be done with buf */
+        jfr__par_quiesce(p);
+    return s;
 }
 
 jfr_status jfr_parser_finish(jfr_parser *p) {

@@ -47,6 +47,19 @@ static inline void tlog_printf(tlog *l, const char *fmt, ...) {
     }
 }
 
+/* Append n raw bytes (faster than "%c" per byte). */
+static inline void tlog_put(tlog *l, const char *s, size_t n) {
+    if (l->cap - l->n <= n) {
+        l->cap = (l->cap + n + 1) * 2;
+        l->d = realloc(l->d, l->cap);
+        if (!l->d)
+            abort();
+    }
+    if (n)
+        memcpy(l->d + l->n, s, n);
+    l->n += n;
+}
+
 /* Log a value recursively (bounded depth). */
 static inline void log_value(tlog *l, const jfr_value *v, int depth) {
     switch (v->kind) {
@@ -57,10 +70,9 @@ static inline void log_value(tlog *l, const jfr_value *v, int depth) {
     case JFR_KIND_FLOAT:
     case JFR_KIND_DOUBLE: tlog_printf(l, "%.17g", v->d); break;
     case JFR_KIND_STRING:
-        tlog_printf(l, "\"");
-        for (size_t i = 0; i < v->len; i++)
-            tlog_printf(l, "%c", v->str[i]);
-        tlog_printf(l, "\"");
+        tlog_put(l, "\"", 1);
+        tlog_put(l, v->str, v->len);
+        tlog_put(l, "\"", 1);
         break;
     case JFR_KIND_OBJECT:
     case JFR_KIND_ARRAY: {
@@ -75,7 +87,7 @@ static inline void log_value(tlog *l, const jfr_value *v, int depth) {
         jfr_iter_init(&it, v);
         while ((r = jfr_iter_next(&it, &c)) == 1) {
             log_value(l, &c, depth + 1);
-            tlog_printf(l, ",");
+            tlog_put(l, ",", 1);
         }
         if (r < 0)
             tlog_printf(l, "!err%d", -r);
@@ -92,6 +104,9 @@ typedef struct run_cfg {
     bool ordered;
     bool values;        /* decode every value into the log */
     bool skip_errors;   /* on_error returns CONTINUE */
+    bool stacks;        /* also log each event's stack frames (helpers) */
+    int stop_at;        /* the Nth callback returns STOP; 0 = never */
+    unsigned threads;   /* jfr_options.threads */
 } run_cfg;
 
 typedef struct run_ctx {
@@ -102,6 +117,8 @@ typedef struct run_ctx {
 
 static inline int maybe_pause(run_ctx *r) {
     r->ncb++;
+    if (r->cfg.stop_at && r->ncb == r->cfg.stop_at)
+        return JFR_CB_STOP;
     return r->cfg.pause_every && r->ncb % r->cfg.pause_every == 0 ? JFR_CB_PAUSE
                                                                    : JFR_CB_CONTINUE;
 }
@@ -125,17 +142,58 @@ static inline int h_record(jfr_parser *p, const jfr_record *rec, void *u) {
                 rec->size, rec->type_id, rec->type ? rec->type->name : "-");
     return maybe_pause(r);
 }
-static inline int h_event(jfr_parser *p, const jfr_event *e, void *u) {
-    (void)p;
-    run_ctx *r = u;
-    tlog_printf(&r->log, "E %s @%" PRIu64 " t=%" PRId64 " d=%" PRId64 " ns=%" PRId64 " ",
+static inline void log_str(tlog *l, const char *s, size_t n) {
+    if (!s)
+        tlog_put(l, "-", 1);
+    else
+        tlog_put(l, s, n);
+}
+/* The event's stack trace through jfr_event_stack / jfr_stack_frame. */
+static inline void log_stack(tlog *l, const jfr_event *e) {
+    jfr_stack st;
+    jfr_status s = jfr_event_stack(e, &st);
+    if (s != JFR_OK) {
+        tlog_printf(l, " stack!%d", (int)s);
+        return;
+    }
+    if (!st.present) {
+        tlog_printf(l, " stack-");
+        return;
+    }
+    tlog_printf(l, " stack%u%s[", st.nframes, st.truncated ? "t" : "");
+    for (uint32_t i = 0; i < st.nframes; i++) {
+        jfr_frame f;
+        if ((s = jfr_stack_frame(&st, i, &f)) != JFR_OK) {
+            tlog_printf(l, "!%d", (int)s);
+            break;
+        }
+        log_str(l, f.class_name, f.class_name_len);
+        tlog_printf(l, ".");
+        log_str(l, f.method_name, f.method_name_len);
+        log_str(l, f.descriptor, f.descriptor_len);
+        tlog_printf(l, ":%d@%d ", (int)f.line, (int)f.bci);
+        log_str(l, f.frame_type, f.frame_type_len);
+        tlog_printf(l, ";");
+    }
+    tlog_printf(l, "]");
+}
+/* One event line: header fields, then every value, then the stack. */
+static inline void log_event(run_ctx *r, const char *tag, const jfr_event *e) {
+    tlog_printf(&r->log, "%s %s @%" PRIu64 " t=%" PRId64 " d=%" PRId64 " ns=%" PRId64 " ", tag,
                 e->type->name, e->offset, e->start_ticks, e->duration_ticks, e->start_nanos);
     if (r->cfg.values) {
         jfr_value v;
         jfr_event_value(e, &v);
         log_value(&r->log, &v, 0);
     }
+    if (r->cfg.stacks)
+        log_stack(&r->log, e);
     tlog_printf(&r->log, "\n");
+}
+static inline int h_event(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)p;
+    run_ctx *r = u;
+    log_event(r, "E", e);
     return maybe_pause(r);
 }
 static inline int h_end(jfr_parser *p, const jfr_chunk_info *c, void *u) {
@@ -163,6 +221,7 @@ static inline tlog run_parser(const uint8_t *buf, size_t len, run_cfg cfg) {
     jfr_options o;
     jfr_options_init(&o);
     o.ordered = cfg.ordered;
+    o.threads = cfg.threads;
     jfr_parser *p = jfr_parser_new(&o, &cb, &r);
     size_t pos = 0;
     unsigned seed = cfg.seed;

@@ -1,0 +1,314 @@
+/* Parallel preparation of finished chunks (jfr_options.threads > 1).
+ *
+ * When one feed call holds several whole finished chunks, the chunks after
+ * the one being delivered are prepared on helper threads, each in a slot
+ * with a private worker parser: jfr__chunk_prepare (dispatch.c) runs there
+ * the same code the calling thread would (index_unit, map_subscriptions and
+ * scan_unit: metadata, pools, the list of wanted events), with copies of the
+ * callbacks and subscriptions as they are when the chunk is queued. The
+ * calling thread adopts a successful preparation at that chunk's turn and
+ * makes every callback itself; a failed one is dropped and the chunk is
+ * processed serially, so the callbacks, errors included, are those of the
+ * serial path.
+ *
+ * Slots: FREE -> QUEUED (calling thread, under the lock: the worker parser
+ * is set up) -> RUNNING (a helper took it; only that helper touches the
+ * worker parser) -> READY (helper done) -> ADOPTED (p->prep: the calling
+ * thread uses the results) -> FREE. The chunk bytes belong to the caller's
+ * feed call: before feed returns, jfr__par_quiesce cancels the running
+ * preparations, waits for them and drops every slot but the adopted one
+ * (whose results are offsets and tables, no pointers into the buffer: a
+ * paused chunk is resumed from the parser's own copy). */
+#include "internal.h"
+
+#include <pthread.h>
+
+/* Helper threads per parser at most. */
+#define JFR_MAX_THREADS 64
+
+enum { SL_FREE, SL_QUEUED, SL_RUNNING, SL_READY, SL_ADOPTED };
+
+typedef struct jfr_slot {
+    int state;           /* under par->mu */
+    bool ok;             /* READY: the preparation succeeded */
+    atomic_bool cancel;  /* RUNNING: give up (the result is not wanted) */
+    uint64_t offset;     /* absolute input offset of the chunk */
+    const uint8_t *base; /* the chunk in the caller's buffer */
+    jfr_parser *w;       /* worker parser: chunk state, md, pools, event list */
+} jfr_slot;
+
+typedef struct jfr_par {
+    pthread_mutex_t mu;
+    pthread_cond_t work; /* a slot was queued, or quit */
+    pthread_cond_t done; /* a slot left RUNNING */
+    bool quit;
+    unsigned nslots, nthreads;
+    jfr_slot *slots;
+    pthread_t *threads;
+} jfr_par;
+
+static void *helper(void *arg) {
+    jfr_par *par = arg;
+    pthread_mutex_lock(&par->mu);
+    for (;;) {
+        jfr_slot *sl = NULL;
+        for (unsigned i = 0; i < par->nslots; i++) /* the earliest chunk first */
+            if (par->slots[i].state == SL_QUEUED &&
+                (!sl || par->slots[i].offset < sl->offset))
+                sl = &par->slots[i];
+        if (par->quit)
+            break;
+        if (!sl) {
+            pthread_cond_wait(&par->work, &par->mu);
+            continue;
+        }
+        sl->state = SL_RUNNING;
+        pthread_mutex_unlock(&par->mu);
+        bool ok = jfr__chunk_prepare(sl->w, &sl->cancel) == JFR_OK;
+        pthread_mutex_lock(&par->mu);
+        sl->ok = ok;
+        sl->state = SL_READY;
+        pthread_cond_broadcast(&par->done);
+    }
+    pthread_mutex_unlock(&par->mu);
+    return NULL;
+}
+
+/* Under the lock: a slot no longer wanted. A running one is cancelled and
+ * stays RUNNING until its helper is done (then READY, dropped later). */
+static void drop(jfr_slot *sl) {
+    if (sl->state == SL_RUNNING)
+        atomic_store_explicit(&sl->cancel, true, memory_order_relaxed);
+    else
+        sl->state = SL_FREE;
+}
+
+static void par_destroy(jfr_parser *p, jfr_par *par) {
+    const jfr_allocator *a = &p->opt.allocator;
+    if (par->threads) {
+        pthread_mutex_lock(&par->mu);
+        for (unsigned i = 0; par->slots && i < par->nslots; i++)
+            if (par->slots[i].state == SL_RUNNING)
+                drop(&par->slots[i]);
+        par->quit = true;
+        pthread_cond_broadcast(&par->work);
+        pthread_mutex_unlock(&par->mu);
+        for (unsigned i = 0; i < par->nthreads; i++)
+            pthread_join(par->threads[i], NULL);
+    }
+    for (unsigned i = 0; par->slots && i < par->nslots; i++)
+        jfr_parser_free(par->slots[i].w);
+    jfr__free(a, par->slots, par->nslots * sizeof *par->slots);
+    jfr__free(a, par->threads, par->nslots * sizeof *par->threads);
+    pthread_cond_destroy(&par->done);
+    pthread_cond_destroy(&par->work);
+    pthread_mutex_destroy(&par->mu);
+    jfr__free(a, par, sizeof *par);
+}
+
+/* threads slots (the adopted chunk + one per helper), threads - 1 helpers.
+ * NULL when anything fails: the parser then stays serial. */
+static jfr_par *par_new(jfr_parser *p) {
+    const jfr_allocator *a = &p->opt.allocator;
+    unsigned n = p->opt.threads > JFR_MAX_THREADS + 1 ? JFR_MAX_THREADS + 1 : p->opt.threads;
+    jfr_par *par = jfr__calloc(a, sizeof *par);
+    if (!par)
+        return NULL;
+    if (pthread_mutex_init(&par->mu, NULL)) {
+        jfr__free(a, par, sizeof *par);
+        return NULL;
+    }
+    if (pthread_cond_init(&par->work, NULL)) {
+        pthread_mutex_destroy(&par->mu);
+        jfr__free(a, par, sizeof *par);
+        return NULL;
+    }
+    if (pthread_cond_init(&par->done, NULL)) {
+        pthread_cond_destroy(&par->work);
+        pthread_mutex_destroy(&par->mu);
+        jfr__free(a, par, sizeof *par);
+        return NULL;
+    }
+    par->nslots = n;
+    par->slots = jfr__calloc(a, n * sizeof *par->slots);
+    if (!par->slots) {
+        par_destroy(p, par);
+        return NULL;
+    }
+    jfr_options wo = p->opt;
+    wo.threads = 0;
+    for (unsigned i = 0; i < n; i++) {
+        atomic_init(&par->slots[i].cancel, false);
+        /* the callbacks are copied for what scan_unit decides from them
+         * (never called there) */
+        if (!(par->slots[i].w = jfr_parser_new(&wo, &p->cb, NULL))) {
+            par_destroy(p, par);
+            return NULL;
+        }
+    }
+    par->threads = jfr__calloc(a, n * sizeof *par->threads);
+    if (!par->threads) {
+        par_destroy(p, par);
+        return NULL;
+    }
+    while (par->nthreads < n - 1 &&
+           pthread_create(&par->threads[par->nthreads], NULL, helper, par) == 0)
+        par->nthreads++;
+    if (!par->nthreads) {
+        par_destroy(p, par);
+        return NULL;
+    }
+    return par;
+}
+
+/* A header that the serial path would accept as a whole finished chunk of
+ * `left` bytes or fewer; its size, or 0. */
+static uint64_t finished_chunk(const jfr_parser *p, const uint8_t *h, size_t left) {
+    if (left < JFR_HEADER_SIZE || memcmp(h, "FLR\0", 4) != 0 || jfr_be(h + 4, 2) != 2 ||
+        h[64] != 0)
+        return 0;
+    int64_t size = (int64_t)jfr_be(h + 8, 8);
+    if (size <= JFR_HEADER_SIZE || (uint64_t)size > p->opt.max_chunk_size ||
+        (uint64_t)size > left)
+        return 0;
+    return (uint64_t)size;
+}
+
+/* Under the lock, slot FREE: set its worker parser up for the chunk at h.
+ * False when the subscriptions cannot be copied (memory). */
+static bool queue(jfr_parser *p, jfr_slot *sl, const uint8_t *h, uint64_t size,
+                  uint64_t offset, uint64_t index) {
+    jfr_parser *w = sl->w;
+    /* subscriptions only grow: copy the new ones, so that the helper lists
+     * the events of the types wanted now (adopt_scan checks that this is
+     * still so at the chunk's turn) */
+    while (w->nsubs < p->nsubs) {
+        const jfr_sub *sub = &p->subs[w->nsubs];
+        if (jfr_parser_on(w, sub->name, sub->cb, NULL) != JFR_OK)
+            return false;
+    }
+    memset(&w->info, 0, sizeof w->info);
+    w->info.index = index; /* messages only: a failure is redone serially */
+    w->info.offset = offset;
+    w->info.size = (int64_t)size;
+    w->info.metadata_offset = (int64_t)jfr_be(h + 24, 8);
+    w->info.flags = (uint16_t)jfr_be(h + 66, 2);
+    w->live = false;
+    jfr_chunk *c = &w->chunk;
+    c->base = h;
+    c->size = size;
+    c->base_off = 0;
+    c->first_rec = JFR_HEADER_SIZE;
+    c->compressed = (w->info.flags & JFR_CHUNK_COMPRESSED) != 0;
+    c->index = index;
+    c->offset = offset;
+    c->md = NULL;
+    c->tb_start_nanos = c->tb_start_ticks = 0; /* conversions unused */
+    c->tb_divisor = 1.0;
+    sl->base = h;
+    sl->offset = offset;
+    sl->ok = false;
+    atomic_store_explicit(&sl->cancel, false, memory_order_relaxed);
+    sl->state = SL_QUEUED;
+    pthread_cond_signal(&p->par->work);
+    return true;
+}
+
+void jfr__par_chunk(jfr_parser *p, const uint8_t *at, size_t avail) {
+    if (p->prep)
+        jfr__par_release(p);
+    if (!p->par && !(p->par = par_new(p)))
+        return; /* no threads: serial */
+    jfr_par *par = p->par;
+    uint64_t off = p->info.offset;
+    pthread_mutex_lock(&par->mu);
+    /* this chunk: adopt its preparation (waiting for it if it runs); drop
+     * those of chunks already behind */
+    for (unsigned i = 0; i < par->nslots; i++) {
+        jfr_slot *sl = &par->slots[i];
+        if (sl->state == SL_FREE || sl->offset > off)
+            continue;
+        if (sl->offset < off || sl->base != at || sl->state == SL_QUEUED) {
+            drop(sl); /* stale, or not started: serial is as fast */
+            continue;
+        }
+        while (sl->state == SL_RUNNING)
+            pthread_cond_wait(&par->done, &par->mu);
+        if (sl->state == SL_READY && sl->ok) {
+            sl->state = SL_ADOPTED;
+            p->prep = sl->w;
+        } else {
+            sl->state = SL_FREE; /* failed: the serial path reports why */
+        }
+    }
+    /* the following whole finished chunks of this feed call, nearest first,
+     * as long as slots are free */
+    const uint8_t *h = at;
+    size_t left = avail;
+    uint64_t size = p->chunk.size, index = p->info.index;
+    for (;;) {
+        h += size;
+        left -= size;
+        off += size;
+        index++;
+        if (!(size = finished_chunk(p, h, left)))
+            break;
+        jfr_slot *fr = NULL;
+        bool have = false;
+        for (unsigned i = 0; i < par->nslots && !have; i++) {
+            jfr_slot *sl = &par->slots[i];
+            if (sl->state == SL_FREE)
+                fr = fr ? fr : sl;
+            else
+                have = sl->offset == off && sl->base == h;
+        }
+        if (have)
+            continue;
+        if (!fr || !queue(p, fr, h, size, off, index))
+            break;
+    }
+    pthread_mutex_unlock(&par->mu);
+}
+
+void jfr__par_release(jfr_parser *p) {
+    jfr_par *par = p->par;
+    if (!p->prep || !par)
+        return;
+    pthread_mutex_lock(&par->mu);
+    for (unsigned i = 0; i < par->nslots; i++)
+        if (par->slots[i].w == p->prep)
+            par->slots[i].state = SL_FREE;
+    pthread_mutex_unlock(&par->mu);
+    p->prep = NULL;
+}
+
+void jfr__par_quiesce(jfr_parser *p) {
+    jfr_par *par = p->par;
+    if (!par)
+        return;
+    if (p->prep && p->state != ST_DISPATCH)
+        jfr__par_release(p);
+    pthread_mutex_lock(&par->mu);
+    for (;;) {
+        bool running = false;
+        for (unsigned i = 0; i < par->nslots; i++) {
+            jfr_slot *sl = &par->slots[i];
+            if (sl->state == SL_ADOPTED)
+                continue;
+            drop(sl);
+            running |= sl->state == SL_RUNNING;
+        }
+        if (!running)
+            break;
+        pthread_cond_wait(&par->done, &par->mu);
+    }
+    pthread_mutex_unlock(&par->mu);
+}
+
+void jfr__par_free(jfr_parser *p) {
+    if (!p->par)
+        return;
+    par_destroy(p, p->par);
+    p->par = NULL;
+    p->prep = NULL;
+}
