@@ -194,6 +194,32 @@ static void feed(feeder *f, const uint8_t *buf, size_t len) {
 
 static void feed_memory(feeder *f, slicer *sl, const uint8_t *data, size_t size) {
     size_t off = 0;
+    if (sl->mode == CLI_FEED_DEFAULT) {
+        /* one chunk per call, parsed in place; then its pages are dropped
+         * from this process (they stay in the page cache), so resident
+         * memory is about one chunk however large the file */
+        long pg = sysconf(_SC_PAGESIZE);
+        size_t page = pg > 0 ? (size_t)pg : 4096, done = 0;
+        while (off < size && !f->stopped) {
+            uint64_t k = jfr_chunk_size_at(data + off, size - off);
+            if (k < 68 || k > size - off)
+                k = size - off; /* damaged or last: the parser reports it */
+#ifdef MADV_POPULATE_READ
+            /* map the chunk's pages in one call rather than fault by fault */
+            size_t lo = off / page * page;
+            (void)madvise((void *)(uintptr_t)(data + lo), off + (size_t)k - lo,
+                          MADV_POPULATE_READ);
+#endif
+            feed(f, data + off, (size_t)k);
+            off += (size_t)k;
+            size_t upto = off / page * page;
+            if (upto > done) {
+                (void)madvise((void *)(uintptr_t)(data + done), upto - done, MADV_DONTNEED);
+                done = upto;
+            }
+        }
+        return;
+    }
     while (off < size && !f->stopped) {
         size_t k = next_slice(sl);
         if (k > size - off)
