@@ -2,8 +2,8 @@
  * jfrbench — decoding throughput of jfrstream on one JFR file.
  *
  *   jfrbench --mode walk|type:NAME|all|stream [--repeat N] [--chunk-bytes N]
- *            [--live] [--loop N] [--frames helper|iter] [--cache-stacks]
- *            [--types] FILE|-
+ *            [--live] [--loop N] [--release] [--frames helper|iter] [--cache-stacks]
+ *            [--types] [--threads N] FILE|-
  *
  * Modes (see bench/run.sh for the side-by-side run with the JDK):
  *   walk        on_record only: records counted per type id, no event decoding.
@@ -26,9 +26,15 @@
  *                  metadata offsets 0, duration 0, state 1), the body
  *                  unchanged; implies the read(2) path
  * --loop N         read the file N times in a row (not for stdin)
+ * --release        mmap modes: feed one chunk per call and drop its pages
+ *                  (MADV_DONTNEED) after it, as the CLI does: peak RSS is
+ *                  then about one chunk instead of the whole mapping
  * --frames iter    walk stack frames with jfr_iter instead of jfr_stack_frame
  *                  (comparison only; the helper is the default)
  * --types          print the per-type counts (info lines)
+ * --threads N      jfr_options.threads = N (parallel preparation of whole
+ *                  chunks; N > 1 uses the libc allocator: the counting one
+ *                  is not thread-safe, heap_peak_kb then reads 0)
  * --cache-stacks   type:NAME / all: resolve each stack trace key once per
  *                  chunk and reuse the result (what an aggregating consumer,
  *                  or the JDK's RecordingFile internally, does); comparison only
@@ -509,6 +515,7 @@ typedef struct run_cfg {
     bool live;
     size_t slice;    /* 0: whole mapping in one call */
     unsigned loops;
+    bool release;    /* mmap modes: one chunk per call, its pages dropped after */
 } run_cfg;
 
 /* One pass over the input (all loops). Returns input bytes fed, or 0 on
@@ -516,6 +523,29 @@ typedef struct run_cfg {
 static uint64_t run_once(input *in, const run_cfg *cfg, jfr_parser *p, uint8_t *buf) {
     uint64_t total = 0;
     for (unsigned l = 0; l < cfg->loops; l++) {
+        if (!cfg->use_read && cfg->release) {
+            /* resident memory of about one chunk: what jfrstream's CLI does */
+            size_t off = 0, done = 0, page = (size_t)sysconf(_SC_PAGESIZE);
+            while (off < in->size) {
+                uint64_t k = jfr_chunk_size_at(in->map + off, in->size - off);
+                if (k < HDR || k > in->size - off)
+                    k = in->size - off;
+#ifdef MADV_POPULATE_READ
+                /* map the chunk's pages in one call rather than fault by fault */
+                size_t lo = off / page * page;
+                (void)madvise((void *)(uintptr_t)(in->map + lo), off + (size_t)k - lo,
+                              MADV_POPULATE_READ);
+#endif
+                if (!feed_or_fail(p, in->map + off, (size_t)k))
+                    return 0;
+                off += (size_t)k;
+                size_t upto = off / page * page;
+                (void)madvise((void *)(uintptr_t)(in->map + done), upto - done, MADV_DONTNEED);
+                done = upto;
+            }
+            total += in->size;
+            continue;
+        }
         if (!cfg->use_read) {
             size_t step = cfg->slice ? cfg->slice : in->size;
             for (size_t off = 0; off < in->size; off += step) {
@@ -598,8 +628,8 @@ static void usage(void) {
     fprintf(stderr,
             "usage: jfrbench --mode walk|type:NAME|all|stream [--repeat N] "
             "[--chunk-bytes N]\n"
-            "                [--live] [--loop N] [--frames helper|iter] [--cache-stacks]\n"
-            "                [--types] FILE|-\n");
+            "                [--live] [--loop N] [--release] [--frames helper|iter] [--cache-stacks]\n"
+            "                [--types] [--threads N] FILE|-\n");
     exit(2);
 }
 
@@ -620,9 +650,10 @@ static int cmp_slot(const void *a, const void *b) {
 int main(int argc, char **argv) {
     const char *mode_s = NULL, *path = NULL;
     unsigned repeat = 1;
-    run_cfg cfg = {false, false, 0, 1};
+    run_cfg cfg = {false, false, 0, 1, false};
     size_t chunk_bytes = 0;
     bool print_types = false, frames_iter = false, cache_stacks = false;
+    unsigned threads = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--mode") && i + 1 < argc)
@@ -633,8 +664,12 @@ int main(int argc, char **argv) {
             chunk_bytes = (size_t)parse_num(argv[++i]);
         else if (!strcmp(a, "--loop") && i + 1 < argc)
             cfg.loops = (unsigned)parse_num(argv[++i]);
+        else if (!strcmp(a, "--threads") && i + 1 < argc)
+            threads = (unsigned)parse_num(argv[++i]);
         else if (!strcmp(a, "--live"))
             cfg.live = true;
+        else if (!strcmp(a, "--release"))
+            cfg.release = true;
         else if (!strcmp(a, "--cache-stacks"))
             cache_stacks = true;
         else if (!strcmp(a, "--types"))
@@ -698,13 +733,15 @@ int main(int argc, char **argv) {
         cfg.slice = chunk_bytes;
         if (in.size == 0)
             die("%s is empty", path);
-        void *m = mmap(NULL, in.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, in.fd, 0);
+        /* --release maps lazily: pages come in chunk by chunk, and leave */
+        void *m = mmap(NULL, in.size, PROT_READ, MAP_PRIVATE | (cfg.release ? 0 : MAP_POPULATE),
+                       in.fd, 0);
         if (m == MAP_FAILED)
             die("mmap: %s", strerror(errno));
         in.map = m;
         /* warm-up: every page resident and mapped before any timing */
         volatile uint8_t sink = 0;
-        for (size_t off = 0; off < in.size; off += 4096)
+        for (size_t off = 0; !cfg.release && off < in.size; off += 4096)
             sink ^= in.map[off];
         (void)sink;
     }
@@ -739,6 +776,9 @@ int main(int argc, char **argv) {
     opt.allocator.realloc_fn = h_realloc;
     opt.allocator.free_fn = h_free;
     opt.allocator.ctx = &heap;
+    opt.threads = threads;
+    if (threads > 1) /* the counting allocator is not thread-safe */
+        memset(&opt.allocator, 0, sizeof opt.allocator);
 
     /* One untimed warm-up run (caches, branch predictors, page cache) unless
      * the input cannot be read twice; a warm-up run longer than 1 s counts

@@ -6,8 +6,10 @@
 # Without FILE, bench/make-recording.sh makes (or reuses) a >= 200 MB
 # recording in $DATA. Builds jfrbench in $BUILD if needed (release), then runs:
 #
-#   jfrstream  walk, type:$TYPE, type:$TYPE2 (+ --cache-stacks), all
-#              (+ --cache-stacks), stream through a pipe (cat FILE | jfrbench -),
+#   jfrstream  walk, type:$TYPE, type:$TYPE2, all (each also with --threads
+#              $THREADS), walk and type:$TYPE with --release (one chunk per feed
+#              call, pages dropped after it: the bounded-RSS way the CLI reads
+#              files), stream, stream through a pipe (cat FILE | jfrbench -),
 #              and the live shape (--live, 1x and 4x the file looped: peak RSS)
 #   JDK        RecordingFileBench.java walk, type:$TYPE, type:$TYPE2, all
 #
@@ -16,7 +18,7 @@
 #   REPEAT=3  BUILD=/tmp/build-bench  DATA=/tmp/jfrbench-data  OUT=$DATA/results
 #   JAVA=java (e.g. JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java)
 #   TYPE=jdk.ExecutionSample  TYPE2=jdk.ObjectAllocationInNewTLAB (empty: skip)
-#   SKIP_JAVA=1 to run jfrstream only
+#   SKIP_JAVA=1 to run jfrstream only; THREADS=2 for the --threads rows
 #
 # MB/s is wall-clock; "cpu MB/s" divides by CPU time instead (jfrstream: the
 # process, one thread; JDK: the whole JVM process, JIT and GC threads
@@ -34,6 +36,7 @@ JAVA=${JAVA:-java}
 TYPE=${TYPE:-jdk.ExecutionSample}
 TYPE2=${TYPE2-jdk.ObjectAllocationInNewTLAB}
 SKIP_JAVA=${SKIP_JAVA:-0}
+THREADS=${THREADS:-2}
 
 if [ $# -gt 1 ]; then
     echo "usage: $0 [FILE]" >&2
@@ -96,13 +99,17 @@ run_pipe() {
 }
 
 run_c walk --mode walk --repeat "$REPEAT"
+run_c walkr --mode walk --release --repeat "$REPEAT"
+run_c walkt --mode walk --threads "$THREADS" --repeat "$REPEAT"
 run_c type1 --mode "type:$TYPE" --repeat "$REPEAT"
+run_c type1r --mode "type:$TYPE" --release --repeat "$REPEAT"
+run_c type1t --mode "type:$TYPE" --threads "$THREADS" --repeat "$REPEAT"
 if [ -n "$TYPE2" ]; then
     run_c type2 --mode "type:$TYPE2" --repeat "$REPEAT"
-    run_c type2c --mode "type:$TYPE2" --cache-stacks --repeat "$REPEAT"
+    run_c type2t --mode "type:$TYPE2" --threads "$THREADS" --repeat "$REPEAT"
 fi
 run_c all --mode all --repeat "$REPEAT"
-run_c allc --mode all --cache-stacks --repeat "$REPEAT"
+run_c allt --mode all --threads "$THREADS" --repeat "$REPEAT"
 run_c stream --mode stream --repeat "$REPEAT"
 run_pipe
 run_c live1 --mode stream --live --repeat "$REPEAT"
@@ -141,16 +148,20 @@ row() { # LABEL IMPL C-FILE [JAVA-FILE]
     printf '%-40s %-9s %9s %9s %12s %9s %9s %9s\n' "$label" "$impl" "$mbs" "$cmbs" "$evs" "$rss" "$r" "$rc"
 }
 row "walk (on_record, mmap)" jfrstream "$OUT/walk.txt" "$OUT/walk.java.txt"
+row "  same, --release" jfrstream "$OUT/walkr.txt" "$OUT/walk.java.txt"
+row "  same, --threads $THREADS" jfrstream "$OUT/walkt.txt" "$OUT/walk.java.txt"
 row "walk" JDK "$OUT/walk.java.txt"
 row "type:$TYPE" jfrstream "$OUT/type1.txt" "$OUT/type1.java.txt"
+row "  same, --release" jfrstream "$OUT/type1r.txt" "$OUT/type1.java.txt"
+row "  same, --threads $THREADS" jfrstream "$OUT/type1t.txt" "$OUT/type1.java.txt"
 row "type:$TYPE" JDK "$OUT/type1.java.txt"
 if [ -n "$TYPE2" ]; then
     row "type:$TYPE2" jfrstream "$OUT/type2.txt" "$OUT/type2.java.txt"
-    row "  same, --cache-stacks" jfrstream "$OUT/type2c.txt" "$OUT/type2.java.txt"
+    row "  same, --threads $THREADS" jfrstream "$OUT/type2t.txt" "$OUT/type2.java.txt"
     row "type:$TYPE2" JDK "$OUT/type2.java.txt"
 fi
 row "all (every field)" jfrstream "$OUT/all.txt" "$OUT/all.java.txt"
-row "  same, --cache-stacks" jfrstream "$OUT/allc.txt" "$OUT/all.java.txt"
+row "  same, --threads $THREADS" jfrstream "$OUT/allt.txt" "$OUT/all.java.txt"
 row "all" JDK "$OUT/all.java.txt"
 row "stream (read 64 KiB slices)" jfrstream "$OUT/stream.txt"
 row "stream (cat FILE | jfrbench -)" jfrstream "$OUT/pipe.txt"
@@ -158,7 +169,7 @@ row "live 1x (--live, 64 KiB slices)" jfrstream "$OUT/live1.txt"
 row "live 4x (--live --loop 4)" jfrstream "$OUT/live4.txt"
 
 echo
-for n in walk type1 type2 all stream live1 live4; do
+for n in walk walkr walkt type1 type1r type1t type2 type2t all allt stream live1 live4; do
     [ -f "$OUT/$n.txt" ] || continue
     printf '%-7s events=%s heap_peak_kb=%s frames=%s\n' "$n" "$(field events "$OUT/$n.txt")" \
         "$(field heap_peak_kb "$OUT/$n.txt")" "$(field frames "$OUT/$n.txt")"
@@ -173,4 +184,15 @@ echo "targets: walk >= 4000 MB/s: $(field MB/s "$OUT/walk.txt");" \
      "type:$TYPE >= 2000 MB/s: $(field MB/s "$OUT/type1.txt");" \
      "all >= 1000 MB/s: $(field MB/s "$OUT/all.txt"); >= 20x the JDK (see x JDK)"
 echo "live: peak RSS 1x $(field rss_kb "$OUT/live1.txt") kB, 4x $(field rss_kb "$OUT/live4.txt") kB"
+largest=$(python3 -c '
+import struct, sys
+d = open(sys.argv[1], "rb").read(); o = m = 0
+while o + 68 <= len(d):
+    n = struct.unpack(">q", d[o + 8:o + 16])[0]
+    if n < 68: break
+    m = max(m, n); o += n
+print(m // 1024)' "$file")
+echo "file: largest chunk $largest kB; peak RSS with --release: walk $(field rss_kb "$OUT/walkr.txt") kB," \
+     "type:$TYPE $(field rss_kb "$OUT/type1r.txt") kB (target: largest chunk + 64 MB =" \
+     "$((largest + 65536)) kB)"
 echo "raw outputs: $OUT"
