@@ -181,20 +181,25 @@ static uint32_t method_to_cache(const jfr_chunk *c, uint64_t key, const jfr_fram
     return jfr__names_put(c->names, c, c->md->known.method->index, key, str, len);
 }
 
-/* A pooled method by key: one cache probe once it has been seen. *e1
- * receives its cache entry (index + 1, 0 when not cached or absent). */
+/* A pooled method by key: one cache probe once it has been seen. mv is the
+ * method's value when the caller has it, else NULL (resolved here on a
+ * miss). *e1 receives its cache entry (index + 1, 0 when not cached or
+ * absent). */
 static jfr_status method_by_key(const jfr_chunk *c, uint32_t depth, uint64_t key,
-                                jfr_frame *out, uint32_t *e1) {
+                                const jfr_value *mv, jfr_frame *out, uint32_t *e1) {
     const jfr_known *k = &c->md->known;
     if ((*e1 = jfr__names_get(c->names, c, k->method->index, key))) {
         method_from_cache(c, *e1, out);
         return JFR_OK;
     }
-    jfr_value mv;
-    jfr_status s = jfr__value_resolve(c, k->method, key, depth, &mv);
-    if (s || mv.kind == JFR_KIND_NULL)
-        return s;
-    if ((s = method_names(&mv, k, out)))
+    jfr_value rv;
+    jfr_status s;
+    if (!mv) {
+        if ((s = jfr__value_resolve(c, k->method, key, depth, &rv)) || rv.kind == JFR_KIND_NULL)
+            return s;
+        mv = &rv;
+    }
+    if ((s = method_names(mv, k, out)))
         return s;
     *e1 = method_to_cache(c, key, out);
     return JFR_OK;
@@ -213,16 +218,8 @@ jfr_status jfr_value_method(const jfr_value *m, jfr_frame *out) {
         return JFR_TYPE_MISMATCH;
     if (!m->pooled)
         return method_names(m, k, out);
-    const jfr_chunk *c = m->chunk_;
-    uint32_t e1 = jfr__names_get(c->names, c, k->method->index, m->key);
-    if (e1) {
-        method_from_cache(c, e1, out);
-        return JFR_OK;
-    }
-    jfr_status s = method_names(m, k, out);
-    if (!s)
-        method_to_cache(c, m->key, out);
-    return s;
+    uint32_t e1;
+    return method_by_key(m->chunk_, m->depth_, m->key, m, out, &e1);
 }
 
 static void frame_type_from_cache(const jfr_chunk *c, uint32_t e1, jfr_frame *out) {
@@ -287,7 +284,7 @@ static jfr_status frame_at(jfr_stack *s, uint32_t i, uint64_t pos, jfr_frame *ou
                                                           depth, raw[3], out)))
         *cacheable = false;
     if (ops[0] == JFR_OP_POOL && k->frame->fields[k->fr_method].type == k->method) {
-        st = method_by_key(c, depth, raw[0], out, &me);
+        st = method_by_key(c, depth, raw[0], NULL, out, &me);
         if (st || !me)
             *cacheable = false;
     } else {
