@@ -99,7 +99,8 @@ const char *jfr_version_string(void);
     X(17, INVALID_ARG, "invalid argument")                                     \
     X(18, INVALID_STATE, "call not allowed in this parser state")              \
     X(19, NOT_FOUND, "no such field or type")                                  \
-    X(20, TYPE_MISMATCH, "value is not of the requested kind")
+    X(20, TYPE_MISMATCH, "value is not of the requested kind")                 \
+    X(21, SKIPPED, "bytes skipped to the next chunk magic")
 
 typedef enum jfr_status {
 #define JFR_STATUS_ENUM_(n, name, msg) JFR_##name = n,
@@ -464,6 +465,23 @@ typedef struct jfr_options {
      * JDK's RecordingFile does (bit-exact with `jfr print`). Default: each
      * chunk's own header (more accurate by ~100 ns on later chunks). */
     bool jdk_time_base;
+    /* Resynchronise after damage: when on_error passes over an error (returns
+     * JFR_CB_CONTINUE), do not trust the damaged chunk's framing: scan on from
+     * the second byte of that chunk for the next "FLR\0" magic whose header
+     * is plausible (version 2; for a finished chunk a size within
+     * max_chunk_size and offsets inside it), and go on from there. Each
+     * resumption is reported through on_error as JFR_SKIPPED, with the first
+     * skipped byte's offset and the count ("N bytes skipped ... next chunk
+     * magic at byte M"), or at finish as the bytes skipped to the end of the
+     * input; jfr_parser_skipped() adds them up. Without it (the default), a
+     * chunk with a damaged body is skipped by its declared size, and a bad
+     * header (magic, version, size) ends the input. Covers garbage between
+     * chunks, a damaged size or header, a chunk cut short by the next one
+     * (also when the input ends: jfr_parser_finish scans the unfinished
+     * chunk's bytes too), and broken live-chunk framing (the rest of that
+     * live chunk is lost). Each failed candidate is scanned again from its
+     * second byte, so no later chunk is lost to a false one. */
+    bool resync;
     /* EXPERIMENTAL: helper threads for whole finished chunks (0 or 1: none,
      * the default). See "Parallel preparation" below. */
     unsigned threads;
@@ -516,6 +534,8 @@ const char *jfr_parser_error(const jfr_parser *p);
 uint64_t jfr_parser_chunks(const jfr_parser *p);     /* chunks completed  */
 uint64_t jfr_parser_bytes(const jfr_parser *p);      /* bytes taken       */
 uint64_t jfr_parser_errors(const jfr_parser *p);     /* errors reported   */
+uint64_t jfr_parser_skipped(const jfr_parser *p);    /* bytes skipped by
+                                                        resynchronisation */
 
 /* The current chunk's metadata (valid in callbacks), or NULL. */
 const jfr_metadata *jfr_parser_metadata(const jfr_parser *p);

@@ -276,7 +276,7 @@ typedef struct jfr_ord {
 } jfr_ord;
 
 enum jfr_state { ST_HEADER, ST_BODY, ST_SKIP, ST_DISPATCH, ST_LIVE, ST_LIVE_DISPATCH,
-                 ST_STOPPED, ST_ERROR };
+                 ST_RESYNC, ST_STOPPED, ST_ERROR };
 enum jfr_phase { PH_BEGIN, PH_INDEX, PH_META, PH_MAP, PH_RECORDS, PH_END, PH_DONE };
 
 struct jfr_parser {
@@ -291,6 +291,18 @@ struct jfr_parser {
     jfr_buf chunkbuf;     /* the chunk when it spans feed calls (header included) */
     uint64_t need;        /* body bytes still missing */
     uint64_t skip_left;
+    /* resynchronisation (opt.resync): scanning for the next chunk magic */
+    uint64_t rs_from;     /* absolute offset where the skipped bytes begin */
+    uint64_t skipped;     /* bytes skipped in all */
+    bool cand;            /* p->hdr holds a candidate header found by the scan */
+    int cand_prev, rs_prev; /* the byte before the candidate / the next byte
+                               to scan (-1: unknown) */
+    bool chunk_failed;    /* the last chunk ended in an error passed over */
+    bool rp_final;        /* draining at finish: candidates must fit the input */
+    jfr_buf replay;       /* bytes taken but to be scanned again (own copy) */
+    size_t rp_pos;        /* next replay byte */
+    int want_push;        /* bytes for the replay buffer, once run_input returned */
+    size_t push_len;
     uint64_t input_off;   /* absolute offset of the next input byte */
     size_t consumed;
     jfr_chunk_info info;

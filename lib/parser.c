@@ -45,6 +45,9 @@ void jfr_parser_reset(jfr_parser *p) {
     p->segbuf.len = p->poolbuf.len = 0;
     p->live = p->seg_ends_chunk = false;
     p->need = p->skip_left = 0;
+    p->rs_from = p->skipped = 0;
+    p->cand = p->chunk_failed = p->rp_final = false;
+    p->replay.len = p->rp_pos = 0;
     p->input_off = 0;
     p->consumed = 0;
     p->have_tb = false;
@@ -70,6 +73,7 @@ void jfr_parser_free(jfr_parser *p) {
     jfr__free(&a, p->want_id, p->want_id_cap);
     jfr__free(&a, p->ord, p->capord * sizeof *p->ord);
     jfr__buf_free(&a, &p->chunkbuf);
+    jfr__buf_free(&a, &p->replay);
     jfr__buf_free(&a, &p->segbuf);
     jfr__buf_free(&a, &p->poolbuf);
     jfr__pool_free(&a, &p->chunk.pool);
@@ -88,6 +92,7 @@ const char *jfr_parser_error(const jfr_parser *p) {
 uint64_t jfr_parser_chunks(const jfr_parser *p) { return p ? p->nchunks : 0; }
 uint64_t jfr_parser_bytes(const jfr_parser *p) { return p ? p->input_off : 0; }
 uint64_t jfr_parser_errors(const jfr_parser *p) { return p ? p->nerrors : 0; }
+uint64_t jfr_parser_skipped(const jfr_parser *p) { return p ? p->skipped : 0; }
 size_t jfr_parser_consumed(const jfr_parser *p) { return p ? p->consumed : 0; }
 const jfr_metadata *jfr_parser_metadata(const jfr_parser *p) {
     return p && p->chunk.md ? &p->chunk.md->pub : NULL;
@@ -229,6 +234,109 @@ static jfr_status take_header(jfr_parser *p, const uint8_t *h) {
     return JFR_OK;
 }
 
+/* ------------------------------------------------------- resynchronisation */
+
+/* A header found by the scan (opt.resync): plausible enough to try. `left`
+ * input bytes follow from its first byte; at finish the chunk must fit.
+ * `prev` is the byte before it (-1: unknown). */
+static bool candidate_ok(const jfr_parser *p, const uint8_t *h, uint64_t left, int prev) {
+    if (memcmp(h, "FLR\0", 4) != 0 || jfr_be(h + 4, 2) != 2)
+        return false;
+    if (prev == JFR_HEADER_SIZE)
+        return false; /* 68, the length of a copy of the header in a chunk-header
+                         checkpoint (JDK 14+, at each flush and at the end) */
+    if (h[65] != 0 || (h[66] | (h[67] & ~3)) != 0 || (int64_t)jfr_be(h + 56, 8) <= 0)
+        return false; /* pad byte, unknown flags, ticks per second */
+    uint64_t size = jfr_be(h + 8, 8), cp = jfr_be(h + 16, 8), md = jfr_be(h + 24, 8);
+    if (h[64] != 0) /* live: only the shape of a chunk's start, as a JMX stream
+                       sends it; the copies of the header that JDK 14+ writes
+                       into checkpoints at each flush have a later size */
+        return h[64] != 255 && size == JFR_HEADER_SIZE && cp == 0 && md == 0;
+    if (size <= JFR_HEADER_SIZE || size > p->opt.max_chunk_size)
+        return false;
+    if (md < JFR_HEADER_SIZE || md >= size || (cp && (cp < JFR_HEADER_SIZE || cp >= size)))
+        return false;
+    return !p->rp_final || size <= left;
+}
+
+/* Skip from `from`, the first byte of the damaged header or chunk. */
+static void resync_begin(jfr_parser *p, uint64_t from) {
+    p->state = ST_RESYNC;
+    p->rs_prev = -1;
+    p->rs_from = from;
+    p->hdr_have = 0;
+    p->cand = false;
+    p->chunk_failed = false;
+}
+
+/* The scan found a chunk at `at` (or the input ended there): say how many
+ * bytes were skipped. False when on_error wants to stop. */
+static bool resync_report(jfr_parser *p, uint64_t at, bool at_end) {
+    uint64_t n = at - p->rs_from;
+    p->skipped += n;
+    p->info.index = p->nchunks;
+    if (at_end)
+        jfr__fail(p, JFR_SKIPPED, p->rs_from,
+                  "%llu bytes skipped to the end of the input (no further chunk)",
+                  (unsigned long long)n);
+    else
+        jfr__fail(p, JFR_SKIPPED, p->rs_from, "%llu bytes skipped; next chunk magic at byte %llu",
+                  (unsigned long long)n, (unsigned long long)at);
+    return error_continue(p);
+}
+
+/* What run_input left to copy to the replay buffer once it has returned. */
+enum { PUSH_NONE, PUSH_HDR, PUSH_CHUNK };
+
+/* Bytes taken but to be scanned again (from the second byte of a damaged
+ * header or chunk, which sit in p->hdr or p->chunkbuf) go ahead of the
+ * replay bytes not yet read. Their offset is p->input_off. */
+static jfr_status replay_push(jfr_parser *p) {
+    const uint8_t *d = p->want_push == PUSH_HDR ? p->hdr + 1 : p->chunkbuf.data + 1;
+    size_t n = p->push_len, rest = p->replay.len - p->rp_pos;
+    bool chunk = p->want_push == PUSH_CHUNK;
+    p->want_push = PUSH_NONE;
+    p->rs_prev = d[-1]; /* the scan goes on after the unit's first byte */
+    if (p->par)
+        jfr__par_quiesce(p); /* no helper may read a buffer that changes now */
+    if (!rest)
+        p->replay.len = p->rp_pos = 0;
+    if (!rest && chunk) { /* hand the chunk buffer over rather than copy it */
+        jfr_buf t = p->replay;
+        p->replay = p->chunkbuf;
+        p->replay.len = n + 1;
+        p->rp_pos = 1;
+        p->chunkbuf = t;
+        p->chunkbuf.len = 0;
+    } else if (p->rp_pos >= n) {
+        p->rp_pos -= n;
+        memcpy(p->replay.data + p->rp_pos, d, n);
+    } else {
+        jfr_status s = jfr__buf_reserve(&p->opt.allocator, &p->replay, n, 0);
+        if (s) {
+            jfr__fail(p, s, p->input_off, "cannot keep %zu damaged bytes to scan them again", n);
+            return fatal(p);
+        }
+        memmove(p->replay.data + n, p->replay.data + p->rp_pos, rest);
+        memcpy(p->replay.data, d, n);
+        p->replay.len = n + rest;
+        p->rp_pos = 0;
+    }
+    return JFR_OK;
+}
+
+/* The chunk just run failed and was passed over: scan it again from its
+ * second byte, from our buffer (the caller's bytes are rewound instead). */
+static void rescan_buffered_chunk(jfr_parser *p, uint64_t len) {
+    uint64_t off = p->chunk.offset;
+    resync_begin(p, off);
+    p->input_off = off + 1;
+    p->want_push = PUSH_CHUNK;
+    p->push_len = (size_t)len - 1;
+}
+
+/* ------------------------------------------------------------- finished chunks */
+
 /* The chunk is complete at `base`: run it; on pause keep our own copy. */
 static jfr_status run_chunk(jfr_parser *p) {
     p->state = ST_DISPATCH;
@@ -255,6 +363,7 @@ static jfr_status run_chunk(jfr_parser *p) {
     if (s && !error_continue(p))
         return fatal(p);
     /* done (or skipped after an error the user chose to pass over) */
+    p->chunk_failed = s != JFR_OK && p->opt.resync;
     if (p->prep)
         jfr__par_release(p);
     p->nchunks++;
@@ -267,20 +376,38 @@ static jfr_status run_chunk(jfr_parser *p) {
     return JFR_OK;
 }
 
-/* A header is complete in p->hdr or at `h`. */
-static jfr_status header_done(jfr_parser *p, const uint8_t *h, bool *skip) {
-    *skip = false;
+/* What header_done found. */
+enum { HD_GO, HD_SKIP, HD_RESCAN, HD_REJECT };
+
+/* A header is complete in p->hdr or at `h`; p->input_off is its offset. */
+static jfr_status header_done(jfr_parser *p, const uint8_t *h, int *act) {
+    *act = HD_GO;
+    if (p->cand) { /* the scan's candidate, completed in p->hdr */
+        p->cand = false;
+        if (!candidate_ok(p, h, UINT64_MAX, p->cand_prev)) {
+            *act = HD_REJECT;
+            return JFR_OK;
+        }
+        if (!resync_report(p, p->input_off, false))
+            return fatal(p);
+    }
     jfr_status s = take_header(p, h);
-    if (s == JFR_CHUNK_TOO_LARGE && error_continue(p)) {
+    if (!s)
+        return JFR_OK;
+    /* a bad header ends the input, unless we resynchronise; a chunk over
+     * the size limit can be skipped by its declared size */
+    if ((s == JFR_CHUNK_TOO_LARGE || p->opt.resync) && error_continue(p)) {
+        if (p->opt.resync) {
+            *act = HD_RESCAN;
+            return JFR_OK;
+        }
         p->skip_left = p->info.size - JFR_HEADER_SIZE;
         p->state = ST_SKIP;
         p->nchunks++;
-        *skip = true;
+        *act = HD_SKIP;
         return JFR_OK;
     }
-    if (s)
-        return fatal(p);
-    return JFR_OK;
+    return fatal(p);
 }
 
 /* ------------------------------------------------------------ live chunks */
@@ -384,6 +511,18 @@ static jfr_status live_record_done(jfr_parser *p) {
     return live_dispatch(p);
 }
 
+/* The framing of a live chunk is broken: the end of the input, or (resync)
+ * the rest of the chunk is lost and the bytes of its unfinished segment
+ * count as skipped. */
+static jfr_status live_broken(jfr_parser *p) {
+    if (!p->opt.resync || !error_continue(p))
+        return fatal(p);
+    uint64_t from = p->input_off - p->segbuf.len;
+    live_end_chunk(p);
+    resync_begin(p, from);
+    return JFR_OK;
+}
+
 /* Take bytes of a live chunk: frame records, dispatch at segment ends.
  * Returns bytes taken (stops early when dispatch pauses/stops/fails). */
 static size_t live_take(jfr_parser *p, const uint8_t *in, size_t avail, jfr_status *st) {
@@ -397,7 +536,7 @@ static size_t live_take(jfr_parser *p, const uint8_t *in, size_t avail, jfr_stat
         if ((s = jfr__buf_reserve(a, sb, take, p->opt.max_chunk_size))) {
             jfr__fail(p, s == JFR_LIMIT ? JFR_CHUNK_TOO_LARGE : s, p->input_off,
                       "live segment exceeds the maximum chunk size");
-            *st = fatal(p);
+            *st = live_broken(p);
             return pos;
         }
         if (!p->rec_need && !p->varlen)
@@ -421,7 +560,7 @@ static size_t live_take(jfr_parser *p, const uint8_t *in, size_t avail, jfr_stat
                 jfr__fail(p, JFR_BAD_RECORD, p->input_off - p->varlen,
                           "record size %llu out of range in a live chunk",
                           (unsigned long long)size);
-                *st = fatal(p);
+                *st = live_broken(p);
                 return pos;
             }
             p->rec_need = size - p->varlen;
@@ -437,35 +576,77 @@ static size_t live_take(jfr_parser *p, const uint8_t *in, size_t avail, jfr_stat
     return pos;
 }
 
-static jfr_status feed(jfr_parser *p, const uint8_t *in, size_t len) {
+/* Scan for the next plausible chunk header (opt.resync). */
+static const uint8_t lead[6] = {'F', 'L', 'R', 0, 0, 2}; /* magic, major 2 */
+
+static size_t resync_scan(jfr_parser *p, const uint8_t *in, size_t len, jfr_status *st) {
+    size_t pos = 0;
+    *st = JFR_OK;
+    while (pos < len) {
+        const uint8_t *f = memchr(in + pos, 'F', len - pos);
+        size_t at = f ? (size_t)(f - in) : len, left = len - at;
+        p->input_off += at - pos;
+        pos = at;
+        if (!f)
+            break;
+        int prev = at ? in[at - 1] : p->rs_prev;
+        if (left >= JFR_HEADER_SIZE) {
+            if (candidate_ok(p, f, left, prev)) {
+                if (!resync_report(p, p->input_off, false)) {
+                    *st = fatal(p);
+                    return pos;
+                }
+                p->state = ST_HEADER;
+                return pos;
+            }
+        } else if (memcmp(f, lead, left < 6 ? left : 6) == 0) {
+            /* maybe a header cut by the end of this slice: complete it */
+            memcpy(p->hdr, f, left);
+            p->hdr_have = left;
+            p->cand = true;
+            p->cand_prev = prev;
+            p->state = ST_HEADER;
+            p->input_off += left;
+            return len;
+        }
+        pos++;
+        p->input_off++;
+    }
+    if (len)
+        p->rs_prev = in[len - 1];
+    return pos;
+}
+
+/* Run the state machine over `in`; *used: bytes taken. Returns early (OK,
+ * p->want_push set) when taken bytes must be scanned again: the caller
+ * queues them in the replay buffer before going on. */
+static jfr_status run_input(jfr_parser *p, const uint8_t *in, size_t len, size_t *used) {
     size_t pos = 0;
     jfr_status s;
-    p->consumed = 0;
-    if (p->state == ST_ERROR || p->state == ST_STOPPED)
-        return p->status;
-    if (p->state == ST_DISPATCH) { /* resume a paused chunk */
-        if ((s = run_chunk(p)))
-            return s;
-    } else if (p->state == ST_LIVE_DISPATCH) {
-        if ((s = live_dispatch(p)))
-            return s;
-    }
     while (pos < len) {
         size_t avail = len - pos;
         switch (p->state) {
         case ST_HEADER: {
+            int act;
             if (p->hdr_have == 0 && avail >= JFR_HEADER_SIZE) {
-                bool skip;
-                if ((s = header_done(p, in + pos, &skip))) {
-                    p->consumed = pos;
+                if ((s = header_done(p, in + pos, &act))) {
+                    *used = pos;
                     return s;
                 }
-                if (skip) {
+                if (act == HD_SKIP) {
                     pos += JFR_HEADER_SIZE;
                     p->input_off += JFR_HEADER_SIZE;
                     break;
                 }
+                if (act == HD_RESCAN) { /* the header's bytes are still here */
+                    resync_begin(p, p->input_off);
+                    p->rs_prev = in[pos];
+                    pos++;
+                    p->input_off++;
+                    break;
+                }
                 if (!p->live && avail >= p->chunk.size) { /* whole chunk here: borrow it */
+                    size_t at = pos;
                     p->chunk.base = in + pos;
                     p->phase = PH_BEGIN;
                     if (p->opt.threads > 1) /* parallel: adopt this chunk's
@@ -473,9 +654,15 @@ static jfr_status feed(jfr_parser *p, const uint8_t *in, size_t len) {
                         jfr__par_chunk(p, in + pos, avail);
                     pos += p->chunk.size;
                     p->input_off += p->chunk.size;
-                    p->consumed = pos;
+                    *used = pos;
                     if ((s = run_chunk(p)))
                         return s;
+                    if (p->chunk_failed) { /* resync: scan it again, in place */
+                        resync_begin(p, p->chunk.offset);
+                        p->rs_prev = in[at];
+                        pos = at + 1;
+                        p->input_off = p->chunk.offset + 1;
+                    }
                     break;
                 }
                 memcpy(p->hdr, in + pos, JFR_HEADER_SIZE);
@@ -493,17 +680,28 @@ static jfr_status feed(jfr_parser *p, const uint8_t *in, size_t len) {
                 if (p->hdr_have < JFR_HEADER_SIZE)
                     break;
                 /* take_header reports offsets from the chunk start */
-                p->input_off -= JFR_HEADER_SIZE;
-                bool skip;
-                s = header_done(p, p->hdr, &skip);
+                uint64_t hoff = p->input_off -= JFR_HEADER_SIZE;
+                s = header_done(p, p->hdr, &act);
                 p->input_off += JFR_HEADER_SIZE;
                 if (s) {
-                    p->consumed = pos;
+                    *used = pos;
                     return s;
                 }
-                if (skip) {
+                if (act == HD_SKIP) {
                     p->hdr_have = 0;
                     break;
+                }
+                if (act == HD_RESCAN || act == HD_REJECT) {
+                    /* its bytes were taken: scan them again from the replay */
+                    if (act == HD_RESCAN)
+                        resync_begin(p, hoff);
+                    p->state = ST_RESYNC;
+                    p->hdr_have = 0;
+                    p->input_off = hoff + 1;
+                    p->want_push = PUSH_HDR;
+                    p->push_len = JFR_HEADER_SIZE - 1;
+                    *used = pos;
+                    return JFR_OK;
                 }
             }
             p->hdr_have = 0;
@@ -512,7 +710,7 @@ static jfr_status feed(jfr_parser *p, const uint8_t *in, size_t len) {
                 if (p->cb.on_chunk_begin) {
                     int rc = p->cb.on_chunk_begin(p, &p->info, p->user);
                     if (rc != JFR_CB_CONTINUE) {
-                        p->consumed = pos;
+                        *used = pos;
                         if (rc == JFR_CB_PAUSE)
                             return p->status = JFR_PAUSED;
                         p->state = ST_STOPPED;
@@ -526,7 +724,7 @@ static jfr_status feed(jfr_parser *p, const uint8_t *in, size_t len) {
             if ((s = jfr__buf_reserve(&p->opt.allocator, &p->chunkbuf, JFR_HEADER_SIZE,
                                       p->chunk.size))) {
                 jfr__fail(p, s, p->info.offset, "cannot buffer the chunk");
-                p->consumed = pos;
+                *used = pos;
                 return fatal(p);
             }
             memcpy(p->chunkbuf.data, p->hdr, JFR_HEADER_SIZE);
@@ -537,7 +735,7 @@ static jfr_status feed(jfr_parser *p, const uint8_t *in, size_t len) {
             if (p->cb.on_chunk_begin) {
                 int rc = p->cb.on_chunk_begin(p, &p->info, p->user);
                 if (rc != JFR_CB_CONTINUE) {
-                    p->consumed = pos;
+                    *used = pos;
                     if (rc == JFR_CB_PAUSE)
                         return JFR_PAUSED;
                     p->state = ST_STOPPED;
@@ -550,7 +748,7 @@ static jfr_status feed(jfr_parser *p, const uint8_t *in, size_t len) {
             size_t take = avail < p->need ? avail : (size_t)p->need;
             if ((s = jfr__buf_reserve(&p->opt.allocator, &p->chunkbuf, take, p->chunk.size))) {
                 jfr__fail(p, s, p->input_off, "cannot buffer the chunk");
-                p->consumed = pos;
+                *used = pos;
                 return fatal(p);
             }
             memcpy(p->chunkbuf.data + p->chunkbuf.len, in + pos, take);
@@ -560,16 +758,20 @@ static jfr_status feed(jfr_parser *p, const uint8_t *in, size_t len) {
             p->input_off += take;
             if (p->need == 0) {
                 p->chunk.base = p->chunkbuf.data;
-                p->consumed = pos;
+                *used = pos;
                 if ((s = run_chunk(p)))
                     return s;
+                if (p->chunk_failed) { /* resync: scan it again from our copy */
+                    rescan_buffered_chunk(p, p->chunk.size);
+                    return JFR_OK;
+                }
             }
             break;
         }
         case ST_LIVE:
             pos += live_take(p, in + pos, avail, &s);
             if (s) {
-                p->consumed = pos;
+                *used = pos;
                 return s;
             }
             break;
@@ -582,9 +784,82 @@ static jfr_status feed(jfr_parser *p, const uint8_t *in, size_t len) {
                 p->state = ST_HEADER;
             break;
         }
+        case ST_RESYNC:
+            pos += resync_scan(p, in + pos, avail, &s);
+            if (s) {
+                *used = pos;
+                return s;
+            }
+            break;
         default:
-            p->consumed = pos;
+            *used = pos;
             return p->status;
+        }
+    }
+    *used = pos;
+    return JFR_OK;
+}
+
+/* Feed the replay buffer (bytes to scan again) through the state machine. */
+static jfr_status drain(jfr_parser *p) {
+    while (p->rp_pos < p->replay.len) {
+        size_t at = p->rp_pos, used = 0;
+        jfr_status s = run_input(p, p->replay.data + at, p->replay.len - at, &used);
+        p->rp_pos = at + used;
+        if (s)
+            return s;
+        if (p->want_push) {
+            if ((s = replay_push(p)))
+                return s;
+        } else if (!used) {
+            break; /* cannot happen: run_input takes all or stops */
+        }
+    }
+    if (p->rp_pos >= p->replay.len)
+        p->replay.len = p->rp_pos = 0;
+    return JFR_OK;
+}
+
+/* Resume a paused dispatch; a chunk that then fails is scanned again. */
+static jfr_status resume(jfr_parser *p) {
+    jfr_status s = JFR_OK;
+    if (p->state == ST_DISPATCH) {
+        if ((s = run_chunk(p)))
+            return s;
+        if (p->chunk_failed) { /* paused chunks are in chunkbuf */
+            rescan_buffered_chunk(p, p->chunk.size);
+            s = replay_push(p);
+        }
+    } else if (p->state == ST_LIVE_DISPATCH) {
+        s = live_dispatch(p);
+    }
+    return s;
+}
+
+static jfr_status feed(jfr_parser *p, const uint8_t *in, size_t len) {
+    size_t pos = 0;
+    jfr_status s;
+    p->consumed = 0;
+    if (p->state == ST_ERROR || p->state == ST_STOPPED)
+        return p->status;
+    if ((s = resume(p)))
+        return s;
+    for (;;) {
+        if ((s = drain(p)))
+            return s;
+        if (pos >= len)
+            break;
+        size_t used = 0;
+        s = run_input(p, in + pos, len - pos, &used);
+        pos += used;
+        p->consumed = pos;
+        if (s)
+            return s;
+        if (p->want_push) {
+            if ((s = replay_push(p)))
+                return s;
+        } else if (!used) {
+            break; /* cannot happen: run_input takes all or stops */
         }
     }
     p->consumed = pos;
@@ -603,45 +878,75 @@ jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len) {
 jfr_status jfr_parser_finish(jfr_parser *p) {
     if (!p)
         return JFR_INVALID_ARG;
-    if (p->state == ST_ERROR || p->state == ST_STOPPED)
-        return p->status;
-    if (p->state == ST_DISPATCH || p->state == ST_LIVE_DISPATCH) {
-        jfr_status s = p->state == ST_DISPATCH ? run_chunk(p) : live_dispatch(p);
+    for (;;) {
+        if (p->state == ST_ERROR || p->state == ST_STOPPED)
+            return p->status;
+        jfr_status s = resume(p);
+        if (!s) { /* bytes left to scan again: every chunk must fit now */
+            p->rp_final = true;
+            s = drain(p);
+            p->rp_final = false;
+        }
         if (s)
             return s;
+        switch (p->state) {
+        case ST_HEADER:
+            if (!p->hdr_have)
+                return JFR_OK;
+            if (p->cand) { /* a candidate cut by the end of the input */
+                p->hdr_have = 0;
+                p->cand = false;
+                p->state = ST_RESYNC;
+                continue;
+            }
+            p->info.index = p->nchunks;
+            if (p->opt.resync && memcmp(p->hdr, lead, p->hdr_have < 6 ? p->hdr_have : 6)) {
+                /* not the start of a header: garbage at the end */
+                uint64_t at = p->input_off - p->hdr_have;
+                jfr__fail(p, JFR_BAD_MAGIC, at, "%zu bytes at the end are not a chunk header",
+                          p->hdr_have);
+                if (!error_continue(p))
+                    return fatal(p);
+                resync_begin(p, at);
+                continue;
+            }
+            jfr__fail(p, JFR_TRUNCATED, p->input_off, "%llu of the 68 header bytes missing",
+                      (unsigned long long)(JFR_HEADER_SIZE - p->hdr_have));
+            break;
+        case ST_RESYNC:
+            if (!resync_report(p, p->input_off, true))
+                return fatal(p);
+            p->state = ST_HEADER;
+            return JFR_OK;
+        case ST_BODY:
+            jfr__fail(p, JFR_TRUNCATED, p->input_off,
+                      "%llu bytes short of the declared chunk size %lld",
+                      (unsigned long long)p->need, (long long)p->info.size);
+            if (!p->opt.resync)
+                break;
+            if (!error_continue(p))
+                return fatal(p);
+            /* its size may be the damage: look for chunks inside it */
+            p->nchunks++;
+            rescan_buffered_chunk(p, p->chunkbuf.len);
+            if ((s = replay_push(p)))
+                return s;
+            continue;
+        case ST_LIVE:
+            jfr__fail(p, JFR_TRUNCATED, p->input_off,
+                      "live chunk unfinished after %llu complete flush segments; "
+                      "%llu bytes of an unfinished segment dropped",
+                      (unsigned long long)p->segments, (unsigned long long)(p->segbuf.len));
+            break;
+        case ST_SKIP:
+            jfr__fail(p, JFR_TRUNCATED, p->input_off, "%llu bytes short of a skipped chunk",
+                      (unsigned long long)p->skip_left);
+            break;
+        default:
+            return p->status;
+        }
+        if (p->cb.on_error)
+            p->cb.on_error(p, p->status, p->msg, p->user);
+        return fatal(p);
     }
-    uint64_t missing = 0;
-    switch (p->state) {
-    case ST_HEADER:
-        if (!p->hdr_have)
-            return p->status == JFR_PAUSED ? JFR_OK : JFR_OK;
-        p->info.index = p->nchunks;
-        missing = JFR_HEADER_SIZE - p->hdr_have;
-        jfr__fail(p, JFR_TRUNCATED, p->input_off,
-                  "%llu of the 68 header bytes missing",
-                  (unsigned long long)missing);
-        break;
-    case ST_BODY:
-        jfr__fail(p, JFR_TRUNCATED, p->input_off,
-                  "%llu bytes short of the declared chunk size %lld",
-                  (unsigned long long)p->need, (long long)p->info.size);
-        break;
-    case ST_LIVE:
-        jfr__fail(p, JFR_TRUNCATED, p->input_off,
-                  "live chunk unfinished after %llu complete flush segments; "
-                  "%llu bytes of an unfinished segment dropped",
-                  (unsigned long long)p->segments,
-                  (unsigned long long)(p->segbuf.len));
-        break;
-    case ST_SKIP:
-        jfr__fail(p, JFR_TRUNCATED, p->input_off,
-                  "%llu bytes short of a skipped chunk",
-                  (unsigned long long)p->skip_left);
-        break;
-    default:
-        return p->status;
-    }
-    if (p->cb.on_error)
-        p->cb.on_error(p, p->status, p->msg, p->user);
-    return fatal(p);
 }

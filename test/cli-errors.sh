@@ -85,5 +85,23 @@ fi
 expect 1 "good chunk + truncated chunk (summary)" summary "$tmp/good-then-cut.jfr"
 cat "$file" "$file" >"$tmp/two.jfr"
 expect 0 "two good chunks (summary)" summary "$tmp/two.jfr"
+
+# --resync: garbage between two copies of the file; the output equals that of
+# the two clean copies, the skipped bytes are reported with offset and count
+head -c 777 /dev/urandom | tr 'F' 'G' >"$tmp/garbage"
+cat "$file" "$tmp/garbage" "$file" >"$tmp/garbled.jfr"
+expect 1 "garbage between chunks, no --resync (summary)" summary "$tmp/garbled.jfr"
+if expect 1 "garbage between chunks (--resync print --json)" --resync print --json "$tmp/garbled.jfr"; then
+    "$bin" print --json "$tmp/two.jfr" >"$tmp/two.json" 2>/dev/null
+    if ! cmp -s "$tmp/out" "$tmp/two.json"; then
+        echo "FAIL: --resync: the output differs from that of the two clean chunks"
+        fails=$((fails + 1))
+    fi
+    if ! grep -q "at byte $size: .*777 bytes skipped; next chunk magic at byte $((size + 777))" "$tmp/err"; then
+        echo "FAIL: --resync: no skip report with offset and count: $(head -c 300 "$tmp/err")"
+        fails=$((fails + 1))
+    fi
+fi
+expect 1 "trailing garbage (--resync summary)" --resync summary "$tmp/good-then-cut.jfr"
 echo "cli-errors: $fails failures"
 [ "$fails" = 0 ]

@@ -107,6 +107,7 @@ typedef struct run_cfg {
     bool stacks;        /* also log each event's stack frames (helpers) */
     int stop_at;        /* the Nth callback returns STOP; 0 = never */
     unsigned threads;   /* jfr_options.threads */
+    bool resync;        /* jfr_options.resync (END line adds skipped=N) */
 } run_cfg;
 
 typedef struct run_ctx {
@@ -222,6 +223,7 @@ static inline tlog run_parser(const uint8_t *buf, size_t len, run_cfg cfg) {
     jfr_options_init(&o);
     o.ordered = cfg.ordered;
     o.threads = cfg.threads;
+    o.resync = cfg.resync;
     jfr_parser *p = jfr_parser_new(&o, &cb, &r);
     size_t pos = 0;
     unsigned seed = cfg.seed;
@@ -247,7 +249,11 @@ static inline tlog run_parser(const uint8_t *buf, size_t len, run_cfg cfg) {
         while ((s = jfr_parser_finish(p)) == JFR_PAUSED)
             ;
     }
-    tlog_printf(&r.log, "END %s\n", jfr_status_name(s));
+    if (cfg.resync)
+        tlog_printf(&r.log, "END %s skipped=%" PRIu64 "\n", jfr_status_name(s),
+                    jfr_parser_skipped(p));
+    else
+        tlog_printf(&r.log, "END %s\n", jfr_status_name(s));
     jfr_parser_free(p);
     return r.log;
 }

@@ -14,7 +14,7 @@
  *   byte 3: bit 0 ordered, bit 1 jdk_time_base, bit 2 on_error returns STOP
  *           (else CONTINUE), bit 3 events not read (only the event view),
  *           bit 4 allocation failure at allocation 1 + (byte1 ^ byte2),
- *           bit 5 an empty feed between slices
+ *           bit 5 an empty feed between slices, bit 6 resync
  *
  * The invariant checked (abort on mismatch): the transcript of callbacks,
  * with every value read, is identical to that of the same options with the
@@ -33,7 +33,7 @@ typedef struct plan {
     unsigned k;
     uint64_t rng;
     uint64_t pause_every;
-    bool ordered, jdk_tb, stop_on_error, no_values, nomem, empty_feeds;
+    bool ordered, jdk_tb, stop_on_error, no_values, nomem, empty_feeds, resync;
     size_t fail_at;
 } plan;
 
@@ -49,6 +49,7 @@ static jfr_parser *make(const plan *pl, fuzz_alloc *a, fuzz_run *r, size_t len, 
     fuzz_options(&o, a, len);
     o.ordered = pl->ordered;
     o.jdk_time_base = pl->jdk_tb;
+    o.resync = pl->resync;
     if (!ref && pl->nomem)
         a->fail_at = pl->fail_at;
     jfr_callbacks cb;
@@ -76,6 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pl.no_values = data[3] & 8;
     pl.nomem = data[3] & 16;
     pl.empty_feeds = data[3] & 32;
+    pl.resync = data[3] & 64;
     pl.fail_at = 1 + (size_t)(data[1] ^ data[2]);
     const uint8_t *in = data + PREFIX;
     size_t len = size - PREFIX;

@@ -4,7 +4,8 @@
  * field of every event read (jfr_iter, random access, helpers), then
  * jfr_parser_finish. max_chunk_size is 1 MiB and the allocator is capped and
  * checked (sizes, leaks). on_error returns CONTINUE, so damaged chunks are
- * skipped and the next ones are parsed (resynchronisation).
+ * skipped and the next ones are parsed; then once more with
+ * jfr_options.resync (scanning for the next magic after an error).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -35,6 +36,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     (void)fuzz_finish(p);
     if (r.hash != h1)
         fuzz_die("transcript after jfr_parser_reset differs from the first one");
+    jfr_parser_free(p);
+    fuzz_check_freed(&a);
+
+    /* resynchronisation: scanning for the next magic after every error */
+    fuzz_options(&o, &a, size);
+    o.resync = true;
+    fuzz_run_init(&r);
+    if (!(p = jfr_parser_new(&o, &cb, &r)))
+        fuzz_die("jfr_parser_new failed");
+    s = jfr_parser_feed(p, data, size);
+    if (s == JFR_OK && jfr_parser_consumed(p) != size)
+        fuzz_die("resync: feed returned JFR_OK but consumed %zu of %zu",
+                 jfr_parser_consumed(p), size);
+    (void)fuzz_finish(p);
+    if (jfr_parser_skipped(p) > size)
+        fuzz_die("resync: %llu bytes skipped of %zu", (unsigned long long)jfr_parser_skipped(p),
+                 size);
     jfr_parser_free(p);
     fuzz_check_freed(&a);
     return 0;

@@ -31,6 +31,7 @@ typedef struct cli_global {
     cli_feed_mode feed_mode;
     size_t feed_size;
     uint64_t seed;
+    bool resync; /* --resync: jfr_options.resync */
 } cli_global;
 
 /* Try to take a global option at argv[*i] (advancing *i past its value).

@@ -178,6 +178,7 @@ int cmd_listen(cli_global *g, int argc, char **argv) {
             i++;
         }
     }
+    x.app.o.resync = g->resync;
     if (g->feed_mode != CLI_FEED_DEFAULT) {
         rc = cli_usage_error("listen: --feed-size applies to files only");
         goto out;

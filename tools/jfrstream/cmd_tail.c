@@ -359,6 +359,7 @@ int cmd_tail(cli_global *g, int argc, char **argv) {
         rc = cli_usage_error("tail: missing DIR or FILE");
         goto out;
     }
+    x.app.o.resync = g->resync;
     if (g->feed_mode != CLI_FEED_DEFAULT) {
         rc = cli_usage_error("tail: --feed-size applies to files only");
         goto out;

@@ -24,6 +24,7 @@ typedef struct live_opts {
     bool json;            /* one event per line on stdout */
     bool summary;         /* the summary table at the end */
     uint32_t stack_depth; /* --stack-depth (5) */
+    bool resync;          /* the global --resync */
 } live_opts;
 
 typedef struct live_app live_app;

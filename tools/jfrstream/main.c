@@ -2,7 +2,7 @@
  * main.c — jfrstream command line: global options, input reading and
  * feeding, dispatch to the commands.
  *
- *   jfrstream [--feed-size N|random[:SEED]] COMMAND [options] FILE|-
+ *   jfrstream [--feed-size N|random[:SEED]] [--resync] COMMAND [options] FILE|-
  *   jfrstream listen|tail [options] ...      (cmd_listen.c, cmd_tail.c)
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
@@ -118,6 +118,11 @@ int cli_take_global(cli_global *g, int argc, char **argv, int *i) {
     if (strncmp(a, "--feed-size=", 12) == 0) {
         *i += 1;
         return set_feed(g, a + 12);
+    }
+    if (strcmp(a, "--resync") == 0) {
+        g->resync = true;
+        *i += 1;
+        return 1;
     }
     return 0;
 }
@@ -284,7 +289,13 @@ static bool feed_fd(feeder *f, slicer *sl, int fd, const char *path) {
 
 int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
               const jfr_callbacks *cb, void *user, cli_setup_fn setup) {
-    jfr_parser *p = jfr_parser_new(opts, cb, user);
+    jfr_options o;
+    if (opts)
+        o = *opts;
+    else
+        jfr_options_init(&o);
+    o.resync = g->resync;
+    jfr_parser *p = jfr_parser_new(&o, cb, user);
     if (!p) {
         cli_error("out of memory");
         return CLI_EXIT_ERROR;
@@ -413,6 +424,11 @@ void cli_usage(FILE *out) {
         "  --feed-size random[:SEED]\n"
         "                           feed random slices of 1..65536 bytes\n"
         "                           (deterministic PRNG, default seed 1)\n"
+        "  --resync                 after damage, scan on for the next chunk\n"
+        "                           header (FLR\\0 magic) and go on, rather than\n"
+        "                           end at a bad header or trust a damaged chunk's\n"
+        "                           size; the skipped bytes are reported (offset,\n"
+        "                           count)\n"
         "  -h, --help               show this help\n"
         "  -V, --version            show the library version\n"
         "\n"
@@ -426,7 +442,7 @@ void cli_usage(FILE *out) {
 }
 
 int main(int argc, char **argv) {
-    cli_global g = {CLI_FEED_DEFAULT, 0, 1};
+    cli_global g = {CLI_FEED_DEFAULT, 0, 1, false};
     if (!ob_init(&cli_out, STDOUT_FILENO, (size_t)1 << 20)) {
         fputs(CLI_NAME ": out of memory\n", stderr);
         return CLI_EXIT_ERROR;
