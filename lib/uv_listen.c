@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 typedef struct listener listener;
 
@@ -171,6 +172,12 @@ static void on_idle(uv_timer_t *t) {
     if (c->closing)
         return;
     if (c->paused)
+        c->last_ms = now;
+    /* a loop kept busy past the limit has not read yet what did arrive */
+    uv_os_fd_t fd;
+    int avail = 0;
+    if (now - c->last_ms >= idle && uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0 &&
+        ioctl(fd, FIONREAD, &avail) == 0 && avail > 0)
         c->last_ms = now;
     if (now - c->last_ms < idle) {
         uv_timer_start(t, on_idle, idle - (now - c->last_ms), 0);

@@ -35,6 +35,7 @@ typedef struct client {
     size_t len, sent;
     int kind, idx, port;
     bool connected, closed, trickling;
+    bool remote; /* owned by the slow peers' thread */
     /* what the server saw */
     jfr_uv_conn *srv;
     bool srv_open, srv_closed, srv_refused;
@@ -45,7 +46,7 @@ typedef struct client {
 
 static client *g_port[65536]; /* local port -> client */
 static client *g_cl;          /* this phase's clients */
-static int g_ncl, g_srv_closed, g_cl_closed, g_expect_srv_closes;
+static int g_ncl, g_srv_closed, g_expect_srv_closes;
 static jfr_uv_listener *g_l, *g_l2;
 static bool g_go;
 static uv_timer_t g_deadline;
@@ -126,7 +127,6 @@ static jfr_uv_listener *start_listener(uv_loop_t *loop, unsigned maxc, uint64_t 
 static void cl_closed(uv_handle_t *h) {
     client *cl = h->data;
     cl->closed = true;
-    g_cl_closed++;
 }
 
 static void cl_close(client *cl) {
@@ -243,7 +243,8 @@ static void on_deadline(uv_timer_t *t) {
             g_expect_srv_closes);
     g_failures++;
     for (int i = 0; i < g_ncl; i++)
-        cl_close(&g_cl[i]);
+        if (!g_cl[i].remote)
+            cl_close(&g_cl[i]);
     if (g_l)
         jfr_uv_listener_close(g_l, listener_closed);
     if (g_l2)
@@ -259,7 +260,7 @@ static void phase_begin(uv_loop_t *loop, int n, uint64_t deadline_ms) {
     for (int i = 0; i < n; i++)
         g_cl[i].idx = i;
     g_ncl = n;
-    g_srv_closed = g_cl_closed = 0;
+    g_srv_closed = 0;
     g_go = false;
     g_hook_connect = NULL;
     g_hook_close = NULL;
@@ -282,7 +283,8 @@ static void phase_maybe_end(void) {
 
 static void phase_end(uv_loop_t *loop) {
     for (int i = 0; i < g_ncl; i++) /* after a deadline, or peers left open */
-        cl_close(&g_cl[i]);
+        if (!g_cl[i].remote)
+            cl_close(&g_cl[i]);
     uv_run(loop, UV_RUN_DEFAULT);
     CHECK(uv_loop_close(loop) == 0);
     free(g_cl);
@@ -371,6 +373,34 @@ static void fast_close(client *cl) {
     phase_maybe_end();
 }
 
+/* The slow and silent peers run on their own thread and loop, as remote
+ * peers would: a test loop busy with the fast ones (under a sanitizer, for
+ * seconds) must not delay their bytes. */
+static uv_loop_t g_slow_loop;
+static uv_async_t g_slow_stop;
+static uv_sem_t g_slow_ready;
+static int g_slow_port;
+
+static void slow_stop(uv_async_t *a) {
+    for (int i = NFAST; i <= NFAST + NSLOW; i++)
+        cl_close(&g_cl[i]);
+    uv_close((uv_handle_t *)a, NULL);
+}
+
+static void slow_thread(void *arg) {
+    (void)arg;
+    uv_loop_init(&g_slow_loop);
+    uv_async_init(&g_slow_loop, &g_slow_stop, slow_stop);
+    for (int i = NFAST; i <= NFAST + NSLOW; i++) {
+        g_cl[i].remote = true;
+        cl_start(&g_slow_loop, &g_cl[i], g_slow_port, i < NFAST + NSLOW ? SLOW : SILENT, g_fix,
+                 g_len);
+    }
+    uv_sem_post(&g_slow_ready); /* g_port[] is filled in */
+    uv_run(&g_slow_loop, UV_RUN_DEFAULT);
+    CHECK(uv_loop_close(&g_slow_loop) == 0);
+}
+
 static void on_check(uv_timer_t *t) {
     /* 3.6 s after the start: the slow peers sent 4 bytes, 2+ idle periods
      * went by, the fast ones are done */
@@ -381,24 +411,23 @@ static void on_check(uv_timer_t *t) {
     int healthy = 0;
     for (int i = NFAST; i < NFAST + NSLOW; i++) {
         client *cl = &g_cl[i];
-        if (cl->srv_open && !cl->srv_closed &&
-            jfr_uv_conn_bytes(cl->srv) == cl->sent && cl->sent >= 3 &&
+        if (cl->srv_open && !cl->srv_closed && jfr_uv_conn_bytes(cl->srv) >= 3 &&
             jfr_parser_status(jfr_uv_conn_parser(cl->srv)) == JFR_OK)
             healthy++;
         else
-            fprintf(stderr, "  slow peer %d: open %d, %llu bytes sent: %s\n", i, cl->srv_open,
-                    (unsigned long long)cl->sent, cl->srv_msg);
+            fprintf(stderr, "  slow peer %d: open %d: %s\n", i, cl->srv_open, cl->srv_msg);
     }
     char want[64];
     snprintf(want, sizeof want, "127.0.0.1:%d: idle limit", silent->port);
-    printf("slow: %d of %d peers at 1 B/s open and healthy after %llu bytes each; silent "
-           "peer: %s\n",
-           healthy, NSLOW, (unsigned long long)g_cl[NFAST].sent, silent->srv_msg);
+    printf("slow: %d of %d peers at 1 B/s open and healthy after %llu bytes (idle limit "
+           "1.5 s); silent peer: %s\n",
+           healthy, NSLOW,
+           (unsigned long long)(g_cl[NFAST].srv ? jfr_uv_conn_bytes(g_cl[NFAST].srv) : 0),
+           silent->srv_msg);
     CHECK(healthy == NSLOW);
     CHECK(silent->srv_closed && silent->srv_status == JFR_LIMIT &&
           strncmp(silent->srv_msg, want, strlen(want)) == 0);
-    for (int i = NFAST; i < NFAST + NSLOW; i++)
-        cl_close(&g_cl[i]); /* the server sees the end: the header is incomplete */
+    uv_async_send(&g_slow_stop); /* the server sees the end: the header is incomplete */
 }
 
 static void test_slow(void) {
@@ -431,20 +460,24 @@ static void test_slow(void) {
     g_fast_done_ns = 0;
     port = jfr_uv_listener_port(g_l);
     g_t0 = uv_hrtime();
-    for (int i = NFAST; i < NFAST + NSLOW; i++)
-        cl_start(loop, &g_cl[i], port, SLOW, g_fix, g_len);
-    cl_start(loop, &g_cl[NFAST + NSLOW], port, SILENT, g_fix, g_len);
+    g_slow_port = port;
+    uv_sem_init(&g_slow_ready, 0);
+    uv_thread_t th;
+    CHECK(uv_thread_create(&th, slow_thread, NULL) == 0);
+    uv_sem_wait(&g_slow_ready);
     for (int i = 0; i < NFAST; i++)
         cl_start(loop, &g_cl[i], port, FAST, i % 2 ? g_live : g_fix, g_len);
     uv_timer_init(loop, &g_check);
     uv_timer_start(&g_check, on_check, 100, 100);
     uv_run(loop, UV_RUN_DEFAULT);
+    uv_thread_join(&th);
+    uv_sem_destroy(&g_slow_ready);
     double beside = (double)g_fast_done_ns / 1e9;
     int n_ok2 = 0, slow_trunc = 0;
     for (int i = 0; i < NFAST; i++)
         n_ok2 += complete(&g_cl[i]);
     for (int i = NFAST; i < NFAST + NSLOW; i++)
-        slow_trunc += g_cl[i].srv_status == JFR_TRUNCATED &&
+        slow_trunc += g_cl[i].srv_status == JFR_TRUNCATED && g_cl[i].srv_bytes == g_cl[i].sent &&
                       strstr(g_cl[i].srv_msg, "of the 68 header bytes missing") != NULL;
     printf("slow: %d fast streams complete in %.3f s alone, %.3f s beside %d slow peers and a "
            "silent one (bound 2 x + 1 s); slow ones reported at their close: %d (%s)\n",
