@@ -60,7 +60,9 @@ typedef struct jfr_uv_listener_config {
     void *user;              /* passed to on_connect / on_close           */
     /*
      * Limits. Each one closes only the connection concerned, through on_close
-     * with JFR_LIMIT and a message naming the peer and the limit.
+     * with JFR_LIMIT and a message naming the peer and the limit; a chunk
+     * left unfinished is first reported to the parser's on_error
+     * (JFR_TRUNCATED, with chunk, offset and what was dropped).
      *
      * max_connections: open connections at a time; one more is accepted and
      *   closed at once. 0 = 1024 (JFR_UV_DEFAULT_MAX_CONNECTIONS): well above

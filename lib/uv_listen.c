@@ -117,6 +117,15 @@ static void conn_finish(conn *c) {
     conn_end(c, s, s == JFR_OK ? "stream ended" : jfr_parser_error(c->parser));
 }
 
+/* A limit ends the connection: an unfinished chunk is still reported (the
+ * parser's on_error gets JFR_TRUNCATED with what was dropped). */
+static void conn_limit(conn *c, const char *msg) {
+    jfr_status s = jfr_parser_finish(c->parser);
+    while (s == JFR_PAUSED)
+        s = jfr_parser_finish(c->parser);
+    conn_end(c, JFR_LIMIT, msg);
+}
+
 static bool keep_pending(conn *c, const char *p, size_t n) {
     if (n == 0)
         return true;
@@ -186,7 +195,7 @@ static void on_idle(uv_timer_t *t) {
     char msg[160];
     snprintf(msg, sizeof msg, "idle limit: no bytes for %llu ms (after %llu bytes)",
              (unsigned long long)(now - c->last_ms), (unsigned long long)c->bytes);
-    conn_end(c, JFR_LIMIT, msg);
+    conn_limit(c, msg);
 }
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
@@ -212,7 +221,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
         snprintf(msg, sizeof msg, "byte limit %llu reached (chunk %llu, %llu bytes parsed)",
                  (unsigned long long)cap, (unsigned long long)jfr_parser_chunks(c->parser),
                  (unsigned long long)jfr_parser_bytes(c->parser));
-        conn_end(c, JFR_LIMIT, msg);
+        conn_limit(c, msg);
         return;
     }
     if (c->paused) { /* a read already in flight when we paused */

@@ -107,6 +107,23 @@ static void put_msg(const char *name, const char *text) {
     r[k + t] = '\0';
 }
 
+void live_msg(const char *fmt, ...) {
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    /* "SOURCE: message": split so that the terminal view keeps it too */
+    char *colon = strstr(text, ": ");
+    if (colon) {
+        *colon = '\0';
+        put_msg(text, colon + 2);
+    } else {
+        ob_flush(&cli_out);
+        fprintf(stderr, CLI_NAME ": %s\n", text);
+    }
+}
+
 void live_src_msg(const live_src *s, const char *fmt, ...) {
     char text[1024];
     va_list ap;

@@ -102,6 +102,14 @@ void live_src_msg(const live_src *s, const char *fmt, ...)
 #endif
     ;
 
+/* "jfrstream: message" on stderr, for a connection without a source (one
+ * refused over a limit); a "SOURCE: " prefix is kept for the view. */
+void live_msg(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
 /* Ask for shutdown (signals, --once, ...): calls app->stop once. */
 void live_request_stop(live_app *app);
 /* Everything ended: close our handles (uv_run then returns). */
