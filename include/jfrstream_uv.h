@@ -122,8 +122,13 @@ typedef struct jfr_uv_tail {
 /* Why a tail ended. */
 typedef enum jfr_uv_tail_end {
     JFR_UV_TAIL_FINAL = 1, /* a finished chunk carried the final-chunk flag */
-    JFR_UV_TAIL_IDLE,      /* no new bytes for idle_ms                      */
-    JFR_UV_TAIL_ERROR,     /* parser error (not skipped) or I/O error       */
+    JFR_UV_TAIL_IDLE,      /* no new bytes for idle_ms; the parser is
+                              finished first: JFR_TRUNCATED (and on_error)
+                              when a chunk was left unfinished            */
+    JFR_UV_TAIL_ERROR,     /* parser error (not skipped) or I/O error; also
+                              JFR_TRUNCATED when the chunk files were
+                              removed (JVM exit) before the one after the
+                              last file read could be opened              */
     JFR_UV_TAIL_STOPPED    /* jfr_uv_tail_stop, or a callback stopped       */
 } jfr_uv_tail_end;
 
@@ -147,7 +152,9 @@ typedef struct jfr_uv_tail_config {
 int jfr_uv_tail_start(uv_loop_t *loop, const jfr_uv_tail_config *cfg, jfr_uv_tail **out);
 void jfr_uv_tail_stop(jfr_uv_tail *t);
 jfr_parser *jfr_uv_tail_parser(jfr_uv_tail *t);
-const char *jfr_uv_tail_file(const jfr_uv_tail *t); /* file being read now */
+/* The chunk file being read now; between files "" (in on_end: the last one
+ * read; "" when none was opened). */
+const char *jfr_uv_tail_file(const jfr_uv_tail *t);
 
 #ifdef __cplusplus
 }

@@ -255,8 +255,9 @@ static int on_error(jfr_parser *p, jfr_status st, const char *message, void *use
     const char *m = message && *message ? message : jfr_status_str(st);
     live_src_msg(s, "%s", m);
     snprintf(s->lasterr, sizeof s->lasterr, "%s", m);
-    /* a chunk left unfinished by our own shutdown is reported, not an error */
-    if (!(s->app->stopping && st == JFR_TRUNCATED))
+    /* an unfinished chunk: live_src_end decides (not an error when our own
+     * stop, --once or --idle left it) */
+    if (st != JFR_TRUNCATED)
         s->failed = true;
     return JFR_CB_CONTINUE;
 }
