@@ -95,8 +95,8 @@ int jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *cfg,
                           jfr_uv_listener **out);
 /* The bound port (useful with port 0). */
 int jfr_uv_listener_port(const jfr_uv_listener *l);
-/* Stop accepting; open connections are finished (their parsers get
- * jfr_parser_finish, partial chunks are reported) and closed. on_closed runs
+/* Stop accepting; open connections are finished (bytes held back by a pause
+ * are fed, then jfr_parser_finish: partial chunks are reported) and closed. on_closed runs
  * when every handle is closed; then the listener is freed. */
 void jfr_uv_listener_close(jfr_uv_listener *l, void (*on_closed)(jfr_uv_listener *l));
 unsigned jfr_uv_listener_connections(const jfr_uv_listener *l); /* open now */

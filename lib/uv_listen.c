@@ -103,7 +103,8 @@ static void conn_finish(conn *c) {
         jfr_status s = jfr_parser_feed(c->parser, p, n);
         size_t used = s == JFR_OK ? n : jfr_parser_consumed(c->parser);
         if (s != JFR_OK && s != JFR_PAUSED) {
-            conn_end(c, s, s == JFR_STOPPED ? "stopped by a callback" : jfr_parser_error(c->parser));
+            conn_end(c, s,
+                     s == JFR_STOPPED ? "stopped by a callback" : jfr_parser_error(c->parser));
             return;
         }
         p += used;
