@@ -8,6 +8,9 @@ peers left in every state, and its limits, without a JVM (loopback only):
     chunk's events are printed, each partial chunk is reported on stderr
     with its peer and the bytes received, the exit status is 0 (an
     unfinished chunk at our own stop is not an error), within 5 s.
+  - garbage (bad magic, a header then junk, a huge chunk size): each of those
+    connections is closed alone with its reason (peer, chunk, byte offset),
+    a good one beside them completes; exit status 1.
   - --max-connections, --max-bytes, --idle-timeout: the extra connection is
     refused with a reason, the one over the byte limit closed with a reason,
     a silent peer closed by the idle limit while a peer sending a byte every
@@ -19,6 +22,7 @@ peers left in every state, and its limits, without a JVM (loopback only):
 Exit 0 pass, 1 fail.
 """
 import os
+import random
 import re
 import signal
 import socket
@@ -202,6 +206,51 @@ def limits(js, data):
     check(rc == 1, "limits: exit status %s (1: connections were closed by limits)" % rc)
 
 
+def garbage(js, data):
+    """Bad input on three connections: each is closed alone with its reason
+    (peer, chunk, byte offset); a good connection beside them completes."""
+    size = len(data)
+    rnd = random.Random(5)
+    junk = bytes(rnd.getrandbits(8) for _ in range(size - 68))
+    huge = bytearray(data[:68])
+    huge[8:16] = (1 << 62).to_bytes(8, "big")
+    p, out, err, port = L.start_listener(js, ["--summary"])
+    if not check(port is not None, "garbage: listener started"):
+        return
+    bad = {"bad magic": (b"GARBAGE!" * 100, r"chunk 0 at byte 0: not a JFR chunk \(bad magic\)"),
+           "header then junk": (data[:68] + junk, r"chunk 0 at byte \d+: record size or type "
+                                r"out of range"),
+           "huge chunk size": (bytes(huge) + junk[:100000], r"chunk 0 at byte 8: chunk larger "
+                               r"than the configured maximum: declared size %d" % (1 << 62))}
+    socks = {}
+    for what, (b, _) in bad.items():
+        s = L.connect(port)
+        port_of(s)
+        s.sendall(b)
+        socks[what] = s
+    good = L.connect(port)
+    port_of(good)
+    good.sendall(data)
+    good.shutdown(socket.SHUT_WR)
+    wait_until(lambda: sum(bool(re.search(r": (closed|stream ended): ", l))
+                           for _, l in err.lines) >= 4, 10)
+    p.send_signal(signal.SIGTERM)
+    rc = L.wait(p, 10, "listen")
+    err.join()
+    out.join()
+    for what, (b, rx) in bad.items():
+        s = socks[what]
+        m = line_for(err, port_of(s), "^" + rx)
+        c = line_for(err, port_of(s), r"^closed: 0 chunks, 0 events, \d+ bytes \(with errors\)$")
+        check(m is not None and c is not None,
+              "garbage: %s: closed with the reason (%s)" % (what, m.group(0) if m else "none"))
+        s.close()
+    good.close()
+    check(line_for(err, port_of(good), r"^stream ended: 1 chunks, 596 events, %d bytes$" % size)
+          is not None, "garbage: a good connection beside them completes (596 events)")
+    check(rc == 1, "garbage: exit status %s (1: bad input)" % rc)
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -220,6 +269,7 @@ def main():
               "--help documents the three limits")
         stop_with(js, data, signal.SIGTERM)
         stop_with(js, data, signal.SIGINT)
+        garbage(js, data)
         limits(js, data)
     finally:
         L.cleanup()

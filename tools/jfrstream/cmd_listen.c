@@ -268,6 +268,7 @@ int cmd_listen(cli_global *g, int argc, char **argv) {
     char where[200];
     live_init(&x.app, &loop, "listen", "");
     x.app.stop = stop;
+    x.app.stop_on_error = true; /* garbage closes that connection, with its reason */
     jfr_uv_listener_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.host = host;

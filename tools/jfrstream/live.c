@@ -259,7 +259,7 @@ static int on_error(jfr_parser *p, jfr_status st, const char *message, void *use
      * stop, --once or --idle left it) */
     if (st != JFR_TRUNCATED)
         s->failed = true;
-    return JFR_CB_CONTINUE;
+    return s->app->stop_on_error ? JFR_CB_STOP : JFR_CB_CONTINUE;
 }
 
 static bool literal_subscriptions(const live_app *app) {

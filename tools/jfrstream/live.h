@@ -53,6 +53,10 @@ struct live_app {
     bool stopping;       /* shutdown requested: truncations are ours */
     bool failed;         /* exit status 1 */
     bool finished;       /* live_finish ran */
+    /* damaged data ends the source (listen: a peer's byte stream cannot be
+     * trusted past it) instead of skipping the chunk (tail: the next chunk
+     * file is sound) */
+    bool stop_on_error;
     unsigned conns;      /* open inputs */
     uint64_t conns_total;
     uint64_t events_total;

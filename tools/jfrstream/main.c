@@ -376,6 +376,8 @@ void cli_usage(FILE *out) {
         "      tools/jfr-pump), or plain .jfr files. ADDR:PORT is PORT,\n"
         "      ADDR:PORT or [IPV6]:PORT; default 127.0.0.1:7091 (port 0: any\n"
         "      free port). \"listening on ADDR:PORT\" is printed on stderr.\n"
+        "      Bad data closes that connection only, with the reason (peer,\n"
+        "      chunk, byte offset) on stderr.\n"
         "      --once      exit when the first connection ends\n"
         "      Limits (each closes only the connection concerned, with a message):\n"
         "      --max-connections N  connections open at once (default 1024);\n"
