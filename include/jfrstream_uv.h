@@ -73,7 +73,9 @@ typedef struct jfr_uv_listener_config {
      *   accept for lack of descriptors is dropped by libuv unreported).
      * max_bytes_per_conn: bytes one connection may send over its life.
      *   0 = unlimited, because a JVM streams for as long as it runs (days);
-     *   set it for peers you do not trust.
+     *   set it for peers you do not trust: it also bounds what one peer can
+     *   make us buffer (otherwise up to options.max_chunk_size, 1 GiB by
+     *   default, for a chunk or a live record that never completes).
      * idle_ms: a connection that sends no byte for this long is closed. A
      *   slow peer is not idle (one byte a second resets it), nor is one the
      *   application paused (we stopped reading). 0 = never, because a quiet
