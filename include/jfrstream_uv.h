@@ -53,8 +53,9 @@ typedef struct jfr_uv_listener_config {
      * what was dropped), bad input (the parser's status and message, with
      * chunk number and byte offset), a limit (JFR_LIMIT), or listener
      * shutdown. The message starts with the peer ("127.0.0.1:54321: ...").
-     * A connection refused over max_connections gets on_close (JFR_LIMIT)
-     * without on_connect; its c->data is NULL and it has no parser. The conn
+     * A connection refused over max_connections (JFR_LIMIT), or for lack of
+     * memory for its parser (JFR_NOMEM), gets on_close without on_connect;
+     * its c->data is NULL and it has no parser. The conn
      * is freed after this returns. */
     void (*on_close)(jfr_uv_conn *c, jfr_status status, const char *message, void *user);
     void *user;              /* passed to on_connect / on_close           */

@@ -304,20 +304,24 @@ static void on_connection(uv_stream_t *server, int status) {
             l->open_handles++;
         }
     }
-    if ((!over && !c->parser) || uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
+    /* accept even what we refuse: libuv stops accepting while one waits */
+    if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
         c->closing = true;
         conn_close_handles(c);
         return;
     }
     c->id = ++l->next_id;
     conn_name(c);
-    if (over) { /* accepted and closed at once: the peer sees the close */
+    if (over || !c->parser) { /* closed at once: the peer sees the close */
         char msg[160];
         c->closing = true;
-        snprintf(msg, sizeof msg, "%s: connection limit %u reached: refused", c->peer,
-                 l->max_conns);
+        if (over)
+            snprintf(msg, sizeof msg, "%s: connection limit %u reached: refused", c->peer,
+                     l->max_conns);
+        else
+            snprintf(msg, sizeof msg, "%s: out of memory: refused", c->peer);
         if (l->cfg.on_close)
-            l->cfg.on_close(&c->pub, JFR_LIMIT, msg, l->cfg.user);
+            l->cfg.on_close(&c->pub, over ? JFR_LIMIT : JFR_NOMEM, msg, l->cfg.user);
         conn_close_handles(c);
         return;
     }

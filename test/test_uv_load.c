@@ -11,7 +11,8 @@
  *    hostile huge and a negative chunk size: each closed alone, the reason
  *    naming the peer, the chunk and the byte offset; the good ones complete.
  *  - limits: max_connections (the extra ones are refused with a reason) and
- *    max_bytes_per_conn.
+ *    max_bytes_per_conn; a parser that cannot be allocated: refused, and the
+ *    listener keeps accepting.
  * Usage: test_uv_load [--conns N] FIXTURE.jfr. Exit 77 (SKIP) when
  * RLIMIT_NOFILE cannot be raised to 2 * N + 100 descriptors. */
 #include "harness.h"
@@ -577,6 +578,52 @@ static void test_garbage(void) {
     phase_end(&loop);
 }
 
+/* --- a parser that cannot be made: refused, and the listener goes on */
+
+static void *no_alloc(void *ctx, size_t n) {
+    (void)ctx;
+    (void)n;
+    return NULL;
+}
+static void *no_realloc(void *ctx, void *p, size_t o, size_t n) {
+    (void)ctx;
+    (void)p;
+    (void)o;
+    (void)n;
+    return NULL;
+}
+static void no_free(void *ctx, void *p, size_t n) {
+    (void)ctx;
+    (void)p;
+    (void)n;
+}
+
+static void nomem_close(client *cl) {
+    if (cl->idx == 0) /* the listener must still accept after a refusal */
+        cl_start(cl->tcp.loop, &g_cl[1], jfr_uv_listener_port(g_l), HOLD, g_fix, g_len);
+    phase_maybe_end();
+}
+
+static void test_nomem(void) {
+    uv_loop_t loop;
+    phase_begin(&loop, 2, 20000);
+    jfr_uv_listener_config cfg = {0};
+    cfg.callbacks.on_event = srv_event;
+    cfg.options.allocator = (jfr_allocator){no_alloc, no_realloc, no_free, NULL};
+    cfg.on_connect = srv_connect;
+    cfg.on_close = srv_close;
+    CHECK(jfr_uv_listener_start(&loop, &cfg, &g_l) == 0);
+    g_hook_close = nomem_close;
+    g_expect_srv_closes = 2;
+    cl_start(&loop, &g_cl[0], jfr_uv_listener_port(g_l), HOLD, g_fix, g_len);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    printf("nomem: %s; then %s\n", g_cl[0].srv_msg, g_cl[1].srv_msg);
+    for (int i = 0; i < 2; i++)
+        CHECK(g_cl[i].srv_refused && g_cl[i].srv_status == JFR_NOMEM &&
+              strstr(g_cl[i].srv_msg, ": out of memory: refused"));
+    phase_end(&loop);
+}
+
 static void make_garbage(void) {
     for (int k = 0; k < NGARBAGE; k++) {
         size_t n = k == G_JUNK || k == G_LIVEJUNK ? g_len : 4096;
@@ -648,6 +695,7 @@ int main(int argc, char **argv) {
     test_load(n);
     test_slow();
     test_garbage();
+    test_nomem();
     for (int k = 0; k < NGARBAGE; k++)
         free(g_garbage[k]);
     free(g_fix);

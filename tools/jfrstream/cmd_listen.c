@@ -146,8 +146,8 @@ static void on_connect(jfr_uv_conn *c, void *user) {
 static void on_close(jfr_uv_conn *c, jfr_status st, const char *message, void *user) {
     listen_ctx *x = user;
     live_src *s = c->data;
-    if (!s) { /* refused over --max-connections (or failed in on_connect) */
-        if (st == JFR_LIMIT) {
+    if (!s) { /* refused (limit, memory), or on_connect failed and said so */
+        if (st != JFR_STOPPED) {
             live_msg("%s", message);
             x->app.failed = true;
         }
