@@ -38,6 +38,9 @@ typedef struct jfr_uv_conn {
     void *data; /* for the application */
 } jfr_uv_conn;
 
+/* Defaults of the limits below (a 0 in the config selects them). */
+#define JFR_UV_DEFAULT_MAX_CONNECTIONS 1024u
+
 typedef struct jfr_uv_listener_config {
     const char *host;        /* bind address; NULL = "127.0.0.1"          */
     int port;                /* 0 = any free port (see _port())           */
@@ -47,13 +50,47 @@ typedef struct jfr_uv_listener_config {
      * jfr_parser_on(jfr_uv_conn_parser(c), ...). Optional. */
     void (*on_connect)(jfr_uv_conn *c, void *user);
     /* A connection ended: peer closed (status JFR_OK, or JFR_TRUNCATED with
-     * what was dropped), bad input, a limit, or listener shutdown. The
-     * message names the peer. The conn is freed after this returns. */
+     * what was dropped), bad input (the parser's status and message, with
+     * chunk number and byte offset), a limit (JFR_LIMIT), or listener
+     * shutdown. The message starts with the peer ("127.0.0.1:54321: ...").
+     * A connection refused over max_connections (JFR_LIMIT), or for lack of
+     * memory for its parser (JFR_NOMEM), gets on_close without on_connect;
+     * its c->data is NULL and it has no parser. The conn
+     * is freed after this returns. */
     void (*on_close)(jfr_uv_conn *c, jfr_status status, const char *message, void *user);
     void *user;              /* passed to on_connect / on_close           */
-    unsigned max_connections;     /* 0 = 1024; more are accepted and closed */
-    uint64_t max_bytes_per_conn;  /* 0 = unlimited                          */
-    size_t read_buffer;           /* bytes per read; 0 = 64 KiB             */
+    /*
+     * Limits. Each one closes only the connection concerned, through on_close
+     * with JFR_LIMIT and a message naming the peer and the limit; a chunk
+     * left unfinished is first reported to the parser's on_error
+     * (JFR_TRUNCATED, with chunk, offset and what was dropped).
+     *
+     * max_connections: open connections at a time; one more is accepted and
+     *   closed at once. 0 = 1024 (JFR_UV_DEFAULT_MAX_CONNECTIONS): well above
+     *   the JVMs one collector serves, while bounding memory (a connection
+     *   holds at most its unfinished chunk, see jfr_options.max_chunk_size)
+     *   and file descriptors (one per connection: the process needs
+     *   RLIMIT_NOFILE above this, 1024 is the usual soft limit; a refused
+     *   accept for lack of descriptors is dropped by libuv unreported).
+     * max_bytes_per_conn: bytes one connection may send over its life.
+     *   0 = unlimited, because a JVM streams for as long as it runs (days);
+     *   set it for peers you do not trust: it also bounds what one peer can
+     *   make us buffer (otherwise up to options.max_chunk_size, 1 GiB by
+     *   default, for a chunk or a live record that never completes).
+     * idle_ms: a connection that sends no byte for this long is closed. A
+     *   slow peer is not idle (one byte a second resets it), nor is one the
+     *   application paused (we stopped reading). 0 = never, because a quiet
+     *   JVM may legitimately send nothing for long: its flush period (1 s by
+     *   default) only writes when there is data, and the FlightRecorderMXBean
+     *   stream is polled by the pump. A value of a few minutes is sensible
+     *   for a collector exposed to arbitrary peers.
+     * read_buffer: bytes per read, one buffer shared by all connections.
+     *   0 = 64 KiB (a socket's typical receive window: few reads per chunk).
+     */
+    unsigned max_connections;
+    uint64_t max_bytes_per_conn;
+    uint64_t idle_ms;
+    size_t read_buffer;
 } jfr_uv_listener_config;
 
 /* Bind and listen. Returns 0 or a negative libuv error code. */
@@ -61,13 +98,14 @@ int jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *cfg,
                           jfr_uv_listener **out);
 /* The bound port (useful with port 0). */
 int jfr_uv_listener_port(const jfr_uv_listener *l);
-/* Stop accepting; open connections are finished (their parsers get
- * jfr_parser_finish, partial chunks are reported) and closed. on_closed runs
+/* Stop accepting; open connections are finished (bytes held back by a pause
+ * are fed, then jfr_parser_finish: partial chunks are reported) and closed. on_closed runs
  * when every handle is closed; then the listener is freed. */
 void jfr_uv_listener_close(jfr_uv_listener *l, void (*on_closed)(jfr_uv_listener *l));
-unsigned jfr_uv_listener_connections(const jfr_uv_listener *l);
+unsigned jfr_uv_listener_connections(const jfr_uv_listener *l); /* open now */
+unsigned jfr_uv_listener_peak(const jfr_uv_listener *l);        /* most at once */
 
-jfr_parser *jfr_uv_conn_parser(jfr_uv_conn *c);
+jfr_parser *jfr_uv_conn_parser(jfr_uv_conn *c); /* NULL for a refused one */
 jfr_uv_listener *jfr_uv_conn_listener(jfr_uv_conn *c);
 const char *jfr_uv_conn_peer(const jfr_uv_conn *c); /* "127.0.0.1:54321" */
 uint64_t jfr_uv_conn_id(const jfr_uv_conn *c);       /* 1, 2, ... */
@@ -87,8 +125,13 @@ typedef struct jfr_uv_tail {
 /* Why a tail ended. */
 typedef enum jfr_uv_tail_end {
     JFR_UV_TAIL_FINAL = 1, /* a finished chunk carried the final-chunk flag */
-    JFR_UV_TAIL_IDLE,      /* no new bytes for idle_ms                      */
-    JFR_UV_TAIL_ERROR,     /* parser error (not skipped) or I/O error       */
+    JFR_UV_TAIL_IDLE,      /* no new bytes for idle_ms; the parser is
+                              finished first: JFR_TRUNCATED (and on_error)
+                              when a chunk was left unfinished            */
+    JFR_UV_TAIL_ERROR,     /* parser error (not skipped) or I/O error; also
+                              JFR_TRUNCATED when the chunk files were
+                              removed (JVM exit) before the one after the
+                              last file read could be opened              */
     JFR_UV_TAIL_STOPPED    /* jfr_uv_tail_stop, or a callback stopped       */
 } jfr_uv_tail_end;
 
@@ -112,7 +155,9 @@ typedef struct jfr_uv_tail_config {
 int jfr_uv_tail_start(uv_loop_t *loop, const jfr_uv_tail_config *cfg, jfr_uv_tail **out);
 void jfr_uv_tail_stop(jfr_uv_tail *t);
 jfr_parser *jfr_uv_tail_parser(jfr_uv_tail *t);
-const char *jfr_uv_tail_file(const jfr_uv_tail *t); /* file being read now */
+/* The chunk file being read now; between files "" (in on_end: the last one
+ * read; "" when none was opened). */
+const char *jfr_uv_tail_file(const jfr_uv_tail *t);
 
 #ifdef __cplusplus
 }

@@ -4,19 +4,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 typedef struct listener listener;
 
 typedef struct conn {
     jfr_uv_conn pub;
     uv_tcp_t tcp;
+    uv_timer_t idle;    /* idle_ms: started only when set */
     listener *l;
-    jfr_parser *parser;
+    jfr_parser *parser; /* NULL for a connection refused over max_connections */
     struct conn *prev, *next;
     uint64_t id, bytes;
+    uint64_t last_ms;   /* loop time of the last read (or accept, resume) */
+    unsigned handles;   /* open libuv handles of this conn: freed at 0 */
     char peer[64];
-    char *buf;          /* read buffer */
-    size_t bufcap;
     char *pending;      /* bytes not taken while paused */
     size_t npending, cappending;
     bool paused, closing, reading, eof;
@@ -27,7 +29,14 @@ struct listener {
     uv_tcp_t tcp;
     jfr_uv_listener_config cfg;
     conn *conns;
-    unsigned nconns;
+    unsigned nconns, peak;
+    unsigned max_conns;
+    /* One read buffer for all connections: libuv calls alloc, read and
+     * on_read back to back, and on_read hands every byte to the parser (which
+     * copies what it keeps) or to the conn's pending copy. 1,000 idle peers
+     * then cost no 64 KiB each. */
+    char *buf;
+    size_t bufcap;
     uint64_t next_id;
     int port;
     bool closing;
@@ -40,6 +49,7 @@ static void listener_maybe_done(listener *l) {
         void (*cb)(jfr_uv_listener *) = l->on_closed;
         if (cb)
             cb(&l->pub);
+        free(l->buf);
         free(l);
     }
 }
@@ -47,12 +57,19 @@ static void listener_maybe_done(listener *l) {
 static void conn_closed(uv_handle_t *h) {
     conn *c = h->data;
     listener *l = c->l;
-    jfr_parser_free(c->parser);
-    free(c->buf);
-    free(c->pending);
-    free(c);
     l->open_handles--;
+    if (--c->handles == 0) {
+        jfr_parser_free(c->parser);
+        free(c->pending);
+        free(c);
+    }
     listener_maybe_done(l);
+}
+
+static void conn_close_handles(conn *c) {
+    if (c->l->cfg.idle_ms && c->parser)
+        uv_close((uv_handle_t *)&c->idle, conn_closed);
+    uv_close((uv_handle_t *)&c->tcp, conn_closed);
 }
 
 /* End a connection once: report, unlink, close the socket. */
@@ -74,15 +91,40 @@ static void conn_end(conn *c, jfr_status st, const char *msg) {
     snprintf(text, sizeof text, "%s: %s", c->peer, msg);
     if (l->cfg.on_close)
         l->cfg.on_close(&c->pub, st, text, l->cfg.user);
-    uv_close((uv_handle_t *)&c->tcp, conn_closed);
+    conn_close_handles(c);
 }
 
-/* The peer is done sending: the parser decides whether that was clean. */
+/* The peer is done sending (or we stop): bytes held back by a pause are fed
+ * first, then the parser decides whether the input ended cleanly. */
 static void conn_finish(conn *c) {
+    const char *p = c->pending;
+    size_t n = c->npending;
+    while (n) {
+        jfr_status s = jfr_parser_feed(c->parser, p, n);
+        size_t used = s == JFR_OK ? n : jfr_parser_consumed(c->parser);
+        if (s != JFR_OK && s != JFR_PAUSED) {
+            conn_end(c, s,
+                     s == JFR_STOPPED ? "stopped by a callback" : jfr_parser_error(c->parser));
+            return;
+        }
+        p += used;
+        n -= used;
+    }
+    c->npending = 0;
+    c->paused = false;
     jfr_status s = jfr_parser_finish(c->parser);
     while (s == JFR_PAUSED) /* no more input: let paused callbacks complete */
         s = jfr_parser_finish(c->parser);
     conn_end(c, s, s == JFR_OK ? "stream ended" : jfr_parser_error(c->parser));
+}
+
+/* A limit ends the connection: an unfinished chunk is still reported (the
+ * parser's on_error gets JFR_TRUNCATED with what was dropped). */
+static void conn_limit(conn *c, const char *msg) {
+    jfr_status s = jfr_parser_finish(c->parser);
+    while (s == JFR_PAUSED)
+        s = jfr_parser_finish(c->parser);
+    conn_end(c, JFR_LIMIT, msg);
 }
 
 static bool keep_pending(conn *c, const char *p, size_t n) {
@@ -127,8 +169,34 @@ static bool conn_feed(conn *c, const char *p, size_t n) {
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b) {
     (void)suggested;
     conn *c = h->data;
-    b->base = c->buf;
-    b->len = c->bufcap;
+    b->base = c->l->buf;
+    b->len = c->l->bufcap;
+}
+
+/* Fires idle_ms after the last read; re-armed for the time left when bytes
+ * came in meanwhile (cheaper than restarting a timer on every read). A
+ * connection paused by the application is not idle: we stopped reading. */
+static void on_idle(uv_timer_t *t) {
+    conn *c = t->data;
+    uint64_t idle = c->l->cfg.idle_ms, now = uv_now(t->loop);
+    if (c->closing)
+        return;
+    if (c->paused)
+        c->last_ms = now;
+    /* a loop kept busy past the limit has not read yet what did arrive */
+    uv_os_fd_t fd;
+    int avail = 0;
+    if (now - c->last_ms >= idle && uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0 &&
+        ioctl(fd, FIONREAD, &avail) == 0 && avail > 0)
+        c->last_ms = now;
+    if (now - c->last_ms < idle) {
+        uv_timer_start(t, on_idle, idle - (now - c->last_ms), 0);
+        return;
+    }
+    char msg[160];
+    snprintf(msg, sizeof msg, "idle limit: no bytes for %llu ms (after %llu bytes)",
+             (unsigned long long)(now - c->last_ms), (unsigned long long)c->bytes);
+    conn_limit(c, msg);
 }
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
@@ -147,11 +215,14 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
     if (n == 0)
         return;
     c->bytes += (uint64_t)n;
+    c->last_ms = uv_now(s->loop);
     uint64_t cap = c->l->cfg.max_bytes_per_conn;
     if (cap && c->bytes > cap) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "byte limit %llu reached", (unsigned long long)cap);
-        conn_end(c, JFR_LIMIT, msg);
+        char msg[160];
+        snprintf(msg, sizeof msg, "byte limit %llu reached (chunk %llu, %llu bytes parsed)",
+                 (unsigned long long)cap, (unsigned long long)jfr_parser_chunks(c->parser),
+                 (unsigned long long)jfr_parser_bytes(c->parser));
+        conn_limit(c, msg);
         return;
     }
     if (c->paused) { /* a read already in flight when we paused */
@@ -167,6 +238,7 @@ void jfr_uv_conn_resume(jfr_uv_conn *pc) {
     if (c->closing || !c->paused)
         return;
     c->paused = false;
+    c->last_ms = uv_now(c->tcp.loop);
     /* feed what piled up; a new pause keeps the remainder again */
     char *p = c->pending;
     size_t n = c->npending;
@@ -190,45 +262,7 @@ void jfr_uv_conn_close(jfr_uv_conn *pc) {
         conn_end(c, JFR_STOPPED, "closed by the application");
 }
 
-static void reject_closed(uv_handle_t *h) {
-    listener *l = h->data;
-    free(h);
-    l->open_handles--;
-    listener_maybe_done(l);
-}
-
-static void on_connection(uv_stream_t *server, int status) {
-    listener *l = server->data;
-    if (status < 0 || l->closing)
-        return;
-    unsigned maxc = l->cfg.max_connections ? l->cfg.max_connections : 1024;
-    if (l->nconns >= maxc) { /* accept and drop: the peer sees a close */
-        uv_tcp_t *t = malloc(sizeof *t);
-        if (!t)
-            return;
-        uv_tcp_init(server->loop, t);
-        t->data = l;
-        l->open_handles++;
-        uv_accept(server, (uv_stream_t *)t);
-        uv_close((uv_handle_t *)t, reject_closed);
-        return;
-    }
-    conn *c = calloc(1, sizeof *c);
-    if (!c)
-        return;
-    c->l = l;
-    c->bufcap = l->cfg.read_buffer ? l->cfg.read_buffer : 65536;
-    c->buf = malloc(c->bufcap);
-    c->parser = jfr_parser_new(&l->cfg.options, &l->cfg.callbacks, c);
-    uv_tcp_init(server->loop, &c->tcp);
-    c->tcp.data = c;
-    l->open_handles++;
-    if (!c->buf || !c->parser || uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
-        c->closing = true;
-        uv_close((uv_handle_t *)&c->tcp, conn_closed);
-        return;
-    }
-    c->id = ++l->next_id;
+static void conn_name(conn *c) {
     struct sockaddr_storage ss;
     int len = sizeof ss;
     snprintf(c->peer, sizeof c->peer, "connection %llu", (unsigned long long)c->id);
@@ -246,11 +280,60 @@ static void on_connection(uv_stream_t *server, int status) {
         }
         snprintf(c->peer, sizeof c->peer, "%s:%d", ip, port);
     }
+}
+
+static void on_connection(uv_stream_t *server, int status) {
+    listener *l = server->data;
+    if (status < 0 || l->closing)
+        return; /* e.g. EMFILE: libuv has accepted and dropped the peer */
+    conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    c->l = l;
+    uv_tcp_init(server->loop, &c->tcp);
+    c->tcp.data = c;
+    c->handles = 1;
+    l->open_handles++;
+    bool over = l->nconns >= l->max_conns;
+    if (!over) {
+        c->parser = jfr_parser_new(&l->cfg.options, &l->cfg.callbacks, c);
+        if (c->parser && l->cfg.idle_ms) {
+            uv_timer_init(server->loop, &c->idle);
+            c->idle.data = c;
+            c->handles++;
+            l->open_handles++;
+        }
+    }
+    /* accept even what we refuse: libuv stops accepting while one waits */
+    if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
+        c->closing = true;
+        conn_close_handles(c);
+        return;
+    }
+    c->id = ++l->next_id;
+    conn_name(c);
+    if (over || !c->parser) { /* closed at once: the peer sees the close */
+        char msg[160];
+        c->closing = true;
+        if (over)
+            snprintf(msg, sizeof msg, "%s: connection limit %u reached: refused", c->peer,
+                     l->max_conns);
+        else
+            snprintf(msg, sizeof msg, "%s: out of memory: refused", c->peer);
+        if (l->cfg.on_close)
+            l->cfg.on_close(&c->pub, over ? JFR_LIMIT : JFR_NOMEM, msg, l->cfg.user);
+        conn_close_handles(c);
+        return;
+    }
     c->next = l->conns;
     if (l->conns)
         l->conns->prev = c;
     l->conns = c;
-    l->nconns++;
+    if (++l->nconns > l->peak)
+        l->peak = l->nconns;
+    c->last_ms = uv_now(server->loop);
+    if (l->cfg.idle_ms)
+        uv_timer_start(&c->idle, on_idle, l->cfg.idle_ms, 0);
     if (l->cfg.on_connect)
         l->cfg.on_connect(&c->pub, l->cfg.user);
     if (!c->closing && uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0)
@@ -265,19 +348,28 @@ int jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *cfg,
     if (!l)
         return UV_ENOMEM;
     l->cfg = *cfg;
+    l->max_conns = cfg->max_connections ? cfg->max_connections : JFR_UV_DEFAULT_MAX_CONNECTIONS;
+    l->bufcap = cfg->read_buffer ? cfg->read_buffer : 65536;
+    if (!(l->buf = malloc(l->bufcap))) {
+        free(l);
+        return UV_ENOMEM;
+    }
     const char *host = cfg->host ? cfg->host : "127.0.0.1";
     struct sockaddr_storage addr;
     int r = strchr(host, ':') ? uv_ip6_addr(host, cfg->port, (struct sockaddr_in6 *)&addr)
                               : uv_ip4_addr(host, cfg->port, (struct sockaddr_in *)&addr);
     if (r) {
+        free(l->buf);
         free(l);
         return r;
     }
     uv_tcp_init(loop, &l->tcp);
     l->tcp.data = l;
     l->open_handles = 1;
+    /* backlog: a burst of peers (a fleet of JVMs restarting together) must
+     * not overflow the accept queue; the kernel caps it at somaxconn */
     if ((r = uv_tcp_bind(&l->tcp, (struct sockaddr *)&addr, 0)) ||
-        (r = uv_listen((uv_stream_t *)&l->tcp, 511, on_connection))) {
+        (r = uv_listen((uv_stream_t *)&l->tcp, 4096, on_connection))) {
         l->closing = true; /* freed when the loop has closed the handle */
         uv_close((uv_handle_t *)&l->tcp, server_closed);
         return r;
@@ -297,6 +389,10 @@ int jfr_uv_listener_port(const jfr_uv_listener *pl) {
 
 unsigned jfr_uv_listener_connections(const jfr_uv_listener *pl) {
     return ((const listener *)pl)->nconns;
+}
+
+unsigned jfr_uv_listener_peak(const jfr_uv_listener *pl) {
+    return ((const listener *)pl)->peak;
 }
 
 static void server_closed(uv_handle_t *h) {

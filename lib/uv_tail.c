@@ -22,6 +22,8 @@ typedef struct tail {
     char dir[PATH_MAX];     /* folder of chunk files being followed ("" = none yet) */
     char file[PATH_MAX];    /* current chunk file ("" = none) */
     char last[PATH_MAX];    /* name of the last finished chunk file */
+    char lastpath[PATH_MAX]; /* its path: jfr_uv_tail_file() in on_end */
+    uint64_t gone_since;    /* uv_now + 1 when `lastpath` was first seen gone */
     bool single;            /* root is one file */
     int fd;
     uint64_t chunk_off;     /* offset of the current chunk in the file */
@@ -93,6 +95,8 @@ static void tail_end(tail *t, jfr_uv_tail_end why, jfr_status st, const char *ms
         uv_fs_req_cleanup(&req);
         t->fd = -1;
     }
+    if (!t->file[0]) /* between files: on_end is told the last one read */
+        snprintf(t->file, sizeof t->file, "%s", t->lastpath);
     if (t->cfg.on_end)
         t->cfg.on_end(&t->pub, why, st, msg, t->cfg.user);
     uv_close((uv_handle_t *)&t->timer, tail_closed);
@@ -139,6 +143,7 @@ static void close_file(tail *t, bool finished) {
     if (finished) {
         const char *slash = strrchr(t->file, '/');
         snprintf(t->last, sizeof t->last, "%s", slash ? slash + 1 : t->file);
+        memcpy(t->lastpath, t->file, sizeof t->lastpath);
     }
     t->file[0] = 0;
     t->fed = t->chunk_off = 0;
@@ -241,6 +246,32 @@ static void poll_file(tail *t) {
     }
 }
 
+/* The JVM removes its chunk files at exit. One created just before can be
+ * gone before we open it: the chunk after the last one read never comes.
+ * Seen from here: no file open and the last file read gone too, for two
+ * polls and 250 ms. (A file already open stays readable once removed.) */
+static void check_removed(tail *t) {
+    uv_fs_t req;
+    bool gone = uv_fs_stat(t->loop, &req, t->lastpath, NULL) == UV_ENOENT;
+    uv_fs_req_cleanup(&req);
+    uint64_t now = uv_now(t->loop);
+    if (!gone) {
+        t->gone_since = 0;
+        return;
+    }
+    if (!t->gone_since) {
+        t->gone_since = now + 1;
+        return;
+    }
+    if (now + 1 - t->gone_since < 250)
+        return;
+    char msg[PATH_MAX + 160];
+    snprintf(msg, sizeof msg,
+             "the chunk files were removed (JVM exit) before the last ones could be read: "
+             "data after %s is lost", t->last);
+    tail_end(t, JFR_UV_TAIL_ERROR, JFR_TRUNCATED, msg);
+}
+
 static void on_timer(uv_timer_t *tm) {
     tail *t = tm->data;
     if (t->paused) {
@@ -255,9 +286,14 @@ static void on_timer(uv_timer_t *tm) {
         if (t->fd >= 0) /* still following this file: wait for the next flush */
             break;
     }
+    if (!t->ended && t->fd < 0 && !t->single && t->last[0])
+        check_removed(t);
     if (!t->ended && t->cfg.idle_ms &&
-        uv_now(t->loop) - t->last_activity >= t->cfg.idle_ms)
-        tail_end(t, JFR_UV_TAIL_IDLE, JFR_OK, "no new data");
+        uv_now(t->loop) - t->last_activity >= t->cfg.idle_ms) {
+        /* an unfinished chunk is reported (on_error), as at a stop */
+        jfr_status s = jfr_parser_finish(t->parser);
+        tail_end(t, JFR_UV_TAIL_IDLE, s, s ? jfr_parser_error(t->parser) : "no new data");
+    }
 }
 
 int jfr_uv_tail_start(uv_loop_t *loop, const jfr_uv_tail_config *cfg, jfr_uv_tail **out) {

@@ -3,7 +3,10 @@
  *    random write sizes), one peer that drops mid-record, one paused
  *    connection resumed by a timer (back-pressure), one over a byte limit;
  *  - tail: a simulated repository whose chunk files grow with header
- *    rewrites (state 255 guard, generations), ended by the final-chunk flag.
+ *    rewrites (state 255 guard, generations), ended by the final-chunk flag
+ *    (on_end names the last file); a repository whose chunk file is removed
+ *    (JVM exit) before the next one was opened: ended, reported; the idle
+ *    limit on a half-written chunk: the unfinished chunk is reported.
  * Usage: test_uv FIXTURE.jfr (a finished JDK chunk with flush checkpoints) */
 #include "harness.h"
 #include "jfrstream_uv.h"
@@ -297,10 +300,12 @@ static int tail_event(jfr_parser *p, const jfr_event *e, void *u) {
 
 static void on_tail_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const char *msg,
                         void *user) {
-    (void)t;
     (void)user;
     g_tail_why = why;
-    printf("  tail ended: why=%d status=%s (%s)\n", (int)why, jfr_status_name(s), msg);
+    printf("  tail ended: why=%d status=%s (%s) in %s\n", (int)why, jfr_status_name(s), msg,
+           jfr_uv_tail_file(t));
+    const char *f = jfr_uv_tail_file(t);
+    CHECK(strlen(f) > 7 && strcmp(f + strlen(f) - 7, "_01.jfr") == 0);
     uv_timer_stop(&g_write_timer);
     uv_close((uv_handle_t *)&g_write_timer, NULL);
 }
@@ -340,6 +345,120 @@ static void test_tail(void) {
     rmdir(g_w.dir);
 }
 
+/* A tail that ends on its own: removed files, idle on a partial chunk. */
+typedef struct tail_end_rec {
+    jfr_uv_tail_end why;
+    jfr_status status;
+    char msg[512], file[512];
+    int errors, truncations;
+    uint64_t events;
+    bool ended;
+} tail_end_rec;
+
+static tail_end_rec g_te;
+static char g_te_path[300];
+static uv_timer_t g_unlink_timer;
+
+static int te_event(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)p;
+    (void)e;
+    (void)u;
+    g_te.events++;
+    return JFR_CB_CONTINUE;
+}
+
+static int te_error(jfr_parser *p, jfr_status s, const char *msg, void *u) {
+    (void)p;
+    (void)msg;
+    (void)u;
+    g_te.errors++;
+    g_te.truncations += s == JFR_TRUNCATED;
+    return JFR_CB_STOP;
+}
+
+static void te_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const char *msg,
+                   void *user) {
+    (void)user;
+    g_te.why = why;
+    g_te.status = s;
+    g_te.ended = true;
+    snprintf(g_te.msg, sizeof g_te.msg, "%s", msg);
+    snprintf(g_te.file, sizeof g_te.file, "%s", jfr_uv_tail_file(t));
+    if (!uv_is_closing((uv_handle_t *)&g_unlink_timer))
+        uv_close((uv_handle_t *)&g_unlink_timer, NULL);
+    uv_close((uv_handle_t *)&g_deadline, NULL);
+}
+
+/* once the whole chunk was read, remove the file (the JVM exits) */
+static void on_unlink_tick(uv_timer_t *t) {
+    if (g_te.events == g_events) {
+        unlink(g_te_path);
+        uv_timer_stop(t);
+    }
+}
+
+static uint64_t run_tail_alone(const char *path, unsigned idle_ms, bool unlink_after) {
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    memset(&g_te, 0, sizeof g_te);
+    jfr_uv_tail_config cfg = {0};
+    cfg.path = path;
+    cfg.callbacks.on_event = te_event;
+    cfg.callbacks.on_error = te_error;
+    cfg.poll_ms = 5;
+    cfg.idle_ms = idle_ms;
+    cfg.on_end = te_end;
+    jfr_uv_tail *t;
+    CHECK(jfr_uv_tail_start(&loop, &cfg, &t) == 0);
+    uv_timer_init(&loop, &g_unlink_timer);
+    if (unlink_after)
+        uv_timer_start(&g_unlink_timer, on_unlink_tick, 5, 5);
+    uv_timer_init(&loop, &g_deadline);
+    uv_timer_start(&g_deadline, on_deadline, 10000, 0);
+    uint64_t t0 = uv_hrtime();
+    uv_run(&loop, UV_RUN_DEFAULT);
+    if (!g_te.ended) { /* deadline: stop the tail, then let it close */
+        jfr_uv_tail_stop(t);
+        uv_run(&loop, UV_RUN_DEFAULT);
+    }
+    CHECK(uv_loop_close(&loop) == 0);
+    return (uv_hrtime() - t0) / 1000000;
+}
+
+static void test_tail_ends(void) {
+    char dir[] = "/tmp/jfrstream-tail-end-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    /* a finished, non-final chunk file, removed once read: no next file */
+    snprintf(g_te_path, sizeof g_te_path, "%s/2026_11_21_10_00_00.jfr", dir);
+    uint8_t *nf = malloc(g_len);
+    memcpy(nf, g_fix, g_len);
+    nf[67] &= (uint8_t)~0x02;
+    write_at(g_te_path, nf, g_len, 0);
+    uint64_t ms = run_tail_alone(dir, 0, true);
+    printf("tail: chunk file removed after its %llu events, no next file: ended after %llu ms: "
+           "why=%d %s (%s) last file %s\n",
+           (unsigned long long)g_te.events, (unsigned long long)ms, (int)g_te.why,
+           jfr_status_name(g_te.status), g_te.msg, g_te.file);
+    CHECK(g_te.ended && g_te.why == JFR_UV_TAIL_ERROR && g_te.status == JFR_TRUNCATED);
+    CHECK(strstr(g_te.msg, "removed (JVM exit)") && strstr(g_te.msg, "2026_11_21_10_00_00.jfr"));
+    CHECK(strcmp(g_te.file, g_te_path) == 0 && g_te.events == g_events);
+
+    /* half a chunk, then nothing: the idle end reports the unfinished chunk */
+    write_at(g_te_path, g_fix, g_len / 2, 0);
+    ms = run_tail_alone(g_te_path, 300, false);
+    printf("tail: half a chunk, idle 300 ms: ended after %llu ms: why=%d %s (%s), %d "
+           "truncation reported to on_error\n",
+           (unsigned long long)ms, (int)g_te.why, jfr_status_name(g_te.status), g_te.msg,
+           g_te.truncations);
+    CHECK(g_te.ended && g_te.why == JFR_UV_TAIL_IDLE && g_te.status == JFR_TRUNCATED);
+    CHECK(strstr(g_te.msg, "bytes short of the declared chunk size") != NULL);
+    CHECK(g_te.truncations == 1 && g_te.errors == 1 && g_te.events == 0);
+    CHECK(strcmp(g_te.file, g_te_path) == 0 && ms >= 250 && ms < 5000);
+    unlink(g_te_path);
+    rmdir(dir);
+    free(nf);
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IONBF, 0);
     if (argc < 2 || !(g_fix = read_file(argv[1], &g_len))) {
@@ -365,8 +484,9 @@ int main(int argc, char **argv) {
     g_live[64] = 1;
     test_listener();
     test_tail();
+    test_tail_ends();
     free(g_fix);
     free(g_live);
-    printf("%d passed, %d failed\n", g_failures ? 0 : 2, g_failures ? 1 : 0);
+    printf("%d failed checks\n", g_failures);
     return g_failures ? 1 : 0;
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """cli_live.py — `jfrstream listen` and `tail` without a JVM: addresses, exit
-statuses, signals, --once, --summary, the rate view, --idle, following the
-next JVM folder. Uses the committed recordings test/data/*.jfr (finished
-chunks, final flag set), sent over loopback or placed in a folder.
+statuses, signals, --once, --summary, the rate view, --idle (also with an
+unfinished chunk), following the next JVM folder. Uses the committed
+recordings test/data/*.jfr (finished chunks, final flag set), sent over
+loopback or placed in a folder.
 
     test/live/cli_live.py JFRSTREAM
 
@@ -169,6 +170,19 @@ def main():
         check(r.returncode == 0 and b"no new data for 0.5 s" in r.stderr and 0.4 < el < 5
               and b" Chunks: 1" in r.stdout,
               "tail --idle 0.5 of a non-final chunk: exit %d after %.1f s" % (r.returncode, el))
+
+        # --- half a chunk, then nothing: --idle reports the unfinished chunk
+        # (our own stop: exit 0)
+        half = os.path.join(work, "half.jfr")
+        open(half, "wb").write(data[:len(data) // 2])
+        r = L.run([js, "tail", half, "--idle", "0.3"], 20)
+        e = r.stderr.decode()
+        check(r.returncode == 0 and "chunk 0 at byte %d: input ended inside a chunk: %d bytes "
+              "short of the declared chunk size %d" % (len(data) // 2, len(data) - len(data) // 2,
+                                                       len(data)) in e
+              and "no new data for 0.3 s: 0 chunks, 0 events" in e,
+              "tail --idle of half a chunk: the unfinished chunk reported, exit %d"
+              % r.returncode)
 
         # --- parent folder: follow the next JVM's folder after a final chunk
         parent = os.path.join(work, "repo")

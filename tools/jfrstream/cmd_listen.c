@@ -3,6 +3,8 @@
  * (e.g. from tools/jfr-pump) on a TCP socket, many at once, one parser per
  * connection (jfr_uv_listener), and show them live: a rate view, one JSON
  * line per event (--json), and/or the summary table at the end (--summary).
+ * --max-connections, --max-bytes and --idle-timeout set the listener's
+ * limits (jfr_uv_listener_config; defaults and reasons in jfrstream_uv.h).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #define DEFAULT_HOST "127.0.0.1"
 #define DEFAULT_PORT 7091
@@ -23,7 +26,42 @@ typedef struct listen_ctx {
     live_app app; /* first: live_app* <-> listen_ctx* */
     jfr_uv_listener *l;
     bool once;
+    unsigned max_conns;
+    uint64_t max_bytes, idle_ms;
 } listen_ctx;
+
+/* BYTES: a number with an optional K, M or G suffix (powers of 1024). */
+static bool parse_bytes(const char *s, uint64_t *out) {
+    char *end;
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = 0;
+    if (*end && !end[1])
+        shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : -1;
+    else if (*end)
+        shift = -1;
+    if (errno || shift < 0 || v > (UINT64_MAX >> shift))
+        return false;
+    *out = (uint64_t)v << shift;
+    return true;
+}
+
+/* One descriptor per connection: raise the soft limit toward the hard one so
+ * that --max-connections can be reached (the usual soft limit is 1024). */
+static void raise_fd_limit(unsigned conns) {
+    struct rlimit rl;
+    rlim_t need = (rlim_t)conns + 64;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
+        return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need)
+        cli_error("listen: the descriptor limit (%llu) allows about %llu connections, not %u",
+                  (unsigned long long)rl.rlim_cur,
+                  (unsigned long long)(rl.rlim_cur > 64 ? rl.rlim_cur - 64 : 0), conns);
+}
 
 /* PORT | ADDR:PORT | [V6ADDR]:PORT | [V6ADDR] | ADDR -> host, port. */
 static bool parse_address(const char *arg, char *host, size_t hostlen, int *port) {
@@ -108,8 +146,13 @@ static void on_connect(jfr_uv_conn *c, void *user) {
 static void on_close(jfr_uv_conn *c, jfr_status st, const char *message, void *user) {
     listen_ctx *x = user;
     live_src *s = c->data;
-    if (!s)
+    if (!s) { /* refused (limit, memory), or on_connect failed and said so */
+        if (st != JFR_STOPPED) {
+            live_msg("%s", message);
+            x->app.failed = true;
+        }
         return;
+    }
     c->data = NULL;
     /* the message starts with "<peer>: ", which live_src_end adds again */
     const char *peer = jfr_uv_conn_peer(c);
@@ -163,9 +206,34 @@ int cmd_listen(cli_global *g, int argc, char **argv) {
             cli_usage(stdout);
             goto out;
         }
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--once") == 0) {
             x.once = true;
             i++;
+        } else if (strcmp(a, "--max-connections") == 0) {
+            char *end;
+            errno = 0;
+            unsigned long n = v ? strtoul(v, &end, 10) : 0;
+            if (!v || *v < '1' || *v > '9' || *end || errno || n > 1000000) {
+                rc = cli_usage_error("listen: --max-connections needs a number 1..1000000");
+                goto out;
+            }
+            x.max_conns = (unsigned)n;
+            i += 2;
+        } else if (strcmp(a, "--max-bytes") == 0) {
+            if (!parse_bytes(v, &x.max_bytes)) {
+                rc = cli_usage_error("listen: --max-bytes needs a byte count (K, M, G "
+                                     "suffixes allowed; 0 = unlimited)");
+                goto out;
+            }
+            i += 2;
+        } else if (strcmp(a, "--idle-timeout") == 0) {
+            if (!live_parse_seconds(v, &x.idle_ms)) {
+                rc = cli_usage_error("listen: --idle-timeout needs a number of seconds "
+                                     "(0 = none)");
+                goto out;
+            }
+            i += 2;
         } else if (a[0] == '-' && a[1] != '\0') {
             rc = cli_usage_error("listen: unknown option '%s'", a);
             goto out;
@@ -201,6 +269,7 @@ int cmd_listen(cli_global *g, int argc, char **argv) {
     char where[200];
     live_init(&x.app, &loop, "listen", "");
     x.app.stop = stop;
+    x.app.stop_on_error = true; /* garbage closes that connection, with its reason */
     jfr_uv_listener_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.host = host;
@@ -209,6 +278,10 @@ int cmd_listen(cli_global *g, int argc, char **argv) {
     cfg.on_connect = on_connect;
     cfg.on_close = on_close;
     cfg.user = &x;
+    cfg.max_connections = x.max_conns;
+    cfg.max_bytes_per_conn = x.max_bytes;
+    cfg.idle_ms = x.idle_ms;
+    raise_fd_limit(x.max_conns ? x.max_conns : JFR_UV_DEFAULT_MAX_CONNECTIONS);
     int err = jfr_uv_listener_start(&loop, &cfg, &x.l);
     if (err) {
         cli_error("cannot listen on %s%s%s:%d: %s", v6 ? "[" : "", host, v6 ? "]" : "", port,

@@ -38,8 +38,6 @@ typedef struct tail_ctx {
     uint64_t waiting_since;
     char folder[PATH_MAX]; /* name of the JVM folder followed (parent mode) */
     char lastfile[PATH_MAX]; /* the chunk file read last */
-    unsigned gone_ticks;  /* watch ticks with no open file and lastfile gone */
-    bool removed;         /* stopped because the JVM removed its files */
     unsigned stuck_ticks; /* watch ticks with nothing opened but chunk files present */
     bool restarting;      /* stopped to start again on the same path */
     char cur[PATH_MAX * 2]; /* path given to the running tail */
@@ -104,28 +102,6 @@ static void chunk_hook(live_app *app, live_src *s) {
     note_folder((tail_ctx *)app);
 }
 
-/* The JVM deletes its chunk files at exit (unless a recording keeps them,
- * or preserve-repository on JDK 21+). A chunk file created shortly before
- * the exit can be gone before the tail opens it: the final chunk never
- * arrives. Seen from here: no file open, and the file read last is gone
- * too, for two ticks in a row. The tail is then stopped and the loss
- * reported (the exit status becomes 1). A file already open stays readable
- * after its deletion, so that case is not affected. */
-static void check_removed(tail_ctx *x) {
-    const char *f = jfr_uv_tail_file(x->t);
-    uv_fs_t req;
-    bool gone = false;
-    if ((!f || !*f) && x->lastfile[0]) {
-        gone = uv_fs_stat(x->app.loop, &req, x->lastfile, NULL) == UV_ENOENT;
-        uv_fs_req_cleanup(&req);
-    }
-    x->gone_ticks = gone ? x->gone_ticks + 1 : 0;
-    if (x->gone_ticks >= 2) {
-        x->removed = true;
-        jfr_uv_tail_stop(x->t); /* on_end reports */
-    }
-}
-
 /* Is there a chunk file in `dir` or in one of its sub-folders? */
 static bool has_chunks(uv_loop_t *loop, const char *dir, int depth) {
     uv_fs_t req;
@@ -175,8 +151,6 @@ static void on_watch(uv_timer_t *h) {
     tail_ctx *x = h->data;
     if (!x->waiting) {
         if (x->t && !x->app.stopping)
-            check_removed(x);
-        if (x->t && !x->app.stopping)
             check_stuck(x);
         return;
     }
@@ -204,11 +178,8 @@ static void on_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status st, const cha
     live_src *s = t->data;
     note_folder(x);
     uint64_t bytes = jfr_parser_bytes(jfr_uv_tail_parser(t));
-    bool removed = x->removed;
     x->t = NULL;
     x->src = NULL;
-    x->gone_ticks = 0;
-    x->removed = false;
     x->stuck_ticks = 0;
     if (x->restarting) {
         x->restarting = false;
@@ -230,21 +201,14 @@ static void on_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status st, const cha
         how = "the JVM finished writing (final chunk)";
         st = JFR_OK;
         break;
-    case JFR_UV_TAIL_IDLE:
+    case JFR_UV_TAIL_IDLE: /* ours: an unfinished chunk is reported, not an error */
         snprintf(idle, sizeof idle, "no new data for %.1f s", (double)x->idle_ms / 1000.0);
         how = idle;
-        st = JFR_OK;
+        ours = true;
         break;
     case JFR_UV_TAIL_STOPPED:
         how = "stopped";
         ours = x->app.stopping;
-        if (removed) {
-            how = "tail ended";
-            ours = false;
-            st = JFR_TRUNCATED;
-            message = "the JVM's chunk files were removed (JVM exit) before the last ones "
-                      "could be read: data after the last chunk read is lost";
-        }
         break;
     case JFR_UV_TAIL_ERROR:
     default:
@@ -267,7 +231,7 @@ static bool start_tail(tail_ctx *x, const char *path) {
     if (path != x->cur)
         snprintf(x->cur, sizeof x->cur, "%s", path);
     x->lastfile[0] = '\0';
-    x->gone_ticks = x->stuck_ticks = 0;
+    x->stuck_ticks = 0;
     jfr_uv_tail_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.path = path;

@@ -107,6 +107,23 @@ static void put_msg(const char *name, const char *text) {
     r[k + t] = '\0';
 }
 
+void live_msg(const char *fmt, ...) {
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    /* "SOURCE: message": split so that the terminal view keeps it too */
+    char *colon = strstr(text, ": ");
+    if (colon) {
+        *colon = '\0';
+        put_msg(text, colon + 2);
+    } else {
+        ob_flush(&cli_out);
+        fprintf(stderr, CLI_NAME ": %s\n", text);
+    }
+}
+
 void live_src_msg(const live_src *s, const char *fmt, ...) {
     char text[1024];
     va_list ap;
@@ -238,10 +255,11 @@ static int on_error(jfr_parser *p, jfr_status st, const char *message, void *use
     const char *m = message && *message ? message : jfr_status_str(st);
     live_src_msg(s, "%s", m);
     snprintf(s->lasterr, sizeof s->lasterr, "%s", m);
-    /* a chunk left unfinished by our own shutdown is reported, not an error */
-    if (!(s->app->stopping && st == JFR_TRUNCATED))
+    /* an unfinished chunk: live_src_end decides (not an error when our own
+     * stop, --once or --idle left it) */
+    if (st != JFR_TRUNCATED)
         s->failed = true;
-    return JFR_CB_CONTINUE;
+    return s->app->stop_on_error ? JFR_CB_STOP : JFR_CB_CONTINUE;
 }
 
 static bool literal_subscriptions(const live_app *app) {

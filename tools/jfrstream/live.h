@@ -54,6 +54,10 @@ struct live_app {
     bool stopping;       /* shutdown requested: truncations are ours */
     bool failed;         /* exit status 1 */
     bool finished;       /* live_finish ran */
+    /* damaged data ends the source (listen: a peer's byte stream cannot be
+     * trusted past it) instead of skipping the chunk (tail: the next chunk
+     * file is sound) */
+    bool stop_on_error;
     unsigned conns;      /* open inputs */
     uint64_t conns_total;
     uint64_t events_total;
@@ -100,6 +104,14 @@ void live_src_discard(live_src *s);
 void live_src_msg(const live_src *s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* "jfrstream: message" on stderr, for a connection without a source (one
+ * refused over a limit); a "SOURCE: " prefix is kept for the view. */
+void live_msg(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
 #endif
     ;
 

@@ -361,7 +361,7 @@ bool cli_is_help(const char *a) { return strcmp(a, "-h") == 0 || strcmp(a, "--he
 void cli_usage(FILE *out) {
     fputs(
         "Usage: " CLI_NAME " [GLOBAL OPTIONS] COMMAND [OPTIONS] FILE\n"
-        "       " CLI_NAME " listen [LIVE OPTIONS] [--once] [ADDR:PORT]\n"
+        "       " CLI_NAME " listen [LIVE OPTIONS] [--once] [LIMITS] [ADDR:PORT]\n"
         "       " CLI_NAME " tail [LIVE OPTIONS] [--exit-when-done] [--idle SECONDS] DIR|FILE\n"
         "\n"
         "Read a Java Flight Recorder file (FILE, or - for standard input), or\n"
@@ -387,7 +387,19 @@ void cli_usage(FILE *out) {
         "      tools/jfr-pump), or plain .jfr files. ADDR:PORT is PORT,\n"
         "      ADDR:PORT or [IPV6]:PORT; default 127.0.0.1:7091 (port 0: any\n"
         "      free port). \"listening on ADDR:PORT\" is printed on stderr.\n"
+        "      Bad data closes that connection only, with the reason (peer,\n"
+        "      chunk, byte offset) on stderr.\n"
         "      --once      exit when the first connection ends\n"
+        "      Limits (each closes only the connection concerned, with a message):\n"
+        "      --max-connections N  connections open at once (default 1024);\n"
+        "                  one more is accepted and closed (\"connection limit\n"
+        "                  N reached: refused\"). The descriptor limit is raised\n"
+        "                  to fit when the hard limit allows.\n"
+        "      --max-bytes BYTES    bytes per connection, K/M/G suffixes\n"
+        "                  (default 0: unlimited, a JVM streams for days)\n"
+        "      --idle-timeout SECONDS  close a connection that sent nothing\n"
+        "                  for SECONDS (default 0: never; a quiet JVM may send\n"
+        "                  nothing for long). A slow peer is not idle.\n"
         "  tail DIR|FILE\n"
         "      Follow a JVM's disk repository as it is written: the folder of\n"
         "      chunk files, its parent (-XX:FlightRecorderOptions:repository=DIR;\n"
@@ -434,10 +446,11 @@ void cli_usage(FILE *out) {
         "\n"
         "Exit status: 0 success, 1 input or parse error (output for good\n"
         "chunks is still printed), 2 usage error. listen and tail: 1 when any\n"
-        "connection or tail ended with an error: damaged data, a read error, or\n"
-        "a peer that closed inside a chunk (the connection is reported, the\n"
-        "others go on); a chunk left unfinished by our own stop (signal, the end\n"
-        "of --once, --idle) is reported but is not an error.\n",
+        "connection or tail ended with an error: damaged data, a read error, a\n"
+        "peer that closed inside a chunk, or a connection closed or refused by a\n"
+        "limit (the connection is reported, the others go on); a chunk left\n"
+        "unfinished by our own stop (signal, the end of --once, --idle) is\n"
+        "reported but is not an error.\n",
         out);
 }
 
