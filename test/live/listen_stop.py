@@ -251,6 +251,34 @@ def garbage(js, data):
     check(rc == 1, "garbage: exit status %s (1: bad input)" % rc)
 
 
+def resync(js, data):
+    """--resync: garbage between two copies of the recording on one connection;
+    the connection stays open, the skipped bytes are reported with offset and
+    count, and both chunks are delivered."""
+    size = len(data)
+    junk = bytes(b if b != 0x46 else 0x47 for b in random.Random(7).randbytes(5000))
+    p, out, err, port = L.start_listener(js, ["--resync", "--summary"])
+    if not check(port is not None, "resync: listener started"):
+        return
+    s = L.connect(port)
+    port_of(s)
+    s.sendall(data + junk + data)
+    s.shutdown(socket.SHUT_WR)
+    wait_until(lambda: any(re.search(r": (closed|stream ended): ", l) for _, l in err.lines), 10)
+    p.send_signal(signal.SIGTERM)
+    rc = L.wait(p, 10, "listen")
+    err.join()
+    out.join()
+    m = line_for(err, port_of(s), r"^chunk 1 at byte %d: bytes skipped to the next chunk magic: "
+                 r"5000 bytes skipped; next chunk magic at byte %d$" % (size, size + 5000))
+    check(m is not None, "resync: the skipped bytes are reported with offset and count")
+    check(line_for(err, port_of(s), r"^stream ended: 2 chunks, 1192 events, %d bytes \(with errors\)$"
+                   % (2 * size + 5000)) is not None,
+          "resync: both chunks delivered on the same connection (1192 events)")
+    s.close()
+    check(rc == 1, "resync: exit status %s (1: damaged input)" % rc)
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -270,6 +298,7 @@ def main():
         stop_with(js, data, signal.SIGTERM)
         stop_with(js, data, signal.SIGINT)
         garbage(js, data)
+        resync(js, data)
         limits(js, data)
     finally:
         L.cleanup()

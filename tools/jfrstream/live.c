@@ -259,7 +259,9 @@ static int on_error(jfr_parser *p, jfr_status st, const char *message, void *use
      * stop, --once or --idle left it) */
     if (st != JFR_TRUNCATED)
         s->failed = true;
-    return s->app->stop_on_error ? JFR_CB_STOP : JFR_CB_CONTINUE;
+    /* listen closes a connection with bad data, unless --resync asks to
+     * scan on for the next chunk */
+    return s->app->stop_on_error && !s->app->o.resync ? JFR_CB_STOP : JFR_CB_CONTINUE;
 }
 
 static bool literal_subscriptions(const live_app *app) {
