@@ -7,7 +7,9 @@
 #include "jfrstream.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,133 @@ static int g_failures __attribute__((unused));
             g_failures++;                                                      \
         }                                                                      \
     } while (0)
+
+/* ------------------------------------------------------- counting allocator
+ *
+ * A jfr_allocator for tests: every block carries its size, so that the sizes
+ * the library gives free_fn/realloc_fn are checked; live bytes, peak and the
+ * number of allocations are counted. Optional:
+ *   cap       live bytes may not exceed it: the request fails (0: no cap)
+ *   fail_at   the fail_at-th allocation fails, and every later one too
+ *             (fail_once: only that one)
+ *   die       a cap breach or a wrong size prints a message and aborts
+ *             (fuzz targets: the input is then reported)
+ *   lock      a mutex held around the accounting (parsers with threads)
+ * Set up with talloc_init(), handed to jfr_options by talloc_options(). */
+typedef struct talloc {
+    size_t cur, peak, nalloc;
+    size_t cap;
+    size_t fail_at;
+    bool fail_once;
+    bool die;
+    pthread_mutex_t *lock;
+    size_t failed;   /* requests refused (fail_at or cap) */
+    size_t bad_size; /* free/realloc told a size different from the block's */
+    char bad_detail[128];
+} talloc;
+
+#define TALLOC_HDR 16 /* keeps malloc's 16-byte alignment */
+
+static inline void talloc_init(talloc *a) { memset(a, 0, sizeof *a); }
+
+/* Called when the library gives free/realloc a wrong size: `break talloc_bad`. */
+__attribute__((noinline, unused)) static void talloc_bad(talloc *a, const char *fmt, ...) {
+    if (a->bad_size++ == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(a->bad_detail, sizeof a->bad_detail, fmt, ap);
+        va_end(ap);
+    }
+    if (a->die) {
+        fprintf(stderr, "ALLOCATOR CHECK FAILED: %s\n", a->bad_detail);
+        abort();
+    }
+}
+
+/* Whether one more request of `grow` live bytes is refused; counts it. */
+static inline bool talloc_refuse(talloc *a, size_t grow) {
+    a->nalloc++;
+    if (a->fail_at && (a->fail_once ? a->nalloc == a->fail_at : a->nalloc >= a->fail_at)) {
+        a->failed++;
+        return true;
+    }
+    if (a->cap && (grow > a->cap || a->cur > a->cap - grow)) {
+        if (a->die) {
+            fprintf(stderr, "ALLOCATOR CHECK FAILED: %zu more bytes with %zu live exceed the cap "
+                            "of %zu\n", grow, a->cur, a->cap);
+            abort();
+        }
+        a->failed++;
+        return true;
+    }
+    return false;
+}
+
+static inline void talloc_account(talloc *a, size_t minus, size_t plus) {
+    a->cur = a->cur - minus + plus;
+    if (a->cur > a->peak)
+        a->peak = a->cur;
+}
+
+static inline void *talloc_alloc(void *ctx, size_t n) {
+    talloc *a = ctx;
+    unsigned char *p = NULL;
+    if (a->lock)
+        pthread_mutex_lock(a->lock);
+    if (!talloc_refuse(a, n) && (p = malloc(n + TALLOC_HDR)) != NULL) {
+        memcpy(p, &n, sizeof n);
+        talloc_account(a, 0, n);
+        p += TALLOC_HDR;
+    }
+    if (a->lock)
+        pthread_mutex_unlock(a->lock);
+    return p;
+}
+
+static inline void talloc_free(void *ctx, void *ptr, size_t n) {
+    talloc *a = ctx;
+    if (!ptr)
+        return;
+    unsigned char *p = (unsigned char *)ptr - TALLOC_HDR;
+    size_t real;
+    memcpy(&real, p, sizeof real);
+    if (a->lock)
+        pthread_mutex_lock(a->lock);
+    if (real != n)
+        talloc_bad(a, "free_fn(size %zu) of a %zu-byte block", n, real);
+    talloc_account(a, real, 0);
+    if (a->lock)
+        pthread_mutex_unlock(a->lock);
+    free(p);
+}
+
+static inline void *talloc_realloc(void *ctx, void *ptr, size_t old, size_t n) {
+    talloc *a = ctx;
+    if (!ptr)
+        return talloc_alloc(ctx, n);
+    unsigned char *p = (unsigned char *)ptr - TALLOC_HDR, *q = NULL;
+    size_t real;
+    memcpy(&real, p, sizeof real);
+    if (a->lock)
+        pthread_mutex_lock(a->lock);
+    if (real != old)
+        talloc_bad(a, "realloc_fn(old %zu, new %zu) of a %zu-byte block", old, n, real);
+    if (!talloc_refuse(a, n > real ? n - real : 0) && (q = realloc(p, n + TALLOC_HDR)) != NULL) {
+        memcpy(q, &n, sizeof n);
+        talloc_account(a, real, n);
+        q += TALLOC_HDR;
+    }
+    if (a->lock)
+        pthread_mutex_unlock(a->lock);
+    return q;
+}
+
+static inline jfr_allocator talloc_allocator(talloc *a) {
+    return (jfr_allocator){talloc_alloc, talloc_realloc, talloc_free, a};
+}
+static inline void talloc_options(jfr_options *o, talloc *a) {
+    o->allocator = talloc_allocator(a);
+}
 
 typedef struct tlog {
     char *d;

@@ -17,7 +17,6 @@
  * failures at every allocation of a threaded run (no crash, no leak). */
 #include "harness.h"
 
-#include <stdatomic.h>
 #include <time.h>
 
 static int g_cases, g_fails;
@@ -390,59 +389,38 @@ static void robust_random(const uint8_t *buf, size_t len, double seconds) {
     free(d);
 }
 
-/* A thread-safe allocator failing the Nth allocation, with accounting. */
-typedef struct fail_alloc {
-    atomic_long count, fail_at, live_bytes, live_blocks;
-} fail_alloc;
-
-static void *fa_alloc(void *ctx, size_t n) {
-    fail_alloc *f = ctx;
-    if (atomic_fetch_add(&f->count, 1) + 1 == atomic_load(&f->fail_at))
-        return NULL;
-    void *p = malloc(n);
-    if (p) {
-        atomic_fetch_add(&f->live_bytes, (long)n);
-        atomic_fetch_add(&f->live_blocks, 1);
-    }
-    return p;
-}
-static void fa_free(void *ctx, void *p, size_t n) {
-    fail_alloc *f = ctx;
-    if (!p)
-        return;
-    atomic_fetch_sub(&f->live_bytes, (long)n);
-    atomic_fetch_sub(&f->live_blocks, 1);
-    free(p);
-}
-
 static void robust_alloc(const uint8_t *buf, size_t len) {
-    fail_alloc f;
-    atomic_init(&f.count, 0);
-    atomic_init(&f.fail_at, 0);
-    atomic_init(&f.live_bytes, 0);
-    atomic_init(&f.live_blocks, 0);
-    jfr_allocator a = {fa_alloc, NULL, fa_free, &f};
+    /* the counting allocator of harness.h, thread-safe, failing only the
+     * Nth allocation; no realloc_fn: the library's alloc+copy+free path */
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    talloc f;
+    talloc_init(&f);
+    f.lock = &lock;
+    f.fail_once = true;
+    jfr_allocator a = {talloc_alloc, NULL, talloc_free, &f};
     g_alloc = &a;
     pcfg c = {.threads = 3, .ordered = true, .shape = SH_ALL, .skip_errors = true};
     tlog t = run(buf, len, c, NULL);
     free(t.d);
-    long total = atomic_load(&f.count);
+    long total = (long)f.nalloc;
     int bad = 0, nomem = 0;
     long step = total > 300 ? total / 300 : 1;
     for (long k = 1; k <= total + 1; k += (k < 300 ? 1 : step)) {
-        atomic_store(&f.count, 0);
-        atomic_store(&f.fail_at, k);
+        pthread_mutex_lock(&lock);
+        f.nalloc = 0;
+        f.fail_at = (size_t)k;
+        pthread_mutex_unlock(&lock);
         c.threads = 2 + (unsigned)(k % 3);
         c.shape = (enum shape)(k % NSHAPES);
         t = run(buf, len, c, NULL);
         nomem += has(&t, "NOMEM");
         free(t.d);
-        if (atomic_load(&f.live_bytes) || atomic_load(&f.live_blocks)) {
-            fprintf(stderr, "allocation failure %ld: %ld bytes in %ld blocks not freed\n", k,
-                    atomic_load(&f.live_bytes), atomic_load(&f.live_blocks));
+        if (f.cur || f.bad_size) {
+            fprintf(stderr, "allocation failure %ld: %zu bytes not freed, %zu wrong sizes%s%s\n",
+                    k, f.cur, f.bad_size, f.bad_size ? ", first: " : "", f.bad_detail);
             bad++;
-            atomic_store(&f.live_bytes, 0);
-            atomic_store(&f.live_blocks, 0);
+            f.cur = 0;
+            f.bad_size = 0;
         }
     }
     g_alloc = NULL;

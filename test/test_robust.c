@@ -47,6 +47,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
+#include "harness.h"
 #include "jfrstream.h"
 
 #include <inttypes.h>
@@ -169,84 +170,8 @@ static void on_alarm(int sig)
 
 /* -------------------------------------------------------------- allocator */
 
-typedef struct counter {
-    size_t cur, peak, nalloc;
-    size_t bad_size;  /* free/realloc told a size different from the allocation */
-    char bad_detail[128];
-    size_t fail_at;   /* 0: never; else the fail_at-th allocation fails */
-    size_t failed;
-} counter;
-
-#define HDR 16
-
-/* Called when the library gives free/realloc a wrong size: `break size_mismatch`. */
-__attribute__((noinline)) static void size_mismatch(void)
-{
-    static volatile int n;
-    n++;
-}
-
-static void *c_alloc(void *ctx, size_t n)
-{
-    counter *c = ctx;
-    c->nalloc++;
-    if (c->fail_at && c->nalloc >= c->fail_at) {
-        c->failed++;
-        return NULL;
-    }
-    unsigned char *p = malloc(n + HDR);
-    if (!p)
-        return NULL;
-    memcpy(p, &n, sizeof n);
-    c->cur += n;
-    if (c->cur > c->peak)
-        c->peak = c->cur;
-    return p + HDR;
-}
-
-static void c_free(void *ctx, void *ptr, size_t n)
-{
-    counter *c = ctx;
-    if (!ptr)
-        return;
-    unsigned char *p = (unsigned char *)ptr - HDR;
-    size_t real;
-    memcpy(&real, p, sizeof real);
-    if (real != n && c->bad_size++ == 0) {
-        snprintf(c->bad_detail, sizeof c->bad_detail, "free_fn(size %zu) of a %zu-byte block", n, real);
-        size_mismatch(); /* a breakpoint for gdb */
-    }
-    c->cur -= real;
-    free(p);
-}
-
-static void *c_realloc(void *ctx, void *ptr, size_t old, size_t n)
-{
-    counter *c = ctx;
-    if (!ptr)
-        return c_alloc(ctx, n);
-    c->nalloc++;
-    if (c->fail_at && c->nalloc >= c->fail_at) {
-        c->failed++;
-        return NULL;
-    }
-    unsigned char *p = (unsigned char *)ptr - HDR;
-    size_t real;
-    memcpy(&real, p, sizeof real);
-    if (real != old && c->bad_size++ == 0) {
-        snprintf(c->bad_detail, sizeof c->bad_detail, "realloc_fn(old %zu, new %zu) of a %zu-byte block",
-                 old, n, real);
-        size_mismatch();
-    }
-    unsigned char *q = realloc(p, n + HDR);
-    if (!q)
-        return NULL;
-    memcpy(q, &n, sizeof n);
-    c->cur = c->cur - real + n;
-    if (c->cur > c->peak)
-        c->peak = c->cur;
-    return q + HDR;
-}
+/* The counting allocator of harness.h (sizes checked, peak, fail_at). */
+typedef talloc counter;
 
 /* ------------------------------------------------------ reading everything */
 
@@ -749,13 +674,10 @@ static result parse(const uint8_t *buf, size_t len, enum feed_mode mode, size_t 
         jfr_options_init(&opts);
     counter local;
     if (!cnt) {
-        memset(&local, 0, sizeof local);
+        talloc_init(&local);
         cnt = &local;
     }
-    opts.allocator.alloc_fn = c_alloc;
-    opts.allocator.realloc_fn = c_realloc;
-    opts.allocator.free_fn = c_free;
-    opts.allocator.ctx = cnt;
+    talloc_options(&opts, cnt);
     if (r->max_depth == 0)
         r->max_depth = 10;
     r->error_msg_ok = 1;
@@ -867,7 +789,7 @@ static void test_baseline(void)
     run r = new_run();
     r.check_random_access = 1;
     counter cnt;
-    memset(&cnt, 0, sizeof cnt);
+    talloc_init(&cnt);
     collect_records = 1;
     result res = parse(file, file_len, FEED_WHOLE, 0, &r, NULL, &cnt);
     collect_records = 0;
@@ -1281,7 +1203,7 @@ static void test_headers(void)
         jfr_options_init(&o);
         o.max_chunk_size = c[i].max_chunk;
         counter cnt;
-        memset(&cnt, 0, sizeof cnt);
+        talloc_init(&cnt);
         run r = new_run();
         snprintf(current_case, sizeof current_case, "header: %s", c[i].name);
         alarm(20);
@@ -1330,7 +1252,7 @@ static void test_headers(void)
         jfr_options_init(&o);
         o.max_chunk_size = 4096;
         counter cnt;
-        memset(&cnt, 0, sizeof cnt);
+        talloc_init(&cnt);
         run r = new_run();
         result res = parse(file, file_len, FEED_WHOLE, 0, &r, &o, &cnt);
         if (final_status(&res) != JFR_CHUNK_TOO_LARGE)
@@ -1379,7 +1301,7 @@ static void test_nomem(void)
     double t0 = now_s();
     /* count allocations of a normal run first */
     counter cnt;
-    memset(&cnt, 0, sizeof cnt);
+    talloc_init(&cnt);
     run r = new_run();
     r.max_depth = 3;
     parse(file, file_len, FEED_FIXED, 65536, &r, NULL, &cnt);
@@ -1389,7 +1311,7 @@ static void test_nomem(void)
     if (quick)
         step = total > 40 ? total / 20 : 1;
     for (size_t k = 1; k <= total + 1; k += step) {
-        memset(&cnt, 0, sizeof cnt);
+        talloc_init(&cnt);
         cnt.fail_at = k;
         run r2 = new_run();
         r2.max_depth = 3;
@@ -1459,7 +1381,7 @@ static void test_resync(void)
     free(three);
 }
 
-static int read_file(const char *path)
+static int load_input(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -1497,7 +1419,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s [--quick] [--budget SECONDS] [--only SECTION] FILE.jfr\n", argv[0]);
         return 2;
     }
-    if (read_file(path) != 0) {
+    if (load_input(path) != 0) {
         printf("SKIP: cannot read %s\n", path);
         return 77;
     }

@@ -13,6 +13,7 @@
 #ifndef JFRSTREAM_FUZZ_COMMON_H
 #define JFRSTREAM_FUZZ_COMMON_H
 
+#include "../harness.h"
 #include "jfrstream.h"
 
 #include <stdarg.h>
@@ -49,104 +50,24 @@ static inline void fuzz_die(const char *fmt, ...) {
 /* ------------------------------------------------------------- allocator */
 
 /*
- * All parser memory goes through this allocator. Blocks carry their size so
- * that the sizes the library gives free/realloc are checked. The live total is
- * capped: a request above the cap fails (the parser must then report
- * JFR_NOMEM cleanly); with `die_over_cap` it aborts instead, which is how the
- * targets catch allocations sized from a hostile declared count rather than
- * from the bytes that arrived. fail_at > 0 makes the fail_at-th allocation and
- * every later one fail (allocation-failure paths).
+ * All parser memory goes through the counting allocator of test/harness.h,
+ * with `die` set: a wrong size given to free/realloc aborts, and so does a
+ * request above the cap (an allocation sized from a hostile declared count
+ * rather than from the bytes that arrived). fail_at > 0 makes the fail_at-th
+ * allocation and every later one fail (allocation-failure paths).
  */
-typedef struct fuzz_alloc {
-    size_t cur, peak, nalloc, cap;
-    size_t fail_at;
-    bool die_over_cap;
-    bool failed; /* some request was refused */
-} fuzz_alloc;
-
-#define FUZZ_HDR 16
-
-static inline void *fa_alloc(void *ctx, size_t n) {
-    fuzz_alloc *a = ctx;
-    a->nalloc++;
-    if (a->fail_at && a->nalloc >= a->fail_at) {
-        a->failed = true;
-        return NULL;
-    }
-    if (n > a->cap || a->cur > a->cap - n) {
-        if (a->die_over_cap)
-            fuzz_die("allocation of %zu bytes with %zu live exceeds the cap of %zu", n, a->cur,
-                     a->cap);
-        a->failed = true;
-        return NULL;
-    }
-    unsigned char *p = malloc(n + FUZZ_HDR);
-    if (!p)
-        return NULL;
-    memcpy(p, &n, sizeof n);
-    a->cur += n;
-    if (a->cur > a->peak)
-        a->peak = a->cur;
-    return p + FUZZ_HDR;
-}
-
-static inline void fa_free(void *ctx, void *ptr, size_t n) {
-    fuzz_alloc *a = ctx;
-    if (!ptr)
-        return;
-    unsigned char *p = (unsigned char *)ptr - FUZZ_HDR;
-    size_t real;
-    memcpy(&real, p, sizeof real);
-    if (real != n)
-        fuzz_die("free_fn told %zu bytes for a %zu-byte block", n, real);
-    a->cur -= real;
-    free(p);
-}
-
-static inline void *fa_realloc(void *ctx, void *ptr, size_t old, size_t n) {
-    fuzz_alloc *a = ctx;
-    if (!ptr)
-        return fa_alloc(ctx, n);
-    unsigned char *p = (unsigned char *)ptr - FUZZ_HDR;
-    size_t real;
-    memcpy(&real, p, sizeof real);
-    if (real != old)
-        fuzz_die("realloc_fn told old size %zu for a %zu-byte block", old, real);
-    a->nalloc++;
-    if (a->fail_at && a->nalloc >= a->fail_at) {
-        a->failed = true;
-        return NULL;
-    }
-    if (n > real && (n - real > a->cap || a->cur > a->cap - (n - real))) {
-        if (a->die_over_cap)
-            fuzz_die("realloc to %zu bytes with %zu live exceeds the cap of %zu", n, a->cur,
-                     a->cap);
-        a->failed = true;
-        return NULL;
-    }
-    unsigned char *q = realloc(p, n + FUZZ_HDR);
-    if (!q)
-        return NULL;
-    memcpy(q, &n, sizeof n);
-    a->cur = a->cur - real + n;
-    if (a->cur > a->peak)
-        a->peak = a->cur;
-    return q + FUZZ_HDR;
-}
+typedef talloc fuzz_alloc;
 
 /* Options for a target: small max_chunk_size, the counting allocator with a
  * cap proportional to the input (a parser that sizes nothing from declared
  * counts needs a small multiple of the chunk bytes). */
 static inline void fuzz_options(jfr_options *o, fuzz_alloc *a, size_t input_len) {
-    memset(a, 0, sizeof *a);
+    talloc_init(a);
     a->cap = ((size_t)64 << 20) + 64 * input_len;
-    a->die_over_cap = true;
+    a->die = true;
     jfr_options_init(o);
     o->max_chunk_size = FUZZ_MAX_CHUNK;
-    o->allocator.alloc_fn = fa_alloc;
-    o->allocator.realloc_fn = fa_realloc;
-    o->allocator.free_fn = fa_free;
-    o->allocator.ctx = a;
+    talloc_options(o, a);
 }
 
 /* After jfr_parser_free: nothing may be left. */
