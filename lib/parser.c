@@ -163,6 +163,13 @@ static jfr_status fatal(jfr_parser *p) {
     return p->status;
 }
 
+/* An error that cannot be skipped (framing lost, no memory): on_error is
+ * told all the same; its answer does not matter. */
+static jfr_status fatal_told(jfr_parser *p) {
+    (void)error_continue(p);
+    return fatal(p);
+}
+
 static inline int64_t be64(const uint8_t *b) { return (int64_t)jfr_be(b, 8); }
 
 uint64_t jfr_chunk_size_at(const void *buf, size_t len) {
@@ -315,7 +322,7 @@ static jfr_status replay_push(jfr_parser *p) {
         jfr_status s = jfr__buf_reserve(&p->opt.allocator, &p->replay, n, 0);
         if (s) {
             jfr__fail(p, s, p->input_off, "cannot keep %zu damaged bytes to scan them again", n);
-            return fatal(p);
+            return fatal_told(p);
         }
         memmove(p->replay.data + n, p->replay.data + p->rp_pos, rest);
         memcpy(p->replay.data, d, n);
@@ -347,7 +354,7 @@ static jfr_status run_chunk(jfr_parser *p) {
             jfr_status r = jfr__buf_reserve(&p->opt.allocator, &p->chunkbuf, p->chunk.size, 0);
             if (r) {
                 jfr__fail(p, r, p->chunk.offset, "cannot keep the paused chunk");
-                return fatal(p);
+                return fatal_told(p);
             }
             memcpy(p->chunkbuf.data, p->chunk.base, p->chunk.size);
             p->chunkbuf.len = p->chunk.size;
@@ -396,7 +403,8 @@ static jfr_status header_done(jfr_parser *p, const uint8_t *h, int *act) {
         return JFR_OK;
     /* a bad header ends the input, unless we resynchronise; a chunk over
      * the size limit can be skipped by its declared size */
-    if ((s == JFR_CHUNK_TOO_LARGE || p->opt.resync) && error_continue(p)) {
+    bool told = s == JFR_CHUNK_TOO_LARGE || p->opt.resync;
+    if (told && error_continue(p)) {
         if (p->opt.resync) {
             *act = HD_RESCAN;
             return JFR_OK;
@@ -407,7 +415,7 @@ static jfr_status header_done(jfr_parser *p, const uint8_t *h, int *act) {
         *act = HD_SKIP;
         return JFR_OK;
     }
-    return fatal(p);
+    return told ? fatal(p) : fatal_told(p);
 }
 
 /* ------------------------------------------------------------ live chunks */
@@ -515,7 +523,9 @@ static jfr_status live_record_done(jfr_parser *p) {
  * the rest of the chunk is lost and the bytes of its unfinished segment
  * count as skipped. */
 static jfr_status live_broken(jfr_parser *p) {
-    if (!p->opt.resync || !error_continue(p))
+    if (!p->opt.resync)
+        return fatal_told(p);
+    if (!error_continue(p))
         return fatal(p);
     uint64_t from = p->input_off - p->segbuf.len;
     live_end_chunk(p);
@@ -725,7 +735,7 @@ static jfr_status run_input(jfr_parser *p, const uint8_t *in, size_t len, size_t
                                       p->chunk.size))) {
                 jfr__fail(p, s, p->info.offset, "cannot buffer the chunk");
                 *used = pos;
-                return fatal(p);
+                return fatal_told(p);
             }
             memcpy(p->chunkbuf.data, p->hdr, JFR_HEADER_SIZE);
             p->chunkbuf.len = JFR_HEADER_SIZE;
@@ -749,7 +759,7 @@ static jfr_status run_input(jfr_parser *p, const uint8_t *in, size_t len, size_t
             if ((s = jfr__buf_reserve(&p->opt.allocator, &p->chunkbuf, take, p->chunk.size))) {
                 jfr__fail(p, s, p->input_off, "cannot buffer the chunk");
                 *used = pos;
-                return fatal(p);
+                return fatal_told(p);
             }
             memcpy(p->chunkbuf.data + p->chunkbuf.len, in + pos, take);
             p->chunkbuf.len += take;
