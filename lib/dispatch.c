@@ -194,19 +194,24 @@ static jfr_status index_checkpoint(jfr_parser *p, const rec *r) {
     }
     const uint8_t *rstart = cur.p - (r->payload - r->pos);
 #define CUR_OFF() abs_off(p, r->pos + (uint64_t)(cur.p - rstart))
-    uint64_t v;
+    uint64_t v, npools;
     uint8_t b;
-    uint32_t npools;
     bool ok = jfr_cur_long(&cur, &v) && jfr_cur_long(&cur, &v) && jfr_cur_long(&cur, &v);
     ok = ok && (c->compressed ? jfr_cur_varint(&cur, &v) : jfr_cur_u8(&cur, &b));
-    if (!ok || !jfr_cur_count(&cur, &npools)) {
+    if (!ok || !jfr_cur_int(&cur, &npools)) {
         jfr__fail(p, JFR_BAD_CHECKPOINT, abs_off(p, r->pos), "checkpoint header truncated");
         return JFR_BAD_CHECKPOINT;
     }
+    /* counts are checked against the bytes left, so that a hostile count
+     * says so instead of running into the record's end */
+    if (npools > (uint64_t)(cur.end - cur.p)) {
+        jfr__fail(p, JFR_BAD_CHECKPOINT, CUR_OFF(),
+                  "%llu constant pools cannot fit in the record", (unsigned long long)npools);
+        return JFR_BAD_CHECKPOINT;
+    }
     for (uint32_t i = 0; i < npools; i++) {
-        uint64_t tid;
-        uint32_t n;
-        if (!jfr_cur_long(&cur, &tid) || !jfr_cur_count(&cur, &n)) {
+        uint64_t tid, n;
+        if (!jfr_cur_long(&cur, &tid) || !jfr_cur_int(&cur, &n)) {
             jfr__fail(p, JFR_BAD_CHECKPOINT, CUR_OFF(),
                       "pool %u of checkpoint truncated", i);
             return JFR_BAD_CHECKPOINT;
@@ -217,24 +222,27 @@ static jfr_status index_checkpoint(jfr_parser *p, const rec *r) {
                       "constant pool of unknown type id %llu", (unsigned long long)tid);
             return JFR_BAD_CHECKPOINT;
         }
-        if (n > (size_t)(cur.end - cur.p)) {
+        if (n > (uint64_t)(cur.end - cur.p)) {
             jfr__fail(p, JFR_BAD_CHECKPOINT, CUR_OFF(),
-                      "pool %s: %u entries cannot fit in the record", t->name, n);
+                      "pool %s: %llu entries cannot fit in the record", t->name,
+                      (unsigned long long)n);
             return JFR_BAD_CHECKPOINT;
         }
         uint8_t op = jfr__op_for_type(t);
-        for (uint32_t k = 0; k < n; k++) {
+        for (uint64_t k = 0; k < n; k++) {
             uint64_t key;
             if (!jfr_cur_long(&cur, &key)) {
                 jfr__fail(p, JFR_BAD_CHECKPOINT, CUR_OFF(),
-                          "pool %s entry %u truncated", t->name, k);
+                          "pool %s entry %llu truncated", t->name,
+                          (unsigned long long)k);
                 return JFR_BAD_CHECKPOINT;
             }
             uint64_t val = jfr__cur_pos(&cur), at = CUR_OFF();
             jfr_status s = jfr__skip_value(c, &cur, t, op, 0);
             if (s) {
                 jfr__fail(p, JFR_BAD_CHECKPOINT, at,
-                          "pool %s entry %u: value does not match its type", t->name, k);
+                          "pool %s entry %llu: value does not match its type", t->name,
+                          (unsigned long long)k);
                 return JFR_BAD_CHECKPOINT;
             }
             if ((s = jfr__pool_put(&p->opt.allocator, &c->pool, t->index, key, val))) {
