@@ -237,6 +237,8 @@ typedef struct run_cfg {
     int stop_at;        /* the Nth callback returns STOP; 0 = never */
     unsigned threads;   /* jfr_options.threads */
     bool resync;        /* jfr_options.resync (END line adds skipped=N) */
+    talloc *alloc;      /* counting allocator, or NULL: libc */
+    uint64_t max_chunk_size; /* jfr_options.max_chunk_size (0: default) */
 } run_cfg;
 
 typedef struct run_ctx {
@@ -353,6 +355,9 @@ static inline tlog run_parser(const uint8_t *buf, size_t len, run_cfg cfg) {
     o.ordered = cfg.ordered;
     o.threads = cfg.threads;
     o.resync = cfg.resync;
+    o.max_chunk_size = cfg.max_chunk_size;
+    if (cfg.alloc)
+        talloc_options(&o, cfg.alloc);
     jfr_parser *p = jfr_parser_new(&o, &cb, &r);
     size_t pos = 0;
     unsigned seed = cfg.seed;

@@ -112,7 +112,7 @@ typedef struct sel {
     const char *name;
     const char *attrs[24]; /* key, value pairs */
     int nattrs;
-    struct sel *kids[96];
+    struct sel *kids[256];
     int nkids;
 } sel;
 
@@ -137,7 +137,7 @@ static inline void sel_free(sel *e) {
 }
 
 typedef struct strtab {
-    const char *s[512];
+    const char *s[1024];
     int n;
 } strtab;
 static inline int strtab_idx(strtab *t, const char *s) {
