@@ -6,10 +6,11 @@
  *
  * Every case is a chunk built with test/synth.h (or a patched copy of one),
  * put between two good chunks: good + hostile + good. It is parsed at feed
- * sizes 1, 7 (a prime), 4093 and whole (the 10^6 cases: 4093 and whole), with
- * on_error returning STOP and then CONTINUE, every callback and every value
- * logged (harness.h transcripts: values through jfr_iter, stacks through
- * jfr_event_stack / jfr_stack_frame). For each case:
+ * sizes 1, 7 (a prime), 4093 and whole (the 10^6 cases: 4093 and whole), and
+ * whole with jfr_options.threads = 3, with on_error returning STOP and then
+ * CONTINUE, every callback and every value logged (harness.h transcripts:
+ * values through jfr_iter, stacks through jfr_event_stack / jfr_stack_frame).
+ * For each case:
  *   - the status is the one below; an error's message names chunk 1 and a
  *     byte offset, exact where the table gives one ("@+8": the header's size
  *     field, "@record": the bad record, "@meta": the metadata record), else
@@ -18,8 +19,9 @@
  *   - "skip": with on_error CONTINUE the parser goes on and chunk 2 is
  *     delivered, equal to the clean run but for offsets and chunk number;
  *     without skip, nothing after the error;
- *   - the transcript is identical at every feed size (pool-1e6-memcap: the
- *     NOMEM message names where memory ran out, which depends on it);
+ *   - the transcript is identical at every feed size and with threads
+ *     (pool-1e6-memcap: the NOMEM message names where memory ran out, which
+ *     depends on them);
  *   - peak allocated bytes (harness.h counting allocator) and the wall time of
  *     each run are under the bounds; nothing leaks, no free is given a wrong
  *     size.
@@ -515,12 +517,18 @@ static const char *memfind(const char *h, size_t hn, const char *needle) {
     return NULL;
 }
 
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* feed SIZE_MAX: whole, with jfr_options.threads = 3 */
 static tlog run_one(const hcase *c, const uint8_t *in, size_t len, size_t feed, bool skip,
                     talloc *ta, double *secs) {
-    run_cfg cfg = {.feed = feed, .values = true, .stacks = true, .skip_errors = skip,
-                   .alloc = ta, .max_chunk_size = c->max_chunk};
+    bool threads = feed == SIZE_MAX;
+    run_cfg cfg = {.feed = threads ? 0 : feed, .values = true, .stacks = true,
+                   .skip_errors = skip, .alloc = ta, .max_chunk_size = c->max_chunk,
+                   .threads = threads ? 3 : 0};
     talloc_init(ta);
     ta->cap = c->cap;
+    ta->lock = threads ? &g_lock : NULL;
     double t0 = now_s();
     tlog t = run_parser(in, len, cfg);
     *secs = now_s() - t0;
@@ -563,12 +571,13 @@ static int run_case(const hcase *c) {
     if (c->want != JFR_OK)
         snprintf(want_err, sizeof want_err, "ERR %s chunk 1 at byte ", jfr_status_name(c->want));
 
-    static const size_t feeds_small[] = {1, 7, 4093, 0}, feeds_big[] = {4093, 0};
+    static const size_t feeds_small[] = {1, 7, 4093, 0, SIZE_MAX},
+                        feeds_big[] = {4093, 0, SIZE_MAX};
     const size_t *feeds = c->big ? feeds_big : feeds_small;
-    size_t nfeeds = c->big ? 2 : 4;
+    size_t nfeeds = c->big ? 3 : 5;
     size_t peak = 0;
     double worst = 0;
-    for (int skip = 0; skip < 2; skip++) {
+    for (int skip = 0; skip < (c->want == JFR_OK ? 1 : 2); skip++) { /* OK: no error to skip */
         tlog first = {0};
         for (size_t fi = 0; fi < nfeeds; fi++) {
             tlog t = run_one(c, in.d, in.n, feeds[fi], skip, &ta, &secs);
