@@ -89,11 +89,14 @@ static jfr_status load_metadata(jfr_parser *p) {
     } else {
         char why[200] = "";
         jfr_mdtab *md = NULL;
+        uint64_t at = UINT64_MAX;
         jfr_status s = jfr__metadata_compile(&p->opt.allocator, c->base + r.payload,
                                              c->base + r.pos + r.size, c->compressed,
-                                             fp, &md, why, sizeof why);
+                                             fp, &md, why, sizeof why, &at);
         if (s) {
-            jfr__fail(p, s, abs_off(p, r.pos), "%s", why[0] ? why : "cannot compile metadata");
+            /* the undecodable bytes if known, else the record */
+            jfr__fail(p, s, abs_off(p, at == UINT64_MAX ? r.pos : r.payload + at), "%s",
+                      why[0] ? why : "cannot compile metadata");
             return s;
         }
         jfr__metadata_free(&p->opt.allocator, p->md);

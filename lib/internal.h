@@ -93,11 +93,13 @@ typedef struct jfr_mdtab {
 } jfr_mdtab;
 
 /* Compile the metadata record whose payload (after size and type id) is
- * [p, end). On error returns a status and writes a reason into why. */
+ * [p, end). On error returns a status, writes a reason into why and sets
+ * *err_off to the offset from p of the bytes that could not be decoded
+ * (UINT64_MAX: the decoded tree is inconsistent, no one byte is at fault). */
 jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
                                  const uint8_t *end, bool compressed,
                                  uint64_t fingerprint, jfr_mdtab **out,
-                                 char *why, size_t whylen);
+                                 char *why, size_t whylen, uint64_t *err_off);
 void jfr__metadata_free(const jfr_allocator *a, jfr_mdtab *m);
 /* helpers.c: fill md->known and the per-type thread/stack field indexes. */
 void jfr__known_init(jfr_mdtab *m);

@@ -22,14 +22,29 @@ typedef struct mdparse {
     jfr_mdtab *md;
     char *why;
     size_t whylen;
+    const uint8_t *err_at; /* the bytes a decoding error is about, or NULL */
 } mdparse;
 
+static jfr_status vfail(mdparse *m, const uint8_t *at, const char *fmt, va_list ap) {
+    m->err_at = at;
+    vsnprintf(m->why, m->whylen, fmt, ap);
+    return JFR_BAD_METADATA;
+}
+/* An inconsistency of the decoded tree: no one byte to point at. */
 static jfr_status fail(mdparse *m, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(m->why, m->whylen, fmt, ap);
+    jfr_status s = vfail(m, NULL, fmt, ap);
     va_end(ap);
-    return JFR_BAD_METADATA;
+    return s;
+}
+/* Bytes that cannot be decoded, starting at `at`. */
+static jfr_status fail_at(mdparse *m, const uint8_t *at, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    jfr_status s = vfail(m, at, fmt, ap);
+    va_end(ap);
+    return s;
 }
 
 static bool grow(const jfr_allocator *a, void **arr, uint32_t *cap, uint32_t need, size_t elem) {
@@ -52,10 +67,11 @@ static bool grow(const jfr_allocator *a, void **arr, uint32_t *cap, uint32_t nee
 /* Read one string of the string table into the arena as UTF-8. */
 static jfr_status read_string(mdparse *m, const char **out) {
     jfr_cur *c = &m->cur;
+    const uint8_t *at = c->p;
     uint8_t enc;
     uint32_t n;
     if (!jfr_cur_u8(c, &enc))
-        return fail(m, "string table truncated");
+        return fail_at(m, at, "string table truncated");
     switch (enc) {
     case JFR_STR_NULL:
         *out = NULL;
@@ -66,7 +82,7 @@ static jfr_status read_string(mdparse *m, const char **out) {
     case JFR_STR_UTF8:
     case JFR_STR_LATIN1: {
         if (!jfr_cur_count(c, &n) || n > (size_t)(c->end - c->p))
-            return fail(m, "string length out of range");
+            return fail_at(m, at, "string length out of range");
         char *d;
         if (enc == JFR_STR_UTF8) {
             d = jfr__arena_strndup(m->a, &m->md->arena, (const char *)c->p, n);
@@ -83,42 +99,45 @@ static jfr_status read_string(mdparse *m, const char **out) {
     }
     case JFR_STR_CHARS: {
         if (!jfr_cur_count(c, &n) || n > (size_t)(c->end - c->p))
-            return fail(m, "string length out of range");
+            return fail_at(m, at, "string length out of range");
         char *d = jfr__arena_alloc(m->a, &m->md->arena, (size_t)n * 3 + 1, 1);
         if (!d)
             return JFR_NOMEM;
         long w = jfr_wire_chars_to_utf8(c, n, (uint8_t *)d);
         if (w < 0)
-            return fail(m, "string truncated");
+            return fail_at(m, at, "string truncated");
         d[w] = 0;
         *out = d;
         return JFR_OK;
     }
     default:
-        return fail(m, "string encoding %u not allowed in metadata", enc);
+        return fail_at(m, at, "string encoding %u not allowed in metadata", enc);
     }
 }
 
 static jfr_status read_index(mdparse *m, uint32_t *idx) {
+    const uint8_t *at = m->cur.p;
     uint64_t v;
     if (!jfr_cur_int(&m->cur, &v))
-        return fail(m, "element truncated");
+        return fail_at(m, at, "element truncated");
     if (v >= m->nstr)
-        return fail(m, "string index %llu out of range (%u strings)",
+        return fail_at(m, at, "string index %llu out of range (%u strings)",
                     (unsigned long long)v, m->nstr);
     *idx = (uint32_t)v;
     return JFR_OK;
 }
 
 static jfr_status read_element(mdparse *m, uint32_t depth, uint32_t *out) {
+    const uint8_t *at = m->cur.p;
     if (depth > 16)
-        return fail(m, "elements nested too deeply");
+        return fail_at(m, at, "elements nested too deeply");
     jfr_status s;
     uint32_t name, nattr, nchild;
     if ((s = read_index(m, &name)))
         return s;
+    at = m->cur.p;
     if (!jfr_cur_count(&m->cur, &nattr) || nattr > (size_t)(m->cur.end - m->cur.p))
-        return fail(m, "attribute count out of range");
+        return fail_at(m, at, "attribute count out of range");
     if (!grow(m->a, (void **)&m->nodes, &m->capnodes, m->nnodes + 1, sizeof(node)) ||
         !grow(m->a, (void **)&m->attrs, &m->capattrs, m->nattrs + 2 * nattr, sizeof(uint32_t)))
         return JFR_NOMEM;
@@ -127,8 +146,9 @@ static jfr_status read_element(mdparse *m, uint32_t depth, uint32_t *out) {
     for (uint32_t i = 0; i < 2 * nattr; i++)
         if ((s = read_index(m, &m->attrs[m->nattrs++])))
             return s;
+    at = m->cur.p;
     if (!jfr_cur_count(&m->cur, &nchild) || nchild > (size_t)(m->cur.end - m->cur.p))
-        return fail(m, "child count out of range");
+        return fail_at(m, at, "child count out of range");
     uint32_t prev = 0;
     for (uint32_t i = 0; i < nchild; i++) {
         uint32_t ch;
@@ -319,7 +339,7 @@ static void plan_type(jfr_mdtab *md, uint32_t ti, uint8_t *color, uint32_t depth
 jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
                                  const uint8_t *end, bool compressed,
                                  uint64_t fingerprint, jfr_mdtab **out,
-                                 char *why, size_t whylen) {
+                                 char *why, size_t whylen, uint64_t *err_off) {
     jfr_status s = JFR_OK;
     mdparse m = {.a = a, .cur = {p, end, !compressed, p, 0}, .why = why, .whylen = whylen};
     uint8_t *color = NULL;
@@ -334,11 +354,12 @@ jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
     uint32_t nstr;
     if (!jfr_cur_long(&m.cur, &v) || !jfr_cur_long(&m.cur, &v) ||
         !jfr_cur_long(&m.cur, &md->pub.metadata_id)) {
-        s = fail(&m, "header truncated");
+        s = fail_at(&m, p, "header truncated");
         goto out;
     }
+    const uint8_t *at = m.cur.p;
     if (!jfr_cur_count(&m.cur, &nstr) || nstr > (size_t)(end - m.cur.p)) {
-        s = fail(&m, "string count out of range");
+        s = fail_at(&m, at, "string count out of range");
         goto out;
     }
     m.str = jfr__calloc(a, (size_t)(nstr ? nstr : 1) * sizeof *m.str);
@@ -528,6 +549,7 @@ out:
     jfr__free(a, m.nodes, (size_t)m.capnodes * sizeof(node));
     jfr__free(a, m.attrs, (size_t)m.capattrs * sizeof(uint32_t));
     if (s) {
+        *err_off = m.err_at ? (uint64_t)(m.err_at - p) : UINT64_MAX;
         jfr__metadata_free(a, md);
         return s;
     }
