@@ -13,8 +13,8 @@
  * For each case:
  *   - the status is the one below; an error's message names chunk 1 and a
  *     byte offset, exact where the table gives one ("@+8": the header's size
- *     field, "@record": the bad record, "@meta": the metadata record), else
- *     inside the hostile chunk; the detail text ("expect") is checked too;
+ *     field, "@record": the bad record, "@meta": the first byte of the
+ *     metadata record that cannot be decoded), else inside the hostile chunk; the detail text ("expect") is checked too;
  *   - chunk 0 is delivered intact: the transcript starts with the clean run's;
  *   - "skip": with on_error CONTINUE the parser goes on and chunk 2 is
  *     delivered, equal to the clean run but for offsets and chunk number;
@@ -238,6 +238,9 @@ static void emit_metadata(sbuf *out, const hspec *h) {
     sel_free(root);
 }
 
+/* Where in the metadata record (from its type id) the bad bytes start. */
+static size_t g_md_bad;
+
 /* Hand-made metadata records: what synth.h's writer cannot produce. */
 static void emit_bad_metadata(sbuf *out, enum md_mode mode) {
     sbuf b = {0};
@@ -246,6 +249,7 @@ static void emit_bad_metadata(sbuf *out, enum md_mode mode) {
     sb_long(&b, 0);
     sb_long(&b, 1);
     if (mode == MD_VARINT10) { /* string count: 10 varint bytes */
+        g_md_bad = b.n;
         for (int i = 0; i < 9; i++)
             sb_u8(&b, 0x80);
         sb_u8(&b, 0x01);
@@ -254,6 +258,7 @@ static void emit_bad_metadata(sbuf *out, enum md_mode mode) {
     }
     sb_str_utf8(&b, "root");
     if (mode == MD_LONG_STRING) { /* 2^20 bytes declared, a few present */
+        g_md_bad = b.n;
         sb_u8(&b, 3);
         sb_int(&b, 1u << 20);
         sb_raw(&b, "meta", 4);
@@ -264,10 +269,13 @@ static void emit_bad_metadata(sbuf *out, enum md_mode mode) {
         sb_int(&b, 0);
         sb_int(&b, 1); /* one attribute: key index 1, value index 7 of 2 */
         sb_int(&b, 1);
+        g_md_bad = b.n;
         sb_int(&b, 7);
         sb_int(&b, 0);
     } else if (mode == MD_DEEP) { /* 100000 nested elements, one child each */
         for (int i = 0; i < 100000; i++) {
+            if (i == 17) /* the first element deeper than 16 */
+                g_md_bad = b.n;
             sb_int(&b, 1);
             sb_int(&b, 0);
             sb_int(&b, 1);
@@ -465,7 +473,7 @@ typedef struct hcase {
     jfr_status want;      /* status of the run (JFR_OK: no error at all) */
     int64_t err_at;       /* exact error offset relative to the hostile chunk;
                              -1: any offset inside it; -2: the tail record;
-                             -3: the metadata record (the first record) */
+                             -3: the bad bytes of the metadata record */
     bool skip;            /* on_error CONTINUE: chunk 2 is delivered */
     size_t peak;          /* bound on peak allocated bytes */
     double secs;          /* bound on one run's wall time */
@@ -566,8 +574,8 @@ static int run_case(const hcase *c) {
         want_off = (int64_t)h0 + c->err_at;
     else if (c->err_at == -2)
         want_off = (int64_t)(h0 + tail_off);
-    else if (c->err_at == -3)
-        want_off = (int64_t)h0 + 68;
+    else if (c->err_at == -3) /* header, 4-byte record size */
+        want_off = (int64_t)(h0 + 68 + 4 + g_md_bad);
     if (c->want != JFR_OK)
         snprintf(want_err, sizeof want_err, "ERR %s chunk 1 at byte ", jfr_status_name(c->want));
 
