@@ -196,11 +196,13 @@ static jfr_status index_checkpoint(jfr_parser *p, const rec *r) {
                         !c->compressed, pb->data, JFR_POOL_TAG};
     }
     const uint8_t *rstart = cur.p - (r->payload - r->pos);
-#define CUR_OFF() abs_off(p, r->pos + (uint64_t)(cur.p - rstart))
+#define OFF_OF(q) abs_off(p, r->pos + (uint64_t)((q) - rstart))
+#define CUR_OFF() OFF_OF(cur.p)
     uint64_t v, npools;
     uint8_t b;
     bool ok = jfr_cur_long(&cur, &v) && jfr_cur_long(&cur, &v) && jfr_cur_long(&cur, &v);
     ok = ok && (c->compressed ? jfr_cur_varint(&cur, &v) : jfr_cur_u8(&cur, &b));
+    const uint8_t *at_n = cur.p; /* errors point at the count or id at fault */
     if (!ok || !jfr_cur_int(&cur, &npools)) {
         jfr__fail(p, JFR_BAD_CHECKPOINT, abs_off(p, r->pos), "checkpoint header truncated");
         return JFR_BAD_CHECKPOINT;
@@ -208,25 +210,28 @@ static jfr_status index_checkpoint(jfr_parser *p, const rec *r) {
     /* counts are checked against the bytes left, so that a hostile count
      * says so instead of running into the record's end */
     if (npools > (uint64_t)(cur.end - cur.p)) {
-        jfr__fail(p, JFR_BAD_CHECKPOINT, CUR_OFF(),
+        jfr__fail(p, JFR_BAD_CHECKPOINT, OFF_OF(at_n),
                   "%llu constant pools cannot fit in the record", (unsigned long long)npools);
         return JFR_BAD_CHECKPOINT;
     }
     for (uint32_t i = 0; i < npools; i++) {
         uint64_t tid, n;
-        if (!jfr_cur_long(&cur, &tid) || !jfr_cur_int(&cur, &n)) {
+        const uint8_t *at_tid = cur.p;
+        bool ok_tid = jfr_cur_long(&cur, &tid);
+        at_n = cur.p;
+        if (!ok_tid || !jfr_cur_int(&cur, &n)) {
             jfr__fail(p, JFR_BAD_CHECKPOINT, CUR_OFF(),
                       "pool %u of checkpoint truncated", i);
             return JFR_BAD_CHECKPOINT;
         }
         const jfr_type *t = jfr__md_type_by_id(c->md, tid);
         if (!t) {
-            jfr__fail(p, JFR_BAD_CHECKPOINT, CUR_OFF(),
+            jfr__fail(p, JFR_BAD_CHECKPOINT, OFF_OF(at_tid),
                       "constant pool of unknown type id %llu", (unsigned long long)tid);
             return JFR_BAD_CHECKPOINT;
         }
         if (n > (uint64_t)(cur.end - cur.p)) {
-            jfr__fail(p, JFR_BAD_CHECKPOINT, CUR_OFF(),
+            jfr__fail(p, JFR_BAD_CHECKPOINT, OFF_OF(at_n),
                       "pool %s: %llu entries cannot fit in the record", t->name,
                       (unsigned long long)n);
             return JFR_BAD_CHECKPOINT;
@@ -256,6 +261,7 @@ static jfr_status index_checkpoint(jfr_parser *p, const rec *r) {
     }
     return JFR_OK;
 #undef CUR_OFF
+#undef OFF_OF
 }
 
 /* Walk the unit's records once: validate sizes, find the metadata, index the
