@@ -14,7 +14,8 @@
  *   - the status is the one below; an error's message names chunk 1 and a
  *     byte offset, exact where the table gives one ("@+8": the header's size
  *     field, "@record": the bad record, "@meta": the first byte of the
- *     metadata record that cannot be decoded), else inside the hostile chunk; the detail text ("expect") is checked too;
+ *     metadata record that cannot be decoded, "@count", "@string": the
+ *     checkpoint's count or string at fault), else inside the hostile chunk; the detail text ("expect") is checked too;
  *   - chunk 0 is delivered intact: the transcript starts with the clean run's;
  *   - "skip": with on_error CONTINUE the parser goes on and chunk 2 is
  *     delivered, equal to the clean run but for offsets and chunk number;
@@ -66,9 +67,9 @@
  * cli-cycles           exit 0                   `jfrstream print --json` of good +    -;   20 s
  *                                               cycles + good: 12 events, 14 kB
  * array-count-2^31     OK                       all; the array reads BAD_EVENT        1 MiB; 1 s
- * pool-count-2^31      BAD_CHECKPOINT           "2147483648 entries cannot fit":      1 MiB; 1 s
+ * pool-count-2^31      BAD_CHECKPOINT @count    "2147483648 entries cannot fit":      1 MiB; 1 s
  *                                               chunk 0; skip: chunk 2
- * npools-2^31          BAD_CHECKPOINT           "2147483648 constant pools cannot     1 MiB; 1 s
+ * npools-2^31          BAD_CHECKPOINT @count    "2147483648 constant pools cannot     1 MiB; 1 s
  *                                               fit": chunk 0; skip: chunk 2
  * string-long-event    OK                       all; a string declared 40 bytes in a  1 MiB; 1 s
  *                                               16-byte event reads on into the next
@@ -76,7 +77,7 @@
  * string-past-chunk    OK                       all; 2^20 bytes declared: the string  1 MiB; 1 s
  *                                               (and the stack after it) read
  *                                               BAD_STRING
- * string-long-pool     BAD_CHECKPOINT           chunk 0; skip: chunk 2                1 MiB; 1 s
+ * string-long-pool     BAD_CHECKPOINT @string   chunk 0; skip: chunk 2                1 MiB; 1 s
  * string-long-meta     BAD_METADATA @meta       chunk 0; skip: chunk 2                1 MiB; 1 s
  * meta-string-index    BAD_METADATA @meta       "string index 7 out of range (2       1 MiB; 1 s
  *                                               strings)": chunk 0; skip: chunk 2
@@ -304,6 +305,10 @@ static void put_pool(sbuf *b, uint64_t type, uint32_t n) {
     sb_int(b, n);
 }
 
+/* The checkpoint record's offset in its chunk, and where in the record
+ * (from its type id) the bad bytes start. */
+static size_t g_cp_off, g_cp_bad;
+
 static void emit_checkpoint(sbuf *out, enum cp_mode mode) {
     sbuf b = {0};
     bool cyc = mode == CP_CYCLES;
@@ -313,6 +318,7 @@ static void emit_checkpoint(sbuf *out, enum cp_mode mode) {
     sb_long(&b, 0);
     sb_var(&b, 1);
     if (mode == CP_NPOOLS) {
+        g_cp_bad = b.n;
         sb_int(&b, 1u << 31);
         put_pool(&b, 22, 1);
         sb_long(&b, 7);
@@ -323,9 +329,11 @@ static void emit_checkpoint(sbuf *out, enum cp_mode mode) {
     }
     sb_int(&b, 9);
     /* String */
-    if (mode == CP_POOL_COUNT)
-        put_pool(&b, 22, 1u << 31);
-    else
+    if (mode == CP_POOL_COUNT) {
+        sb_long(&b, 22);
+        g_cp_bad = b.n;
+        sb_int(&b, 1u << 31);
+    } else
         put_pool(&b, 22, cyc ? 4 : mode == CP_MANY ? 1 + MANY : 1);
     if (mode == CP_VARINT10) { /* key: 10 varint bytes (9 used, the 10th is the value) */
         for (int i = 0; i < 9; i++)
@@ -335,6 +343,7 @@ static void emit_checkpoint(sbuf *out, enum cp_mode mode) {
         sb_long(&b, 7);
     }
     if (mode == CP_LONG_STRING) {
+        g_cp_bad = b.n;
         sb_u8(&b, 3);
         sb_int(&b, 4096);
         sb_raw(&b, "pooled", 6);
@@ -455,6 +464,7 @@ static void build_chunk(sbuf *out, const hspec *h, size_t *tail_off) {
         emit_metadata(&body, h);
     else
         emit_bad_metadata(&body, h->md);
+    g_cp_off = 68 + body.n;
     emit_checkpoint(&body, h->cp);
     for (int k = 0; k < 4; k++)
         emit_event(&body, h, k, k == 1); /* the hostile event: not the last */
@@ -473,7 +483,8 @@ typedef struct hcase {
     jfr_status want;      /* status of the run (JFR_OK: no error at all) */
     int64_t err_at;       /* exact error offset relative to the hostile chunk;
                              -1: any offset inside it; -2: the tail record;
-                             -3: the bad bytes of the metadata record */
+                             -3: the bad bytes of the metadata record;
+                             -4: the bad bytes of the checkpoint */
     bool skip;            /* on_error CONTINUE: chunk 2 is delivered */
     size_t peak;          /* bound on peak allocated bytes */
     double secs;          /* bound on one run's wall time */
@@ -576,6 +587,8 @@ static int run_case(const hcase *c) {
         want_off = (int64_t)(h0 + tail_off);
     else if (c->err_at == -3) /* header, 4-byte record size */
         want_off = (int64_t)(h0 + 68 + 4 + g_md_bad);
+    else if (c->err_at == -4)
+        want_off = (int64_t)(h0 + g_cp_off + 4 + g_cp_bad);
     if (c->want != JFR_OK)
         snprintf(want_err, sizeof want_err, "ERR %s chunk 1 at byte ", jfr_status_name(c->want));
 
@@ -908,10 +921,10 @@ static const hcase cases[] = {
     {.name = "array-count-2^31", .spec = {.ev = EV_ARRAY_2_31}, .want = JFR_OK, .err_at = 0,
      .skip = false, .peak = MIB, .secs = 1,
      .expect = ",],},!err15} stack2["},
-    {.name = "pool-count-2^31", .spec = {.cp = CP_POOL_COUNT}, .want = JFR_BAD_CHECKPOINT, .err_at = -1,
+    {.name = "pool-count-2^31", .spec = {.cp = CP_POOL_COUNT}, .want = JFR_BAD_CHECKPOINT, .err_at = -4,
      .skip = true, .peak = MIB, .secs = 1,
      .expect = "pool java.lang.String: 2147483648 entries cannot fit in the record"},
-    {.name = "npools-2^31", .spec = {.cp = CP_NPOOLS}, .want = JFR_BAD_CHECKPOINT, .err_at = -1,
+    {.name = "npools-2^31", .spec = {.cp = CP_NPOOLS}, .want = JFR_BAD_CHECKPOINT, .err_at = -4,
      .skip = true, .peak = MIB, .secs = 1,
      .expect = "2147483648 constant pools cannot fit in the record"},
     {.name = "string-long-event", .spec = {.ev = EV_LONG_STRING}, .want = JFR_OK, .err_at = 0,
@@ -920,7 +933,7 @@ static const hcase cases[] = {
     {.name = "string-past-chunk", .spec = {.ev = EV_LONG_STRING_PAST}, .want = JFR_OK, .err_at = 0,
      .skip = false, .peak = MIB, .secs = 1,
      .expect = "{1001/1001,1/1,!err11} stack!11"},
-    {.name = "string-long-pool", .spec = {.cp = CP_LONG_STRING}, .want = JFR_BAD_CHECKPOINT, .err_at = -1,
+    {.name = "string-long-pool", .spec = {.cp = CP_LONG_STRING}, .want = JFR_BAD_CHECKPOINT, .err_at = -4,
      .skip = true, .peak = MIB, .secs = 1,
      .expect = "pool java.lang.String entry 0: value does not match its type"},
     {.name = "string-long-meta", .spec = {.md = MD_LONG_STRING}, .want = JFR_BAD_METADATA, .err_at = -3,
