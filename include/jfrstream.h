@@ -482,6 +482,15 @@ typedef struct jfr_options {
      * live chunk is lost). Each failed candidate is scanned again from its
      * second byte, so no later chunk is lost to a false one. */
     bool resync;
+    /* Most bytes the parser may hold at once, all of its memory included
+     * (the chunk buffer, pools and their indexes, metadata, caches, the
+     * replay and scratch buffers, and the workers of `threads`); 0 = no
+     * limit. An allocation past it fails like one the system refused, but
+     * is reported as JFR_LIMIT ("max_memory N bytes: ...") with the chunk and
+     * offset; with on_error continuing, the next chunk starts afresh. A
+     * finished chunk needs about its size plus its indexes (1e6 pool entries:
+     * ~80 bytes each), a live one its pools plus one flush segment. */
+    uint64_t max_memory;
     /* EXPERIMENTAL: helper threads for whole finished chunks (0 or 1: none,
      * the default). See "Parallel preparation" below. */
     unsigned threads;
@@ -536,6 +545,9 @@ uint64_t jfr_parser_bytes(const jfr_parser *p);      /* bytes taken       */
 uint64_t jfr_parser_errors(const jfr_parser *p);     /* errors reported   */
 uint64_t jfr_parser_skipped(const jfr_parser *p);    /* bytes skipped by
                                                         resynchronisation */
+/* Bytes the parser holds now (and, in *peak if not NULL, the most it held):
+ * every allocation made through its allocator, parallel workers included. */
+uint64_t jfr_parser_memory(const jfr_parser *p, uint64_t *peak);
 
 /* The current chunk's metadata (valid in callbacks), or NULL. */
 const jfr_metadata *jfr_parser_metadata(const jfr_parser *p);

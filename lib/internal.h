@@ -23,6 +23,18 @@ void *jfr__calloc(const jfr_allocator *a, size_t n);
 void *jfr__realloc(const jfr_allocator *a, void *p, size_t old_n, size_t new_n);
 void jfr__free(const jfr_allocator *a, void *p, size_t n);
 
+/* The allocator wrapper of a parser: counts its bytes, enforces
+ * jfr_options.max_memory (0: no limit). jfr__memcap_new replaces *a by the
+ * wrapper (the caller's allocator inside). */
+typedef struct jfr_memcap {
+    jfr_allocator inner;
+    uint64_t limit;
+    _Atomic uint64_t used, peak;
+    atomic_bool hit; /* an allocation was refused for the limit */
+} jfr_memcap;
+jfr_memcap *jfr__memcap_new(jfr_allocator *a, uint64_t limit);
+void jfr__memcap_free(jfr_memcap *m);
+
 /* Growable byte buffer. */
 typedef struct jfr_buf {
     uint8_t *data;
@@ -282,7 +294,8 @@ enum jfr_state { ST_HEADER, ST_BODY, ST_SKIP, ST_DISPATCH, ST_LIVE, ST_LIVE_DISP
 enum jfr_phase { PH_BEGIN, PH_INDEX, PH_META, PH_MAP, PH_RECORDS, PH_END, PH_DONE };
 
 struct jfr_parser {
-    jfr_options opt;
+    jfr_options opt;      /* opt.allocator: the memcap wrapper */
+    jfr_memcap *memcap;
     jfr_callbacks cb;
     void *user;
     int state;

@@ -15,9 +15,17 @@ jfr_parser *jfr_parser_new(const jfr_options *opts, const jfr_callbacks *cb, voi
         o = *opts;
     else
         jfr_options_init(&o);
-    jfr_parser *p = jfr__calloc(&o.allocator, sizeof *p);
-    if (!p)
+    /* from here on every allocation is counted (and capped: max_memory);
+     * copies of o.allocator, e.g. in parallel workers, share the count */
+    jfr_memcap *m = jfr__memcap_new(&o.allocator, o.max_memory);
+    if (!m)
         return NULL;
+    jfr_parser *p = jfr__calloc(&o.allocator, sizeof *p);
+    if (!p) {
+        jfr__memcap_free(m);
+        return NULL;
+    }
+    p->memcap = m;
     p->opt = o;
     if (!p->opt.max_chunk_size)
         p->opt.max_chunk_size = JFR_DEFAULT_MAX_CHUNK;
@@ -80,7 +88,9 @@ void jfr_parser_free(jfr_parser *p) {
     jfr__names_free(&a, &p->names);
     jfr__metadata_free(&a, p->md);
     jfr__arena_free(&a, &p->scratch);
+    jfr_memcap *m = p->memcap;
     jfr__free(&a, p, sizeof *p);
+    jfr__memcap_free(m);
 }
 
 void *jfr_parser_user(const jfr_parser *p) { return p ? p->user : NULL; }
@@ -93,6 +103,11 @@ uint64_t jfr_parser_chunks(const jfr_parser *p) { return p ? p->nchunks : 0; }
 uint64_t jfr_parser_bytes(const jfr_parser *p) { return p ? p->input_off : 0; }
 uint64_t jfr_parser_errors(const jfr_parser *p) { return p ? p->nerrors : 0; }
 uint64_t jfr_parser_skipped(const jfr_parser *p) { return p ? p->skipped : 0; }
+uint64_t jfr_parser_memory(const jfr_parser *p, uint64_t *peak) {
+    if (peak)
+        *peak = p ? atomic_load(&p->memcap->peak) : 0;
+    return p ? atomic_load(&p->memcap->used) : 0;
+}
 size_t jfr_parser_consumed(const jfr_parser *p) { return p ? p->consumed : 0; }
 const jfr_metadata *jfr_parser_metadata(const jfr_parser *p) {
     return p && p->chunk.md ? &p->chunk.md->pub : NULL;
@@ -144,9 +159,17 @@ bool jfr__fail(jfr_parser *p, jfr_status s, uint64_t offset, const char *fmt, ..
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    snprintf(p->msg, sizeof p->msg, "chunk %llu at byte %llu: %s: %s",
-             (unsigned long long)p->info.index, (unsigned long long)offset,
-             jfr_status_str(s), detail);
+    if (s == JFR_NOMEM && atomic_exchange(&p->memcap->hit, false)) {
+        /* refused by max_memory, not by the system: say so */
+        s = JFR_LIMIT;
+        snprintf(p->msg, sizeof p->msg, "chunk %llu at byte %llu: %s: max_memory %llu bytes: %s",
+                 (unsigned long long)p->info.index, (unsigned long long)offset,
+                 jfr_status_str(s), (unsigned long long)p->memcap->limit, detail);
+    } else {
+        snprintf(p->msg, sizeof p->msg, "chunk %llu at byte %llu: %s: %s",
+                 (unsigned long long)p->info.index, (unsigned long long)offset,
+                 jfr_status_str(s), detail);
+    }
     p->status = s;
     p->nerrors++;
     return false;

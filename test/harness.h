@@ -239,6 +239,7 @@ typedef struct run_cfg {
     bool resync;        /* jfr_options.resync (END line adds skipped=N) */
     talloc *alloc;      /* counting allocator, or NULL: libc */
     uint64_t max_chunk_size; /* jfr_options.max_chunk_size (0: default) */
+    uint64_t max_memory;     /* jfr_options.max_memory (0: none) */
 } run_cfg;
 
 typedef struct run_ctx {
@@ -356,6 +357,7 @@ static inline tlog run_parser(const uint8_t *buf, size_t len, run_cfg cfg) {
     o.threads = cfg.threads;
     o.resync = cfg.resync;
     o.max_chunk_size = cfg.max_chunk_size;
+    o.max_memory = cfg.max_memory;
     if (cfg.alloc)
         talloc_options(&o, cfg.alloc);
     jfr_parser *p = jfr_parser_new(&o, &cb, &r);

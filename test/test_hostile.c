@@ -94,6 +94,10 @@
  *                                               buffer the chunk" (fed by 4093) or
  *                                               "cannot grow the pool index" (whole,
  *                                               parsed in place): chunk 0
+ * pool-1e6-max-memory  LIMIT                    jfr_options.max_memory 32 MiB:     32 MiB; 20 s
+ *                                               "max_memory 33554432 bytes: ..."; the
+ *                                               peak stays under it; chunk 0; skip:
+ *                                               chunk 2
  * pool-1e6-maxchunk    CHUNK_TOO_LARGE @+8      max_chunk_size 1 MiB: chunk 0; skip:  1 MiB; 5 s
  *                                               chunk 2
  *
@@ -491,6 +495,7 @@ typedef struct hcase {
     bool big;             /* feed sizes 4093 and whole only */
     size_t cap;           /* allocator cap (0: none) */
     uint64_t max_chunk;   /* jfr_options.max_chunk_size (0: default) */
+    uint64_t max_memory;  /* jfr_options.max_memory (0: none) */
     void (*patch)(uint8_t *chunk, size_t len); /* raw edits of the hostile chunk */
     bool feed_dependent;  /* the error message depends on the feed size */
     const char *expect;   /* in every transcript (the error's detail, or a
@@ -544,6 +549,7 @@ static tlog run_one(const hcase *c, const uint8_t *in, size_t len, size_t feed, 
     bool threads = feed == SIZE_MAX;
     run_cfg cfg = {.feed = threads ? 0 : feed, .values = true, .stacks = true,
                    .skip_errors = skip, .alloc = ta, .max_chunk_size = c->max_chunk,
+                   .max_memory = c->max_memory,
                    .threads = threads ? 3 : 0};
     talloc_init(ta);
     ta->cap = c->cap;
@@ -963,6 +969,10 @@ static const hcase cases[] = {
      .skip = false, .peak = 8 * MIB, .secs = 20, .big = true,
      .cap = 8 * MIB, .feed_dependent = true,
      .expect = "ERR NOMEM chunk 1 at byte "},
+    {.name = "pool-1e6-max-memory", .spec = {.cp = CP_MANY}, .want = JFR_LIMIT, .err_at = -1,
+     .skip = true, .peak = 32 * MIB, .secs = 20, .big = true,
+     .max_memory = 32 * MIB, .feed_dependent = true,
+     .expect = "ERR LIMIT chunk 1 at byte "},
     {.name = "pool-1e6-maxchunk", .spec = {.cp = CP_MANY}, .want = JFR_CHUNK_TOO_LARGE, .err_at = 8,
      .skip = true, .peak = MIB, .secs = 5, .big = true,
      .max_chunk = MIB,

@@ -32,11 +32,14 @@ typedef struct cli_global {
     size_t feed_size;
     uint64_t seed;
     bool resync; /* --resync: jfr_options.resync */
+    uint64_t max_memory; /* --max-memory: jfr_options.max_memory */
 } cli_global;
 
 /* Try to take a global option at argv[*i] (advancing *i past its value).
  * Returns 1 if taken, 0 if argv[*i] is not a global option, -1 on a usage
  * error (already reported). */
+/* BYTES: a number with an optional K, M or G suffix (powers of 1024). */
+bool cli_parse_bytes(const char *s, uint64_t *out);
 int cli_take_global(cli_global *g, int argc, char **argv, int *i);
 
 /* The --help text. */

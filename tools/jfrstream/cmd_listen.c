@@ -30,24 +30,6 @@ typedef struct listen_ctx {
     uint64_t max_bytes, idle_ms;
 } listen_ctx;
 
-/* BYTES: a number with an optional K, M or G suffix (powers of 1024). */
-static bool parse_bytes(const char *s, uint64_t *out) {
-    char *end;
-    if (!s || *s < '0' || *s > '9')
-        return false;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    int shift = 0;
-    if (*end && !end[1])
-        shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : -1;
-    else if (*end)
-        shift = -1;
-    if (errno || shift < 0 || v > (UINT64_MAX >> shift))
-        return false;
-    *out = (uint64_t)v << shift;
-    return true;
-}
-
 /* One descriptor per connection: raise the soft limit toward the hard one so
  * that --max-connections can be reached (the usual soft limit is 1024). */
 static void raise_fd_limit(unsigned conns) {
@@ -221,7 +203,7 @@ int cmd_listen(cli_global *g, int argc, char **argv) {
             x.max_conns = (unsigned)n;
             i += 2;
         } else if (strcmp(a, "--max-bytes") == 0) {
-            if (!parse_bytes(v, &x.max_bytes)) {
+            if (!cli_parse_bytes(v, &x.max_bytes)) {
                 rc = cli_usage_error("listen: --max-bytes needs a byte count (K, M, G "
                                      "suffixes allowed; 0 = unlimited)");
                 goto out;
@@ -247,6 +229,7 @@ int cmd_listen(cli_global *g, int argc, char **argv) {
         }
     }
     x.app.o.resync = g->resync;
+    x.app.o.max_memory = g->max_memory;
     if (g->feed_mode != CLI_FEED_DEFAULT) {
         rc = cli_usage_error("listen: --feed-size applies to files only");
         goto out;

@@ -324,6 +324,7 @@ int cmd_tail(cli_global *g, int argc, char **argv) {
         goto out;
     }
     x.app.o.resync = g->resync;
+    x.app.o.max_memory = g->max_memory;
     if (g->feed_mode != CLI_FEED_DEFAULT) {
         rc = cli_usage_error("tail: --feed-size applies to files only");
         goto out;

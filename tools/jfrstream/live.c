@@ -278,6 +278,7 @@ void live_parser_config(const live_app *app, jfr_options *opts, jfr_callbacks *c
     opts->ordered = app->o.json;
     opts->jdk_time_base = true; /* the first chunk's time base, per source */
     opts->resync = app->o.resync;
+    opts->max_memory = app->o.max_memory;
     memset(cb, 0, sizeof *cb);
     cb->on_chunk_begin = on_chunk_begin;
     cb->on_metadata = on_metadata;

@@ -25,6 +25,7 @@ typedef struct live_opts {
     bool summary;         /* the summary table at the end */
     uint32_t stack_depth; /* --stack-depth (5) */
     bool resync;          /* the global --resync */
+    uint64_t max_memory;  /* the global --max-memory */
 } live_opts;
 
 typedef struct live_app live_app;

@@ -103,6 +103,24 @@ static int set_feed(cli_global *g, const char *v) {
     return 1;
 }
 
+/* BYTES: a number with an optional K, M or G suffix (powers of 1024). */
+bool cli_parse_bytes(const char *s, uint64_t *out) {
+    char *end;
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = 0;
+    if (*end && !end[1])
+        shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : -1;
+    else if (*end)
+        shift = -1;
+    if (errno || shift < 0 || v > (UINT64_MAX >> shift))
+        return false;
+    *out = (uint64_t)v << shift;
+    return true;
+}
+
 int cli_take_global(cli_global *g, int argc, char **argv, int *i) {
     const char *a = argv[*i];
     if (strcmp(a, "--feed-size") == 0) {
@@ -122,6 +140,15 @@ int cli_take_global(cli_global *g, int argc, char **argv, int *i) {
     if (strcmp(a, "--resync") == 0) {
         g->resync = true;
         *i += 1;
+        return 1;
+    }
+    if (strcmp(a, "--max-memory") == 0) {
+        if (*i + 1 >= argc || !cli_parse_bytes(argv[*i + 1], &g->max_memory) ||
+            g->max_memory == 0) {
+            cli_usage_error("--max-memory needs a byte count > 0 (K, M, G suffixes)");
+            return -1;
+        }
+        *i += 2;
         return 1;
     }
     return 0;
@@ -295,6 +322,7 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
     else
         jfr_options_init(&o);
     o.resync = g->resync;
+    o.max_memory = g->max_memory;
     jfr_parser *p = jfr_parser_new(&o, cb, user);
     if (!p) {
         cli_error("out of memory");
@@ -442,6 +470,10 @@ void cli_usage(FILE *out) {
         "                           end at a bad header or trust a damaged chunk's\n"
         "                           size; the skipped bytes are reported (offset,\n"
         "                           count)\n"
+        "  --max-memory BYTES       the most memory one parser may hold (K, M, G\n"
+        "                           suffixes): chunk buffer, pools, indexes,\n"
+        "                           caches; past it the chunk fails with a\n"
+        "                           'max_memory' error and the next one is tried\n"
         "  -h, --help               show this help\n"
         "  -V, --version            show the library version\n"
         "\n"
@@ -456,7 +488,7 @@ void cli_usage(FILE *out) {
 }
 
 int main(int argc, char **argv) {
-    cli_global g = {CLI_FEED_DEFAULT, 0, 1, false};
+    cli_global g = {CLI_FEED_DEFAULT, 0, 1, false, 0};
     if (!ob_init(&cli_out, STDOUT_FILENO, (size_t)1 << 20)) {
         fputs(CLI_NAME ": out of memory\n", stderr);
         return CLI_EXIT_ERROR;
