@@ -10,8 +10,10 @@
 # plain file, at several --feed-size values, from the file and from stdin.
 # Then damaged variants of a two-chunk file: truncated (stdout equals the
 # plain file's output cut at the same decompressed byte), a bad CRC/checksum
-# (all events out, then exit 1), flipped bytes (exit 1 and a message).
-# --producers: each DIR/*.jfr.gz read directly equals its gunzipped copy.
+# (all events out, then exit 1), flipped bytes (exit 1 and a message), a zip
+# without its directory (read from its local header).
+# --producers: each DIR/*.jfr.gz read directly equals its gunzipped copy
+# (summary; print --json too for those under 1 MB).
 set -uo pipefail
 producers=false
 if [ "${1:-}" = --producers ]; then
@@ -44,7 +46,11 @@ if $producers; then
     for gz in "$dir"/*.jfr.gz; do
         plain="$tmp/$(basename "$gz" .gz)"
         gunzip -c "$gz" >"$plain"
-        for cmd in summary "print --json"; do
+        cmds=(summary "print --json")
+        # print --json of the three files over 1 MB takes most of the time
+        # (a minute under the sanitizers): summary only for those
+        [ "$(stat -c %s "$gz")" -le 1000000 ] || cmds=(summary)
+        for cmd in "${cmds[@]}"; do
             # shellcheck disable=SC2086
             rc1=$(run "$tmp/ref" "$tmp/err1" $cmd "$plain")
             # shellcheck disable=SC2086
@@ -156,9 +162,7 @@ expect_bad() { # name file message-regex [full|truncated]
             # the good decompressed prefix: the output must equal that of the
             # plain file cut at the same byte
             n=$(sed -n 's/.*(after \([0-9]*\) decompressed bytes).*/\1/p' "$tmp/err" | head -1)
-            if [ "${4:-}" = nodir ]; then
-                ! grep -q '^      "type"' "$tmp/out" || { fail "$name ($src): events without a zip directory"; continue; }
-            elif [ -z "$truncated" ]; then
+            if [ -z "$truncated" ]; then
                 # damaged data decompresses to anything: at least the first
                 # chunk's events (the output of one copy) must be out
                 local want got
@@ -185,8 +189,9 @@ for fmt in gz zip lz4; do
     case $fmt in
     gz) expect_bad "truncated gzip" "$tmp/trunc.$fmt" "gzip data truncated at compressed byte [0-9]+" truncated ;;
     lz4) expect_bad "truncated lz4" "$tmp/trunc.$fmt" "lz4 data truncated at compressed byte [0-9]+" truncated ;;
-    # zip keeps its directory at its end: a truncated archive gives no event
-    zip) expect_bad "truncated zip" "$tmp/trunc.$fmt" "not a readable zip archive" nodir ;;
+    # zip keeps its directory at its end: a truncated archive is read from
+    # its first local header
+    zip) expect_bad "truncated zip" "$tmp/trunc.$fmt" "zip data truncated at compressed byte [0-9]+" truncated ;;
     esac
     # bytes flipped in the middle of the compressed data
     python3 - "$c" "$tmp/flip.$fmt" <<'EOF'
@@ -208,6 +213,10 @@ for src, dst, off in ((sys.argv[1], sys.argv[2], 8), (sys.argv[3], sys.argv[4], 
 EOF
 expect_bad "gzip bad CRC" "$tmp/crc.gz" "gzip data corrupt \(incorrect data check\)" full
 expect_bad "lz4 bad checksum" "$tmp/crc.lz4" "lz4 data corrupt .*[Cc]hecksum" full
+# a zip without its directory (the last 30 bytes cut): the whole entry from
+# its local header, then exit 1
+head -c $(($(stat -c %s "$tmp/two.zip") - 30)) "$tmp/two.zip" >"$tmp/nodir.zip"
+expect_bad "zip without its directory" "$tmp/nodir.zip" "zip archive damaged: its directory is unreadable" full
 # a zip without a *.jfr entry among several
 (cd "$tmp" && echo a >a.txt && echo b >b.txt && zip -q none.zip a.txt b.txt)
 rc=$(run "$tmp/out" "$tmp/err" summary "$tmp/none.zip")

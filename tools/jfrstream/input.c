@@ -42,6 +42,8 @@ struct cli_input {
     zip_t *za;
     zip_file_t *zf;
     uint64_t entry_size;
+    bool zip_raw; /* directory unreadable: first entry from its local header */
+    bool own_fd;  /* fd is ours to close (the zip fallback's) */
     /* a decoding error found with good bytes still to return: reported at
      * the next read, so that those bytes reach the parser first */
     bool failed;
@@ -121,6 +123,13 @@ static long bad_data(cli_input *in, const char *what, size_t got) {
 
 static long gzip_read(cli_input *in, uint8_t *buf, size_t cap) {
     for (;;) {
+        if (in->zip_raw && in->z_member_end) {
+            /* the entry is whole, but the archive is still damaged */
+            cli_error("%s: zip archive damaged: its directory is unreadable (the first entry "
+                      "ended well at compressed byte %llu, after %llu decompressed bytes)",
+                      in->name, (unsigned long long)in_offset(in), (unsigned long long)in->out);
+            return -1;
+        }
         if (!refill(in))
             return -1;
         size_t avail = in->in_len - in->in_pos;
@@ -190,6 +199,40 @@ static bool ends_with_jfr(const char *s) {
     return n >= 4 && strcasecmp(s + n - 4, ".jfr") == 0;
 }
 
+static unsigned le16(const uint8_t *p) { return (unsigned)p[0] | (unsigned)p[1] << 8; }
+
+/* The directory at the end is unreadable (a truncated or damaged archive):
+ * read the first entry from its local header as it streams (deflate, by
+ * zlib), so that the events before the damage still come out; the end of
+ * the entry is then reported as an error. Takes zfd on success. */
+static bool zip_local_open(cli_input *in, int zfd, const char *why) {
+    in->fd = zfd;
+    in->in_len = in->in_pos = 0;
+    in->in_read = 0;
+    in->in_eof = false;
+    if (lseek(zfd, 0, SEEK_SET) != 0 || !refill(in)) {
+        cli_error("%s: not a readable zip archive: %s", in->name, why);
+        return false;
+    }
+    const uint8_t *h = in->in;
+    size_t skip = in->in_len >= 30 ? 30 + le16(h + 26) + (size_t)le16(h + 28) : SIZE_MAX;
+    if (skip > in->in_len || memcmp(h, "PK\3\4", 4) != 0 || le16(h + 8) != 8) {
+        /* stored entries and others need the directory for their size */
+        cli_error("%s: not a readable zip archive: %s", in->name, why);
+        return false;
+    }
+    unsigned nlen = le16(h + 26);
+    cli_error("%s: zip archive damaged (%s): reading its first entry '%.*s' from its local header",
+              in->name, why, (int)(nlen > 200 ? 200 : nlen), (const char *)h + 30);
+    if (inflateInit2(&in->z, -15) != Z_OK) { /* raw deflate */
+        cli_error("%s: cannot start zlib", in->name);
+        return false;
+    }
+    in->z_ready = in->zip_raw = in->own_fd = true;
+    in->in_pos = skip;
+    return true;
+}
+
 /* A regular file at offset 0 is opened in place; anything else (a pipe) is
  * copied to an unlinked temporary file first: zip's directory is at its end. */
 static bool zip_open_fd(cli_input *in, const uint8_t *head, size_t n) {
@@ -223,7 +266,7 @@ static bool zip_open_fd(cli_input *in, const uint8_t *head, size_t n) {
             fclose(tmp);
             return false;
         }
-        zfd = dup(fileno(tmp));
+        zfd = dup(fileno(tmp)); /* the file lives on, unlinked, until zfd is closed */
         fclose(tmp);
         if (zfd >= 0)
             (void)lseek(zfd, 0, SEEK_SET);
@@ -232,16 +275,20 @@ static bool zip_open_fd(cli_input *in, const uint8_t *head, size_t n) {
         cli_error("%s: %s", in->name, strerror(errno));
         return false;
     }
-    int err = 0;
-    in->za = zip_fdopen(zfd, 0, &err);
+    int err = 0, zfd2 = dup(zfd); /* zip_fdopen takes its descriptor */
+    in->za = zfd2 < 0 ? NULL : zip_fdopen(zfd2, 0, &err);
     if (!in->za) {
+        if (zfd2 >= 0)
+            close(zfd2);
         zip_error_t ze;
         zip_error_init_with_code(&ze, err);
-        cli_error("%s: not a readable zip archive: %s", in->name, zip_error_strerror(&ze));
+        bool ok = zip_local_open(in, zfd, zip_error_strerror(&ze));
         zip_error_fini(&ze);
-        close(zfd);
-        return false;
+        if (!ok)
+            close(zfd);
+        return ok;
     }
+    close(zfd);
     return true;
 }
 
@@ -324,8 +371,9 @@ cli_input *cli_input_open(cli_input_format f, int fd, const char *name,
             cli_error("%s: cannot start lz4", name);
         break;
     case CLI_INPUT_ZIP:
-        ok = zip_open_fd(in, head, n) && zip_pick(in);
-        in->in_len = in->in_pos = 0;
+        ok = zip_open_fd(in, head, n) && (in->zip_raw || zip_pick(in));
+        if (!in->zip_raw)
+            in->in_len = in->in_pos = 0;
         break;
     default:
         break;
@@ -350,7 +398,7 @@ long cli_input_read(cli_input *in, uint8_t *buf, size_t cap) {
     case CLI_INPUT_LZ4:
         return lz4_read(in, buf, cap);
     case CLI_INPUT_ZIP:
-        return zip_read_entry(in, buf, cap);
+        return in->zip_raw ? gzip_read(in, buf, cap) : zip_read_entry(in, buf, cap);
     default:
         break;
     }
@@ -367,7 +415,7 @@ long cli_input_read(cli_input *in, uint8_t *buf, size_t cap) {
 }
 
 void cli_input_progress(const cli_input *in, uint64_t *done, uint64_t *total) {
-    if (in->fmt == CLI_INPUT_ZIP) {
+    if (in->fmt == CLI_INPUT_ZIP && !in->zip_raw) {
         *done = in->out;
         *total = in->entry_size;
     } else {
@@ -387,6 +435,8 @@ void cli_input_close(cli_input *in) {
         zip_fclose(in->zf);
     if (in->za)
         zip_discard(in->za);
+    if (in->own_fd)
+        close(in->fd);
     free(in->in);
     free(in);
 }
