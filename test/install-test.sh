@@ -75,8 +75,11 @@ else
     cp "$src/test/data/workload.jfr" "$tmp/repo/2026_01_01_00_00_00.jfr"
     n=$(LD_LIBRARY_PATH="$libdir" timeout 30 "$tmp/tail_repo" "$tmp/repo" 2000 | wc -l)
     want_n=$(echo "$want" | awk '{ s += $1 } END { print s }')
-    [ "$n" = "$want_n" ] && echo "ok: tail_repo built with pkg-config jfrstream-uv: $n events" ||
+    if [ "$n" = "$want_n" ]; then
+        echo "ok: tail_repo built with pkg-config jfrstream-uv: $n events"
+    else
         fail "tail_repo (installed library): $n events, want $want_n"
+    fi
 fi
 
 # ---------------------------------------------------------- installed CLI
@@ -111,8 +114,11 @@ else
             --json --summary --help --version "EXIT STATUS" gzip zip lz4; do
         grep -q -e "$w" "$tmp/man.txt" || missing="$missing $w"
     done
-    [ -z "$missing" ] && echo "ok: $how renders the man page without warnings ($(wc -l <"$tmp/man.txt") lines)" ||
+    if [ -z "$missing" ]; then
+        echo "ok: $how renders the man page without warnings ($(wc -l <"$tmp/man.txt") lines)"
+    else
         fail "man page lacks:$missing"
+    fi
 fi
 
 echo "install-test: $fails failures"
