@@ -203,7 +203,7 @@ for k in range(len(b) * 3 // 4, len(b) * 3 // 4 + 16):
     b[k] ^= 0x5a
 open(sys.argv[2], 'wb').write(b)
 EOF
-    expect_bad "corrupt $fmt" "$tmp/flip.$fmt" "(data corrupt|chunk [0-9]+ at byte [0-9]+)"
+    expect_bad "corrupt $fmt" "$tmp/flip.$fmt" "(gzip|zip|lz4) (entry )?data corrupt"
 done
 # a wrong checksum over good data: every event out, then exit 1
 python3 - "$tmp/two.gz" "$tmp/crc.gz" "$tmp/two.lz4" "$tmp/crc.lz4" <<'EOF'

@@ -414,6 +414,14 @@ long cli_input_read(cli_input *in, uint8_t *buf, size_t cap) {
     return read_some(in, buf, cap);
 }
 
+bool cli_input_check(cli_input *in, uint8_t *buf, size_t cap) {
+    /* a zip is always read from a regular file (a pipe's was copied) */
+    if (in->failed || in->fmt == CLI_INPUT_ZIP ||
+        (in->fmt != CLI_INPUT_PLAIN && in->file_size > 0))
+        return cli_input_read(in, buf, cap) >= 0;
+    return true;
+}
+
 void cli_input_progress(const cli_input *in, uint64_t *done, uint64_t *total) {
     if (in->fmt == CLI_INPUT_ZIP && !in->zip_raw) {
         *done = in->out;

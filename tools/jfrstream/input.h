@@ -5,13 +5,16 @@
  * (04 22 4d 18); a plain JFR file starts with "FLR\0". The format is found by
  * these magic bytes, not by the file name. Decompression streams: memory is a
  * few fixed buffers however large the input (a zip read from a pipe is first
- * copied to an unlinked temporary file, as zip keeps its directory at its end).
+ * copied to an unlinked temporary file, as zip keeps its directory at its end;
+ * a zip whose directory is unreadable, e.g. truncated, is read from its first
+ * local header, and reported as damaged at the end).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #ifndef JFRSTREAM_CLI_INPUT_H
 #define JFRSTREAM_CLI_INPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,6 +52,12 @@ cli_input *cli_input_open(cli_input_format f, int fd, const char *name,
  * decompressed offsets). Everything returned before the error is good data.
  */
 long cli_input_read(cli_input *in, uint8_t *buf, size_t cap);
+
+/* The parser gave up on the data: report the decoding error that explains
+ * it, if any: one already found with the last bytes returned, or, for a
+ * compressed regular file or any zip (where a read cannot block), one found
+ * in the next block (zip's CRC). Returns false when an error was reported. */
+bool cli_input_check(cli_input *in, uint8_t *buf, size_t cap);
 
 /* Progress: *done of *total units (compressed bytes read of the file size,
  * or bytes of a zip entry); *total is 0 when unknown (a pipe). */

@@ -284,9 +284,8 @@ static bool feed_input(feeder *f, slicer *sl, cli_input *in) {
         if (eof && have == 0)
             break;
     }
-    /* the parser gave up: if the decoder already knows the data is corrupt
-     * (a gzip CRC found with the last block), say so, as that is the cause */
-    if (ok && !eof && f->error && cli_input_read(in, buf, cap) < 0)
+    /* the parser gave up: corrupt compressed data may be the cause */
+    if (ok && !eof && f->error && !cli_input_check(in, buf, cap))
         ok = false;
     free(buf);
     return ok;
