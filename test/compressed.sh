@@ -219,6 +219,43 @@ expect_bad "lz4 bad checksum" "$tmp/crc.lz4" "lz4 data corrupt .*[Cc]hecksum" fu
 # its local header, then exit 1
 head -c $(($(stat -c %s "$tmp/two.zip") - 30)) "$tmp/two.zip" >"$tmp/nodir.zip"
 expect_bad "zip without its directory" "$tmp/nodir.zip" "zip archive damaged: its directory is unreadable" full
+# damage anywhere: each format of the small second file (or the first) cut
+# at 40 places and with 40 random bits flipped: exit 0 or 1 with a message,
+# never a crash, a hang or a sanitizer report
+small=${2:-$1}
+gzip -c "$small" >"$tmp/s.gz"
+cp "$small" "$tmp/s.jfr"
+(cd "$tmp" && zip -q s.zip s.jfr)
+lz4 -q -B4 "$small" "$tmp/s.lz4"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=99"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=99"
+for fmt in gz zip lz4; do
+    python3 - "$tmp/s.$fmt" "$tmp/dmg" <<'EOF'
+import os, random, sys
+b = open(sys.argv[1], 'rb').read()
+os.makedirs(sys.argv[2], exist_ok=True)
+r = random.Random(7)
+for i in range(40):
+    open(f'{sys.argv[2]}/cut{i}', 'wb').write(b[:4 + (len(b) - 4) * i // 40])
+    d = bytearray(b)
+    d[r.randrange(4, len(d))] ^= 1 << r.randrange(8)
+    open(f'{sys.argv[2]}/flip{i}', 'wb').write(d)
+EOF
+    bad=0 n=0
+    for d in "$tmp"/dmg/*; do
+        rc=0
+        timeout 30 "$bin" --feed-size random:3 print --json "$d" >/dev/null 2>"$tmp/err" || rc=$?
+        n=$((n + 1))
+        if [ "$rc" -gt 1 ] || grep -Eq 'Sanitizer|runtime error' "$tmp/err" ||
+            { [ "$rc" = 1 ] && ! grep -q '^jfrstream: ' "$tmp/err"; }; then
+            fail "damaged $fmt $(basename "$d"): exit $rc: $(head -c 300 "$tmp/err")"
+            bad=$((bad + 1))
+        fi
+    done
+    echo "ok: $n damaged $fmt copies of $(basename "$small"): exit 0/1, no crash ($bad bad)"
+    rm -rf "$tmp/dmg"
+done
+
 # a zip without a *.jfr entry among several
 (cd "$tmp" && echo a >a.txt && echo b >b.txt && zip -q none.zip a.txt b.txt)
 rc=$(run "$tmp/out" "$tmp/err" summary "$tmp/none.zip")

@@ -148,8 +148,11 @@ static long gzip_read(cli_input *in, uint8_t *buf, size_t cap) {
         in->z.avail_out = (uInt)(cap > UINT_MAX ? UINT_MAX : cap);
         uInt before = in->z.avail_out;
         int r = inflate(&in->z, Z_NO_FLUSH);
+        size_t pos = in->in_pos;
         in->in_pos = in->in_len - in->z.avail_in;
         size_t got = before - in->z.avail_out;
+        if (r == Z_BUF_ERROR && got == 0 && in->in_pos == pos)
+            return bad_data(in, "corrupt (no progress)", 0); /* never loop */
         if (r == Z_STREAM_END)
             in->z_member_end = true;
         else if (r != Z_OK && r != Z_BUF_ERROR) {
@@ -185,6 +188,8 @@ static long lz4_read(cli_input *in, uint8_t *buf, size_t cap) {
             return bad_data(in, what, dst);
         }
         in->lz_hint = r;
+        if (src == 0 && dst == 0)
+            return bad_data(in, "corrupt (no progress)", 0); /* never loop */
         if (dst > 0) {
             in->out += dst;
             return (long)dst;
