@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # install-test.sh — `meson install` gives a usable library, CLI and man page.
 #
-# usage: test/install-test.sh MESON BUILD_DIR SOURCE_DIR SANITIZE CC
+# usage: test/install-test.sh MESON BUILD_DIR SOURCE_DIR SANITIZE "CC..."
 #
 # Installs the build into a temporary --destdir, then, with pkg-config looking
 # only there (PKG_CONFIG_SYSROOT_DIR): compiles examples/count_events.c against
@@ -12,8 +12,9 @@
 # `man -l` (or groff) and no warning. SANITIZE is meson's b_sanitize, so
 # that programs built here link against sanitized libraries.
 set -uo pipefail
-[ $# -eq 5 ] || { echo "usage: $0 MESON BUILD_DIR SOURCE_DIR SANITIZE CC" >&2; exit 2; }
-meson=$1 build=$2 src=$3 sanitize=$4 cc=$5
+[ $# -eq 5 ] || { echo "usage: $0 MESON BUILD_DIR SOURCE_DIR SANITIZE \"CC...\"" >&2; exit 2; }
+meson=$1 build=$2 src=$3 sanitize=$4
+read -ra cc <<<"$5" # the compiler command, e.g. "ccache cc"
 command -v pkg-config >/dev/null || { echo "SKIP: no pkg-config"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -49,7 +50,7 @@ cflags=$(pkg-config --cflags --libs jfrstream) || { echo "FAIL: pkg-config jfrst
 echo "pkg-config --cflags --libs jfrstream: $cflags"
 case $cflags in *"$dest"*) ;; *) fail "pkg-config flags do not point into the install: $cflags" ;; esac
 # shellcheck disable=SC2086  # word splitting of the flags is meant
-if ! "$cc" -std=c11 -Wall -Wextra -Werror "${flags[@]}" -o "$tmp/count_events" \
+if ! "${cc[@]}" -std=c11 -Wall -Wextra -Werror "${flags[@]}" -o "$tmp/count_events" \
         "$src/examples/count_events.c" $cflags 2>"$tmp/cc.err"; then
     fail "count_events.c does not build against the installed library: $(cat "$tmp/cc.err")"
 else
@@ -67,7 +68,7 @@ fi
 # ---------------------------------------- tail_repo against jfrstream-uv
 uvflags=$(pkg-config --cflags --libs jfrstream-uv) || fail "pkg-config jfrstream-uv"
 # shellcheck disable=SC2086
-if ! "$cc" -std=c11 -Wall -Wextra -Werror "${flags[@]}" -o "$tmp/tail_repo" \
+if ! "${cc[@]}" -std=c11 -Wall -Wextra -Werror "${flags[@]}" -o "$tmp/tail_repo" \
         "$src/examples/tail_repo.c" $uvflags 2>"$tmp/cc.err"; then
     fail "tail_repo.c does not build against the installed library: $(cat "$tmp/cc.err")"
 else
