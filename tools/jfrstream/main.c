@@ -8,6 +8,8 @@
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "cli.h"
+#include "input.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +33,7 @@ static uint64_t cli_data_errors;
 void cli_error(const char *fmt, ...) {
     /* keep stdout and stderr roughly in order when both go to a terminal */
     ob_flush(&cli_out);
+    cli_progress_clear();
     va_list ap;
     va_start(ap, fmt);
     fputs(CLI_NAME ": ", stderr);
@@ -41,6 +44,7 @@ void cli_error(const char *fmt, ...) {
 
 void cli_data_error(const char *fmt, ...) {
     ob_flush(&cli_out);
+    cli_progress_clear();
     va_list ap;
     va_start(ap, fmt);
     fputs(CLI_NAME ": ", stderr);
@@ -244,6 +248,7 @@ static void feed_memory(feeder *f, slicer *sl, const uint8_t *data, size_t size)
 #endif
             feed(f, data + off, (size_t)k);
             off += (size_t)k;
+            cli_progress_update(off);
             size_t upto = off / page * page;
             if (upto > done) {
                 (void)madvise((void *)(uintptr_t)(data + done), upto - done, MADV_DONTNEED);
@@ -258,12 +263,13 @@ static void feed_memory(feeder *f, slicer *sl, const uint8_t *data, size_t size)
             k = size - off;
         feed(f, data + off, k);
         off += k;
+        cli_progress_update(off);
     }
 }
 
-/* Read fd to the end, feeding as the slicer says. Returns false on a read
- * error (reported). */
-static bool feed_fd(feeder *f, slicer *sl, int fd, const char *path) {
+/* Read the input to the end, feeding as the slicer says. Returns false on a
+ * read or decompression error (reported). */
+static bool feed_input(feeder *f, slicer *sl, cli_input *in) {
     size_t cap = READ_BLOCK;
     if (sl->mode == CLI_FEED_FIXED && sl->fixed > cap)
         cap = sl->fixed;
@@ -278,11 +284,8 @@ static bool feed_fd(feeder *f, slicer *sl, int fd, const char *path) {
     while (!f->stopped) {
         /* fill the buffer up to one slice (default mode: one read) */
         while (have < want && !eof) {
-            ssize_t n = read(fd, buf + have, cap - have);
+            long n = cli_input_read(in, buf + have, cap - have);
             if (n < 0) {
-                if (errno == EINTR)
-                    continue;
-                cli_error("%s: read error: %s", path, strerror(errno));
                 ok = false;
                 eof = true;
                 break;
@@ -290,6 +293,9 @@ static bool feed_fd(feeder *f, slicer *sl, int fd, const char *path) {
             if (n == 0)
                 eof = true;
             have += (size_t)n;
+            uint64_t done, total;
+            cli_input_progress(in, &done, &total);
+            cli_progress_update(done);
             if (sl->mode == CLI_FEED_DEFAULT)
                 break;
         }
@@ -310,6 +316,9 @@ static bool feed_fd(feeder *f, slicer *sl, int fd, const char *path) {
         if (eof && have == 0)
             break;
     }
+    /* the parser gave up: corrupt compressed data may be the cause */
+    if (ok && !eof && f->error && !cli_input_check(in, buf, cap))
+        ok = false;
     free(buf);
     return ok;
 }
@@ -356,12 +365,44 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
         map_size = (size_t)st.st_size;
         map = mmap(NULL, map_size, PROT_READ, MAP_PRIVATE, fd, 0);
     }
+    cli_input_format fmt = CLI_INPUT_PLAIN;
+    uint8_t head[4];
+    size_t nhead = 0;
+    if (map != MAP_FAILED) {
+        fmt = cli_input_detect(map, map_size);
+        if (fmt != CLI_INPUT_PLAIN) { /* compressed: read through the decoder */
+            munmap(map, map_size);
+            map = MAP_FAILED;
+        }
+    } else {
+        /* a pipe: its first bytes say the format, and are fed afterwards */
+        while (nhead < sizeof head) {
+            ssize_t n = read(fd, head + nhead, sizeof head - nhead);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break; /* a read error shows again at the next read */
+            nhead += (size_t)n;
+        }
+        fmt = cli_input_detect(head, nhead);
+    }
     if (map != MAP_FAILED) {
         (void)madvise(map, map_size, MADV_SEQUENTIAL);
+        cli_progress_begin(name, map_size);
         feed_memory(&f, &sl, map, map_size);
     } else {
-        read_ok = feed_fd(&f, &sl, fd, name);
+        cli_input *in = cli_input_open(fmt, fd, name, head, nhead);
+        if (in) {
+            uint64_t done, total;
+            cli_input_progress(in, &done, &total);
+            cli_progress_begin(name, total);
+            read_ok = feed_input(&f, &sl, in);
+            cli_input_close(in);
+        } else {
+            read_ok = false;
+        }
     }
+    cli_progress_end();
     if (!read_ok)
         f.error = true;
     /* always finish: it reports a truncated last chunk */
@@ -393,7 +434,9 @@ void cli_usage(FILE *out) {
         "       " CLI_NAME " tail [LIVE OPTIONS] [--exit-when-done] [--idle SECONDS] DIR|FILE\n"
         "\n"
         "Read a Java Flight Recorder file (FILE, or - for standard input), or\n"
-        "follow live JFR data from JVMs.\n"
+        "follow live JFR data from JVMs. FILE may be compressed with gzip, zip\n"
+        "or lz4 (recognised by its first bytes); of a zip archive, its single\n"
+        "entry or its first *.jfr entry is read.\n"
         "\n"
         "Commands:\n"
         "  summary FILE\n"
@@ -477,6 +520,9 @@ void cli_usage(FILE *out) {
         "  -h, --help               show this help\n"
         "  -V, --version            show the library version\n"
         "\n"
+        "When stderr is a terminal, a run over a file that lasts more than a\n"
+        "second shows a progress line there (erased at the end).\n"
+        "\n"
         "Exit status: 0 success, 1 input or parse error (output for good\n"
         "chunks is still printed), 2 usage error. listen and tail: 1 when any\n"
         "connection or tail ended with an error: damaged data, a read error, a\n"
@@ -493,6 +539,7 @@ int main(int argc, char **argv) {
         fputs(CLI_NAME ": out of memory\n", stderr);
         return CLI_EXIT_ERROR;
     }
+    cli_out.before_write = cli_progress_stdout; /* erase the progress line first */
     int i = 1;
     while (i < argc) {
         const char *a = argv[i];

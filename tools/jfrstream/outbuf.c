@@ -17,6 +17,7 @@ bool ob_init(outbuf *o, int fd, size_t cap) {
     o->cap = o->buf ? cap : 0;
     o->fd = fd;
     o->failed = false;
+    o->before_write = NULL;
     return o->buf != NULL;
 }
 
@@ -28,6 +29,8 @@ void ob_free(outbuf *o) {
 
 bool ob_flush(outbuf *o) {
     size_t off = 0;
+    if (o->len && o->before_write)
+        o->before_write();
     while (off < o->len && !o->failed) {
         ssize_t n = write(o->fd, o->buf + off, o->len - off);
         if (n < 0) {

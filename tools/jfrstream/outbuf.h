@@ -17,6 +17,7 @@ typedef struct outbuf {
     size_t cap;
     int fd;
     bool failed; /* a write error happened (EPIPE, ENOSPC, ...) */
+    void (*before_write)(void); /* if set, called before each write */
 } outbuf;
 
 /* Initialise with a heap buffer of `cap` bytes writing to `fd`. */
