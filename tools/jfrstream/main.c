@@ -370,6 +370,24 @@ void cli_usage(FILE *out) {
         "      The type system (types, fields, annotations) in the layout of\n"
         "      `jfr metadata`. --ids adds type ids; --per-chunk prints every\n"
         "      chunk's metadata separately, with ids and field flags.\n"
+        "  collapsed [PROFILE OPTIONS] FILE\n"
+        "      Folded stacks (\"frame;frame;frame weight\"), the input of\n"
+        "      flamegraph.pl and speedscope; frame names as async-profiler's\n"
+        "      converter writes them (pkg/Class.method_[j], ...).\n"
+        "  flamegraph [PROFILE OPTIONS] [--title TEXT] -o OUT.html FILE\n"
+        "      A self-contained interactive HTML flame graph (search, zoom).\n"
+        "  pprof [PROFILE OPTIONS] -o OUT.pb.gz FILE\n"
+        "      A gzip-compressed pprof profile (pprof, Pyroscope).\n"
+        "  Profile options:\n"
+        "      --event E   cpu (jdk.ExecutionSample, the default), alloc\n"
+        "                  (allocation events, weighted by bytes), lock\n"
+        "                  (jdk.JavaMonitorEnter, jdk.ThreadPark, weighted by\n"
+        "                  duration in ns), wall (jdk.NativeMethodSample), or\n"
+        "                  event type names; comma-separated\n"
+        "      --threads   a bottom frame per thread: [name tid=ID]\n"
+        "      --dot       pkg.Class.method instead of pkg/Class.method\n"
+        "      --count     weight every event 1\n"
+        "      -o FILE     output file (default: standard output)\n"
         "  listen [ADDR:PORT]\n"
         "      Accept JFR byte streams on a TCP socket, many connections at\n"
         "      once: the live stream of a JVM's FlightRecorderMXBean (see\n"
@@ -464,6 +482,12 @@ int main(int argc, char **argv) {
         rc = cmd_listen(&g, sub_argc, sub_argv);
     } else if (strcmp(cmd, "tail") == 0) {
         rc = cmd_tail(&g, sub_argc, sub_argv);
+    } else if (strcmp(cmd, "collapsed") == 0) {
+        rc = cmd_collapsed(&g, sub_argc, sub_argv);
+    } else if (strcmp(cmd, "flamegraph") == 0) {
+        rc = cmd_flamegraph(&g, sub_argc, sub_argv);
+    } else if (strcmp(cmd, "pprof") == 0) {
+        rc = cmd_pprof(&g, sub_argc, sub_argv);
     } else if (strcmp(cmd, "help") == 0) {
         cli_usage(stdout);
         rc = CLI_EXIT_OK;
