@@ -283,6 +283,8 @@ def main():
                     '--stack-depth 64` of the (single) FILE, e.g. test/data/workload.json')
     ap.add_argument('--feed-size', help='also pass --feed-size to jfrstream')
     ap.add_argument('--protoc-proto')
+    ap.add_argument('--pprof-tool', help='the pprof tool: `pprof -raw` must read the output '
+                    'and its samples must add up to the collapsed total')
     ap.add_argument('files', nargs='+')
     a = ap.parse_args()
     if not a.jfr and not a.json:
@@ -355,6 +357,21 @@ def main():
                 ok = ok and good
                 print('%s pprof: %s: %d samples, %d stacks' %
                       (label, 'equal' if good else 'DIFFERENT', nsamples, len(pf)))
+                if a.pprof_tool:
+                    r = subprocess.run([a.pprof_tool, '-raw', out], capture_output=True,
+                                       text=True)
+                    body = r.stdout.split('Samples:', 1)[-1].split('Locations', 1)[0]
+                    vals = [int(m.group(1)) for m in
+                            re.finditer(r'^\s+(-?\d+)(?:\s+-?\d+)*: ', body, re.M)]
+                    want_total = sum(exp.values())
+                    if r.returncode != 0 or len(vals) != nsamples or sum(vals) != want_total:
+                        print('%s pprof -raw: rc=%d, %d samples (want %d), total %d (want %d) %s'
+                              % (label, r.returncode, len(vals), nsamples, sum(vals),
+                                 want_total, r.stderr[-300:]))
+                        ok = False
+                    else:
+                        print('%s pprof -raw: %d samples, total %d' %
+                              (label, len(vals), sum(vals)))
                 if a.protoc_proto:
                     d = os.path.dirname(a.protoc_proto)
                     r = subprocess.run(['protoc', '--decode=perftools.profiles.Profile',

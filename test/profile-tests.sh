@@ -8,7 +8,8 @@
 # them (same stamp), else made here into WORKDIR/profile-recordings (cached
 # the same way). The reference `jfr` is JDK 25's when installed, else 17's.
 # pprof output is also decoded by `protoc` with Debian's profile.proto
-# (golang-github-google-pprof-dev) when both are installed.
+# (golang-github-google-pprof-dev) when both are installed, and read by the
+# real `pprof -raw` when it can be built offline (golang-go).
 # Exit: 0 equal, 1 differences, 77 skipped (no JDK).
 set -euo pipefail
 jfrstream=$(readlink -f "$1")
@@ -57,6 +58,21 @@ if command -v protoc >/dev/null 2>&1 && [ -f "$proto" ]; then
     args=(--protoc-proto "$proto")
 else
     echo "profile-tests: note: protoc or $proto absent: pprof checked by the python decoder only"
+fi
+# the real pprof tool, built offline from Debian's golang-go and
+# golang-github-google-pprof-dev (GOPATH mode), cached in WORKDIR
+gosrc=/usr/share/gocode
+if command -v go >/dev/null 2>&1 && [ -d "$gosrc/src/github.com/google/pprof" ]; then
+    if [ ! -x "$work/pprof-tool/pprof" ]; then
+        mkdir -p "$work/pprof-tool"
+        echo "profile-tests: building pprof from $gosrc"
+        GO111MODULE=off GOPATH=$gosrc GOCACHE="$work/pprof-tool/cache" GOFLAGS= \
+            go build -o "$work/pprof-tool/pprof" github.com/google/pprof ||
+            echo "profile-tests: note: could not build pprof"
+    fi
+    [ -x "$work/pprof-tool/pprof" ] && args+=(--pprof-tool "$work/pprof-tool/pprof")
+else
+    echo "profile-tests: note: golang-go or the pprof sources absent: no pprof -raw check"
 fi
 python3 "$here/profile-oracle.py" --jfrstream "$jfrstream" --jfr "$ref" "${args[@]}" \
     "$here/data/workload.jfr" "$rec"/*.jfr

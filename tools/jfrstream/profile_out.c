@@ -180,15 +180,21 @@ static void pb_msg(pb *w, uint32_t field, pb *sub) {
 
 /* profile.proto field numbers */
 enum {
-    P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_LOCATION = 4, P_FUNCTION = 5, P_STRING = 6,
+    P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_MAPPING = 3, P_LOCATION = 4, P_FUNCTION = 5, P_STRING = 6,
     P_TIME = 9, P_DURATION = 10, P_COMMENT = 13, P_DEFAULT_TYPE = 14
 };
 
 bool prof_write_pprof(const prof *p, outbuf *o) {
     const prof_node *n = p->nodes;
     pb w = {0}, sub = {0}, sub2 = {0};
-    prof_map locs = {0};
+    prof_map locs = {0}, ptree = {0};
     uint32_t nlocs = 0;
+    /* sample tree: per exact node its id there (pn[i].id); per sample-tree
+     * node its parent, location (or thread), weight and count */
+    struct {
+        uint32_t id, parent;
+        uint64_t what, weight, count;
+    } *pn = NULL;
     bool ok = false;
     /* string table: "" then every name (index = name id + 1), then ours */
     const char *type, *unit, *type2 = NULL;
@@ -198,10 +204,15 @@ bool prof_write_pprof(const prof *p, outbuf *o) {
     else if (!p->count && strcmp(unit, "nanoseconds") == 0)
         type2 = "contentions";
     const char *extra[] = {type, unit, "count", "thread", "Produced by jfrstream",
-                           type2 ? type2 : "samples"};
-    enum { S_TYPE, S_UNIT, S_COUNT, S_THREAD, S_COMMENT, S_TYPE2 };
+                           type2 ? type2 : "samples", "jfr"};
+    enum { S_TYPE, S_UNIT, S_COUNT, S_THREAD, S_COMMENT, S_TYPE2, S_MAPPING };
     uint64_t xbase = (uint64_t)p->nnames + 1;
 
+    /* one mapping with functions: the names are final, nothing to symbolize */
+    pb_uint(&sub, 1, 1);
+    pb_uint(&sub, 5, xbase + S_MAPPING);
+    pb_uint(&sub, 7, 1); /* has_functions */
+    pb_msg(&w, P_MAPPING, &sub);
     /* sample types */
     pb_uint(&sub, 1, xbase + S_TYPE);
     pb_uint(&sub, 2, xbase + S_UNIT);
@@ -226,6 +237,7 @@ bool prof_write_pprof(const prof *p, outbuf *o) {
                 goto out;
             /* Location{id, line{function_id = name + 1, line}} */
             pb_uint(&sub, 1, id);
+            pb_uint(&sub, 2, 1); /* mapping 1 */
             pb_uint(&sub2, 1, (uint64_t)n[i].name + 1);
             if (n[i].line > 0)
                 pb_uint(&sub2, 2, (uint64_t)n[i].line);
@@ -234,24 +246,47 @@ bool prof_write_pprof(const prof *p, outbuf *o) {
         }
         locid[i] = id;
     }
+    /* exact nodes that differ only by frame type have the same locations:
+     * fold them into one tree keyed by location ids (thread: name | 2^32) */
+    pn = calloc(p->nnodes, sizeof *pn);
+    if (!pn)
+        goto out;
+    uint32_t npn = 1;
+    for (uint32_t i = 1; i < p->nnodes; i++) {
+        uint64_t what = n[i].thread ? (uint64_t)n[i].name | 1ull << 32 : locid[i];
+        uint64_t k[4] = {pn[n[i].parent].id, what, 0, 0};
+        uint32_t j = prof_map_get(&ptree, k);
+        if (!j) {
+            j = npn++;
+            if (!prof_map_put(&ptree, k, j))
+                goto out;
+            pn[j].parent = pn[n[i].parent].id;
+            pn[j].what = what;
+        }
+        pn[i].id = j;
+    }
     for (uint32_t i = 0; i < p->nnodes; i++) {
-        if (n[i].self_count == 0)
+        pn[pn[i].id].weight += n[i].self_weight;
+        pn[pn[i].id].count += n[i].self_count;
+    }
+    for (uint32_t i = 0; i < npn; i++) {
+        if (pn[i].count == 0)
             continue;
-        uint32_t thread = 0;
-        for (uint32_t j = i; j != 0; j = n[j].parent) {
-            if (n[j].thread)
-                thread = j;
+        uint64_t thread = 0;
+        for (uint32_t j = i; j != 0; j = pn[j].parent) {
+            if (pn[j].what >> 32)
+                thread = (uint32_t)pn[j].what + 1ull;
             else
-                pb_varint(&sub2, locid[j]);
+                pb_varint(&sub2, pn[j].what);
         }
         pb_msg(&sub, 1, &sub2); /* packed location ids */
-        pb_varint(&sub2, n[i].self_weight);
+        pb_varint(&sub2, pn[i].weight);
         if (type2)
-            pb_varint(&sub2, n[i].self_count);
+            pb_varint(&sub2, pn[i].count);
         pb_msg(&sub, 2, &sub2); /* packed values */
         if (thread) {
             pb_uint(&sub2, 1, xbase + S_THREAD);
-            pb_uint(&sub2, 2, (uint64_t)n[thread].name + 1);
+            pb_uint(&sub2, 2, thread);
             pb_msg(&sub, 3, &sub2);
         }
         pb_msg(&w, P_SAMPLE, &sub);
@@ -303,7 +338,9 @@ bool prof_write_pprof(const prof *p, outbuf *o) {
     free(gz);
 out:
     free(locid);
+    free(pn);
     prof_map_free(&locs);
+    prof_map_free(&ptree);
     free(w.b);
     free(sub.b);
     free(sub2.b);
