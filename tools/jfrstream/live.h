@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "evjson.h"
+#include "profile.h"
 #include "summary.h"
 
 typedef struct live_opts {
@@ -24,6 +25,12 @@ typedef struct live_opts {
     bool json;            /* one event per line on stdout */
     bool summary;         /* the summary table at the end */
     uint32_t stack_depth; /* --stack-depth (5) */
+    /* profiles: --collapsed/--flamegraph/--pprof FILE, --profile-event E,
+     * --profile-threads, --window SECONDS (0: one profile at the end) */
+    const char *prof_collapsed, *prof_flame, *prof_pprof;
+    const char *prof_event;
+    bool prof_threads;
+    uint64_t window_ms;
 } live_opts;
 
 typedef struct live_app live_app;
@@ -68,6 +75,8 @@ struct live_app {
     uint64_t *snap;      /* event counts of each row at the last ticks */
     size_t capsnap;      /* rows covered by snap */
     uint64_t tsnap[8];   /* events_total at the last ticks */
+    prof *prof;          /* the profile being collected, or NULL */
+    uv_timer_t window_timer;
 };
 
 /* Take a shared option at argv[*i]: 1 taken (advanced), 0 not one, -1 usage

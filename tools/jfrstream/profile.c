@@ -278,8 +278,7 @@ bool prof_select(prof *p, const char *spec) {
 static int on_prof_event(jfr_parser *parser, const jfr_event *e, void *user) {
     (void)parser;
     prof_sub *s = user;
-    prof_add(s->owner, e);
-    (void)s;
+    prof_add(s->owner, e, 0);
     return s->owner->nomem ? JFR_CB_STOP : JFR_CB_CONTINUE;
 }
 
@@ -290,6 +289,21 @@ jfr_status prof_subscribe(prof *p, jfr_parser *parser) {
             return st;
     }
     return JFR_OK;
+}
+
+void prof_reset(prof *p) {
+    prof_map_clear(&p->child_map);
+    prof_map_clear(&p->stack_cache);
+    free(p->mnodes);
+    p->mnodes = NULL;
+    p->nmnodes = 0;
+    memset(&p->nodes[0], 0, sizeof p->nodes[0]);
+    p->nnodes = 1;
+    p->events = p->skipped = 0;
+    p->start_nanos = INT64_MAX;
+    p->end_nanos = INT64_MIN;
+    for (uint32_t i = 0; i < p->nsubs; i++)
+        p->subs[i].type = NULL;
 }
 
 void prof_chunk_begin(prof *p, const jfr_chunk_info *c) {
@@ -528,7 +542,7 @@ static uint64_t int_field(const jfr_event *e, int32_t idx) {
     return v.i < 0 ? 0 : (uint64_t)v.i;
 }
 
-void prof_add(prof *p, const jfr_event *e) {
+void prof_add(prof *p, const jfr_event *e, uint64_t source) {
     prof_sub *s = NULL;
     for (uint32_t i = 0; i < p->nsubs && !s; i++)
         if (p->subs[i].type == e->type)
@@ -598,9 +612,10 @@ void prof_add(prof *p, const jfr_event *e) {
         ckey = cv.key;
         cacheable = cacheable && cv.pooled;
     }
+    /* constant keys are per chunk of one source: the source is in the key */
     uint64_t k[4] = {sv.key, tkey, ckey,
                      (uint64_t)s->rule << 8 | (uint64_t)ctype << 2 | (uint64_t)have_class << 1 |
-                         have_thread};
+                         have_thread | source << 16};
     uint32_t leaf = cacheable ? prof_map_get(&p->stack_cache, k) : 0;
     if (!leaf) {
         jfr_stack stack;

@@ -138,6 +138,7 @@ struct prof {
     uint32_t *path;
     size_t path_cap;
     uint64_t events, skipped; /* events folded / without a stack trace */
+    uint64_t windows;         /* windows written (live)               */
     int64_t start_nanos, end_nanos; /* over all chunks seen             */
     bool nomem;
     char err[160];      /* first decode problem, "" if none            */
@@ -163,8 +164,14 @@ jfr_status prof_subscribe(prof *p, jfr_parser *parser);
 void prof_chunk_begin(prof *p, const jfr_chunk_info *c);
 void prof_chunk_end(prof *p);
 
-/* Fold one event (the callback jfr_parser_on installs calls this). */
-void prof_add(prof *p, const jfr_event *e);
+/* Fold one event (the callback prof_subscribe installs calls this with
+ * source 0). Several inputs may feed one profile: `source` (< 2^47, e.g. a
+ * pointer) tells their constant keys apart. */
+void prof_add(prof *p, const jfr_event *e, uint64_t source);
+
+/* Empty the profile for a new window, keeping the options, the selected
+ * types and the name table. */
+void prof_reset(prof *p);
 
 /* After the last event: totals and the merged tree. False on no memory. */
 bool prof_finish(prof *p);
