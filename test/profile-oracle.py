@@ -98,7 +98,10 @@ def fold(events, threads, dot):
                 path.append(('[tid=?]', 3))
             else:
                 nm = th['javaName'] if th['javaName'] is not None else th['osName']
-                path.append((nm if nm.startswith('[tid=') else '[%s tid=?]' % nm, 3))
+                # a name like async-profiler's "[tid=123]" is kept as it is
+                # (and its number hidden like ours)
+                path.append((re.sub(r'^\[tid=\d+\]$', '[tid=?]', nm) if nm.startswith('[tid=')
+                             else '[%s tid=?]' % nm, 3))
         for f in reversed(st['frames']):
             path.append((frame_name(f, dot), TYPES.get(f['type'], 1)))
         ctype, w = 2, 1

@@ -33,7 +33,7 @@ stamp="$(stat -c '%Y %s' "$here/java/Workload.java" "$here/gen-recordings.sh" | 
 stamp="$stamp $(printf '%s ' /usr/lib/jvm/*/) ${JDK17_HOME:-} ${JDK25_HOME:-}"
 rec=""
 for d in "$work/recordings" "$work/profile-recordings"; do
-    if [ -f "$d/.stamp" ] && [ "$(cat "$d/.stamp")" = "$stamp" ] && ls "$d"/*.jfr >/dev/null 2>&1; then
+    if [ -f "$d/.stamp" ] && [ "$(cat "$d/.stamp")" = "$stamp" ] && ls "$d"/*-profile.jfr >/dev/null 2>&1; then
         rec=$d
         break
     fi

@@ -321,13 +321,14 @@ live_src *live_src_new(live_app *app, const char *name) {
     s->row0 = s->row1 = SUM_NONE;
     app->conns++;
     app->conns_total++;
+    s->id = app->conns_total;
     return s;
 }
 
 static int on_prof_event(jfr_parser *p, const jfr_event *e, void *user) {
     (void)p;
     live_src *s = user;
-    prof_add(s->app->prof, e, (uint64_t)(uintptr_t)s >> 4);
+    prof_add(s->app->prof, e, s->id);
     return JFR_CB_CONTINUE;
 }
 

@@ -45,6 +45,7 @@ typedef struct live_src {
     size_t ntypes;       /* entries of want/rows */
     uint32_t row0, row1; /* rows of records 0 and 1 */
     uint64_t chunks, events;
+    uint64_t id;         /* 1, 2, ... in creation order (profile keys) */
     char lasterr[512];   /* last message printed from on_error */
     bool failed;         /* an error that makes the exit status 1 */
 } live_src;

@@ -165,8 +165,8 @@ void prof_chunk_begin(prof *p, const jfr_chunk_info *c);
 void prof_chunk_end(prof *p);
 
 /* Fold one event (the callback prof_subscribe installs calls this with
- * source 0). Several inputs may feed one profile: `source` (< 2^47, e.g. a
- * pointer) tells their constant keys apart. */
+ * source 0). Several inputs may feed one profile: `source` (a number
+ * below 2^47 per input) tells their constant keys apart. */
 void prof_add(prof *p, const jfr_event *e, uint64_t source);
 
 /* Empty the profile for a new window, keeping the options, the selected
