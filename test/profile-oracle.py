@@ -305,10 +305,16 @@ def main():
                     if stored is not None:
                         events = [e for e in stored if e['type'] in PROFILES[prof]]
                     else:
-                        js = subprocess.run([a.jfr, 'print', '--json', '--stack-depth', '4096',
-                                             '--events', ','.join(PROFILES[prof]), path],
-                                            check=True, capture_output=True).stdout
-                        events = json.loads(js)['recording']['events']
+                        r = subprocess.run([a.jfr, 'print', '--json', '--stack-depth', '4096',
+                                            '--events', ','.join(PROFILES[prof]), path],
+                                           capture_output=True)
+                        if r.returncode != 0:
+                            print('%s: not compared: jfr cannot read it: %s' %
+                                  (os.path.basename(path),
+                                   r.stderr.decode(errors='replace').strip()[:200]))
+                            cache[prof] = None
+                            continue
+                        events = json.loads(r.stdout)['recording']['events']
                     # a stack-trace key the chunk does not define: the JDK
                     # reuses an earlier chunk's value, jfrstream (like
                     # async-profiler, constants per chunk) has no stack
@@ -331,6 +337,8 @@ def main():
                         kept.append(e)
                     cache[prof] = kept
                 events = cache[prof]
+                if events is None:
+                    continue
                 threads, dot = '--threads' in opts, '--dot' in opts
                 want = fold(events, threads, dot)
                 got_text = subprocess.run(base + ['collapsed', '--event', prof] + opts +

@@ -107,19 +107,13 @@ static uint32_t name_intern(prof *p, const char *s, size_t len) {
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < len; i++)
         h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
-    for (uint64_t salt = 0;; salt++) {
-        uint64_t k[4] = {h, len, salt, 0};
-        uint32_t v = prof_map_get(&p->name_map, k);
-        if (!v)
-            break;
+    uint64_t k[4] = {h, len, 0, 0};
+    for (uint32_t v; (v = prof_map_get(&p->name_map, k)) != 0; k[2]++) {
         if (p->name_len[v - 1] == len && memcmp(prof_name(p, v - 1), s, len) == 0)
             return v - 1;
-        if (salt > 64)
+        if (k[2] > 64)
             return UINT32_MAX;
     }
-    uint64_t salt = 0, k[4] = {h, len, 0, 0};
-    while (prof_map_get(&p->name_map, k))
-        k[2] = ++salt;
     size_t cap32 = p->names_cap;
     if (len > UINT32_MAX / 2 || p->arena_len + len + 1 > UINT32_MAX ||
         !grow((void **)&p->arena, &p->arena_cap, p->arena_len + len + 1, 1))
