@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 /* ------------------------------------------------------------- hash map */
 
@@ -104,10 +105,7 @@ static bool grow(void **buf, size_t *cap, size_t need, size_t elem) {
  * of the 64-bit hash are resolved by comparing the strings (a salt moves
  * the colliding string to another key). */
 static uint32_t name_intern(prof *p, const char *s, size_t len) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
-    uint64_t k[4] = {h, len, 0, 0};
+    uint64_t k[4] = {XXH3_64bits(s, len), len, 0, 0};
     for (uint32_t v; (v = prof_map_get(&p->name_map, k)) != 0; k[2]++) {
         if (p->name_len[v - 1] == len && memcmp(prof_name(p, v - 1), s, len) == 0)
             return v - 1;

@@ -310,8 +310,8 @@ bool prof_write_pprof(const prof *p, outbuf *o) {
     }
     pb_uint(&w, P_COMMENT, xbase + S_COMMENT);
     pb_uint(&w, P_DEFAULT_TYPE, xbase + S_TYPE);
-    if (w.nomem || sub.nomem || sub2.nomem)
-        goto out;
+    if (w.nomem || sub.nomem || sub2.nomem || w.len > (size_t)UINT32_MAX / 2)
+        goto out; /* (one deflate call takes at most 4 GiB) */
 
     /* gzip (windowBits 15 + 16) in one call */
     z_stream z;
