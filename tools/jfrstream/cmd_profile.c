@@ -178,6 +178,12 @@ static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **a
         rc = CLI_EXIT_ERROR;
         goto done;
     }
+    /* the output is opened first: no parsing for nothing */
+    int fd = open_out(out);
+    if (fd < 0) {
+        rc = CLI_EXIT_ERROR;
+        goto done;
+    }
     jfr_callbacks cb = {.on_chunk_begin = on_chunk_begin,
                         .on_chunk_end = on_chunk_end,
                         .on_error = cli_on_error};
@@ -188,11 +194,8 @@ static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **a
     }
     if (!prof_finish(&pr)) {
         cli_error("out of memory");
-        rc = CLI_EXIT_ERROR;
-        goto done;
-    }
-    int fd = open_out(out);
-    if (fd < 0) {
+        if (fd != STDOUT_FILENO)
+            close(fd);
         rc = CLI_EXIT_ERROR;
         goto done;
     }
