@@ -29,7 +29,7 @@ def browser():
 
 def dump_dom(chrome, url, tmp):
     r = subprocess.run([chrome, '--headless', '--no-sandbox', '--disable-gpu',
-                        '--no-first-run', '--user-data-dir=' + os.path.join(tmp, 'profile'),
+                        '--no-first-run', '--disable-dev-shm-usage', '--user-data-dir=' + os.path.join(tmp, 'profile'),
                         '--window-size=1200,900', '--virtual-time-budget=5000', '--dump-dom',
                         url], capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
@@ -97,7 +97,7 @@ def main():
                 ok = False
             if shot and prof == 'cpu':
                 subprocess.run([chrome, '--headless', '--no-sandbox', '--disable-gpu',
-                                '--user-data-dir=' + os.path.join(tmp, 'profile'),
+                                '--disable-dev-shm-usage', '--user-data-dir=' + os.path.join(tmp, 'profile'),
                                 '--window-size=1400,900', '--virtual-time-budget=5000',
                                 '--screenshot=' + shot, 'file://' + out],
                                capture_output=True, timeout=120)
