@@ -125,5 +125,8 @@ int cmd_print(cli_global *g, int argc, char **argv);
 int cmd_metadata(cli_global *g, int argc, char **argv);
 int cmd_listen(cli_global *g, int argc, char **argv);
 int cmd_tail(cli_global *g, int argc, char **argv);
+int cmd_collapsed(cli_global *g, int argc, char **argv);
+int cmd_flamegraph(cli_global *g, int argc, char **argv);
+int cmd_pprof(cli_global *g, int argc, char **argv);
 
 #endif

@@ -6,6 +6,7 @@
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "live.h"
+#include "profile_out.h"
 
 #include <errno.h>
 #include <math.h>
@@ -58,6 +59,43 @@ int live_take_option(live_opts *o, const char *cmd, int argc, char **argv, int *
         }
         if (!cli_filter_add(&o->filter, cat, argv[*i + 1])) {
             cli_error("out of memory");
+            return -1;
+        }
+        *i += 2;
+        return 1;
+    }
+    const char **outp = strcmp(a, "--collapsed") == 0    ? &o->prof_collapsed
+                        : strcmp(a, "--flamegraph") == 0 ? &o->prof_flame
+                        : strcmp(a, "--pprof") == 0      ? &o->prof_pprof
+                        : strcmp(a, "--profile-event") == 0 ? &o->prof_event
+                                                          : NULL;
+    if (outp) {
+        if (*i + 1 >= argc) {
+            cli_usage_error("%s: missing value after %s", cmd, a);
+            return -1;
+        }
+        *outp = argv[*i + 1];
+        *i += 2;
+        if (outp == &o->prof_event) { /* check the words now: a usage error */
+            prof t;
+            prof_init(&t);
+            bool ok = prof_select(&t, o->prof_event);
+            if (!ok)
+                cli_usage_error("%s: --profile-event: %s", cmd, t.err);
+            prof_free(&t);
+            return ok ? 1 : -1;
+        }
+        return 1;
+    }
+    if (strcmp(a, "--profile-threads") == 0) {
+        o->prof_threads = true;
+        *i += 1;
+        return 1;
+    }
+    if (strcmp(a, "--window") == 0) {
+        if (*i + 1 >= argc || !live_parse_seconds(argv[*i + 1], &o->window_ms) ||
+            o->window_ms == 0) {
+            cli_usage_error("%s: --window needs a number of seconds > 0", cmd);
             return -1;
         }
         *i += 2;
@@ -145,6 +183,8 @@ static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     if (s->app->chunk_hook)
         s->app->chunk_hook(s->app, s);
     sum_chunk_begin(&s->app->stats, c, &s->row0, &s->row1);
+    if (s->app->prof)
+        prof_chunk_begin(s->app->prof, c);
     if (s->app->o.json)
         evjson_chunk_begin(&s->ej, c);
     return JFR_CB_CONTINUE;
@@ -246,6 +286,8 @@ static int on_chunk_end(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     live_src *s = src_of(user);
     s->chunks++;
     sum_chunk_end(&s->app->stats, c);
+    if (s->app->prof)
+        prof_chunk_end(s->app->prof);
     return JFR_CB_CONTINUE;
 }
 
@@ -301,11 +343,24 @@ live_src *live_src_new(live_app *app, const char *name) {
     s->row0 = s->row1 = SUM_NONE;
     app->conns++;
     app->conns_total++;
+    s->id = app->conns_total;
     return s;
+}
+
+static int on_prof_event(jfr_parser *p, const jfr_event *e, void *user) {
+    (void)p;
+    live_src *s = user;
+    prof_add(s->app->prof, e, s->id);
+    return JFR_CB_CONTINUE;
 }
 
 jfr_status live_src_subscribe(live_src *s, jfr_parser *p) {
     const live_app *app = s->app;
+    for (uint32_t i = 0; app->prof && i < app->prof->nsubs; i++) {
+        jfr_status st = jfr_parser_on(p, app->prof->subs[i].name, on_prof_event, s);
+        if (st)
+            return st;
+    }
     if (!literal_subscriptions(app))
         return JFR_OK;
     const cli_filter *f = &app->o.filter;
@@ -480,6 +535,31 @@ static void on_signal(uv_signal_t *h, int signum) {
     live_request_stop(app);
 }
 
+/* Write the profile outputs of the window that ends now and start a new
+ * one. A window without events is not written (the files keep the last
+ * one that had some); without --window the single profile always is. */
+static void write_window(live_app *app) {
+    prof *pr = app->prof;
+    if (app->o.window_ms && pr->events == 0 && !pr->err[0]) {
+        prof_reset(pr);
+        return;
+    }
+    char title[256];
+    snprintf(title, sizeof title, "jfrstream %s %s: %s, window %llu", app->cmd, app->where,
+             app->o.prof_event ? app->o.prof_event : "cpu", (unsigned long long)pr->windows + 1);
+    if (pr->err[0]) {
+        cli_error("profile: %s", pr->err);
+        pr->err[0] = '\0';
+    }
+    if (!prof_write_files(pr, app->o.prof_collapsed, app->o.prof_flame, app->o.prof_pprof,
+                          title))
+        app->failed = true;
+    pr->windows++;
+    prof_reset(pr);
+}
+
+static void on_window(uv_timer_t *t) { write_window(t->data); }
+
 bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *where) {
     app->loop = loop;
     app->cmd = cmd;
@@ -500,6 +580,26 @@ bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *wher
     app->view_timer.data = app;
     if (app->view)
         uv_timer_start(&app->view_timer, on_view, 1000, 1000);
+    uv_timer_init(loop, &app->window_timer);
+    app->window_timer.data = app;
+    if (app->o.prof_collapsed || app->o.prof_flame || app->o.prof_pprof) {
+        app->prof = malloc(sizeof *app->prof);
+        if (!app->prof)
+            return false;
+        prof_init(app->prof);
+        app->prof->threads = app->o.prof_threads;
+        if (app->prof->nomem ||
+            !prof_select(app->prof, app->o.prof_event ? app->o.prof_event : "cpu")) {
+            cli_error("%s: %s", cmd, app->prof->nomem ? "out of memory" : app->prof->err);
+            prof_free(app->prof);
+            free(app->prof);
+            app->prof = NULL;
+            app->failed = true;
+            return false;
+        }
+        if (app->o.window_ms)
+            uv_timer_start(&app->window_timer, on_window, app->o.window_ms, app->o.window_ms);
+    }
     return true;
 }
 
@@ -518,12 +618,17 @@ void live_finish(live_app *app) {
     app->stopping = true;
     uv_timer_stop(&app->view_timer);
     uv_close((uv_handle_t *)&app->view_timer, NULL);
+    uv_timer_stop(&app->window_timer);
+    uv_close((uv_handle_t *)&app->window_timer, NULL);
     uv_close((uv_handle_t *)&app->flusher, NULL);
     uv_close((uv_handle_t *)&app->sigint, NULL);
     uv_close((uv_handle_t *)&app->sigterm, NULL);
 }
 
 int live_report(live_app *app) {
+    /* the last (partial) window, or the whole run without --window */
+    if (app->prof)
+        write_window(app);
     if (app->o.summary) {
         /* with --json stdout holds only events: the table goes to stderr */
         outbuf err;
@@ -546,6 +651,11 @@ int live_report(live_app *app) {
 }
 
 void live_free(live_app *app) {
+    if (app->prof) {
+        prof_free(app->prof);
+        free(app->prof);
+        app->prof = NULL;
+    }
     sum_free(&app->stats);
     cli_filter_free(&app->o.filter);
     free(app->snap);

@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "evjson.h"
+#include "profile.h"
 #include "summary.h"
 
 typedef struct live_opts {
@@ -26,6 +27,12 @@ typedef struct live_opts {
     uint32_t stack_depth; /* --stack-depth (5) */
     bool resync;          /* the global --resync */
     uint64_t max_memory;  /* the global --max-memory */
+    /* profiles: --collapsed/--flamegraph/--pprof FILE, --profile-event E,
+     * --profile-threads, --window SECONDS (0: one profile at the end) */
+    const char *prof_collapsed, *prof_flame, *prof_pprof;
+    const char *prof_event;
+    bool prof_threads;
+    uint64_t window_ms;
 } live_opts;
 
 typedef struct live_app live_app;
@@ -40,6 +47,7 @@ typedef struct live_src {
     size_t ntypes;       /* entries of want/rows */
     uint32_t row0, row1; /* rows of records 0 and 1 */
     uint64_t chunks, events;
+    uint64_t id;         /* 1, 2, ... in creation order (profile keys) */
     char lasterr[512];   /* last message printed from on_error */
     bool failed;         /* an error that makes the exit status 1 */
 } live_src;
@@ -74,6 +82,8 @@ struct live_app {
     uint64_t *snap;      /* event counts of each row at the last ticks */
     size_t capsnap;      /* rows covered by snap */
     uint64_t tsnap[8];   /* events_total at the last ticks */
+    prof *prof;          /* the profile being collected, or NULL */
+    uv_timer_t window_timer;
 };
 
 /* Take a shared option at argv[*i]: 1 taken (advanced), 0 not one, -1 usage

@@ -452,6 +452,24 @@ void cli_usage(FILE *out) {
         "      The type system (types, fields, annotations) in the layout of\n"
         "      `jfr metadata`. --ids adds type ids; --per-chunk prints every\n"
         "      chunk's metadata separately, with ids and field flags.\n"
+        "  collapsed [PROFILE OPTIONS] FILE\n"
+        "      Folded stacks (\"frame;frame;frame weight\"), the input of\n"
+        "      flamegraph.pl and speedscope; frame names as async-profiler's\n"
+        "      converter writes them (pkg/Class.method_[j], ...).\n"
+        "  flamegraph [PROFILE OPTIONS] [--title TEXT] -o OUT.html FILE\n"
+        "      A self-contained interactive HTML flame graph (search, zoom).\n"
+        "  pprof [PROFILE OPTIONS] -o OUT.pb.gz FILE\n"
+        "      A gzip-compressed pprof profile (pprof, Pyroscope).\n"
+        "  Profile options:\n"
+        "      --event E   cpu (jdk.ExecutionSample, the default), alloc\n"
+        "                  (allocation events, weighted by bytes), lock\n"
+        "                  (jdk.JavaMonitorEnter, jdk.ThreadPark, weighted by\n"
+        "                  duration in ns), wall (jdk.NativeMethodSample), or\n"
+        "                  event type names; comma-separated\n"
+        "      --threads   a bottom frame per thread: [name tid=ID]\n"
+        "      --dot       pkg.Class.method instead of pkg/Class.method\n"
+        "      --count     weight every event 1\n"
+        "      -o FILE     output file (default: standard output)\n"
         "  listen [ADDR:PORT]\n"
         "      Accept JFR byte streams on a TCP socket, many connections at\n"
         "      once: the live stream of a JVM's FlightRecorderMXBean (see\n"
@@ -492,6 +510,15 @@ void cli_usage(FILE *out) {
         "                           flush segment in end-time order; timestamps\n"
         "                           with each connection's first chunk's time base\n"
         "  --stack-depth N          stack frames in --json (default 5)\n"
+        "  --collapsed FILE, --flamegraph FILE, --pprof FILE\n"
+        "                           write a profile (as the commands of those\n"
+        "                           names) of the events of all inputs: at the\n"
+        "                           end, or with --window every window\n"
+        "  --profile-event E        what to profile, as --event (default cpu)\n"
+        "  --profile-threads        a frame per thread, as --threads\n"
+        "  --window SECONDS         write the profile of each SECONDS window and\n"
+        "                           start a new one; each file is replaced\n"
+        "                           whole (written to FILE.tmp, renamed)\n"
         "  --summary                the summary table (as `summary`, over all\n"
         "                           connections) at the end: on stdout, or on\n"
         "                           stderr with --json\n"
@@ -573,6 +600,12 @@ int main(int argc, char **argv) {
         rc = cmd_listen(&g, sub_argc, sub_argv);
     } else if (strcmp(cmd, "tail") == 0) {
         rc = cmd_tail(&g, sub_argc, sub_argv);
+    } else if (strcmp(cmd, "collapsed") == 0) {
+        rc = cmd_collapsed(&g, sub_argc, sub_argv);
+    } else if (strcmp(cmd, "flamegraph") == 0) {
+        rc = cmd_flamegraph(&g, sub_argc, sub_argv);
+    } else if (strcmp(cmd, "pprof") == 0) {
+        rc = cmd_pprof(&g, sub_argc, sub_argv);
     } else if (strcmp(cmd, "help") == 0) {
         cli_usage(stdout);
         rc = CLI_EXIT_OK;

@@ -1,0 +1,348 @@
+/*
+ * profile_out.c — flame graph HTML and pprof (protobuf + gzip) output.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#include "profile_out.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "flame_html.h" /* generated from flame.html: flame_html[] */
+
+/* ------------------------------------------------------------ flame graph */
+
+/* A JSON/JS string literal, safe inside <script> (no "</", no U+2028). */
+static void js_string(outbuf *o, const char *s, size_t n) {
+    static const char hex[] = "0123456789abcdef";
+    ob_putc(o, '"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            ob_putc(o, '\\');
+            ob_putc(o, (char)c);
+        } else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7f) {
+            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            ob_write(o, u, 6);
+        } else if (c == 0xE2 && i + 2 < n && (unsigned char)s[i + 1] == 0x80 &&
+                   ((unsigned char)s[i + 2] == 0xA8 || (unsigned char)s[i + 2] == 0xA9)) {
+            ob_puts(o, (unsigned char)s[i + 2] == 0xA8 ? "\\u2028" : "\\u2029");
+            i += 2;
+        } else {
+            ob_putc(o, (char)c);
+        }
+    }
+    ob_putc(o, '"');
+}
+
+/* HTML text (for the title). */
+static void html_text(outbuf *o, const char *s) {
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': ob_puts(o, "&lt;"); break;
+        case '>': ob_puts(o, "&gt;"); break;
+        case '&': ob_puts(o, "&amp;"); break;
+        case '"': ob_puts(o, "&quot;"); break;
+        default: ob_putc(o, *s);
+        }
+    }
+}
+
+/* Write the template up to `mark`; returns the rest after it. */
+static const char *till(outbuf *o, const char *t, const char *mark) {
+    const char *at = strstr(t, mark);
+    if (!at)
+        at = t + strlen(t);
+    ob_write(o, t, (size_t)(at - t));
+    return *at ? at + strlen(mark) : at;
+}
+
+bool prof_write_flamegraph(const prof *p, outbuf *o, const char *title) {
+    const prof_mnode *m = p->mnodes;
+    const char *unit, *type;
+    prof_value_type(p, &type, &unit);
+    const char *t = flame_html;
+    t = till(o, t, "@TITLE@");
+    html_text(o, title);
+    t = till(o, t, "@DATA@");
+    ob_puts(o, "unit:");
+    js_string(o, unit, strlen(unit));
+    ob_puts(o, ",\n");
+    /* names: only those the merged tree uses, renumbered */
+    uint32_t *ren = malloc((size_t)(p->nnames ? p->nnames : 1) * sizeof *ren);
+    if (!ren)
+        return false;
+    memset(ren, 0xff, (size_t)p->nnames * sizeof *ren);
+    uint32_t nused = 0;
+    ob_puts(o, "names:[");
+    for (uint32_t i = 0; i < p->nmnodes; i++) {
+        uint32_t nm = m[i].name;
+        if (ren[nm] != UINT32_MAX)
+            continue;
+        ren[nm] = nused++;
+        if (nused > 1)
+            ob_putc(o, ',');
+        ob_putc(o, '\n');
+        js_string(o, prof_name(p, nm), p->name_len[nm]);
+    }
+    /* nodes in pre-order: name, type, total, child count */
+    ob_puts(o, "],\nnodes:[");
+    uint32_t cur = 0;
+    bool first = true;
+    while (true) {
+        uint32_t nkids = 0;
+        for (uint32_t c = m[cur].first_child; c; c = m[c].next_sibling)
+            nkids++;
+        if (!first)
+            ob_putc(o, ',');
+        first = false;
+        ob_putc(o, '\n');
+        ob_u64(o, ren[m[cur].name]);
+        ob_putc(o, ',');
+        ob_u64(o, cur == 0 ? 3 : prof_mtype(&m[cur]));
+        ob_putc(o, ',');
+        ob_u64(o, m[cur].total);
+        ob_putc(o, ',');
+        ob_u64(o, nkids);
+        if (m[cur].first_child) {
+            cur = m[cur].first_child;
+            continue;
+        }
+        while (cur && !m[cur].next_sibling)
+            cur = m[cur].parent;
+        if (!cur)
+            break;
+        cur = m[cur].next_sibling;
+    }
+    ob_puts(o, "]");
+    free(ren);
+    ob_puts(o, t);
+    return true;
+}
+
+/* ------------------------------------------------------------ protobuf */
+
+typedef struct pb {
+    uint8_t *b;
+    size_t len, cap;
+    bool nomem;
+} pb;
+
+static void pb_raw(pb *w, const void *s, size_t n) {
+    if (w->nomem)
+        return;
+    if (w->cap - w->len < n) {
+        size_t c = w->cap ? w->cap : 4096;
+        while (c - w->len < n)
+            c *= 2;
+        uint8_t *nb = realloc(w->b, c);
+        if (!nb) {
+            w->nomem = true;
+            return;
+        }
+        w->b = nb;
+        w->cap = c;
+    }
+    memcpy(w->b + w->len, s, n);
+    w->len += n;
+}
+
+static void pb_varint(pb *w, uint64_t v) {
+    uint8_t t[10];
+    size_t n = 0;
+    while (v >= 0x80) {
+        t[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    t[n++] = (uint8_t)v;
+    pb_raw(w, t, n);
+}
+
+static void pb_uint(pb *w, uint32_t field, uint64_t v) { /* wire type 0 */
+    pb_varint(w, (uint64_t)field << 3);
+    pb_varint(w, v);
+}
+
+static void pb_bytes(pb *w, uint32_t field, const void *s, size_t n) { /* wire type 2 */
+    pb_varint(w, (uint64_t)field << 3 | 2);
+    pb_varint(w, n);
+    pb_raw(w, s, n);
+}
+
+/* A sub-message built in `sub`, appended as field `field`, sub reset. */
+static void pb_msg(pb *w, uint32_t field, pb *sub) {
+    if (sub->nomem)
+        w->nomem = true;
+    pb_bytes(w, field, sub->b, sub->len);
+    sub->len = 0;
+}
+
+/* profile.proto field numbers */
+enum {
+    P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_MAPPING = 3, P_LOCATION = 4, P_FUNCTION = 5, P_STRING = 6,
+    P_TIME = 9, P_DURATION = 10, P_COMMENT = 13, P_DEFAULT_TYPE = 14
+};
+
+bool prof_write_pprof(const prof *p, outbuf *o) {
+    const prof_node *n = p->nodes;
+    pb w = {0}, sub = {0}, sub2 = {0};
+    prof_map locs = {0}, ptree = {0};
+    uint32_t nlocs = 0;
+    /* sample tree: per exact node its id there (pn[i].id); per sample-tree
+     * node its parent, location (or thread), weight and count */
+    struct {
+        uint32_t id, parent;
+        uint64_t what, weight, count;
+    } *pn = NULL;
+    bool ok = false;
+    /* string table: "" then every name (index = name id + 1), then ours */
+    const char *type, *unit, *type2 = NULL;
+    prof_value_type(p, &type, &unit);
+    if (!p->count && strcmp(unit, "bytes") == 0)
+        type2 = "alloc_objects";
+    else if (!p->count && strcmp(unit, "nanoseconds") == 0)
+        type2 = "contentions";
+    const char *extra[] = {type, unit, "count", "thread", "Produced by jfrstream",
+                           type2 ? type2 : "samples", "jfr"};
+    enum { S_TYPE, S_UNIT, S_COUNT, S_THREAD, S_COMMENT, S_TYPE2, S_MAPPING };
+    uint64_t xbase = (uint64_t)p->nnames + 1;
+
+    /* one mapping with functions: the names are final, nothing to symbolize */
+    pb_uint(&sub, 1, 1);
+    pb_uint(&sub, 5, xbase + S_MAPPING);
+    pb_uint(&sub, 7, 1); /* has_functions */
+    pb_msg(&w, P_MAPPING, &sub);
+    /* sample types */
+    pb_uint(&sub, 1, xbase + S_TYPE);
+    pb_uint(&sub, 2, xbase + S_UNIT);
+    pb_msg(&w, P_SAMPLE_TYPE, &sub);
+    if (type2) {
+        pb_uint(&sub, 1, xbase + S_TYPE2);
+        pb_uint(&sub, 2, xbase + S_COUNT);
+        pb_msg(&w, P_SAMPLE_TYPE, &sub);
+    }
+    /* samples: every exact node with events, its path leaf first */
+    uint32_t *locid = calloc(p->nnodes ? p->nnodes : 1, sizeof *locid);
+    if (!locid)
+        goto out;
+    for (uint32_t i = 1; i < p->nnodes; i++) {
+        if (n[i].thread)
+            continue;
+        uint64_t k[4] = {n[i].name, (uint32_t)n[i].line, 0, 0};
+        uint32_t id = prof_map_get(&locs, k);
+        if (!id) {
+            id = ++nlocs;
+            if (!prof_map_put(&locs, k, id))
+                goto out;
+            /* Location{id, line{function_id = name + 1, line}} */
+            pb_uint(&sub, 1, id);
+            pb_uint(&sub, 2, 1); /* mapping 1 */
+            pb_uint(&sub2, 1, (uint64_t)n[i].name + 1);
+            if (n[i].line > 0)
+                pb_uint(&sub2, 2, (uint64_t)n[i].line);
+            pb_msg(&sub, 4, &sub2);
+            pb_msg(&w, P_LOCATION, &sub);
+        }
+        locid[i] = id;
+    }
+    /* exact nodes that differ only by frame type have the same locations:
+     * fold them into one tree keyed by location ids (thread: name | 2^32) */
+    pn = calloc(p->nnodes, sizeof *pn);
+    if (!pn)
+        goto out;
+    uint32_t npn = 1;
+    for (uint32_t i = 1; i < p->nnodes; i++) {
+        uint64_t what = n[i].thread ? (uint64_t)n[i].name | 1ull << 32 : locid[i];
+        uint64_t k[4] = {pn[n[i].parent].id, what, 0, 0};
+        uint32_t j = prof_map_get(&ptree, k);
+        if (!j) {
+            j = npn++;
+            if (!prof_map_put(&ptree, k, j))
+                goto out;
+            pn[j].parent = pn[n[i].parent].id;
+            pn[j].what = what;
+        }
+        pn[i].id = j;
+    }
+    for (uint32_t i = 0; i < p->nnodes; i++) {
+        pn[pn[i].id].weight += n[i].self_weight;
+        pn[pn[i].id].count += n[i].self_count;
+    }
+    for (uint32_t i = 0; i < npn; i++) {
+        if (pn[i].count == 0)
+            continue;
+        uint64_t thread = 0;
+        for (uint32_t j = i; j != 0; j = pn[j].parent) {
+            if (pn[j].what >> 32)
+                thread = (uint32_t)pn[j].what + 1ull;
+            else
+                pb_varint(&sub2, pn[j].what);
+        }
+        pb_msg(&sub, 1, &sub2); /* packed location ids */
+        pb_varint(&sub2, pn[i].weight);
+        if (type2)
+            pb_varint(&sub2, pn[i].count);
+        pb_msg(&sub, 2, &sub2); /* packed values */
+        if (thread) {
+            pb_uint(&sub2, 1, xbase + S_THREAD);
+            pb_uint(&sub2, 2, thread);
+            pb_msg(&sub, 3, &sub2);
+        }
+        pb_msg(&w, P_SAMPLE, &sub);
+    }
+    /* functions: one per name (name 0, "all", is unused but harmless) */
+    for (uint32_t i = 1; i < p->nnames; i++) {
+        pb_uint(&sub, 1, (uint64_t)i + 1);
+        pb_uint(&sub, 2, (uint64_t)i + 1);
+        pb_uint(&sub, 3, (uint64_t)i + 1);
+        pb_msg(&w, P_FUNCTION, &sub);
+    }
+    pb_bytes(&w, P_STRING, "", 0);
+    for (uint32_t i = 0; i < p->nnames; i++)
+        pb_bytes(&w, P_STRING, prof_name(p, i), p->name_len[i]);
+    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
+        pb_bytes(&w, P_STRING, extra[i], strlen(extra[i]));
+    if (p->start_nanos != INT64_MAX) {
+        pb_uint(&w, P_TIME, (uint64_t)p->start_nanos);
+        if (p->end_nanos > p->start_nanos)
+            pb_uint(&w, P_DURATION, (uint64_t)(p->end_nanos - p->start_nanos));
+    }
+    pb_uint(&w, P_COMMENT, xbase + S_COMMENT);
+    pb_uint(&w, P_DEFAULT_TYPE, xbase + S_TYPE);
+    if (w.nomem || sub.nomem || sub2.nomem || w.len > (size_t)UINT32_MAX / 2)
+        goto out; /* (one deflate call takes at most 4 GiB) */
+
+    /* gzip (windowBits 15 + 16) in one call */
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        goto out;
+    uLong bound = deflateBound(&z, (uLong)w.len);
+    uint8_t *gz = malloc(bound);
+    if (!gz) {
+        deflateEnd(&z);
+        goto out;
+    }
+    z.next_in = w.b;
+    z.avail_in = (uInt)w.len;
+    z.next_out = gz;
+    z.avail_out = (uInt)bound;
+    int zr = deflate(&z, Z_FINISH);
+    size_t gzlen = bound - z.avail_out;
+    deflateEnd(&z);
+    if (zr == Z_STREAM_END) {
+        ob_write(o, (const char *)gz, gzlen);
+        ok = true;
+    }
+    free(gz);
+out:
+    free(locid);
+    free(pn);
+    prof_map_free(&locs);
+    prof_map_free(&ptree);
+    free(w.b);
+    free(sub.b);
+    free(sub2.b);
+    return ok;
+}

@@ -1,0 +1,48 @@
+/*
+ * profile_out.h — output formats of a finished profile (prof_finish done).
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#ifndef JFRSTREAM_CLI_PROFILE_OUT_H
+#define JFRSTREAM_CLI_PROFILE_OUT_H
+
+#include <stdbool.h>
+
+#include "outbuf.h"
+#include "profile.h"
+
+/*
+ * A self-contained HTML flame graph (no network: the script and style are
+ * inside, built from flame.html at compile time). The data are the merged
+ * tree of prof_write_collapsed: the same frames and weights. False on no
+ * memory.
+ */
+bool prof_write_flamegraph(const prof *p, outbuf *o, const char *title);
+
+/*
+ * A gzip-compressed pprof profile (perftools.profiles.Profile). One sample
+ * per distinct call path and line: locations are (function, line) leaf
+ * first, functions are the frame names without the type suffix (as
+ * async-profiler's jfr2pprof writes them), --threads frames become a
+ * "thread" label. Sample types: the weight of the collapsed output first
+ * (samples/count, alloc_space/bytes, delay/nanoseconds, events/count), then
+ * for allocations and locks the event count (alloc_objects/contentions,
+ * count). False on no memory or a zlib failure.
+ */
+bool prof_write_pprof(const prof *p, outbuf *o);
+
+/*
+ * Finish the profile and write each output given (NULL: not wanted):
+ * collapsed text, flame graph HTML, pprof. Each file is written to
+ * PATH.tmp and renamed over PATH, so a reader never sees a partial one.
+ * Errors are reported (cli_error); returns false on any.
+ */
+bool prof_write_files(prof *p, const char *collapsed, const char *flame, const char *pprof,
+                      const char *title);
+
+/* Shared by the commands: --event, --threads, --dot, --count at argv[*i].
+ * *taken tells whether it was one of those; returns a CLI exit status (0 or
+ * a usage error already reported). */
+int prof_options_take(prof *pr, const char *cmd, int argc, char **argv, int *i, bool *taken);
+
+#endif
