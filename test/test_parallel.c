@@ -224,6 +224,8 @@ static void vs(const tlog *ref, const uint8_t *buf, size_t len, const char *what
 /* One buffer, every configuration against the serial transcript. */
 static void check_buffer(const uint8_t *buf, size_t len, const char *what, enum level lv) {
     static const int pauses[] = {0, 1, 2, 5, 97};
+    if (lv == LV_FULL && test_scale() < 1)
+        lv = LV_HEAVY; /* scaled down (valgrind): the smaller matrix */
     for (int ordered = 0; ordered < 2; ordered++) {
         for (int sh = 0; sh < NSHAPES; sh++) {
             if (lv != LV_FULL && sh == SH_WALK)
@@ -428,8 +430,9 @@ static void robust_alloc(const uint8_t *buf, size_t len) {
     free(t.d);
     long total = atomic_load(&f.count);
     int bad = 0, nomem = 0;
-    long step = total > 300 ? total / 300 : 1;
-    for (long k = 1; k <= total + 1; k += (k < 300 ? 1 : step)) {
+    long points = (long)(300 * test_scale());
+    long step = total > points ? total / points : 1;
+    for (long k = 1; k <= total + 1; k += (k < points ? 1 : step)) {
         atomic_store(&f.count, 0);
         atomic_store(&f.fail_at, k);
         c.threads = 2 + (unsigned)(k % 3);
@@ -469,6 +472,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: test_parallel [--heavy | --robust SECONDS] FILE...\n");
         return 2;
     }
+    robust *= test_scale();
+    if (heavy && test_scale() < 1) /* scaled down (valgrind): the first files only */
+        argc = first + (int)((argc - first) * test_scale() + 1);
     uint8_t *cat = NULL, *rev = NULL;
     size_t catlen = 0;
     for (int i = first; i < argc; i++) {

@@ -69,7 +69,7 @@ def main():
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
-    js = sys.argv[1]
+    js = L.cli(sys.argv[1])
     work = tempfile.mkdtemp(prefix="jfrstream-cli-live-")
     wl = os.path.join(DATA, "workload.jfr")
     data = open(wl, "rb").read()
