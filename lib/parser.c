@@ -343,15 +343,19 @@ static jfr_status live_record_done(jfr_parser *p) {
     const uint8_t *r = p->segbuf.data + p->rec_start;
     jfr_cur cur = {r, p->segbuf.data + p->segbuf.len, !c->compressed, r, 0};
     uint64_t size, type, v, ctype = 0;
-    uint8_t b;
     if (!jfr_cur_int(&cur, &size) || !jfr_cur_long(&cur, &type) || type != 1)
         return JFR_OK;
     if (!jfr_cur_long(&cur, &v) || !jfr_cur_long(&cur, &v) || !jfr_cur_long(&cur, &v))
         return JFR_OK; /* malformed: index_unit reports it */
-    if (c->compressed ? !jfr_cur_varint(&cur, &ctype) : !jfr_cur_u8(&cur, &b))
-        return JFR_OK;
-    if (!c->compressed)
+    if (c->compressed) {
+        if (!jfr_cur_varint(&cur, &ctype))
+            return JFR_OK;
+    } else {
+        uint8_t b;
+        if (!jfr_cur_u8(&cur, &b))
+            return JFR_OK;
         ctype = b;
+    }
     bool end = (ctype & 1) != 0;
     uint64_t npools, tid, n, key, len;
     if ((ctype & 2) && jfr_cur_int(&cur, &npools) && npools >= 1 && jfr_cur_long(&cur, &tid) &&
