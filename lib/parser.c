@@ -618,7 +618,7 @@ jfr_status jfr_parser_finish(jfr_parser *p) {
     switch (p->state) {
     case ST_HEADER:
         if (!p->hdr_have)
-            return p->status == JFR_PAUSED ? JFR_OK : JFR_OK;
+            return JFR_OK; /* at a chunk boundary: a clean end */
         p->info.index = p->nchunks;
         missing = JFR_HEADER_SIZE - p->hdr_have;
         jfr__fail(p, JFR_TRUNCATED, p->input_off,
