@@ -14,16 +14,21 @@
  *   byte 3: bit 0 ordered, bit 1 jdk_time_base, bit 2 on_error returns STOP
  *           (else CONTINUE), bit 3 events not read (only the event view),
  *           bit 4 allocation failure at allocation 1 + (byte1 ^ byte2),
- *           bit 5 an empty feed between slices
+ *           bit 5 an empty feed between slices,
+ *           bits 6-7 jfr_options.threads = 1 + (bits % 3): 1, 2, 3 (whole
+ *           chunks within a slice are then prepared on helper threads,
+ *           lib/parallel.c; the allocator is then called under a lock)
  *
  * The invariant checked (abort on mismatch): the transcript of callbacks,
  * with every value read, is identical to that of the same options with the
- * data in one call and no pauses. With an allocation failure only the clean
+ * data in one call, no pauses and one thread. With an allocation failure only the clean
  * failure is checked (no crash, no leak).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "fuzz_common.h"
+
+#include <pthread.h>
 
 #define PREFIX 4
 
@@ -35,7 +40,31 @@ typedef struct plan {
     uint64_t pause_every;
     bool ordered, jdk_tb, stop_on_error, no_values, nomem, empty_feeds;
     size_t fail_at;
+    unsigned threads;
 } plan;
+
+/* fuzz_common.h's allocator under a lock: helper threads allocate too */
+static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *locked_alloc(void *ctx, size_t n) {
+    pthread_mutex_lock(&alloc_lock);
+    void *p = fa_alloc(ctx, n);
+    pthread_mutex_unlock(&alloc_lock);
+    return p;
+}
+
+static void *locked_realloc(void *ctx, void *ptr, size_t old, size_t n) {
+    pthread_mutex_lock(&alloc_lock);
+    void *p = fa_realloc(ctx, ptr, old, n);
+    pthread_mutex_unlock(&alloc_lock);
+    return p;
+}
+
+static void locked_free(void *ctx, void *ptr, size_t n) {
+    pthread_mutex_lock(&alloc_lock);
+    fa_free(ctx, ptr, n);
+    pthread_mutex_unlock(&alloc_lock);
+}
 
 static uint64_t next_rnd(uint64_t *s) {
     *s ^= *s >> 12;
@@ -51,6 +80,12 @@ static jfr_parser *make(const plan *pl, fuzz_alloc *a, fuzz_run *r, size_t len, 
     o.jdk_time_base = pl->jdk_tb;
     if (!ref && pl->nomem)
         a->fail_at = pl->fail_at;
+    if (!ref && pl->threads > 1) {
+        o.threads = pl->threads;
+        o.allocator.alloc_fn = locked_alloc;
+        o.allocator.realloc_fn = locked_realloc;
+        o.allocator.free_fn = locked_free;
+    }
     jfr_callbacks cb;
     fuzz_callbacks(&cb);
     fuzz_run_init(r);
@@ -77,6 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pl.nomem = data[3] & 16;
     pl.empty_feeds = data[3] & 32;
     pl.fail_at = 1 + (size_t)(data[1] ^ data[2]);
+    pl.threads = 1 + (unsigned)(data[3] >> 6) % 3;
     const uint8_t *in = data + PREFIX;
     size_t len = size - PREFIX;
 
@@ -137,8 +173,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             fuzz_die("finish: %s sliced, %s in one call", jfr_status_name(fin),
                      jfr_status_name(ref_fin));
         if (sr.hash != ref_hash)
-            fuzz_die("transcript differs from the one-call transcript (mode %d, pause every %llu)",
-                     pl.mode, (unsigned long long)pl.pause_every);
+            fuzz_die("transcript differs from the one-call transcript (mode %d, pause every "
+                     "%llu, %u threads)",
+                     pl.mode, (unsigned long long)pl.pause_every, pl.threads);
     }
     jfr_parser_free(p);
     fuzz_check_freed(&sa);
