@@ -321,8 +321,8 @@ static void check_damage(const uint8_t *buf, size_t len, const char *what) {
     char w[200];
     int nerr = 0;
     for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
-        if (where[i] >= c2.size)
-            continue;
+        if (where[i] >= c2.size || (test_scale() < 1 && i != 1 && i != 3))
+            continue; /* scaled down (valgrind): the two flips that raise errors */
         memcpy(d, buf, len);
         size_t run_len = i == 4 ? 64 : 1;
         for (size_t k = 0; k < run_len && where[i] + k < c2.size; k++)
