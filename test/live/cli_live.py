@@ -218,7 +218,7 @@ def main():
         shutil.copy(nofinal, nf1)
         p = L.start([js, "tail", gone, "--exit-when-done"])
         err = L.Lines(p.stderr)
-        time.sleep(0.5)
+        L.wait_open(p, nf1, 20)
         os.unlink(nf1)
         rc = L.wait(p, 20, "tail")
         err.join()

@@ -101,6 +101,23 @@ def scale(n, least=1):
     return max(least, int(n * f))
 
 
+def wait_open(p, path, timeout):
+    """Wait until process p holds `path` open (/proc/PID/fd): a fixed sleep
+    is too short when the CLI runs under a slow wrapper such as valgrind."""
+    target = os.path.realpath(path)
+    fd_dir = "/proc/%d/fd" % p.pid
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and p.poll() is None:
+        try:
+            for fd in os.listdir(fd_dir):
+                if os.path.realpath(os.path.join(fd_dir, fd)) == target:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return False
+
+
 def cleanup():
     """Kill every child still running (each by its pid)."""
     for p in _children:
