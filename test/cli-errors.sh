@@ -60,6 +60,8 @@ fi
 rc=0
 "${bin[@]}" summary "$tmp/empty.jfr" >/dev/null 2>&1 || rc=$?
 echo "info: empty file -> exit $rc"
+# 99: test/valgrind.sh's status for a memory error or leak (JFRSTREAM_TEST_WRAPPER)
+[ "$rc" = 99 ] && { echo "FAIL: empty file: exit 99 (valgrind found an error)"; fails=$((fails + 1)); }
 
 size=$(stat -c %s "$file")
 head -c $((size / 2)) "$file" >"$tmp/half.jfr"
