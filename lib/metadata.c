@@ -151,7 +151,7 @@ static jfr_status read_element(mdparse *m, uint32_t depth, uint32_t *out) {
         return fail_at(m, at, "child count out of range");
     uint32_t prev = 0;
     for (uint32_t i = 0; i < nchild; i++) {
-        uint32_t ch;
+        uint32_t ch = 0; /* set when JFR_OK; analysers do not see that fail() is never OK */
         if ((s = read_element(m, depth + 1, &ch)))
             return s;
         if (prev)
@@ -178,9 +178,11 @@ static const char *attr(const mdparse *m, const node *n, const char *key) {
     return NULL;
 }
 
+/* NOLINTBEGIN(bugprone-macro-parentheses): c is the name of the loop variable */
 #define FOR_CHILDREN(m, n, c)                                                  \
     for (const node *c = (n)->child ? &(m)->nodes[(n)->child - 1] : NULL; c;   \
          c = c->next ? &(m)->nodes[c->next - 1] : NULL)
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 static bool parse_u64(const char *s, uint64_t *v) {
     if (!s || !*s)
@@ -371,7 +373,7 @@ jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
     for (uint32_t i = 0; i < nstr; i++)
         if ((s = read_string(&m, &m.str[i])))
             goto out;
-    uint32_t root;
+    uint32_t root = 0; /* as ch in read_element */
     if ((s = read_element(&m, 0, &root)))
         goto out;
 
@@ -528,8 +530,10 @@ jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
         if (md->types[i].id > maxid)
             maxid = md->types[i].id;
     if (ntypes && maxid < 65536) {
+        /* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
         md->by_id = jfr__calloc(a, (size_t)(maxid + 1) * sizeof *md->by_id);
         md->ev_by_id = jfr__calloc(a, (size_t)(maxid + 1) * sizeof *md->ev_by_id);
+        /* NOLINTEND(bugprone-sizeof-expression) */
         md->nby_id = (uint32_t)maxid + 1;
         if (!md->by_id || !md->ev_by_id) {
             s = JFR_NOMEM;
@@ -562,8 +566,10 @@ void jfr__metadata_free(const jfr_allocator *a, jfr_mdtab *m) {
         return;
     jfr__free(a, m->tinfo, (m->pub.ntypes ? m->pub.ntypes : 1) * sizeof(jfr_tinfo));
     jfr__free(a, m->id_slots, ((size_t)m->id_mask + 1) * sizeof(uint32_t));
+    /* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
     jfr__free(a, m->by_id, (size_t)m->nby_id * sizeof *m->by_id);
     jfr__free(a, m->ev_by_id, (size_t)m->nby_id * sizeof *m->ev_by_id);
+    /* NOLINTEND(bugprone-sizeof-expression) */
     jfr__arena_free(a, &m->arena);
     jfr__free(a, m, sizeof *m);
 }

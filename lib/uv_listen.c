@@ -138,6 +138,7 @@ static bool keep_pending(conn *c, const char *p, size_t n) {
         c->pending = q;
         c->cappending = cap;
     }
+    /* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker): p is NULL only when n is 0 */
     memmove(c->pending + c->npending, p, n);
     c->npending += n;
     return true;

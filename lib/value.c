@@ -251,6 +251,7 @@ static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
         if (!jfr_cur_be(cur, 1, &v))
             return JFR_BAD_EVENT;
         out->kind = JFR_KIND_INT;
+        /* NOLINTNEXTLINE(bugprone-signed-char-misuse,cert-str34-c): a Java byte is signed */
         out->i = (int8_t)(uint8_t)v;
         out->u = (uint8_t)v;
         return JFR_OK;

@@ -11,7 +11,9 @@ if [ $# -ne 2 ]; then
     echo "usage: $0 JFRSTREAM FILE.jfr" >&2
     exit 2
 fi
-bin=$1
+# JFRSTREAM_TEST_WRAPPER (e.g. test/valgrind.sh): a command put before ours
+# shellcheck disable=SC2206  # a command with options: split on purpose
+bin=(${JFRSTREAM_TEST_WRAPPER:-} "$1")
 file=$2
 if [ ! -f "$file" ]; then
     echo "SKIP: $file not found"
@@ -26,7 +28,7 @@ check() { # name, command...
     shift
     local t0 t1 rc=0
     t0=$(date +%s.%N)
-    "$bin" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+    "${bin[@]}" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
     t1=$(date +%s.%N)
     if [ "$rc" != 0 ]; then
         echo "FAIL: $name: exit $rc: $(head -c 300 "$tmp/err")"
@@ -44,7 +46,7 @@ check() { # name, command...
 for cmd in summary metadata "print --json --stack-depth 64"; do
     rc=0
     # shellcheck disable=SC2086  # $cmd is a command with options
-    "$bin" $cmd "$file" >"$tmp/ref" 2>"$tmp/err" || rc=$?
+    "${bin[@]}" $cmd "$file" >"$tmp/ref" 2>"$tmp/err" || rc=$?
     if [ "$rc" != 0 ]; then
         echo "FAIL: jfrstream $cmd $file: exit status $rc: $(head -c 300 "$tmp/err")"
         fails=$((fails + 1))
@@ -57,7 +59,7 @@ for cmd in summary metadata "print --json --stack-depth 64"; do
     done
     rc=0
     # shellcheck disable=SC2086
-    "$bin" $cmd - <"$file" >"$tmp/out" 2>"$tmp/err" || rc=$?
+    "${bin[@]}" $cmd - <"$file" >"$tmp/out" 2>"$tmp/err" || rc=$?
     if [ "$rc" != 0 ] || ! cmp -s "$tmp/out" "$tmp/ref"; then
         echo "FAIL: $cmd - (stdin): exit $rc, output $(cmp -s "$tmp/out" "$tmp/ref" && echo same || echo differs)"
         fails=$((fails + 1))

@@ -417,4 +417,12 @@ static inline uint8_t *read_file(const char *path, size_t *len) {
     return b;
 }
 
+/* JFRSTREAM_TEST_SCALE (0.1 under `meson test --setup valgrind`): the factor
+ * slow tests apply to their random and repetition budgets; 1 when unset. */
+static inline double test_scale(void) {
+    const char *e = getenv("JFRSTREAM_TEST_SCALE");
+    double f = e ? atof(e) : 1;
+    return f > 0 && f < 1 ? f : 1;
+}
+
 #endif

@@ -50,6 +50,7 @@ import json
 import math
 import os
 import re
+import shlex
 import struct
 import subprocess
 import sys
@@ -471,7 +472,8 @@ def errsum(text, lines=3):
 
 
 def jfrstream_cmd(args, rest):
-    cmd = [args.jfrstream]
+    # JFRSTREAM_TEST_WRAPPER (e.g. test/valgrind.sh): a command put before ours
+    cmd = shlex.split(os.environ.get("JFRSTREAM_TEST_WRAPPER", "")) + [args.jfrstream]
     if args.feed_size:
         cmd += ["--feed-size", args.feed_size]
     return cmd + rest

@@ -9,21 +9,27 @@
  *                       2 one byte per call;
  *                       3 one chunk per call (jfr_chunk_size_at), the rest
  *                         whole
- *   byte 2: a callback returns PAUSE every byte2-th callback (0: never); the
- *           rest of the slice is fed again after JFR_PAUSED (consumed())
+ *   byte 2: low 7 bits: a callback returns PAUSE every Nth callback (0:
+ *           never); the rest of the slice is fed again after JFR_PAUSED
+ *           (consumed()); bit 7 jfr_options.resync
  *   byte 3: bit 0 ordered, bit 1 jdk_time_base, bit 2 on_error returns STOP
  *           (else CONTINUE), bit 3 events not read (only the event view),
  *           bit 4 allocation failure at allocation 1 + (byte1 ^ byte2),
- *           bit 5 an empty feed between slices, bit 6 resync
+ *           bit 5 an empty feed between slices,
+ *           bits 6-7 jfr_options.threads = 1 + (bits % 3): 1, 2, 3 (whole
+ *           chunks within a slice are then prepared on helper threads,
+ *           lib/parallel.c; the allocator is then called under a lock)
  *
  * The invariant checked (abort on mismatch): the transcript of callbacks,
  * with every value read, is identical to that of the same options with the
- * data in one call and no pauses. With an allocation failure only the clean
- * failure is checked (no crash, no leak).
+ * data in one call, no pauses and one thread. With an allocation failure only
+ * the clean failure is checked (no crash, no leak).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "fuzz_common.h"
+
+#include <pthread.h>
 
 #define PREFIX 4
 
@@ -35,7 +41,11 @@ typedef struct plan {
     uint64_t pause_every;
     bool ordered, jdk_tb, stop_on_error, no_values, nomem, empty_feeds, resync;
     size_t fail_at;
+    unsigned threads;
 } plan;
+
+/* helper threads allocate too: the counting allocator under a lock */
+static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t next_rnd(uint64_t *s) {
     *s ^= *s >> 12;
@@ -52,6 +62,10 @@ static jfr_parser *make(const plan *pl, fuzz_alloc *a, fuzz_run *r, size_t len, 
     o.resync = pl->resync;
     if (!ref && pl->nomem)
         a->fail_at = pl->fail_at;
+    if (!ref && pl->threads > 1) {
+        o.threads = pl->threads;
+        a->lock = &alloc_lock;
+    }
     jfr_callbacks cb;
     fuzz_callbacks(&cb);
     fuzz_run_init(r);
@@ -70,15 +84,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pl.fixed = 1 + data[1] + 256 * (size_t)(data[0] >> 2);
     pl.k = (unsigned)(data[0] >> 2) % 17;
     pl.rng = data[1] * 0x9E3779B97F4A7C15ULL + 1;
-    pl.pause_every = data[2];
+    pl.pause_every = data[2] & 0x7f;
     pl.ordered = data[3] & 1;
     pl.jdk_tb = data[3] & 2;
     pl.stop_on_error = data[3] & 4;
     pl.no_values = data[3] & 8;
     pl.nomem = data[3] & 16;
     pl.empty_feeds = data[3] & 32;
-    pl.resync = data[3] & 64;
+    pl.resync = data[2] & 0x80;
     pl.fail_at = 1 + (size_t)(data[1] ^ data[2]);
+    pl.threads = 1 + (unsigned)(data[3] >> 6) % 3;
     const uint8_t *in = data + PREFIX;
     size_t len = size - PREFIX;
 
@@ -139,8 +154,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             fuzz_die("finish: %s sliced, %s in one call", jfr_status_name(fin),
                      jfr_status_name(ref_fin));
         if (sr.hash != ref_hash)
-            fuzz_die("transcript differs from the one-call transcript (mode %d, pause every %llu)",
-                     pl.mode, (unsigned long long)pl.pause_every);
+            fuzz_die("transcript differs from the one-call transcript (mode %d, pause every "
+                     "%llu, %u threads)",
+                     pl.mode, (unsigned long long)pl.pause_every, pl.threads);
     }
     jfr_parser_free(p);
     fuzz_check_freed(&sa);

@@ -96,6 +96,10 @@ def main():
         "seed-synthetic-nomem": bytes([1 | 8 << 2, 1, 40, 16]) + c[1],
         "seed-workload-small-random": bytes([1 | 14 << 2, 3, 97, 3]) + small,
         "seed-synthetic-head": bytes([0, 100, 0, 32]) + syn[:3000],
+        # byte 3 bits 6-7: 2 and 3 threads (whole chunks within a slice)
+        "seed-synthetic-whole-2threads": bytes([63 << 2, 255, 0, 1 | 1 << 6]) + syn,
+        "seed-synthetic-pause5-3threads": bytes([63 << 2, 255, 5, 1 | 2 << 6]) + syn,
+        "seed-synthetic-nomem-2threads": bytes([63 << 2, 255, 60, 16 | 1 << 6]) + syn,
     }
     # fuzz_live: [mode, flags] + data (the header is rewritten as live)
     live = {

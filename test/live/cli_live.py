@@ -70,7 +70,7 @@ def main():
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
-    js = sys.argv[1]
+    js = L.cli(sys.argv[1])
     work = tempfile.mkdtemp(prefix="jfrstream-cli-live-")
     wl = os.path.join(DATA, "workload.jfr")
     data = open(wl, "rb").read()
@@ -232,7 +232,7 @@ def main():
         shutil.copy(nofinal, nf1)
         p = L.start([js, "tail", gone, "--exit-when-done"])
         err = L.Lines(p.stderr)
-        time.sleep(0.5)
+        L.wait_open(p, nf1, 20)
         os.unlink(nf1)
         rc = L.wait(p, 20, "tail")
         err.join()

@@ -68,6 +68,7 @@ def main():
     ap.add_argument("--work", default=os.path.join(os.getcwd(), "live-work"))
     ap.add_argument("--capture")
     a = ap.parse_args()
+    a.jfrstream = L.cli(a.jfrstream)
     fails = []
     try:
         if a.capture:

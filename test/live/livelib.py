@@ -3,10 +3,12 @@
 Python 3 standard library only. Everything is bounded in time; every child
 process is started here and killed (by its own pid) when a test ends.
 """
+import atexit
 import fcntl
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -14,6 +16,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -72,6 +75,47 @@ def start(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subproc
     p = subprocess.Popen(args, stdin=stdin, stdout=stdout, stderr=stderr, **kw)
     _children.append(p)
     return p
+
+
+def cli(jfrstream):
+    """The command to start the jfrstream CLI with: JFRSTREAM_TEST_WRAPPER
+    (e.g. test/valgrind.sh, set by `meson test --setup valgrind`) becomes a
+    small script that runs it under that wrapper (one path, so every call
+    site stays [cli, args...]; exec keeps the pid the tests signal)."""
+    w = os.environ.get("JFRSTREAM_TEST_WRAPPER")
+    if not w:
+        return jfrstream
+    d = tempfile.mkdtemp(prefix="jfrstream-wrapped-")
+    atexit.register(shutil.rmtree, d, True)
+    path = os.path.join(d, "jfrstream")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\nexec %s %s \"$@\"\n" % (w, shlex.quote(os.path.abspath(jfrstream))))
+    os.chmod(path, 0o755)
+    return path
+
+
+def scale(n, least=1):
+    """n scaled by JFRSTREAM_TEST_SCALE (slow tools such as valgrind), at
+    least `least`."""
+    f = float(os.environ.get("JFRSTREAM_TEST_SCALE") or 1)
+    return max(least, int(n * f))
+
+
+def wait_open(p, path, timeout):
+    """Wait until process p holds `path` open (/proc/PID/fd): a fixed sleep
+    is too short when the CLI runs under a slow wrapper such as valgrind."""
+    target = os.path.realpath(path)
+    fd_dir = "/proc/%d/fd" % p.pid
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and p.poll() is None:
+        try:
+            for fd in os.listdir(fd_dir):
+                if os.path.realpath(os.path.join(fd_dir, fd)) == target:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return False
 
 
 def cleanup():

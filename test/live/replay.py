@@ -92,6 +92,7 @@ def main():
     ap.add_argument("--capture")
     ap.add_argument("--connections", type=int, default=20)
     a = ap.parse_args()
+    a.jfrstream = L.cli(a.jfrstream)
     fails = []
     try:
         if a.capture:

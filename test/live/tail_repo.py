@@ -44,6 +44,7 @@ def main():
     ap.add_argument("--no-preserve", action="store_true")
     ap.add_argument("--strict-latency", action="store_true")
     a = ap.parse_args()
+    a.jfrstream = L.cli(a.jfrstream)
     java = L.java_bin(a.java_home)
     name = NAME + ("-" + os.path.basename(a.java_home) if a.java_home else "")
     if not java:
