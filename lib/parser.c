@@ -933,7 +933,7 @@ jfr_status jfr_parser_finish(jfr_parser *p) {
                 continue;
             }
             p->info.index = p->nchunks;
-            if (p->opt.resync && memcmp(p->hdr, lead, p->hdr_have < 6 ? p->hdr_have : 6)) {
+            if (p->opt.resync && memcmp(p->hdr, lead, p->hdr_have < 6 ? p->hdr_have : 6) != 0) {
                 /* not the start of a header: garbage at the end */
                 uint64_t at = p->input_off - p->hdr_have;
                 jfr__fail(p, JFR_BAD_MAGIC, at, "%zu bytes at the end are not a chunk header",
