@@ -833,20 +833,27 @@ static jfr_status run_input(jfr_parser *p, const uint8_t *in, size_t len, size_t
     return JFR_OK;
 }
 
+/* One run of the state machine over in[*pos..len): *pos advances by what it
+ * took, and the bytes it left to scan again are queued in the replay buffer
+ * (pos may be &p->rp_pos, with in the replay buffer). *stuck: no progress. */
+static jfr_status take(jfr_parser *p, const uint8_t *in, size_t len, size_t *pos, bool *stuck) {
+    size_t used = 0;
+    jfr_status s = run_input(p, in + *pos, len - *pos, &used);
+    *pos += used;
+    *stuck = false;
+    if (!s && p->want_push)
+        return replay_push(p);
+    *stuck = !s && !used; /* cannot happen: run_input takes all or stops */
+    return s;
+}
+
 /* Feed the replay buffer (bytes to scan again) through the state machine. */
 static jfr_status drain(jfr_parser *p) {
-    while (p->rp_pos < p->replay.len) {
-        size_t at = p->rp_pos, used = 0;
-        jfr_status s = run_input(p, p->replay.data + at, p->replay.len - at, &used);
-        p->rp_pos = at + used;
+    bool stuck = false;
+    while (p->rp_pos < p->replay.len && !stuck) {
+        jfr_status s = take(p, p->replay.data, p->replay.len, &p->rp_pos, &stuck);
         if (s)
             return s;
-        if (p->want_push) {
-            if ((s = replay_push(p)))
-                return s;
-        } else if (!used) {
-            break; /* cannot happen: run_input takes all or stops */
-        }
     }
     if (p->rp_pos >= p->replay.len)
         p->replay.len = p->rp_pos = 0;
@@ -877,26 +884,17 @@ static jfr_status feed(jfr_parser *p, const uint8_t *in, size_t len) {
         return p->status;
     if ((s = resume(p)))
         return s;
-    for (;;) {
-        if ((s = drain(p)))
-            return s;
-        if (pos >= len)
+    bool stuck = false;
+    while (!stuck) {
+        if ((s = drain(p)) || pos >= len)
             break;
-        size_t used = 0;
-        s = run_input(p, in + pos, len - pos, &used);
-        pos += used;
+        s = take(p, in, len, &pos, &stuck);
         p->consumed = pos;
         if (s)
             return s;
-        if (p->want_push) {
-            if ((s = replay_push(p)))
-                return s;
-        } else if (!used) {
-            break; /* cannot happen: run_input takes all or stops */
-        }
     }
     p->consumed = pos;
-    return JFR_OK;
+    return s;
 }
 
 jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len) {
