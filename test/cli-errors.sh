@@ -96,7 +96,7 @@ head -c 777 /dev/urandom | tr 'F' 'G' >"$tmp/garbage"
 cat "$file" "$tmp/garbage" "$file" >"$tmp/garbled.jfr"
 expect 1 "garbage between chunks, no --resync (summary)" summary "$tmp/garbled.jfr"
 if expect 1 "garbage between chunks (--resync print --json)" --resync print --json "$tmp/garbled.jfr"; then
-    "$bin" print --json "$tmp/two.jfr" >"$tmp/two.json" 2>/dev/null
+    "${bin[@]}" print --json "$tmp/two.jfr" >"$tmp/two.json" 2>/dev/null
     if ! cmp -s "$tmp/out" "$tmp/two.json"; then
         echo "FAIL: --resync: the output differs from that of the two clean chunks"
         fails=$((fails + 1))
