@@ -21,7 +21,9 @@ if [ "${1:-}" = --producers ]; then
     shift
 fi
 [ $# -ge 2 ] || { echo "usage: $0 [--producers] JFRSTREAM FILE.jfr...|DIR" >&2; exit 2; }
-bin=$1
+# JFRSTREAM_TEST_WRAPPER (e.g. test/valgrind.sh): a command put before ours
+# shellcheck disable=SC2206  # the wrapper is split into words on purpose
+bin=(${JFRSTREAM_TEST_WRAPPER:-} "$1")
 shift
 for t in gzip zip lz4 python3; do
     command -v $t >/dev/null 2>&1 || { echo "SKIP: no '$t' command (Debian package $t)"; exit 77; }
@@ -35,7 +37,7 @@ run() { # out-file err-file args... ; prints the exit status
     local out=$1 err=$2
     shift 2
     local rc=0
-    "$bin" "$@" >"$out" 2>"$err" || rc=$?
+    "${bin[@]}" "$@" >"$out" 2>"$err" || rc=$?
     echo $rc
 }
 
@@ -100,12 +102,12 @@ for file in "$@"; do
             # stdin: a pipe (format from the first bytes read), and a file
             rc=0
             # shellcheck disable=SC2086
-            "$bin" --feed-size random:2 $cmd - < <(cat "$c") >"$tmp/out" 2>"$tmp/err" || rc=$?
+            "${bin[@]}" --feed-size random:2 $cmd - < <(cat "$c") >"$tmp/out" 2>"$tmp/err" || rc=$?
             { [ "$rc" = 0 ] && cmp -s "$tmp/out" "$tmp/ref"; } ||
                 fail "$name from a pipe: exit $rc: $(head -c 300 "$tmp/err")"
             rc=0
             # shellcheck disable=SC2086
-            "$bin" $cmd - <"$c" >"$tmp/out" 2>"$tmp/err" || rc=$?
+            "${bin[@]}" $cmd - <"$c" >"$tmp/out" 2>"$tmp/err" || rc=$?
             { [ "$rc" = 0 ] && cmp -s "$tmp/out" "$tmp/ref"; } ||
                 fail "$name from stdin redirected: exit $rc: $(head -c 300 "$tmp/err")"
             # only the multi-entry zip says which entry it took
@@ -129,9 +131,9 @@ gzip -c "$two" >"$tmp/two.gz"
 lz4 -q -B4 "$two" "$tmp/two.lz4"
 cmd="print --json --stack-depth 64"
 # shellcheck disable=SC2086
-"$bin" $cmd "$two" >"$tmp/full" 2>/dev/null || fail "plain two-chunk file: exit $?"
+"${bin[@]}" $cmd "$two" >"$tmp/full" 2>/dev/null || fail "plain two-chunk file: exit $?"
 # shellcheck disable=SC2086
-"$bin" $cmd "$file" >"$tmp/one" 2>/dev/null || fail "plain file: exit $?"
+"${bin[@]}" $cmd "$file" >"$tmp/one" 2>/dev/null || fail "plain file: exit $?"
 
 expect_bad() { # name file message-regex [full|truncated]
     local name=$1 f=$2 re=$3 full='' truncated=
@@ -142,10 +144,10 @@ expect_bad() { # name file message-regex [full|truncated]
         rc=0
         if [ $src = file ]; then
             # shellcheck disable=SC2086
-            "$bin" $cmd "$f" >"$tmp/out" 2>"$tmp/err" || rc=$?
+            "${bin[@]}" $cmd "$f" >"$tmp/out" 2>"$tmp/err" || rc=$?
         else
             # shellcheck disable=SC2086
-            "$bin" --feed-size 4096 $cmd - <"$f" >"$tmp/out" 2>"$tmp/err" || rc=$?
+            "${bin[@]}" --feed-size 4096 $cmd - <"$f" >"$tmp/out" 2>"$tmp/err" || rc=$?
         fi
         if [ "$rc" != 1 ]; then
             fail "$name ($src): exit $rc, want 1: $(head -c 300 "$tmp/err")"
@@ -170,7 +172,7 @@ expect_bad() { # name file message-regex [full|truncated]
                 [ "$got" -ge "$want" ] || { fail "$name ($src): $got events out, want at least $want"; continue; }
             elif [ -n "$n" ]; then
                 # shellcheck disable=SC2086
-                head -c "$n" "$two" | "$bin" $cmd - >"$tmp/cut" 2>/dev/null
+                head -c "$n" "$two" | "${bin[@]}" $cmd - >"$tmp/cut" 2>/dev/null
                 cmp -s "$tmp/out" "$tmp/cut" || { fail "$name ($src): output differs from the plain file cut at $n bytes"; continue; }
                 if ! { [ "$n" -gt "$(stat -c %s "$file")" ] && ! cmp -s "$tmp/out" "$tmp/full" &&
                     grep -q '"type"' "$tmp/out"; }; then
@@ -244,7 +246,7 @@ EOF
     bad=0 n=0
     for d in "$tmp"/dmg/*; do
         rc=0
-        timeout 30 "$bin" --feed-size random:3 print --json "$d" >/dev/null 2>"$tmp/err" || rc=$?
+        timeout 30 "${bin[@]}" --feed-size random:3 print --json "$d" >/dev/null 2>"$tmp/err" || rc=$?
         n=$((n + 1))
         if [ "$rc" -gt 1 ] || grep -Eq 'Sanitizer|runtime error' "$tmp/err" ||
             { [ "$rc" = 1 ] && ! grep -q '^jfrstream: ' "$tmp/err"; }; then

@@ -4,7 +4,9 @@
 # unwritable output (1, with the chunk and byte offset), and that a damaged
 # second chunk still gives the first chunk's profile.
 set -uo pipefail
-js=$1
+# JFRSTREAM_TEST_WRAPPER (e.g. test/valgrind.sh): a command put before ours
+# shellcheck disable=SC2206  # the wrapper is split into words on purpose
+js=(${JFRSTREAM_TEST_WRAPPER:-} "$1")
 fx=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -20,25 +22,25 @@ expect() { # expect RC "what" cmd...
         echo "ok: $what: exit $rc $(head -c 160 "$tmp/err" | tr '\n' ' ')"
     fi
 }
-expect 2 "collapsed without FILE" "$js" collapsed
-expect 2 "unknown --event" "$js" collapsed --event nope "$fx"
-expect 2 "unknown option" "$js" pprof --nope "$fx"
-expect 2 "two files" "$js" flamegraph "$fx" "$fx"
-expect 1 "missing file" "$js" collapsed "$tmp/absent.jfr"
-expect 1 "unwritable output" "$js" pprof -o "$tmp/no/such/dir/x.pb.gz" "$fx"
+expect 2 "collapsed without FILE" "${js[@]}" collapsed
+expect 2 "unknown --event" "${js[@]}" collapsed --event nope "$fx"
+expect 2 "unknown option" "${js[@]}" pprof --nope "$fx"
+expect 2 "two files" "${js[@]}" flamegraph "$fx" "$fx"
+expect 1 "missing file" "${js[@]}" collapsed "$tmp/absent.jfr"
+expect 1 "unwritable output" "${js[@]}" pprof -o "$tmp/no/such/dir/x.pb.gz" "$fx"
 grep -q "No such file" "$tmp/err" || { echo "FAIL: no reason given"; fail=1; }
 head -c 200000 "$fx" >"$tmp/trunc.jfr"
-expect 1 "truncated chunk" "$js" collapsed "$tmp/trunc.jfr"
+expect 1 "truncated chunk" "${js[@]}" collapsed "$tmp/trunc.jfr"
 grep -q "chunk 0 at byte 200000" "$tmp/err" || { echo "FAIL: no chunk/offset in the message"; fail=1; }
 # two chunks, the second cut short: the first chunk's stacks, exit 1
 cat "$fx" "$tmp/trunc.jfr" >"$tmp/two.jfr"
-"$js" collapsed --event alloc "$fx" >"$tmp/want"
-expect 1 "good chunk then a truncated one" "$js" collapsed --event alloc "$tmp/two.jfr"
+"${js[@]}" collapsed --event alloc "$fx" >"$tmp/want"
+expect 1 "good chunk then a truncated one" "${js[@]}" collapsed --event alloc "$tmp/two.jfr"
 if ! cmp -s "$tmp/out" "$tmp/want"; then
     echo "FAIL: the good chunk's profile differs"; fail=1
 else
     echo "ok: the good chunk's profile is printed ($(wc -l <"$tmp/want") lines)"
 fi
-expect 0 "stdin" "$js" collapsed - <"$fx"
-cmp -s "$tmp/out" <("$js" collapsed "$fx") || { echo "FAIL: stdin output differs"; fail=1; }
+expect 0 "stdin" "${js[@]}" collapsed - <"$fx"
+cmp -s "$tmp/out" <("${js[@]}" collapsed "$fx") || { echo "FAIL: stdin output differs"; fail=1; }
 exit $fail

@@ -293,7 +293,9 @@ def main():
     if not a.jfr and not a.json:
         ap.error('--jfr or --json is needed')
     stored = json.load(open(a.json, encoding='utf-8'))['recording']['events'] if a.json else None
-    base = [a.jfrstream] + (['--feed-size', a.feed_size] if a.feed_size else [])
+    # JFRSTREAM_TEST_WRAPPER (e.g. test/valgrind.sh): a command put before ours
+    base = (os.environ.get('JFRSTREAM_TEST_WRAPPER', '').split() + [a.jfrstream] +
+            (['--feed-size', a.feed_size] if a.feed_size else []))
     ok = True
     runs = [('cpu', []), ('alloc', []), ('lock', []), ('cpu', ['--threads']),
             ('alloc', ['--dot']), ('lock', ['--threads'])]

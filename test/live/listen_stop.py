@@ -283,7 +283,7 @@ def main():
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
-    js = sys.argv[1]
+    js = L.cli(sys.argv[1])
     data = open(os.path.join(DATA, "workload.jfr"), "rb").read()
     try:
         for args in (["--max-connections", "0"], ["--max-connections", "x"],

@@ -68,7 +68,7 @@ def wait_file(path, timeout):
 
 
 def main():
-    js = sys.argv[1]
+    js = L.cli(sys.argv[1])
     wl = os.path.join(L.ROOT, "test", "data", "workload.jfr")
     data = open(wl, "rb").read()
     tmp = tempfile.mkdtemp(prefix="jfrstream-profile-live-")
