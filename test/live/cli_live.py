@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -46,20 +45,6 @@ def squeeze_events(text):
     pre = '{"recording":{"events":['
     assert doc.startswith(pre) and doc.endswith("]}}")
     return doc[len(pre):-3]
-
-
-def send(port, data, close=True):
-    s = L.connect(port)
-    s.sendall(data)
-    if close:
-        s.shutdown(socket.SHUT_WR)
-        try:
-            s.recv(1)
-        except OSError:
-            pass
-        s.close()
-        return None
-    return s
 
 
 def ends(err):
@@ -103,7 +88,7 @@ def main():
 
         # --- --json --once, a whole file: the events of print --json, compact
         p, out, err, port = L.start_listener(js, ["--json", "--once"])
-        send(port, data)
+        L.send(port, data)
         rc = L.wait(p, 20, "listen")
         out.join()
         ref = L.run([js, "print", "--json", wl], 60).stdout.decode()
@@ -113,7 +98,7 @@ def main():
 
         # --- --once, the peer closes inside a chunk: exit 1
         p, out, err, port = L.start_listener(js, ["--once", "--json"])
-        send(port, data[:len(data) // 2])
+        L.send(port, data[:len(data) // 2])
         rc = L.wait(p, 20, "listen")
         err.join()
         check(rc == 1 and any("closed:" in l for l in ends(err))
@@ -122,8 +107,8 @@ def main():
 
         # --- SIGINT with a connection open mid-chunk: reported, exit 0; view lines
         p, out, err, port = L.start_listener(js, [])
-        s1 = send(port, data[:len(data) // 2], close=False)
-        send(port, data)
+        s1 = L.send(port, data[:len(data) // 2], close=False)
+        L.send(port, data)
         out.wait_for(r"^t=\d+s conns=1/2 events=596 ", 5)
         p.send_signal(signal.SIGINT)
         rc = L.wait(p, 20, "listen")
@@ -140,7 +125,7 @@ def main():
         # --- --summary over 3 connections = 3 x summary of the file
         p, out, err, port = L.start_listener(js, ["--summary"])
         for _ in range(3):
-            send(port, data)
+            L.send(port, data)
         t0 = time.monotonic()
         while len(ends(err)) < 3 and time.monotonic() - t0 < 10:
             time.sleep(0.05)

@@ -349,6 +349,22 @@ def run(args, timeout, **kw):
 
 # ------------------------------------------------------------- listener
 
+def send(port, data, close=True):
+    """Connect to 127.0.0.1:PORT and send DATA; with close, half-close and wait
+    for the peer to close (returns None), else return the open socket."""
+    s = connect(port)
+    s.sendall(data)
+    if close:
+        s.shutdown(socket.SHUT_WR)
+        try:
+            s.recv(1)
+        except OSError:
+            pass
+        s.close()
+        return None
+    return s
+
+
 def start_listener(jfrstream, args, keep_stdout=True):
     """Start `jfrstream listen 127.0.0.1:0 ARGS`; returns (proc, out, err, port)."""
     p = start([jfrstream, "listen", "127.0.0.1:0"] + list(args))

@@ -44,20 +44,6 @@ def folded(text, times=1):
     return out
 
 
-def send(port, data, close=True):
-    s = L.connect(port)
-    s.sendall(data)
-    if close:
-        s.shutdown(socket.SHUT_WR)
-        try:
-            s.recv(1)
-        except OSError:
-            pass
-        s.close()
-        return None
-    return s
-
-
 def wait_file(path, timeout):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -79,7 +65,7 @@ def main():
             p, out, err, port = L.start_listener(
                 js, ["--once", "--profile-event", ev, "--collapsed", col, "--pprof", pp,
                      "--flamegraph", fl])
-            send(port, data)
+            L.send(port, data)
             rc = L.wait(p, 30, "listen")
             got = open(col).read() if os.path.exists(col) else ""
             raw = gzip.open(pp).read() if os.path.exists(pp) else b""
@@ -118,14 +104,14 @@ def main():
         col = os.path.join(tmp, "win.txt")
         want = L.run([js, "collapsed", wl], 60).stdout.decode()
         p, out, err, port = L.start_listener(js, ["--window", "0.5", "--collapsed", col])
-        send(port, data)
+        L.send(port, data)
         first = wait_file(col, 10)
         m1 = os.stat(col).st_mtime_ns if first else 0
         got1 = open(col).read() if first else ""
         running = p.poll() is None
         time.sleep(1.2)  # empty windows: the file stays
         same = first and os.stat(col).st_mtime_ns == m1
-        send(port, data)
+        L.send(port, data)
         end = time.monotonic() + 10
         while time.monotonic() < end and os.stat(col).st_mtime_ns == m1:
             time.sleep(0.05)
