@@ -394,6 +394,36 @@ static inline tlog run_parser(const uint8_t *buf, size_t len, run_cfg cfg) {
     return r.log;
 }
 
+/* A transcript made comparable across positions in the input: each "@N"
+ * becomes "@" and the chunk number of "B N" / "X N" lines is dropped. With
+ * events_only, only the R and E lines are kept: what was delivered, whatever
+ * chunk began (B, M lines) and failed around it. .d is never NULL. */
+static inline tlog tlog_normalize(const char *s, size_t n, bool events_only) {
+    tlog o = {0};
+    tlog_put(&o, "", 0);
+    size_t i = 0;
+    while (i < n) {
+        const char *l = s + i, *e = memchr(l, '\n', n - i);
+        size_t len = e ? (size_t)(e - l) + 1 : n - i, k = 0;
+        i += len;
+        bool delivered = len >= 2 && (l[0] == 'R' || l[0] == 'E') && l[1] == ' ';
+        if (events_only && !delivered)
+            continue;
+        if (len >= 2 && (l[0] == 'B' || l[0] == 'X') && l[1] == ' ') {
+            tlog_put(&o, l, 2);
+            for (k = 2; k < len && l[k] >= '0' && l[k] <= '9'; k++)
+                ;
+        }
+        for (; k < len; k++) {
+            tlog_put(&o, l + k, 1);
+            if (l[k] == '@')
+                while (k + 1 < len && l[k + 1] >= '0' && l[k + 1] <= '9')
+                    k++;
+        }
+    }
+    return o;
+}
+
 /* Transcripts can hold NUL bytes (strings are logged raw): no strstr. */
 static inline bool tlog_ends_ok(const tlog *l) {
     return l->n >= 7 && memcmp(l->d + l->n - 7, "END OK\n", 7) == 0;

@@ -513,26 +513,6 @@ static const char *g_cli;
         bad++;                                                                 \
     } while (0)
 
-/* Lines of t with every "@N" made "@" and the chunk number of B/X lines
- * dropped: comparable across positions in the input. */
-static char *normalize(const char *s, size_t n, size_t *out_n) {
-    char *o = malloc(n + 1);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        o[k++] = s[i];
-        bool line_start = i == 0 || s[i - 1] == '\n';
-        if (s[i] == '@' || (line_start && (s[i] == 'B' || s[i] == 'X') && i + 1 < n &&
-                            s[i + 1] == ' ')) {
-            size_t j = i + 1 + (s[i] != '@');
-            while (j < n && s[j] >= '0' && s[j] <= '9')
-                j++;
-            i = j - 1;
-        }
-    }
-    *out_n = k;
-    return o;
-}
-
 static const char *memfind(const char *h, size_t hn, const char *needle) {
     size_t nn = strlen(needle);
     for (size_t i = 0; i + nn <= hn; i++)
@@ -582,8 +562,7 @@ static int run_case(const hcase *c) {
     if (!tlog_ends_ok(&ref))
         FAILC("the good chunk alone does not parse: %.*s", (int)ref.n, ref.d);
     size_t refbody = ref.n - strlen("END OK\n");
-    size_t nref;
-    char *nref_s = normalize(ref.d, refbody, &nref);
+    tlog nref = tlog_normalize(ref.d, refbody, false);
 
     char want_err[96] = "";
     int64_t want_off = -1;
@@ -639,11 +618,12 @@ static int run_case(const hcase *c) {
                 if (skip && c->skip) {
                     /* chunk 2 = the good chunk, offsets and number aside */
                     const char *b2 = memfind(err, t.n - (size_t)(err - t.d), "\nB 2 ");
-                    size_t nt = 0;
-                    char *nt_s = b2 ? normalize(b2 + 1, t.n - (size_t)(b2 + 1 - t.d), &nt) : NULL;
-                    if (!nt_s || nt < nref || memcmp(nt_s, nref_s, nref) != 0)
+                    tlog nt = {0};
+                    if (b2)
+                        nt = tlog_normalize(b2 + 1, t.n - (size_t)(b2 + 1 - t.d), false);
+                    if (!b2 || nt.n < nref.n || memcmp(nt.d, nref.d, nref.n) != 0)
                         FAILC("feed %zu: chunk 2 not delivered after skipping", feeds[fi]);
-                    free(nt_s);
+                    free(nt.d);
                 }
                 if (!skip && memfind(t.d, t.n, "\nB 2 "))
                     FAILC("feed %zu: chunk 2 delivered although on_error said STOP", feeds[fi]);
@@ -669,7 +649,7 @@ static int run_case(const hcase *c) {
            c->name, jfr_status_name(c->want), peak, c->peak, worst, c->secs,
            bad ? "FAIL" : "ok");
     free(ref.d);
-    free(nref_s);
+    free(nref.d);
     free(good.d);
     free(hostile.d);
     free(in.d);

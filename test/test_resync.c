@@ -48,28 +48,6 @@ static void set_be(uint8_t *d, int w, uint64_t v) {
         d[i] = (uint8_t)v;
 }
 
-/* The records and events of a transcript, without offsets: what was
- * delivered, wherever it was in the input. */
-static tlog norm(const tlog *t) {
-    tlog o = {0};
-    size_t i = 0;
-    while (i < t->n) {
-        const char *l = t->d + i, *e = memchr(l, '\n', t->n - i);
-        size_t n = e ? (size_t)(e - l) + 1 : t->n - i;
-        i += n;
-        if (n < 2 || (l[0] != 'R' && l[0] != 'E') || l[1] != ' ')
-            continue; /* records and events only: a chunk that fails may
-                         have begun (B, M lines) before its error */
-        for (size_t k = 0; k < n; k++) {
-            tlog_put(&o, l + k, 1);
-            if (l[k] == '@')
-                while (k + 1 < n && l[k + 1] >= '0' && l[k + 1] <= '9')
-                    k++;
-        }
-    }
-    return o;
-}
-
 static size_t count(const tlog *t, const char *s) {
     size_t n = 0, m = strlen(s);
     for (size_t i = 0; i + m <= t->n; i++)
@@ -95,7 +73,7 @@ static void check_case(const want *w, const uint8_t *in, size_t n) {
         run_cfg cc = c;
         cc.resync = false;
         tlog exp = run_parser((const uint8_t *)clean.d, clean.n, cc);
-        tlog a = norm(&ref), b = norm(&exp);
+        tlog a = tlog_normalize(ref.d, ref.n, true), b = tlog_normalize(exp.d, exp.n, true);
         if (a.n != b.n || (a.n && memcmp(a.d, b.d, a.n) != 0)) {
             fprintf(stderr, "%s (ordered=%d): delivered %zu bytes of transcript, expected %zu\n",
                     w->name, ordered, a.n, b.n);
