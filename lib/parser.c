@@ -976,8 +976,6 @@ jfr_status jfr_parser_finish(jfr_parser *p) {
         default:
             return p->status;
         }
-        if (p->cb.on_error)
-            p->cb.on_error(p, p->status, p->msg, p->user);
-        return fatal(p);
+        return fatal_told(p);
     }
 }
