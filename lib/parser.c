@@ -610,8 +610,13 @@ static size_t live_take(jfr_parser *p, const uint8_t *in, size_t avail, jfr_stat
     return pos;
 }
 
+/* Can the n bytes at h begin a header of a version we read (magic, major)? */
+static bool header_lead(const uint8_t *h, size_t n) {
+    static const uint8_t lead[5] = {'F', 'L', 'R', 0, 0}; /* magic, major's high byte */
+    return memcmp(h, lead, n < 5 ? n : 5) == 0 && (n < 6 || jfr__major_ok(h[5]));
+}
+
 /* Scan for the next plausible chunk header (opt.resync). */
-static const uint8_t lead[5] = {'F', 'L', 'R', 0, 0}; /* magic, major's high byte */
 
 static size_t resync_scan(jfr_parser *p, const uint8_t *in, size_t len, jfr_status *st) {
     size_t pos = 0;
@@ -633,8 +638,7 @@ static size_t resync_scan(jfr_parser *p, const uint8_t *in, size_t len, jfr_stat
                 p->state = ST_HEADER;
                 return pos;
             }
-        } else if (memcmp(f, lead, left < 5 ? left : 5) == 0 &&
-                   (left < 6 || jfr__major_ok(f[5]))) {
+        } else if (header_lead(f, left)) {
             /* maybe a header cut by the end of this slice: complete it */
             memcpy(p->hdr, f, left);
             p->hdr_have = left;
@@ -933,7 +937,7 @@ jfr_status jfr_parser_finish(jfr_parser *p) {
                 continue;
             }
             p->info.index = p->nchunks;
-            if (p->opt.resync && memcmp(p->hdr, lead, p->hdr_have < 6 ? p->hdr_have : 6) != 0) {
+            if (p->opt.resync && !header_lead(p->hdr, p->hdr_have)) {
                 /* not the start of a header: garbage at the end */
                 uint64_t at = p->input_off - p->hdr_have;
                 jfr__fail(p, JFR_BAD_MAGIC, at, "%zu bytes at the end are not a chunk header",

@@ -289,6 +289,13 @@ int main(int argc, char **argv) {
         want w3 = {"format-1.0-bad-magic", GOOD1(V1), (int64_t)nV0, "OK", 1,
                    "ERR BAD_MAGIC chunk 0 at byte 0"};
         check_case(&w3, (uint8_t *)b.d, b.n);
+        b.n = 0; /* the input ends inside a 1.0 header: cut, not garbage */
+        put(&b, V0, nV0);
+        put(&b, V1, 30);
+        snprintf(msg, sizeof msg, "ERR TRUNCATED chunk 1 at byte %zu: input ended inside a chunk: "
+                 "38 of the 68 header bytes missing", nV0 + 30);
+        want w4 = {"format-1.0-cut-header", GOOD1(V0), 0, "TRUNCATED", 0, msg};
+        check_case(&w4, (uint8_t *)b.d, b.n);
         free(b.d);
     }
     { /* a damaged body (the metadata record) between good chunks */
