@@ -92,7 +92,9 @@ expect 0 "two good chunks (summary)" summary "$tmp/two.jfr"
 
 # --resync: garbage between two copies of the file; the output equals that of
 # the two clean copies, the skipped bytes are reported with offset and count
-head -c 777 /dev/urandom | tr 'F' 'G' >"$tmp/garbage"
+# (no 'F': no false magic; no 'D' = 68: a header after byte 68 is taken for
+# the copy that JDK 14+ writes into a checkpoint, so 1 run in 256 failed)
+head -c 777 /dev/urandom | tr 'FD' 'GE' >"$tmp/garbage"
 cat "$file" "$tmp/garbage" "$file" >"$tmp/garbled.jfr"
 expect 1 "garbage between chunks, no --resync (summary)" summary "$tmp/garbled.jfr"
 if expect 1 "garbage between chunks (--resync print --json)" --resync print --json "$tmp/garbled.jfr"; then
