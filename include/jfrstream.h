@@ -250,7 +250,7 @@ const jfr_annotation *jfr_annotation_find(const jfr_annotation *a, uint32_t n,
 typedef struct jfr_chunk_info {
     uint64_t index;            /* 0-based chunk number in this input          */
     uint64_t offset;           /* byte offset of the chunk in the input       */
-    uint16_t major, minor;     /* format version (2.0, 2.1)                   */
+    uint16_t major, minor;     /* format version: 1.0 (JDK 9, 10), 2.0, 2.1   */
     int64_t size;              /* header chunk size, header included          */
     int64_t cp_offset;         /* last checkpoint, relative to chunk start    */
     int64_t metadata_offset;   /* last metadata record, relative              */
@@ -468,7 +468,7 @@ typedef struct jfr_options {
     /* Resynchronise after damage: when on_error passes over an error (returns
      * JFR_CB_CONTINUE), do not trust the damaged chunk's framing: scan on from
      * the second byte of that chunk for the next "FLR\0" magic whose header
-     * is plausible (version 2; for a finished chunk a size within
+     * is plausible (version 1.x or 2.x; for a finished chunk a size within
      * max_chunk_size and offsets inside it), and go on from there. Each
      * resumption is reported through on_error as JFR_SKIPPED, with the first
      * skipped byte's offset and the count ("N bytes skipped ... next chunk

@@ -3,13 +3,27 @@
  * comparison happens per event. */
 #include "internal.h"
 
+#include <stdio.h>
+
+/* jdk.types.NAME, or in a format 1.0 chunk (JDK 9, 10) com.oracle.jfr.types.NAME */
+static const jfr_type *jdk_type(const jfr_metadata *pub, const char *name) {
+    char full[64];
+    snprintf(full, sizeof full, "jdk.types.%s", name);
+    const jfr_type *t = jfr_metadata_type_named(pub, full);
+    if (!t) {
+        snprintf(full, sizeof full, "com.oracle.jfr.types.%s", name);
+        t = jfr_metadata_type_named(pub, full);
+    }
+    return t;
+}
+
 void jfr__known_init(jfr_mdtab *m) {
     jfr_known *k = &m->known;
     const jfr_metadata *pub = &m->pub;
     k->thread = jfr_metadata_type_named(pub, "java.lang.Thread");
-    k->stacktrace = jfr_metadata_type_named(pub, "jdk.types.StackTrace");
-    k->frame = jfr_metadata_type_named(pub, "jdk.types.StackFrame");
-    k->method = jfr_metadata_type_named(pub, "jdk.types.Method");
+    k->stacktrace = jdk_type(pub, "StackTrace");
+    k->frame = jdk_type(pub, "StackFrame");
+    k->method = jdk_type(pub, "Method");
     k->klass = jfr_metadata_type_named(pub, "java.lang.Class");
     k->th_os_name = jfr_type_field_index(k->thread, "osName");
     k->th_os_id = jfr_type_field_index(k->thread, "osThreadId");

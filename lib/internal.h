@@ -9,6 +9,10 @@
 #include <stdatomic.h>
 
 #define JFR_HEADER_SIZE 68
+/* Chunk format majors read, as the JDK's own reader does (any minor): 1 is
+ * JDK 9 and 10 (event names com.oracle.jdk.*), 2 is JDK 11+; both have the
+ * same layout. 0 (0.9) is JDK 7 and 8, a different format. */
+static inline bool jfr__major_ok(uint64_t major) { return major == 1 || major == 2; }
 #define JFR_DEFAULT_MAX_CHUNK (1ull << 30)
 /* Inline struct nesting and pool-reference chains deeper than this are
  * treated as corrupt: bounds recursion on hostile metadata. */

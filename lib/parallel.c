@@ -164,7 +164,7 @@ static jfr_par *par_new(jfr_parser *p) {
 /* A header that the serial path would accept as a whole finished chunk of
  * `left` bytes or fewer; its size, or 0. */
 static uint64_t finished_chunk(const jfr_parser *p, const uint8_t *h, size_t left) {
-    if (left < JFR_HEADER_SIZE || memcmp(h, "FLR\0", 4) != 0 || jfr_be(h + 4, 2) != 2 ||
+    if (left < JFR_HEADER_SIZE || memcmp(h, "FLR\0", 4) != 0 || !jfr__major_ok(jfr_be(h + 4, 2)) ||
         h[64] != 0)
         return 0;
     int64_t size = (int64_t)jfr_be(h + 8, 8);

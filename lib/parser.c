@@ -223,9 +223,10 @@ static jfr_status take_header(jfr_parser *p, const uint8_t *h) {
     ci->ticks_per_second = be64(h + 56);
     ci->state = h[64];
     ci->flags = (uint16_t)jfr_be(h + 66, 2);
-    if (ci->major != 2) {
-        jfr__fail(p, JFR_BAD_VERSION, ci->offset + 4, "version %u.%u (only 2.x is supported)",
-                  ci->major, ci->minor);
+    if (!jfr__major_ok(ci->major)) {
+        jfr__fail(p, JFR_BAD_VERSION, ci->offset + 4,
+                  "version %u.%u (%sonly 1.x and 2.x are supported)", ci->major, ci->minor,
+                  ci->major == 0 ? "a JDK 7 or 8 recording; " : "");
         return JFR_BAD_VERSION;
     }
     /* A non-zero state byte is a chunk still being written (JDK 14+ disk
@@ -270,7 +271,7 @@ static jfr_status take_header(jfr_parser *p, const uint8_t *h) {
  * input bytes follow from its first byte; at finish the chunk must fit.
  * `prev` is the byte before it (-1: unknown). */
 static bool candidate_ok(const jfr_parser *p, const uint8_t *h, uint64_t left, int prev) {
-    if (memcmp(h, "FLR\0", 4) != 0 || jfr_be(h + 4, 2) != 2)
+    if (memcmp(h, "FLR\0", 4) != 0 || !jfr__major_ok(jfr_be(h + 4, 2)))
         return false;
     if (prev == JFR_HEADER_SIZE)
         return false; /* 68, the length of a copy of the header in a chunk-header
@@ -609,8 +610,13 @@ static size_t live_take(jfr_parser *p, const uint8_t *in, size_t avail, jfr_stat
     return pos;
 }
 
+/* Can the n bytes at h begin a header of a version we read (magic, major)? */
+static bool header_lead(const uint8_t *h, size_t n) {
+    static const uint8_t lead[5] = {'F', 'L', 'R', 0, 0}; /* magic, major's high byte */
+    return memcmp(h, lead, n < 5 ? n : 5) == 0 && (n < 6 || jfr__major_ok(h[5]));
+}
+
 /* Scan for the next plausible chunk header (opt.resync). */
-static const uint8_t lead[6] = {'F', 'L', 'R', 0, 0, 2}; /* magic, major 2 */
 
 static size_t resync_scan(jfr_parser *p, const uint8_t *in, size_t len, jfr_status *st) {
     size_t pos = 0;
@@ -632,7 +638,7 @@ static size_t resync_scan(jfr_parser *p, const uint8_t *in, size_t len, jfr_stat
                 p->state = ST_HEADER;
                 return pos;
             }
-        } else if (memcmp(f, lead, left < 6 ? left : 6) == 0) {
+        } else if (header_lead(f, left)) {
             /* maybe a header cut by the end of this slice: complete it */
             memcpy(p->hdr, f, left);
             p->hdr_have = left;
@@ -931,7 +937,7 @@ jfr_status jfr_parser_finish(jfr_parser *p) {
                 continue;
             }
             p->info.index = p->nchunks;
-            if (p->opt.resync && memcmp(p->hdr, lead, p->hdr_have < 6 ? p->hdr_have : 6) != 0) {
+            if (p->opt.resync && !header_lead(p->hdr, p->hdr_have)) {
                 /* not the start of a header: garbage at the end */
                 uint64_t at = p->input_off - p->hdr_have;
                 jfr__fail(p, JFR_BAD_MAGIC, at, "%zu bytes at the end are not a chunk header",

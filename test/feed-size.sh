@@ -16,7 +16,7 @@ fi
 bin=(${JFRSTREAM_TEST_WRAPPER:-} "$1")
 file=$2
 if [ ! -f "$file" ]; then
-    echo "SKIP: $file not found"
+    echo "SKIP: $file not found (../shared/data, if it is from there, is only beside CI and development checkouts)"
     exit 77
 fi
 tmp=$(mktemp -d)

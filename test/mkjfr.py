@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """mkjfr.py — write a small synthetic JFR file (python3, stdlib only).
 
-    python3 test/mkjfr.py OUT.jfr
+    python3 test/mkjfr.py [--format-1.0] OUT.jfr
 
 The file is valid for the JDK's `jfr` tool (which gives the expected outputs),
 but is laid out the way other writers (async-profiler, streaming JDKs) or odd
@@ -33,6 +33,11 @@ corners of the format do it, none of which test/java/Workload.java can force:
     * its own pools (a key known only in chunk 0 is dangling here), a time base
       that differs from chunk 0 by 137 ns (jfr converts with chunk 0's base),
       metadata string table as UTF-16 char arrays, its metadata record last.
+
+--format-1.0 writes the same chunks with the headers of a JDK 9 or 10 writer:
+version 1.0, and no final-chunk flag (bytes 64..67 = 00 00 00 01). The JDK
+reads it as the 2.1 file (same events, same metadata); only `jfr summary`
+differs (its Version line, and com.oracle.jdk.* names for records 0 and 1).
 """
 
 import struct
@@ -363,10 +368,11 @@ def ev_late(ticks, note, value):
 
 # --------------------------------------------------------------------- chunks
 
-def header(size, cp, meta, start_nanos, duration_nanos, start_ticks, final):
-    return (b"FLR\x00" + struct.pack(">HH", 2, 1)
+def header(size, cp, meta, start_nanos, duration_nanos, start_ticks, final, v1):
+    # flags: 1 = compressed integers, 2 = final chunk (not written before 2.x)
+    return (b"FLR\x00" + struct.pack(">HH", *((1, 0) if v1 else (2, 1)))
             + struct.pack(">qqqqqqq", size, cp, meta, start_nanos, duration_nanos, start_ticks, TPS)
-            + bytes([0, 0]) + struct.pack(">H", 3 if final else 1))
+            + bytes([0, 0]) + struct.pack(">H", 3 if final and not v1 else 1))
 
 
 def chunk0():
@@ -540,11 +546,11 @@ def chunk1(start_ticks, start_nanos):
     return recs
 
 
-def build():
+def build(v1=False):
     recs0, t0 = chunk0()
     body0, meta0, cp0 = layout(recs0)
     dur0 = 250 * 1000 * 1000  # 250 ms
-    h0 = header(len(body0), cp0, meta0, START_NANOS0, dur0, t0, False)
+    h0 = header(len(body0), cp0, meta0, START_NANOS0, dur0, t0, False, v1)
     c0 = bytes(h0) + bytes(body0[68:])
 
     # chunk 1 starts when chunk 0 ends; its own (start nanos, start ticks)
@@ -552,19 +558,23 @@ def build():
     t1 = t0 + dur0 * TPS // 10 ** 9
     n1 = START_NANOS0 + dur0 + 137
     body1, meta1, cp1 = layout(chunk1(t1, n1))
-    h1 = header(len(body1), cp1, meta1, n1, 10 * 1000 * 1000, t1, True)
+    h1 = header(len(body1), cp1, meta1, n1, 10 * 1000 * 1000, t1, True, v1)
     c1 = bytes(h1) + bytes(body1[68:])
     return c0 + c1
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.stderr.write("usage: mkjfr.py OUT.jfr\n")
+    args = sys.argv[1:]
+    v1 = args[:1] == ["--format-1.0"]
+    if v1:
+        args = args[1:]
+    if len(args) != 1:
+        sys.stderr.write("usage: mkjfr.py [--format-1.0] OUT.jfr\n")
         return 2
-    data = build()
-    with open(sys.argv[1], "wb") as f:
+    data = build(v1)
+    with open(args[0], "wb") as f:
         f.write(data)
-    print("mkjfr: %s, %d bytes" % (sys.argv[1], len(data)))
+    print("mkjfr: %s, %d bytes" % (args[0], len(data)))
     return 0
 
 

@@ -22,8 +22,9 @@ between the JDK 17 and JDK 25 printers (see ../shared/jfr-format.md §10.1, §13
   * float/double literals: Float/Double.toString changed in JDK 19 (shortest
     repr), e.g. 1.17549435E-38 vs 1.1754944E-38: tolerated when both denote
     the same float32 (or the same double);
-  * summary: JDK 17 names the checkpoint row "jdk.CheckPoint" and orders rows
-    of equal count differently: rows are compared as a set.
+  * summary: JDK 17 names the checkpoint row "jdk.CheckPoint" (format 1.0:
+    "com.oracle.jdk.CheckPoint") and orders rows of equal count differently:
+    rows are compared as a set.
 With any tool: when a multi-chunk file differs as a whole, its chunks are
 compared one by one (`jfr disassemble --max-chunks 1`); if each chunk alone
 matches, the whole-file differences are tolerated and counted: the JDK reuses
@@ -498,8 +499,8 @@ def summary_rows(text):
             continue
         if in_table and line.strip():
             parts = line.split()
-            if parts and parts[0] == "jdk.CheckPoint":
-                parts[0] = "jdk.Checkpoint"
+            if parts and parts[0] in ("jdk.CheckPoint", "com.oracle.jdk.CheckPoint"):
+                parts[0] = parts[0][:-len("CheckPoint")] + "Checkpoint"
             rows.append(" ".join(parts))
         elif not in_table:
             head.append(line.rstrip())

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run-oracle.sh — compare jfrstream with the JDK's `jfr` on real recordings.
 #
-# usage: test/run-oracle.sh JFRSTREAM WORKDIR [recordings|producers|all]
+# usage: test/run-oracle.sh JFRSTREAM WORKDIR [recordings|producers|jdk9|all]
 #
 #   recordings  make recordings with test/java/Workload.java under every JDK
 #               present (17, and 25 when installed; test/gen-recordings.sh) into
@@ -11,6 +11,9 @@
 #   producers   gunzip ../shared/data/producers/*.jfr.gz (beside the checkout)
 #               into WORKDIR/producers and compare each one; skipped with a
 #               message when that folder is absent (a user's clone).
+#   jdk9        likewise ../shared/data/jdk9/*.jfr.gz (JDK 9 recordings, JFR
+#               format 1.0) into WORKDIR/jdk9, compared as they are and with
+#               --feed-size random:7.
 #
 # The reference is JDK 25's jfr when installed, else JDK 17's with the
 # documented 17-vs-25 differences tolerated (see test/oracle.py). JDK25_HOME=none
@@ -19,7 +22,7 @@
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
-    echo "usage: $0 JFRSTREAM WORKDIR [recordings|producers|all]" >&2
+    echo "usage: $0 JFRSTREAM WORKDIR [recordings|producers|jdk9|all]" >&2
     exit 2
 fi
 jfrstream=$(readlink -f "$1")
@@ -114,29 +117,40 @@ if [ "$what" = recordings ] || [ "$what" = all ]; then
     fi
 fi
 
-# --------------------------------------------------------------- producers
-if [ "$what" = producers ] || [ "$what" = all ]; then
-    src="$repo/../shared/data/producers"
+# ------------------------------------------- producers, jdk9 (../shared/data)
+shared_set() { # $1 = folder of ../shared/data, $2 = what it holds -> gunzipped copies
+    local src="$repo/../shared/data/$1" dst="$work/$1" gz out n=0
     if [ ! -d "$src" ]; then
-        echo "run-oracle: $src is absent (only CI and the development machines have ../shared): producer recordings skipped"
-    else
-        dst="$work/producers"
-        mkdir -p "$dst"
-        n=0
-        for gz in "$src"/*.jfr.gz; do
-            [ -e "$gz" ] || continue
-            out="$dst/$(basename "$gz" .gz)"
-            if [ ! -f "$out" ] || [ "$gz" -nt "$out" ]; then
-                gunzip -c "$gz" >"$out.tmp" && mv "$out.tmp" "$out"
-            fi
-            n=$((n + 1))
-        done
-        if [ "$n" = 0 ]; then
-            echo "run-oracle: no *.jfr.gz in $src: producer recordings skipped"
-        else
-            echo "=== oracle: $n producer recordings from $src"
-            oracle "$dst"/*.jfr
+        echo "run-oracle: $src is absent (only CI and the development machines have ../shared): $2 skipped" >&2
+        return
+    fi
+    mkdir -p "$dst"
+    for gz in "$src"/*.jfr.gz; do
+        [ -e "$gz" ] || continue
+        out="$dst/$(basename "$gz" .gz)"
+        if [ ! -f "$out" ] || [ "$gz" -nt "$out" ]; then
+            gunzip -c "$gz" >"$out.tmp" && mv "$out.tmp" "$out"
         fi
+        echo "$out"
+        n=$((n + 1))
+    done
+    [ "$n" = 0 ] && echo "run-oracle: no *.jfr.gz in $src: $2 skipped" >&2
+    return 0
+}
+if [ "$what" = producers ] || [ "$what" = all ]; then
+    mapfile -t files < <(shared_set producers "producer recordings")
+    if [ "${#files[@]}" -gt 0 ]; then
+        echo "=== oracle: ${#files[@]} producer recordings from ../shared/data/producers"
+        oracle "${files[@]}"
+    fi
+fi
+if [ "$what" = jdk9 ] || [ "$what" = all ]; then
+    mapfile -t files < <(shared_set jdk9 "JDK 9 recordings (format 1.0)")
+    if [ "${#files[@]}" -gt 0 ]; then
+        echo "=== oracle: ${#files[@]} JDK 9 recordings (format 1.0) from ../shared/data/jdk9"
+        oracle "${files[@]}"
+        echo "=== oracle: --feed-size random:7 on the JDK 9 recordings"
+        oracle --feed-size random:7 "${files[@]}"
     fi
 fi
 

@@ -2,7 +2,8 @@
  * "FLR\0" header and goes on, reporting the bytes it skipped.
  *
  * Each case builds an input from the committed fixtures (synthetic.jfr's two
- * chunks S0 and S1, workload.jfr's one chunk W) plus damage, and checks:
+ * chunks S0 and S1, workload.jfr's one chunk W; V0 and V1: S0 and S1 with the
+ * format 1.0 version of JDK 9 and 10) plus damage, and checks:
  *   - the events delivered equal those of a clean file of the chunks that
  *     should survive (transcripts compared with offsets and chunk indexes
  *     removed, every value and stack frame included);
@@ -11,8 +12,8 @@
  *     (1, 7, 61, 4096, random), with pauses, and with 2 and 3 threads. */
 #include "harness.h"
 
-static const uint8_t *S0, *S1, *W;
-static size_t nS0, nS1, nW;
+static const uint8_t *S0, *S1, *W, *V0, *V1;
+static size_t nS0, nS1, nW, nV0, nV1;
 
 typedef struct want {
     const char *name;
@@ -153,6 +154,18 @@ int main(int argc, char **argv) {
     nS1 = ns - nS0;
     W = wl;
     nW = nw;
+    uint8_t *v1 = malloc(ns); /* the synthetic chunks as format 1.0 */
+    if (!v1) {
+        fprintf(stderr, "out of memory\n");
+        return 2;
+    }
+    memcpy(v1, syn, ns);
+    set_be(v1 + 4, 4, 0x00010000);
+    set_be(v1 + nS0 + 4, 4, 0x00010000);
+    V0 = v1;
+    nV0 = nS0;
+    V1 = v1 + nS0;
+    nV1 = nS1;
     char msg[160];
 
     { /* garbage between two chunks: reported once, by offset and count */
@@ -205,6 +218,8 @@ int main(int argc, char **argv) {
         garbage(&b, 100, 6);
         put(&b, "FLR\0\0\2\0\1", 8);
         garbage(&b, 100, 7);
+        put(&b, "FLR\0\0\1\0\0", 8);
+        garbage(&b, 100, 12);
         uint8_t fake[68] = "FLR";
         set_be(fake + 4, 2, 2);
         set_be(fake + 8, 8, 4000);  /* size: swallows S1's start */
@@ -223,6 +238,8 @@ int main(int argc, char **argv) {
     static const struct { const char *name; int at, w; uint64_t v; const char *err; } hd[] = {
         {"bad-magic", 0, 1, 'X', "ERR BAD_MAGIC chunk 0 at byte 0"},
         {"bad-version", 4, 2, 3, "ERR BAD_VERSION chunk 0 at byte 4"},
+        {"version-0.9", 4, 4, 9, "version 0.9 (a JDK 7 or 8 recording"},
+        {"version-3.0", 4, 4, 0x30000, "version 3.0 (only 1.x and 2.x"},
         {"size-zero", 8, 8, 0, "ERR BAD_CHUNK_SIZE chunk 0 at byte 8"},
         {"size-negative", 8, 8, (uint64_t)-1, "ERR BAD_CHUNK_SIZE chunk 0 at byte 8"},
         {"size-2^63", 8, 8, 1ull << 63, "ERR BAD_CHUNK_SIZE chunk 0 at byte 8"},
@@ -245,6 +262,40 @@ int main(int argc, char **argv) {
         set_be((uint8_t *)b.d + hd[i].at, hd[i].w, v);
         want w = {hd[i].name, GOOD1(S1), (int64_t)nS0, "OK", 1, hd[i].err};
         check_case(&w, (uint8_t *)b.d, b.n);
+        free(b.d);
+    }
+    { /* format 1.0 chunks (JDK 9, 10) are found as 2.x ones: after garbage,
+       * among 2.x chunks, and after a damaged 1.0 header */
+        tlog b = {0};
+        put(&b, V0, nV0);
+        garbage(&b, 1000, 13);
+        put(&b, V1, nV1);
+        snprintf(msg, sizeof msg, "ERR SKIPPED chunk 1 at byte %zu: bytes skipped to the next "
+                 "chunk magic: 1000 bytes skipped; next chunk magic at byte %zu\n", nV0, nV0 + 1000);
+        want w = {"format-1.0", GOOD2(V0, V1), 1000, "OK", 1, msg};
+        check_case(&w, (uint8_t *)b.d, b.n);
+        b.n = 0;
+        put(&b, S0, nS0);
+        garbage(&b, 333, 14);
+        put(&b, V1, nV1);
+        garbage(&b, 5, 15);
+        put(&b, S1, nS1);
+        want w2 = {"format-1.0-among-2.x", GOOD3(S0, V1, S1), 338, "OK", 2, NULL};
+        check_case(&w2, (uint8_t *)b.d, b.n);
+        b.n = 0;
+        put(&b, V0, nV0);
+        put(&b, V1, nV1);
+        b.d[0] = 'X';
+        want w3 = {"format-1.0-bad-magic", GOOD1(V1), (int64_t)nV0, "OK", 1,
+                   "ERR BAD_MAGIC chunk 0 at byte 0"};
+        check_case(&w3, (uint8_t *)b.d, b.n);
+        b.n = 0; /* the input ends inside a 1.0 header: cut, not garbage */
+        put(&b, V0, nV0);
+        put(&b, V1, 30);
+        snprintf(msg, sizeof msg, "ERR TRUNCATED chunk 1 at byte %zu: input ended inside a chunk: "
+                 "38 of the 68 header bytes missing", nV0 + 30);
+        want w4 = {"format-1.0-cut-header", GOOD1(V0), 0, "TRUNCATED", 0, msg};
+        check_case(&w4, (uint8_t *)b.d, b.n);
         free(b.d);
     }
     { /* a damaged body (the metadata record) between good chunks */
@@ -309,6 +360,7 @@ int main(int argc, char **argv) {
     }
     free(syn);
     free(wl);
+    free(v1);
     if (g_failures) {
         fprintf(stderr, "%d failures\n", g_failures);
         return 1;

@@ -32,7 +32,9 @@
  *                than max_chunk_size (JFR_CHUNK_TOO_LARGE with a small peak
  *                allocation), a 512 MiB declared size with few bytes (no
  *                allocation from the declared size), bad magic, bad version,
- *                offsets out of range.
+ *                offsets out of range; versions: 1.0, 1.7, 2.9 read (the
+ *                baseline's events, the version passed on), 0.9, 3.0, 9.0 and
+ *                65535.65535 refused with BAD_VERSION naming the version.
  *   nomem        allocation failures at many points: clean JFR_NOMEM (or NULL
  *                parser), nothing leaked.
  *   resync       good + damaged + good chunk with on_error returning CONTINUE:
@@ -188,6 +190,7 @@ typedef struct run {
     int max_depth;
     int error_msg_ok;         /* every on_error message named chunk + offset */
     char last_cb_msg[256];
+    uint16_t major0, minor0;  /* chunk 0's version */
 } run;
 
 static size_t copy_len; /* inputs made of copies of the file: its length */
@@ -556,6 +559,10 @@ static int cb_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user)
     mix_u64(r, c->offset);
     mix_u64(r, (uint64_t)c->size);
     mix_u64(r, c->major << 16 | c->minor);
+    if (c->index == 0) {
+        r->major0 = c->major;
+        r->minor0 = c->minor;
+    }
     return JFR_CB_CONTINUE;
 }
 
@@ -1245,6 +1252,53 @@ static void test_headers(void)
         res = parse(file, 0, FEED_WHOLE, 0, &r, NULL, NULL);
         if (final_status(&res) != JFR_OK)
             fail("empty input: got %s", jfr_status_name(final_status(&res)));
+    }
+    /* chunk 0's version: the JDK reads majors 1 (JDK 9, 10) and 2, any minor,
+     * with one layout; others are refused with the version named */
+    {
+        static const struct {
+            uint16_t major, minor;
+            const char *says; /* NULL: read */
+        } vv[] = {
+            {1, 0, NULL},
+            {1, 7, NULL},
+            {2, 9, NULL},
+            {0, 9, "chunk 0 at byte 4: unsupported JFR version: version 0.9 (a JDK 7 or 8 recording; "},
+            {3, 0, "chunk 0 at byte 4: unsupported JFR version: version 3.0 (only 1.x and 2.x"},
+            {9, 0, "version 9.0 ("},
+            {65535, 65535, "version 65535.65535 ("},
+        };
+        uint8_t *cp = malloc(file_len);
+        if (!cp) {
+            fprintf(stderr, "out of memory\n");
+            exit(2);
+        }
+        memcpy(cp, file, file_len);
+        seed(4242);
+        for (size_t i = 0; i < sizeof vv / sizeof vv[0]; i++) {
+            cp[4] = (uint8_t)(vv[i].major >> 8);
+            cp[5] = (uint8_t)vv[i].major;
+            cp[6] = (uint8_t)(vv[i].minor >> 8);
+            cp[7] = (uint8_t)vv[i].minor;
+            run r = new_run();
+            result res = parse(cp, file_len, FEED_RANDOM, 0, &r, NULL, NULL);
+            jfr_status s = final_status(&res);
+            if (!vv[i].says) {
+                if (s != JFR_OK || r.events != baseline_events || r.major0 != vv[i].major ||
+                    r.minor0 != vv[i].minor)
+                    fail("version %u.%u: %s, %" PRIu64 " events (baseline %" PRIu64
+                         "), chunk 0 says %u.%u: %s", vv[i].major, vv[i].minor,
+                         jfr_status_name(s), r.events, baseline_events, r.major0, r.minor0,
+                         res.error);
+            } else if (s != JFR_BAD_VERSION || r.events || !strstr(res.error, vv[i].says)) {
+                fail("version %u.%u: %s, %" PRIu64 " events: \"%s\" (want BAD_VERSION, \"%s\")",
+                     vv[i].major, vv[i].minor, jfr_status_name(s), r.events, res.error,
+                     vv[i].says);
+            }
+            printf("headers: version %u.%u -> %s%s%s\n", vv[i].major, vv[i].minor,
+                   jfr_status_name(s), s ? ": " : "", s ? res.error : "");
+        }
+        free(cp);
     }
     /* the fixture with a small max_chunk_size: too large, nothing big allocated */
     {
