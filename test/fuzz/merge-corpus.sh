@@ -43,7 +43,8 @@ for t in fuzz_whole fuzz_sliced fuzz_live fuzz_json; do
     before=$(cov "$t" "$corpus")
     # every candidate by a content hash, to give the kept ones their names back
     mkdir -p "$work/all/$t" "$work/kept/$t"
-    cp "$corpus"/* "$work/real/$t"/* "$work/all/$t/"
+    cp "$corpus"/* "$work/all/$t/"
+    cp "$work/real/$t"/* "$work/all/$t/" # a fresh cut replaces the committed one
     (cd "$work" && nice -n 19 "$exe" -merge=1 -max_len=200000 -timeout=30 \
         "$work/kept/$t" "$work/all/$t" >"$work/$t.log" 2>&1) || {
         echo "merge-corpus: $t: merge failed, see below" >&2
