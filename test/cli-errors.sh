@@ -56,6 +56,38 @@ printf 'not a recording at all, just a line of text that is longer than a chunk 
 if expect 1 "not a JFR file" summary "$tmp/text.jfr"; then
     grep -q -i 'magic' "$tmp/err" || { echo "FAIL: not a JFR file: the message does not say 'magic': $(head -c 200 "$tmp/err")"; fails=$((fails + 1)); }
 fi
+# what is not a recording is called so at chunk 0, byte 0 (not "header
+# bytes missing"), with its first bytes; a compression that is not read is named
+expect_msg() { # regex name args... (exit 1)
+    local re=$1 name=$2
+    shift 2
+    if expect 1 "$name" "$@" && ! grep -Eq "^jfrstream: $re" "$tmp/err"; then
+        echo "FAIL: $name: stderr does not match '$re': $(head -c 300 "$tmp/err")"
+        fails=$((fails + 1))
+    fi
+}
+printf 'hello\n' >"$tmp/hello.txt"
+notjfr='chunk 0 at byte 0: not a JFR recording: bad magic \(first bytes 68 65 6c 6c 6f 0a;'
+expect_msg "$tmp/hello.txt: $notjfr" "6-byte text file" summary "$tmp/hello.txt"
+expect_msg "<stdin>: $notjfr" "6-byte text file on stdin" summary - <"$tmp/hello.txt"
+expect_msg "<stdin>: $notjfr" "6-byte text file from a pipe" print --json - < <(cat "$tmp/hello.txt")
+printf 'h' >"$tmp/h.txt"
+expect_msg ".*not a JFR recording: bad magic \(first bytes 68;" "1-byte file" metadata "$tmp/h.txt"
+expect_msg ".*not a JFR recording: bad magic \(first bytes 6e 6f 74 20 61 20 72 65;" \
+    "a longer text file" summary "$tmp/text.jfr"
+# decompressed, the library says it: the same place, its own words
+if command -v gzip >/dev/null; then
+    gzip -c "$tmp/hello.txt" >"$tmp/hello.gz"
+    expect_msg 'chunk 0 at byte 0: not a JFR chunk \(bad magic\): expected FLR\\0, found 68 65 6c 6c$' \
+        "gzip-compressed 6-byte text" summary "$tmp/hello.gz"
+fi
+printf '\xfd7zXZ\0\0\4\xe6\xd6\xb4\x46' >"$tmp/x.jfr"
+expect_msg ".*/x.jfr: chunk 0 at byte 0: not a JFR recording: xz-compressed \(first bytes fd 37 7a 58 5a 00 00 04\)" \
+    "xz named" summary "$tmp/x.jfr"
+printf 'BZh91AY&SY' >"$tmp/b.jfr"
+expect_msg ".*not a JFR recording: bzip2-compressed \(first bytes 42 5a 68 39" "bzip2 named" summary - <"$tmp/b.jfr"
+printf '7z\xbc\xaf\x27\x1c\0\4' >"$tmp/7.jfr"
+expect_msg ".*not a JFR recording: 7z-compressed" "7z named" print --json "$tmp/7.jfr"
 : >"$tmp/empty.jfr"
 rc=0
 "${bin[@]}" summary "$tmp/empty.jfr" >/dev/null 2>&1 || rc=$?

@@ -366,11 +366,14 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
         map = mmap(NULL, map_size, PROT_READ, MAP_PRIVATE, fd, 0);
     }
     cli_input_format fmt = CLI_INPUT_PLAIN;
-    uint8_t head[4];
+    uint8_t head[CLI_INPUT_HEAD];
     size_t nhead = 0;
+    bool usable = true;
     if (map != MAP_FAILED) {
         fmt = cli_input_detect(map, map_size);
-        if (fmt != CLI_INPUT_PLAIN) { /* compressed: read through the decoder */
+        /* --resync looks for a chunk after any garbage: no check of the start */
+        usable = g->resync || cli_input_usable(fmt, map, map_size, name);
+        if (fmt != CLI_INPUT_PLAIN || !usable) { /* compressed: read through the decoder */
             munmap(map, map_size);
             map = MAP_FAILED;
         }
@@ -385,8 +388,11 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
             nhead += (size_t)n;
         }
         fmt = cli_input_detect(head, nhead);
+        usable = g->resync || cli_input_usable(fmt, head, nhead, name);
     }
-    if (map != MAP_FAILED) {
+    if (!usable) {
+        read_ok = false;
+    } else if (map != MAP_FAILED) {
         (void)madvise(map, map_size, MADV_SEQUENTIAL);
         cli_progress_begin(name, map_size);
         feed_memory(&f, &sl, map, map_size);
