@@ -139,5 +139,50 @@ if expect 1 "garbage between chunks (--resync print --json)" --resync print --js
     fi
 fi
 expect 1 "trailing garbage (--resync summary)" --resync summary "$tmp/good-then-cut.jfr"
+# help: the overview lists every command; each command's own help (--help,
+# -h, help COMMAND) names its options, exit 0; a usage error in a command
+# prints that command's usage line (not the overview), exit 2
+"${bin[@]}" --help >"$tmp/help" 2>&1 || { echo "FAIL: --help: exit $?"; fails=$((fails + 1)); }
+for c in summary print metadata collapsed flamegraph pprof listen tail; do
+    grep -Eq "^  $c +[a-z]" "$tmp/help" || { echo "FAIL: --help does not list $c"; fails=$((fails + 1)); }
+done
+echo "ok: --help: $(wc -l <"$tmp/help") lines"
+check_help() { # command options-it-must-name...
+    local c=$1 form out rc o
+    shift
+    for form in "$c --help" "$c -h" "help $c"; do
+        rc=0
+        # shellcheck disable=SC2086  # the form is split on purpose
+        out=$("${bin[@]}" $form 2>&1) || rc=$?
+        if [ "$rc" != 0 ] || ! grep -q "^Usage: jfrstream $c " <<<"$out" || grep -q '^Commands:' <<<"$out"; then
+            echo "FAIL: '$form': exit $rc, not $c's own help: $(head -c 200 <<<"$out")"
+            fails=$((fails + 1))
+            continue
+        fi
+        for o in "$@"; do
+            grep -qe "$o" <<<"$out" || { echo "FAIL: '$form' does not name $o"; fails=$((fails + 1)); }
+        done
+    done
+    rc=0
+    "${bin[@]}" "$c" --no-such-option >"$tmp/out" 2>"$tmp/err" || rc=$?
+    if [ "$rc" != 2 ] || ! grep -q "^Usage: jfrstream $c " "$tmp/err" ||
+        ! grep -q "^Try 'jfrstream $c --help'" "$tmp/err" || grep -q '^Commands:' "$tmp/err"; then
+        echo "FAIL: $c --no-such-option: exit $rc, want 2 with $c's usage: $(head -c 300 "$tmp/err")"
+        fails=$((fails + 1))
+    fi
+    echo "ok: $c: its help ($(wc -l <<<"$out") lines, $# options named) and its usage after a usage error"
+}
+check_help summary FILE --feed-size
+check_help print --json --events --categories --stack-depth
+check_help metadata --events --categories --ids --per-chunk
+check_help collapsed --event --threads --dot --count "-o OUT"
+check_help flamegraph --event --threads --dot --count --title "-o OUT.html"
+check_help pprof --event --threads --dot --count "-o OUT.pb.gz"
+check_help listen --once --max-connections --max-bytes --idle-timeout --json --summary \
+    --collapsed --window ADDR:PORT
+check_help tail --exit-when-done --idle --json --summary --collapsed --window DIR
+expect 2 "help of an unknown command" help frobnicate
+expect 2 "summary without a file: its usage" summary
+grep -q '^Usage: jfrstream summary FILE' "$tmp/err" || { echo "FAIL: summary without a file: no usage line"; fails=$((fails + 1)); }
 echo "cli-errors: $fails failures"
 [ "$fails" = 0 ]
