@@ -947,6 +947,17 @@ jfr_status jfr_parser_finish(jfr_parser *p) {
                 resync_begin(p, at);
                 continue;
             }
+            if (memcmp(p->hdr, "FLR", p->hdr_have < 4 ? p->hdr_have : 4) != 0) {
+                /* too short for a header, and not the start of one either:
+                 * the magic is what is wrong, not the length */
+                char got[16] = "";
+                for (size_t k = 0; k < p->hdr_have && k < 4; k++)
+                    snprintf(got + 3 * k, sizeof got - 3 * k, "%02x ", p->hdr[k]);
+                got[3 * (p->hdr_have < 4 ? p->hdr_have : 4) - 1] = '\0'; /* the last space */
+                jfr__fail(p, JFR_BAD_MAGIC, p->input_off - p->hdr_have,
+                          "expected FLR\\0, found %s", got);
+                break;
+            }
             jfr__fail(p, JFR_TRUNCATED, p->input_off, "%llu of the 68 header bytes missing",
                       (unsigned long long)(JFR_HEADER_SIZE - p->hdr_have));
             break;

@@ -56,6 +56,38 @@ printf 'not a recording at all, just a line of text that is longer than a chunk 
 if expect 1 "not a JFR file" summary "$tmp/text.jfr"; then
     grep -q -i 'magic' "$tmp/err" || { echo "FAIL: not a JFR file: the message does not say 'magic': $(head -c 200 "$tmp/err")"; fails=$((fails + 1)); }
 fi
+# what is not a recording is called so at chunk 0, byte 0 (not "header
+# bytes missing"), with its first bytes; a compression that is not read is named
+expect_msg() { # regex name args... (exit 1)
+    local re=$1 name=$2
+    shift 2
+    if expect 1 "$name" "$@" && ! grep -Eq "^jfrstream: $re" "$tmp/err"; then
+        echo "FAIL: $name: stderr does not match '$re': $(head -c 300 "$tmp/err")"
+        fails=$((fails + 1))
+    fi
+}
+printf 'hello\n' >"$tmp/hello.txt"
+notjfr='chunk 0 at byte 0: not a JFR recording: bad magic \(first bytes 68 65 6c 6c 6f 0a;'
+expect_msg "$tmp/hello.txt: $notjfr" "6-byte text file" summary "$tmp/hello.txt"
+expect_msg "<stdin>: $notjfr" "6-byte text file on stdin" summary - <"$tmp/hello.txt"
+expect_msg "<stdin>: $notjfr" "6-byte text file from a pipe" print --json - < <(cat "$tmp/hello.txt")
+printf 'h' >"$tmp/h.txt"
+expect_msg ".*not a JFR recording: bad magic \(first bytes 68;" "1-byte file" metadata "$tmp/h.txt"
+expect_msg ".*not a JFR recording: bad magic \(first bytes 6e 6f 74 20 61 20 72 65;" \
+    "a longer text file" summary "$tmp/text.jfr"
+# decompressed, the library says it: the same place, its own words
+if command -v gzip >/dev/null; then
+    gzip -c "$tmp/hello.txt" >"$tmp/hello.gz"
+    expect_msg 'chunk 0 at byte 0: not a JFR chunk \(bad magic\): expected FLR\\0, found 68 65 6c 6c$' \
+        "gzip-compressed 6-byte text" summary "$tmp/hello.gz"
+fi
+printf '\xfd7zXZ\0\0\4\xe6\xd6\xb4\x46' >"$tmp/x.jfr"
+expect_msg ".*/x.jfr: chunk 0 at byte 0: not a JFR recording: xz-compressed \(first bytes fd 37 7a 58 5a 00 00 04\)" \
+    "xz named" summary "$tmp/x.jfr"
+printf 'BZh91AY&SY' >"$tmp/b.jfr"
+expect_msg ".*not a JFR recording: bzip2-compressed \(first bytes 42 5a 68 39" "bzip2 named" summary - <"$tmp/b.jfr"
+printf '7z\xbc\xaf\x27\x1c\0\4' >"$tmp/7.jfr"
+expect_msg ".*not a JFR recording: 7z-compressed" "7z named" print --json "$tmp/7.jfr"
 : >"$tmp/empty.jfr"
 rc=0
 "${bin[@]}" summary "$tmp/empty.jfr" >/dev/null 2>&1 || rc=$?
@@ -134,5 +166,51 @@ if expect 0 "version 1.0 (summary)" summary "$tmp/v1.0.jfr"; then
         grep -q -F -- "$want" "$tmp/out" || { echo "FAIL: version 1.0: summary lacks '$want'"; fails=$((fails + 1)); }
     done
 fi
+
+# help: the overview lists every command; each command's own help (--help,
+# -h, help COMMAND) names its options, exit 0; a usage error in a command
+# prints that command's usage line (not the overview), exit 2
+"${bin[@]}" --help >"$tmp/help" 2>&1 || { echo "FAIL: --help: exit $?"; fails=$((fails + 1)); }
+for c in summary print metadata collapsed flamegraph pprof listen tail; do
+    grep -Eq "^  $c +[a-z]" "$tmp/help" || { echo "FAIL: --help does not list $c"; fails=$((fails + 1)); }
+done
+echo "ok: --help: $(wc -l <"$tmp/help") lines"
+check_help() { # command options-it-must-name...
+    local c=$1 form out rc o
+    shift
+    for form in "$c --help" "$c -h" "help $c"; do
+        rc=0
+        # shellcheck disable=SC2086  # the form is split on purpose
+        out=$("${bin[@]}" $form 2>&1) || rc=$?
+        if [ "$rc" != 0 ] || ! grep -q "^Usage: jfrstream $c " <<<"$out" || grep -q '^Commands:' <<<"$out"; then
+            echo "FAIL: '$form': exit $rc, not $c's own help: $(head -c 200 <<<"$out")"
+            fails=$((fails + 1))
+            continue
+        fi
+        for o in "$@"; do
+            grep -qe "$o" <<<"$out" || { echo "FAIL: '$form' does not name $o"; fails=$((fails + 1)); }
+        done
+    done
+    rc=0
+    "${bin[@]}" "$c" --no-such-option >"$tmp/out" 2>"$tmp/err" || rc=$?
+    if [ "$rc" != 2 ] || ! grep -q "^Usage: jfrstream $c " "$tmp/err" ||
+        ! grep -q "^Try 'jfrstream $c --help'" "$tmp/err" || grep -q '^Commands:' "$tmp/err"; then
+        echo "FAIL: $c --no-such-option: exit $rc, want 2 with $c's usage: $(head -c 300 "$tmp/err")"
+        fails=$((fails + 1))
+    fi
+    echo "ok: $c: its help ($(wc -l <<<"$out") lines, $# options named) and its usage after a usage error"
+}
+check_help summary FILE --feed-size
+check_help print --json --events --categories --stack-depth
+check_help metadata --events --categories --ids --per-chunk
+check_help collapsed --event --threads --dot --count "-o OUT"
+check_help flamegraph --event --threads --dot --count --title "-o OUT.html"
+check_help pprof --event --threads --dot --count "-o OUT.pb.gz"
+check_help listen --once --max-connections --max-bytes --idle-timeout --json --summary \
+    --collapsed --window ADDR:PORT
+check_help tail --exit-when-done --idle --json --summary --collapsed --window DIR
+expect 2 "help of an unknown command" help frobnicate
+expect 2 "summary without a file: its usage" summary
+grep -q '^Usage: jfrstream summary FILE' "$tmp/err" || { echo "FAIL: summary without a file: no usage line"; fails=$((fails + 1)); }
 echo "cli-errors: $fails failures"
 [ "$fails" = 0 ]

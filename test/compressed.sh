@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# compressed.sh — gzip-, zip- and lz4-wrapped recordings read transparently.
+# compressed.sh — gzip-, zip-, lz4- and zstd-wrapped recordings read
+# transparently.
 #
 # usage: test/compressed.sh JFRSTREAM FILE.jfr...
 #        test/compressed.sh --producers JFRSTREAM DIR   (DIR/*.jfr.gz)
 #
 # For each FILE, its .gz, multi-member .gz, .zip (single entry and several
-# entries), .lz4 (4 MB and 64 KB blocks) made here with the gzip, zip and lz4
+# entries), .lz4 (4 MB and 64 KB blocks), .zst (one frame, two frames, a
+# skippable frame before them) made here with the gzip, zip, lz4 and zstd
 # tools must give byte-identical `summary` and `print --json` output to the
 # plain file, at several --feed-size values, from the file and from stdin.
 # Then damaged variants of a two-chunk file: truncated (stdout equals the
@@ -25,7 +27,7 @@ fi
 # shellcheck disable=SC2206  # the wrapper is split into words on purpose
 bin=(${JFRSTREAM_TEST_WRAPPER:-} "$1")
 shift
-for t in gzip zip lz4 python3; do
+for t in gzip zip lz4 zstd python3; do
     command -v $t >/dev/null 2>&1 || { echo "SKIP: no '$t' command (Debian package $t)"; exit 77; }
 done
 tmp=$(mktemp -d)
@@ -85,6 +87,11 @@ for file in "$@"; do
     rm "$v/$base.jfr" "$v/README.txt"
     lz4 -q "$file" "$v/$base.jfr.lz4"
     lz4 -q -B4 "$file" "$v/$base.b64k.lz4"
+    zstd -q -c "$file" >"$v/$base.jfr.zst"
+    # two frames (read as one stream), then the same after a skippable frame
+    # (magic 0x184d2a5?, a length, ignored bytes) as pzstd writes one
+    { head -c "$half" "$file" | zstd -q -c; tail -c +$((half + 1)) "$file" | zstd -q -c; } >"$v/$base.multi.zst"
+    { printf '\x50\x2a\x4d\x18\x05\x00\x00\x00hello'; cat "$v/$base.multi.zst"; } >"$v/$base.skip.zst"
     for cmd in summary "print --json --stack-depth 64"; do
         # shellcheck disable=SC2086
         rc=$(run "$tmp/ref" "$tmp/err" $cmd "$file")
@@ -129,6 +136,9 @@ cat "$file" "$file" >"$two"
 gzip -c "$two" >"$tmp/two.gz"
 (cd "$tmp" && zip -q two.zip two.jfr)
 lz4 -q -B4 "$two" "$tmp/two.lz4"
+# two frames: in one, the second copy would cost next to nothing (zstd's
+# window holds the first), and the damage below would hit the first
+{ zstd -q -c "$file"; zstd -q -c "$file"; } >"$tmp/two.zst"
 cmd="print --json --stack-depth 64"
 # shellcheck disable=SC2086
 "${bin[@]}" $cmd "$two" >"$tmp/full" 2>/dev/null || fail "plain two-chunk file: exit $?"
@@ -185,7 +195,7 @@ expect_bad() { # name file message-regex [full|truncated]
     done
 }
 
-for fmt in gz zip lz4; do
+for fmt in gz zip lz4 zst; do
     c="$tmp/two.$fmt"
     csize=$(stat -c %s "$c")
     # truncated in the second chunk (zip: its directory is lost)
@@ -193,6 +203,7 @@ for fmt in gz zip lz4; do
     case $fmt in
     gz) expect_bad "truncated gzip" "$tmp/trunc.$fmt" "gzip data truncated at compressed byte [0-9]+" truncated ;;
     lz4) expect_bad "truncated lz4" "$tmp/trunc.$fmt" "lz4 data truncated at compressed byte [0-9]+" truncated ;;
+    zst) expect_bad "truncated zstd" "$tmp/trunc.$fmt" "zstd data truncated at compressed byte [0-9]+" truncated ;;
     # zip keeps its directory at its end: a truncated archive is read from
     # its first local header
     zip) expect_bad "truncated zip" "$tmp/trunc.$fmt" "zip data truncated at compressed byte [0-9]+" truncated ;;
@@ -205,18 +216,21 @@ for k in range(len(b) * 3 // 4, len(b) * 3 // 4 + 16):
     b[k] ^= 0x5a
 open(sys.argv[2], 'wb').write(b)
 EOF
-    expect_bad "corrupt $fmt" "$tmp/flip.$fmt" "(gzip|zip|lz4) (entry )?data corrupt"
+    expect_bad "corrupt $fmt" "$tmp/flip.$fmt" "(gzip|zip|lz4|zstd) (entry )?data corrupt"
 done
 # a wrong checksum over good data: every event out, then exit 1
-python3 - "$tmp/two.gz" "$tmp/crc.gz" "$tmp/two.lz4" "$tmp/crc.lz4" <<'EOF'
+python3 - "$tmp/two.gz" "$tmp/crc.gz" "$tmp/two.lz4" "$tmp/crc.lz4" "$tmp/two.zst" "$tmp/crc.zst" <<'EOF'
 import sys
-for src, dst, off in ((sys.argv[1], sys.argv[2], 8), (sys.argv[3], sys.argv[4], 4)):
+a = sys.argv
+for src, dst, off in ((a[1], a[2], 8), (a[3], a[4], 4), (a[5], a[6], 4)):
     b = bytearray(open(src, 'rb').read())
-    b[-off] ^= 0xff  # gzip: the CRC-32 of the trailer; lz4: the content checksum
+    # gzip: the CRC-32 of the trailer; lz4, zstd: the content checksum
+    b[-off] ^= 0xff
     open(dst, 'wb').write(b)
 EOF
 expect_bad "gzip bad CRC" "$tmp/crc.gz" "gzip data corrupt \(incorrect data check\)" full
 expect_bad "lz4 bad checksum" "$tmp/crc.lz4" "lz4 data corrupt .*[Cc]hecksum" full
+expect_bad "zstd bad checksum" "$tmp/crc.zst" "zstd data corrupt .*checksum" full
 # a zip without its directory (the last 30 bytes cut): the whole entry from
 # its local header, then exit 1
 head -c $(($(stat -c %s "$tmp/two.zip") - 30)) "$tmp/two.zip" >"$tmp/nodir.zip"
@@ -229,9 +243,10 @@ gzip -c "$small" >"$tmp/s.gz"
 cp "$small" "$tmp/s.jfr"
 (cd "$tmp" && zip -q s.zip s.jfr)
 lz4 -q -B4 "$small" "$tmp/s.lz4"
+zstd -q -c "$small" >"$tmp/s.zst"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=99"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=99"
-for fmt in gz zip lz4; do
+for fmt in gz zip lz4 zst; do
     python3 - "$tmp/s.$fmt" "$tmp/dmg" <<'EOF'
 import os, random, sys
 b = open(sys.argv[1], 'rb').read()

@@ -112,7 +112,8 @@ else
     missing=
     for w in NAME SYNOPSIS summary print metadata listen tail --feed-size --events \
             --categories --stack-depth --ids --per-chunk --once --exit-when-done --idle \
-            --json --summary --help --version "EXIT STATUS" gzip zip lz4; do
+            --json --summary --help --version "EXIT STATUS" gzip zip lz4 zstd collapsed \
+            flamegraph pprof "PROFILE OPTIONS"; do
         grep -q -e "$w" "$tmp/man.txt" || missing="$missing $w"
     done
     if [ -z "$missing" ]; then

@@ -71,8 +71,12 @@ def main():
         check(r.returncode == 1 and b"cannot tail" in r.stderr,
               "tail of a missing path: exit 1, 'cannot tail'")
         r = L.run([js, "--help"], 10)
-        check(b"listen [LIVE OPTIONS]" in r.stdout and b"--exit-when-done" in r.stdout,
-              "--help documents listen and tail")
+        r1 = L.run([js, "listen", "--help"], 10)
+        r2 = L.run([js, "help", "tail"], 10)
+        check(b"  listen " in r.stdout and b"  tail " in r.stdout and
+              r1.returncode == 0 and b"listen [LIVE OPTIONS]" in r1.stdout and
+              r2.returncode == 0 and b"--exit-when-done" in r2.stdout,
+              "--help lists listen and tail; listen --help and help tail document them")
 
         # --- addresses
         for addr, rx in (("0", r"listening on 127\.0\.0\.1:\d+"),

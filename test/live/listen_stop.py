@@ -291,10 +291,10 @@ def main():
                      ["--idle-timeout", "-1"], ["--idle-timeout", "soon"]):
             r = L.run([js, "listen"] + args + ["0"], 10)
             check(r.returncode == 2, "exit 2 for listen %s" % " ".join(args))
-        r = L.run([js, "--help"], 10)
+        r = L.run([js, "listen", "--help"], 10)
         check(all(o in r.stdout for o in (b"--max-connections N", b"--max-bytes BYTES",
                                           b"--idle-timeout SECONDS")),
-              "--help documents the three limits")
+              "listen --help documents the three limits")
         stop_with(js, data, signal.SIGTERM)
         stop_with(js, data, signal.SIGINT)
         garbage(js, data)

@@ -42,7 +42,27 @@ typedef struct cli_global {
 bool cli_parse_bytes(const char *s, uint64_t *out);
 int cli_take_global(cli_global *g, int argc, char **argv, int *i);
 
-/* The --help text. */
+/* One command: its name, entry point and help (the table is in commands.c,
+ * where a new option's help goes too). */
+typedef struct cli_command {
+    const char *name;
+    int (*run)(cli_global *g, int argc, char **argv);
+    const char *usage;   /* what follows "Usage: jfrstream " */
+    const char *about;   /* one line, lower case, no full stop */
+    const char *options; /* "  --option  what it does" lines, each ending in '\n' */
+    const char *notes;   /* paragraphs after the options */
+} cli_command;
+
+/* The command of that name, or NULL. */
+const cli_command *cli_command_find(const char *name);
+/* The command being run (main sets it before running it): its help is
+ * what cli_usage prints, its usage line follows a usage error. */
+void cli_command_set(const cli_command *c);
+/* "Usage: jfrstream <c's usage>" */
+void cli_command_usage(const cli_command *c, FILE *out);
+
+/* The --help text: the current command's usage, description and options,
+ * or before a command is chosen the overview of all commands. */
 void cli_usage(FILE *out);
 /* True for -h / --help. */
 bool cli_is_help(const char *arg);
@@ -53,7 +73,8 @@ void cli_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
-/* A usage error: message plus a hint; returns CLI_EXIT_USAGE. */
+/* A usage error: the message, the current command's usage line, a hint to
+ * --help; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))

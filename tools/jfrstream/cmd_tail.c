@@ -41,6 +41,7 @@ typedef struct tail_ctx {
     unsigned stuck_ticks; /* watch ticks with nothing opened but chunk files present */
     bool restarting;      /* stopped to start again on the same path */
     char cur[PATH_MAX * 2]; /* path given to the running tail */
+    bool started;         /* a tail was started once: later data is new */
 } tail_ctx;
 
 static bool start_tail(tail_ctx *x, const char *path);
@@ -126,6 +127,53 @@ static bool has_chunks(uv_loop_t *loop, const char *dir, int depth) {
     }
     uv_fs_req_cleanup(&req);
     return found;
+}
+
+/* Bytes of the chunk files in `dir` (depth 0), or of `dir` itself when it is
+ * a file; -1 when there is none. */
+static int64_t chunk_bytes(uv_loop_t *loop, const char *dir) {
+    uv_fs_t req;
+    uv_dirent_t ent;
+    int64_t sum = -1;
+    if (uv_fs_stat(loop, &req, dir, NULL) == 0 && !S_ISDIR(req.statbuf.st_mode)) {
+        sum = (int64_t)req.statbuf.st_size;
+        uv_fs_req_cleanup(&req);
+        return sum;
+    }
+    uv_fs_req_cleanup(&req);
+    if (uv_fs_scandir(loop, &req, dir, 0, NULL) < 0) {
+        uv_fs_req_cleanup(&req);
+        return -1;
+    }
+    while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
+        size_t n = strlen(ent.name);
+        if (ent.type == UV_DIRENT_DIR || n <= 4 || strcmp(ent.name + n - 4, ".jfr") != 0)
+            continue;
+        char path[PATH_MAX * 2];
+        uv_fs_t st;
+        snprintf(path, sizeof path, "%s/%s", dir, ent.name);
+        if (uv_fs_stat(loop, &st, path, NULL) == 0)
+            sum = (sum < 0 ? 0 : sum) + (int64_t)st.statbuf.st_size;
+        uv_fs_req_cleanup(&st);
+    }
+    uv_fs_req_cleanup(&req);
+    return sum;
+}
+
+/* What the tail of `path` will read first and is on disk now: the file, the
+ * chunk files of the folder, or those of its newest sub-folder (the choice
+ * of jfr_uv_tail). Its events are replayed, not arriving now. */
+static uint64_t bytes_on_disk(tail_ctx *x, const char *path) {
+    int64_t n = chunk_bytes(x->app.loop, path);
+    if (n < 0) {
+        char name[PATH_MAX], sub[PATH_MAX * 2];
+        x->folder[0] = '\0';
+        if (newer_folder(x, name, sizeof name)) {
+            snprintf(sub, sizeof sub, "%s/%s", path, name);
+            n = chunk_bytes(x->app.loop, sub);
+        }
+    }
+    return n > 0 ? (uint64_t)n : 0;
 }
 
 /* JDK 17 creates an empty repository folder at startup, removes it a few ms
@@ -244,6 +292,9 @@ static bool start_tail(tail_ctx *x, const char *path) {
         cli_error("out of memory");
         return false;
     }
+    if (!x->started)
+        s->replay_bytes = bytes_on_disk(x, path);
+    x->started = true;
     int err = jfr_uv_tail_start(x->app.loop, &cfg, &x->t);
     if (err) {
         cli_error("cannot tail %s: %s", path, uv_strerror(err));

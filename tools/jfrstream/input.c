@@ -1,6 +1,6 @@
 /*
- * input.c — gzip, zip and lz4 recordings decompressed as they are read
- * (zlib, libzip, liblz4), for the jfrstream CLI. See input.h.
+ * input.c — gzip, zip, lz4 and zstd recordings decompressed as they are read
+ * (zlib, libzip, liblz4, libzstd), for the jfrstream CLI. See input.h.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <zip.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #define IN_BLOCK ((size_t)256 << 10) /* compressed bytes per read */
 
@@ -38,6 +39,9 @@ struct cli_input {
     /* lz4 */
     LZ4F_dctx *lz;
     size_t lz_hint; /* 0: between frames */
+    /* zstd */
+    ZSTD_DStream *zs;
+    size_t zs_hint; /* 0: at a frame's start (nothing left to flush) */
     /* zip */
     zip_t *za;
     zip_file_t *zf;
@@ -57,6 +61,16 @@ cli_input_format cli_input_detect(const uint8_t *h, size_t n) {
         return CLI_INPUT_ZIP;
     if (n >= 4 && memcmp(h, "\x04\x22\x4d\x18", 4) == 0)
         return CLI_INPUT_LZ4;
+    /* a zstd frame, or a skippable frame (50..5f 2a 4d 18) before one */
+    if (n >= 4 && (memcmp(h, "\x28\xb5\x2f\xfd", 4) == 0 ||
+                   ((h[0] & 0xf0) == 0x50 && memcmp(h + 1, "\x2a\x4d\x18", 3) == 0)))
+        return CLI_INPUT_ZSTD;
+    if (n >= 6 && memcmp(h, "\xfd" "7zXZ\0", 6) == 0)
+        return CLI_INPUT_XZ;
+    if (n >= 4 && memcmp(h, "BZh", 3) == 0 && h[3] >= '1' && h[3] <= '9')
+        return CLI_INPUT_BZIP2;
+    if (n >= 6 && memcmp(h, "7z\xbc\xaf\x27\x1c", 6) == 0)
+        return CLI_INPUT_7Z;
     return CLI_INPUT_PLAIN;
 }
 
@@ -68,9 +82,38 @@ const char *cli_input_format_name(cli_input_format f) {
         return "zip";
     case CLI_INPUT_LZ4:
         return "lz4";
+    case CLI_INPUT_ZSTD:
+        return "zstd";
+    case CLI_INPUT_XZ:
+        return "xz";
+    case CLI_INPUT_BZIP2:
+        return "bzip2";
+    case CLI_INPUT_7Z:
+        return "7z";
     default:
         return "plain";
     }
+}
+
+bool cli_input_usable(cli_input_format f, const uint8_t *h, size_t n, const char *name) {
+    bool unread = f == CLI_INPUT_XZ || f == CLI_INPUT_BZIP2 || f == CLI_INPUT_7Z;
+    if (!unread && (f != CLI_INPUT_PLAIN || memcmp(h, "FLR", n < 4 ? n : 4) == 0))
+        return true;
+    char hex[3 * CLI_INPUT_HEAD + 1] = "";
+    size_t k = 0;
+    for (; k < n && k < CLI_INPUT_HEAD; k++)
+        snprintf(hex + 3 * k, sizeof hex - 3 * k, "%02x ", h[k]);
+    hex[k ? 3 * k - 1 : 0] = '\0';
+    if (unread)
+        cli_error("%s: chunk 0 at byte 0: not a JFR recording: %s-compressed (first bytes %s), "
+                  "which is not read: decompress it first (%s FILE | " CLI_NAME " COMMAND -)",
+                  name, cli_input_format_name(f), hex,
+                  f == CLI_INPUT_XZ ? "xz -dc" : f == CLI_INPUT_BZIP2 ? "bzip2 -dc" : "7z x -so");
+    else
+        cli_error("%s: chunk 0 at byte 0: not a JFR recording: bad magic (first bytes %s; a "
+                  "recording starts with 46 4c 52 00, \"FLR\\0\")",
+                  name, hex);
+    return false;
 }
 
 /* read(2) without EINTR; -1 after a message. */
@@ -194,6 +237,42 @@ static long lz4_read(cli_input *in, uint8_t *buf, size_t cap) {
             in->out += dst;
             return (long)dst;
         }
+    }
+}
+
+/* ---------------------------------------------------------------- zstd */
+
+static long zstd_read(cli_input *in, uint8_t *buf, size_t cap) {
+    for (;;) {
+        if (!refill(in))
+            return -1;
+        size_t pos = in->in_pos, avail = in->in_len - pos;
+        if (avail == 0 && in->zs_hint == 0)
+            return 0; /* clean end after the last frame */
+        /* called at the end of the input too: the decoder may still hold
+         * output that did not fit the last buffer. It gets no more than it
+         * asks for (the next block, or the 18 bytes of a frame header at
+         * most): libzstd keeps no position of a call that fails, so what
+         * one call decodes before an error (a whole frame in one pass,
+         * when it is all in view) would be lost; one block a call, the
+         * good blocks come out before a bad block or checksum */
+        size_t want = in->zs_hint ? in->zs_hint : 18;
+        ZSTD_inBuffer src = {in->in, pos + (avail < want ? avail : want), pos};
+        ZSTD_outBuffer dst = {buf, cap, 0};
+        size_t r = ZSTD_decompressStream(in->zs, &dst, &src);
+        in->in_pos = src.pos;
+        if (ZSTD_isError(r)) {
+            char what[160];
+            snprintf(what, sizeof what, "corrupt (%s)", ZSTD_getErrorName(r));
+            return bad_data(in, what, dst.pos);
+        }
+        in->zs_hint = r; /* 0: a frame ended; the next one starts on its own */
+        if (dst.pos > 0) {
+            in->out += dst.pos;
+            return (long)dst.pos;
+        }
+        if (src.pos == pos) /* never loop */
+            return bad_data(in, avail ? "corrupt (no progress)" : "truncated", 0);
     }
 }
 
@@ -375,6 +454,13 @@ cli_input *cli_input_open(cli_input_format f, int fd, const char *name,
         if (!ok)
             cli_error("%s: cannot start lz4", name);
         break;
+    case CLI_INPUT_ZSTD:
+        /* the default window limit (128 MiB) bounds the decoder's memory */
+        in->zs = ZSTD_createDStream();
+        ok = in->zs && !ZSTD_isError(ZSTD_initDStream(in->zs));
+        if (!ok)
+            cli_error("%s: cannot start zstd", name);
+        break;
     case CLI_INPUT_ZIP:
         ok = zip_open_fd(in, head, n) && (in->zip_raw || zip_pick(in));
         if (!in->zip_raw)
@@ -402,6 +488,8 @@ long cli_input_read(cli_input *in, uint8_t *buf, size_t cap) {
         return gzip_read(in, buf, cap);
     case CLI_INPUT_LZ4:
         return lz4_read(in, buf, cap);
+    case CLI_INPUT_ZSTD:
+        return zstd_read(in, buf, cap);
     case CLI_INPUT_ZIP:
         return in->zip_raw ? gzip_read(in, buf, cap) : zip_read_entry(in, buf, cap);
     default:
@@ -444,6 +532,8 @@ void cli_input_close(cli_input *in) {
         inflateEnd(&in->z);
     if (in->lz)
         LZ4F_freeDecompressionContext(in->lz);
+    if (in->zs)
+        ZSTD_freeDStream(in->zs);
     if (in->zf)
         zip_fclose(in->zf);
     if (in->za)

@@ -1,9 +1,11 @@
 /*
  * input.h — compressed recordings read transparently by the jfrstream CLI.
  *
- * A recording may be wrapped in gzip (1f 8b), zip (PK 03 04) or an lz4 frame
- * (04 22 4d 18); a plain JFR file starts with "FLR\0". The format is found by
- * these magic bytes, not by the file name. Decompression streams: memory is a
+ * A recording may be wrapped in gzip (1f 8b), zip (PK 03 04), an lz4 frame
+ * (04 22 4d 18) or zstd frames (28 b5 2f fd, or a skippable frame first); a
+ * plain JFR file starts with "FLR\0". The format is found by these magic
+ * bytes, not by the file name. xz, bzip2 and 7z are recognised too, but only
+ * to name them in the error message. Decompression streams: memory is a
  * few fixed buffers however large the input (a zip read from a pipe is first
  * copied to an unlinked temporary file, as zip keeps its directory at its end;
  * a zip whose directory is unreadable, e.g. truncated, is read from its first
@@ -22,15 +24,33 @@ typedef enum cli_input_format {
     CLI_INPUT_PLAIN, /* anything else: handed to the parser as it is */
     CLI_INPUT_GZIP,  /* gzip, one or more members (zlib)              */
     CLI_INPUT_ZIP,   /* zip archive: its single entry or first *.jfr  */
-    CLI_INPUT_LZ4    /* lz4 frames (liblz4)                           */
+    CLI_INPUT_LZ4,   /* lz4 frames (liblz4)                           */
+    CLI_INPUT_ZSTD,  /* zstd frames, one or more (libzstd)            */
+    /* recognised, not read: cli_input_usable() names them */
+    CLI_INPUT_XZ,    /* fd 37 7a 58 5a 00                             */
+    CLI_INPUT_BZIP2, /* "BZh" and a block size digit                  */
+    CLI_INPUT_7Z     /* 37 7a bc af 27 1c                             */
 } cli_input_format;
 
-/* The format whose magic bytes start head[0..n). Fewer than 4 bytes: plain
- * (except gzip, whose magic is 2 bytes). */
+/* Bytes of the start an input that cli_input_detect and cli_input_usable
+ * look at (the longest magic, and a few more to show). */
+#define CLI_INPUT_HEAD 8
+
+/* The format whose magic bytes start head[0..n). Too few bytes for a magic:
+ * plain. */
 cli_input_format cli_input_detect(const uint8_t *head, size_t n);
 
-/* "gzip", "zip", "lz4" or "plain". */
+/* "gzip", "zip", "lz4", "zstd", "xz", "bzip2", "7z" or "plain". */
 const char *cli_input_format_name(cli_input_format f);
+
+/*
+ * Whether an input of format f starting with head[0..n) (n > 0; up to
+ * CLI_INPUT_HEAD bytes) can be a recording. When not (a compression that is
+ * not read, or plain bytes other than the start of "FLR\0"), prints
+ * "jfrstream: NAME: chunk 0 at byte 0: not a JFR recording: ..." with the
+ * first bytes in hex, and returns false.
+ */
+bool cli_input_usable(cli_input_format f, const uint8_t *head, size_t n, const char *name);
 
 typedef struct cli_input cli_input;
 

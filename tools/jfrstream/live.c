@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define VIEW_WIN 6      /* ring of per-second snapshots: rates over <= 5 s */
+#define VIEW_WIN 4      /* ring of per-second snapshots: rates over <= 3 s */
 #define VIEW_TOP_LINE 5 /* types on a plain view line */
 #define VIEW_TOP_TTY 20 /* types on the terminal view */
 
@@ -239,10 +239,15 @@ static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
         row = sum_row_missing(&app->stats, r->type_id);
     sum_count(&app->stats, row, r->size);
     if (typed && s->want[r->type->index]) {
+        /* already there at the start (tail: on disk): not a rate of now */
+        unsigned old = r->offset < s->replay_bytes;
         s->events++;
         app->events_total++;
-        if (row != SUM_NONE)
+        app->replayed_total += old;
+        if (row != SUM_NONE) {
             app->stats.rows[row].events++;
+            app->stats.rows[row].replayed += old;
+        }
     }
     return JFR_CB_CONTINUE;
 }
@@ -449,23 +454,32 @@ static void on_view(uv_timer_t *t) {
         app->snap = n;
         app->capsnap = cap;
     }
+    /* rates: the events that arrived over the last ticks (up to 3 s, fewer
+     * at the start), per second of the time that really passed; replayed
+     * ones are left out (shown apart) */
     uint64_t k = ++app->ticks;
     uint64_t w = k < VIEW_WIN - 1 ? k : VIEW_WIN - 1;
     size_t now_i = (size_t)(k % VIEW_WIN), old_i = (size_t)((k - w) % VIEW_WIN);
+    uint64_t now = uv_now(app->loop);
+    app->tms[now_i] = now;
+    double secs = (double)(now - (k > w ? app->tms[old_i] : app->start_ms)) / 1000.0;
+    if (secs < 0.001)
+        secs = 0.001;
     rate_row *rr = malloc((st->nrows ? st->nrows : 1) * sizeof *rr);
     if (!rr)
         return;
     size_t n = 0;
     for (size_t r = 0; r < st->nrows; r++) {
         uint64_t *sn = app->snap + r * VIEW_WIN;
-        uint64_t cur = st->rows[r].events;
-        double rate = (double)(cur - sn[old_i]) / (double)w;
+        uint64_t cur = st->rows[r].events - st->rows[r].replayed;
+        double rate = (double)(cur - sn[old_i]) / secs;
         sn[now_i] = cur;
-        if (cur)
+        if (st->rows[r].events)
             rr[n++] = (rate_row){(uint32_t)r, rate};
     }
-    double total_rate = (double)(app->events_total - app->tsnap[old_i]) / (double)w;
-    app->tsnap[now_i] = app->events_total;
+    uint64_t arrived = app->events_total - app->replayed_total;
+    double total_rate = (double)(arrived - app->tsnap[old_i]) / secs;
+    app->tsnap[now_i] = arrived;
     sort_table = st;
     qsort(rr, n, sizeof *rr, cmp_rate);
     uint64_t up = (uv_now(app->loop) - app->start_ms + 500) / 1000;
@@ -478,6 +492,9 @@ static void on_view(uv_timer_t *t) {
             ob_printf(o, "connections %u (%llu total)   ", app->conns,
                       (unsigned long long)app->conns_total);
         ob_printf(o, "events %llu   ", (unsigned long long)app->events_total);
+        if (app->replayed_total)
+            ob_printf(o, "(%llu replayed: there at the start)   ",
+                      (unsigned long long)app->replayed_total);
         fmt_rate(o, total_rate);
         ob_puts(o, " events/s\n\n  events/s        total  event type\n");
         for (size_t i = 0; i < n && i < VIEW_TOP_TTY; i++) {
@@ -495,9 +512,12 @@ static void on_view(uv_timer_t *t) {
                 ob_printf(o, "  %s\n", recent[i % RECENT]);
         }
     } else {
-        ob_printf(o, "t=%llus conns=%u/%llu events=%llu rate=", (unsigned long long)up,
+        ob_printf(o, "t=%llus conns=%u/%llu events=%llu", (unsigned long long)up,
                   app->conns, (unsigned long long)app->conns_total,
                   (unsigned long long)app->events_total);
+        if (app->replayed_total)
+            ob_printf(o, " replayed=%llu", (unsigned long long)app->replayed_total);
+        ob_puts(o, " rate=");
         fmt_rate(o, total_rate);
         ob_puts(o, "/s");
         if (n)

@@ -48,6 +48,10 @@ typedef struct live_src {
     uint32_t row0, row1; /* rows of records 0 and 1 */
     uint64_t chunks, events;
     uint64_t id;         /* 1, 2, ... in creation order (profile keys) */
+    /* input bytes that were already there when the run began (tail: the
+     * chunk files on disk): their events are "replayed", not counted in
+     * the view's rates */
+    uint64_t replay_bytes;
     char lasterr[512];   /* last message printed from on_error */
     bool failed;         /* an error that makes the exit status 1 */
 } live_src;
@@ -70,6 +74,7 @@ struct live_app {
     unsigned conns;      /* open inputs */
     uint64_t conns_total;
     uint64_t events_total;
+    uint64_t replayed_total; /* of those, replayed (live_src.replay_bytes) */
     uint64_t start_ms;
     /* the command's shutdown (close the listener, stop the tail) */
     void (*stop)(live_app *app);
@@ -79,9 +84,10 @@ struct live_app {
     uv_timer_t view_timer;
     uv_prepare_t flusher;
     uint64_t ticks;
-    uint64_t *snap;      /* event counts of each row at the last ticks */
+    uint64_t *snap;      /* arrived (not replayed) events of each row at the last ticks */
     size_t capsnap;      /* rows covered by snap */
-    uint64_t tsnap[8];   /* events_total at the last ticks */
+    uint64_t tsnap[8];   /* arrived events of all rows at the last ticks */
+    uint64_t tms[8];     /* uv_now() at the last ticks */
     prof *prof;          /* the profile being collected, or NULL */
     uv_timer_t window_timer;
 };

@@ -26,6 +26,9 @@
 
 outbuf cli_out;
 
+/* The command being run, for the usage line after a usage error. */
+static const cli_command *current_command;
+
 /* Errors reported through cli_on_error / cli_data_error. */
 static uint64_t cli_cb_errors;
 static uint64_t cli_data_errors;
@@ -61,7 +64,13 @@ int cli_usage_error(const char *fmt, ...) {
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-    fputs("Try '" CLI_NAME " --help' for more information.\n", stderr);
+    if (current_command) {
+        cli_command_usage(current_command, stderr);
+        fprintf(stderr, "Try '" CLI_NAME " %s --help' for more information.\n",
+                current_command->name);
+    } else {
+        fputs("Try '" CLI_NAME " --help' for more information.\n", stderr);
+    }
     return CLI_EXIT_USAGE;
 }
 
@@ -366,11 +375,14 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
         map = mmap(NULL, map_size, PROT_READ, MAP_PRIVATE, fd, 0);
     }
     cli_input_format fmt = CLI_INPUT_PLAIN;
-    uint8_t head[4];
+    uint8_t head[CLI_INPUT_HEAD];
     size_t nhead = 0;
+    bool usable = true;
     if (map != MAP_FAILED) {
         fmt = cli_input_detect(map, map_size);
-        if (fmt != CLI_INPUT_PLAIN) { /* compressed: read through the decoder */
+        /* --resync looks for a chunk after any garbage: no check of the start */
+        usable = g->resync || cli_input_usable(fmt, map, map_size, name);
+        if (fmt != CLI_INPUT_PLAIN || !usable) { /* compressed: read through the decoder */
             munmap(map, map_size);
             map = MAP_FAILED;
         }
@@ -385,8 +397,11 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
             nhead += (size_t)n;
         }
         fmt = cli_input_detect(head, nhead);
+        usable = g->resync || cli_input_usable(fmt, head, nhead, name);
     }
-    if (map != MAP_FAILED) {
+    if (!usable) {
+        read_ok = false;
+    } else if (map != MAP_FAILED) {
         (void)madvise(map, map_size, MADV_SEQUENTIAL);
         cli_progress_begin(name, map_size);
         feed_memory(&f, &sl, map, map_size);
@@ -427,139 +442,6 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
 
 bool cli_is_help(const char *a) { return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0; }
 
-void cli_usage(FILE *out) {
-    fputs(
-        "Usage: " CLI_NAME " [GLOBAL OPTIONS] COMMAND [OPTIONS] FILE\n"
-        "       " CLI_NAME " listen [LIVE OPTIONS] [--once] [LIMITS] [ADDR:PORT]\n"
-        "       " CLI_NAME " tail [LIVE OPTIONS] [--exit-when-done] [--idle SECONDS] DIR|FILE\n"
-        "\n"
-        "Read a Java Flight Recorder file (FILE, or - for standard input), or\n"
-        "follow live JFR data from JVMs. FILE may be compressed with gzip, zip\n"
-        "or lz4 (recognised by its first bytes); of a zip archive, its single\n"
-        "entry or its first *.jfr entry is read.\n"
-        "\n"
-        "Commands:\n"
-        "  summary FILE\n"
-        "      Version, chunks, start, duration and per-type record counts and\n"
-        "      sizes, as `jfr summary` prints them.\n"
-        "  print [--json] [--events FILTER] [--categories FILTER]\n"
-        "        [--stack-depth N] FILE\n"
-        "      Events as JSON, as `jfr print --json` prints them. FILTER is a\n"
-        "      comma-separated list of event names (qualified or simple) or\n"
-        "      quoted glob patterns; --stack-depth defaults to 5.\n"
-        "  metadata [--events FILTER] [--categories FILTER] [--ids]\n"
-        "           [--per-chunk] FILE\n"
-        "      The type system (types, fields, annotations) in the layout of\n"
-        "      `jfr metadata`. --ids adds type ids; --per-chunk prints every\n"
-        "      chunk's metadata separately, with ids and field flags.\n"
-        "  collapsed [PROFILE OPTIONS] FILE\n"
-        "      Folded stacks (\"frame;frame;frame weight\"), the input of\n"
-        "      flamegraph.pl and speedscope; frame names as async-profiler's\n"
-        "      converter writes them (pkg/Class.method_[j], ...).\n"
-        "  flamegraph [PROFILE OPTIONS] [--title TEXT] -o OUT.html FILE\n"
-        "      A self-contained interactive HTML flame graph (search, zoom).\n"
-        "  pprof [PROFILE OPTIONS] -o OUT.pb.gz FILE\n"
-        "      A gzip-compressed pprof profile (pprof, Pyroscope).\n"
-        "  Profile options:\n"
-        "      --event E   cpu (jdk.ExecutionSample, the default), alloc\n"
-        "                  (allocation events, weighted by bytes), lock\n"
-        "                  (jdk.JavaMonitorEnter, jdk.ThreadPark, weighted by\n"
-        "                  duration in ns), wall (jdk.NativeMethodSample), or\n"
-        "                  event type names; comma-separated\n"
-        "      --threads   a bottom frame per thread: [name tid=ID]\n"
-        "      --dot       pkg.Class.method instead of pkg/Class.method\n"
-        "      --count     weight every event 1\n"
-        "      -o FILE     output file (default: standard output)\n"
-        "  listen [ADDR:PORT]\n"
-        "      Accept JFR byte streams on a TCP socket, many connections at\n"
-        "      once: the live stream of a JVM's FlightRecorderMXBean (see\n"
-        "      tools/jfr-pump), or plain .jfr files. ADDR:PORT is PORT,\n"
-        "      ADDR:PORT or [IPV6]:PORT; default 127.0.0.1:7091 (port 0: any\n"
-        "      free port). \"listening on ADDR:PORT\" is printed on stderr.\n"
-        "      Bad data closes that connection only, with the reason (peer,\n"
-        "      chunk, byte offset) on stderr (with --resync it skips to the\n"
-        "      next chunk header instead).\n"
-        "      --once      exit when the first connection ends\n"
-        "      Limits (each closes only the connection concerned, with a message):\n"
-        "      --max-connections N  connections open at once (default 1024);\n"
-        "                  one more is accepted and closed (\"connection limit\n"
-        "                  N reached: refused\"). The descriptor limit is raised\n"
-        "                  to fit when the hard limit allows.\n"
-        "      --max-bytes BYTES    bytes per connection, K/M/G suffixes\n"
-        "                  (default 0: unlimited, a JVM streams for days)\n"
-        "      --idle-timeout SECONDS  close a connection that sent nothing\n"
-        "                  for SECONDS (default 0: never; a quiet JVM may send\n"
-        "                  nothing for long). A slow peer is not idle.\n"
-        "  tail DIR|FILE\n"
-        "      Follow a JVM's disk repository as it is written: the folder of\n"
-        "      chunk files, its parent (-XX:FlightRecorderOptions:repository=DIR;\n"
-        "      the newest JVM folder is followed), or one chunk file being\n"
-        "      written (for a saved live stream, use print).\n"
-        "      --exit-when-done  exit when the JVM has finished writing (its\n"
-        "                  final chunk). Without it, a tail of a parent folder\n"
-        "                  then waits for the next JVM's folder; a tail of one\n"
-        "                  folder or file ends there anyway.\n"
-        "      --idle SECONDS  exit after SECONDS without new data\n"
-        "\n"
-        "Live options (listen, tail):\n"
-        "  --events FILTER, --categories FILTER\n"
-        "                           events to show and count, as for print\n"
-        "  --json                   one event per line on stdout: an element of\n"
-        "                           print --json's \"events\" array, compact (no\n"
-        "                           whitespace outside strings); events of each\n"
-        "                           flush segment in end-time order; timestamps\n"
-        "                           with each connection's first chunk's time base\n"
-        "  --stack-depth N          stack frames in --json (default 5)\n"
-        "  --collapsed FILE, --flamegraph FILE, --pprof FILE\n"
-        "                           write a profile (as the commands of those\n"
-        "                           names) of the events of all inputs: at the\n"
-        "                           end, or with --window every window\n"
-        "  --profile-event E        what to profile, as --event (default cpu)\n"
-        "  --profile-threads        a frame per thread, as --threads\n"
-        "  --window SECONDS         write the profile of each SECONDS window and\n"
-        "                           start a new one; each file is replaced\n"
-        "                           whole (written to FILE.tmp, renamed)\n"
-        "  --summary                the summary table (as `summary`, over all\n"
-        "                           connections) at the end: on stdout, or on\n"
-        "                           stderr with --json\n"
-        "  Without --json and --summary: per-type event rates once a second on\n"
-        "  stdout (redrawn on a terminal, else one line per second).\n"
-        "  Per-connection messages (connected, errors, \"stream ended: N chunks,\n"
-        "  M events, B bytes\") go to stderr as \"" CLI_NAME ": SOURCE: message\".\n"
-        "  SIGINT/SIGTERM stop cleanly: open connections are finished (an\n"
-        "  unfinished chunk is reported), the summary printed; a second signal\n"
-        "  exits at once.\n"
-        "\n"
-        "Global options (before or after the command):\n"
-        "  --feed-size N            feed the parser N bytes per call\n"
-        "  --feed-size random[:SEED]\n"
-        "                           feed random slices of 1..65536 bytes\n"
-        "                           (deterministic PRNG, default seed 1)\n"
-        "  --resync                 after damage, scan on for the next chunk\n"
-        "                           header (FLR\\0 magic) and go on, rather than\n"
-        "                           end at a bad header or trust a damaged chunk's\n"
-        "                           size; the skipped bytes are reported (offset,\n"
-        "                           count)\n"
-        "  --max-memory BYTES       the most memory one parser may hold (K, M, G\n"
-        "                           suffixes): chunk buffer, pools, indexes,\n"
-        "                           caches; past it the chunk fails with a\n"
-        "                           'max_memory' error and the next one is tried\n"
-        "  -h, --help               show this help\n"
-        "  -V, --version            show the library version\n"
-        "\n"
-        "When stderr is a terminal, a run over a file that lasts more than a\n"
-        "second shows a progress line there (erased at the end).\n"
-        "\n"
-        "Exit status: 0 success, 1 input or parse error (output for good\n"
-        "chunks is still printed), 2 usage error. listen and tail: 1 when any\n"
-        "connection or tail ended with an error: damaged data, a read error, a\n"
-        "peer that closed inside a chunk, or a connection closed or refused by a\n"
-        "limit (the connection is reported, the others go on); a chunk left\n"
-        "unfinished by our own stop (signal, the end of --once, --idle) is\n"
-        "reported but is not an error.\n",
-        out);
-}
-
 int main(int argc, char **argv) {
     cli_global g = {CLI_FEED_DEFAULT, 0, 1, false, 0};
     if (!ob_init(&cli_out, STDOUT_FILENO, (size_t)1 << 20)) {
@@ -587,26 +469,19 @@ int main(int argc, char **argv) {
     if (i >= argc)
         return cli_usage_error("missing command");
     const char *cmd = argv[i];
-    int sub_argc = argc - i - 1;
-    char **sub_argv = argv + i + 1;
+    const cli_command *c = cli_command_find(cmd);
     int rc;
-    if (strcmp(cmd, "summary") == 0) {
-        rc = cmd_summary(&g, sub_argc, sub_argv);
-    } else if (strcmp(cmd, "print") == 0) {
-        rc = cmd_print(&g, sub_argc, sub_argv);
-    } else if (strcmp(cmd, "metadata") == 0) {
-        rc = cmd_metadata(&g, sub_argc, sub_argv);
-    } else if (strcmp(cmd, "listen") == 0) {
-        rc = cmd_listen(&g, sub_argc, sub_argv);
-    } else if (strcmp(cmd, "tail") == 0) {
-        rc = cmd_tail(&g, sub_argc, sub_argv);
-    } else if (strcmp(cmd, "collapsed") == 0) {
-        rc = cmd_collapsed(&g, sub_argc, sub_argv);
-    } else if (strcmp(cmd, "flamegraph") == 0) {
-        rc = cmd_flamegraph(&g, sub_argc, sub_argv);
-    } else if (strcmp(cmd, "pprof") == 0) {
-        rc = cmd_pprof(&g, sub_argc, sub_argv);
+    if (c) {
+        cli_command_set(c);
+        current_command = c;
+        rc = c->run(&g, argc - i - 1, argv + i + 1);
     } else if (strcmp(cmd, "help") == 0) {
+        /* help [COMMAND] */
+        if (i + 2 < argc)
+            return cli_usage_error("help: too many arguments");
+        if (i + 1 < argc && !(c = cli_command_find(argv[i + 1])))
+            return cli_usage_error("help: unknown command '%s'", argv[i + 1]);
+        cli_command_set(c);
         cli_usage(stdout);
         rc = CLI_EXIT_OK;
     } else if (cmd[0] == '-') {

@@ -90,7 +90,7 @@ static uint32_t insert(sum_table *s, uint64_t id, const char *name) {
     if (!copy)
         goto oom;
     sum_row *row = &s->rows[s->nrows];
-    *row = (sum_row){id, copy, jfmt_utf16_length(copy, strlen(copy)), 0, 0, s->nrows, 0, 0};
+    *row = (sum_row){id, copy, jfmt_utf16_length(copy, strlen(copy)), 0, 0, s->nrows, 0, 0, 0};
     s->nrows++;
     size_t i = hash_row(s, row) & (s->capslots - 1);
     while (s->slots[i])

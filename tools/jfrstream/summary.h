@@ -26,6 +26,7 @@ typedef struct sum_row {
     size_t order;  /* insertion order */
     uint32_t bucket;
     uint64_t events; /* for the live view: events counted by the caller */
+    uint64_t replayed; /* of those, read from what was there at the start */
 } sum_row;
 
 typedef struct sum_table {
