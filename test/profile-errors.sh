@@ -25,7 +25,21 @@ expect() { # expect RC "what" cmd...
 expect 2 "collapsed without FILE" "${js[@]}" collapsed
 expect 2 "unknown --event" "${js[@]}" collapsed --event nope "$fx"
 expect 2 "unknown option" "${js[@]}" pprof --nope "$fx"
-expect 2 "two files" "${js[@]}" flamegraph "$fx" "$fx"
+expect 2 "--state without a value" "${js[@]}" collapsed "$fx" --state
+expect 2 "bad --include regex" "${js[@]}" collapsed --include 'a(b' "$fx"
+grep -q "bad regular expression" "$tmp/err" || { echo "FAIL: no regex message"; fail=1; }
+expect 2 "bad --minwidth" "${js[@]}" collapsed --minwidth 101 "$fx"
+expect 2 "bad --from" "${js[@]}" collapsed --from 12:xx "$fx"
+expect 2 "unknown --event word" "${js[@]}" collapsed --event wallclock "$fx"
+grep -q "nativemem" "$tmp/err" || { echo "FAIL: the words are not listed"; fail=1; }
+# an empty profile: exit 0, no output, and a message naming what the file has
+expect 0 "empty profile" "${js[@]}" collapsed --event live "$fx"
+if [ -s "$tmp/out" ] || ! grep -q "empty profile: no profiler.LiveObject event matched; the events with a stack trace are: .*jdk.ExecutionSample ([0-9]*)" "$tmp/err"; then
+    echo "FAIL: empty profile: output or message wrong"; fail=1
+fi
+# a missing file among several: exit 1, the others still profiled
+expect 1 "two files, one missing" "${js[@]}" collapsed "$fx" "$tmp/absent.jfr"
+[ -s "$tmp/out" ] || { echo "FAIL: no profile of the good file"; fail=1; }
 expect 1 "missing file" "${js[@]}" collapsed "$tmp/absent.jfr"
 expect 1 "unwritable output" "${js[@]}" pprof -o "$tmp/no/such/dir/x.pb.gz" "$fx"
 grep -q "No such file" "$tmp/err" || { echo "FAIL: no reason given"; fail=1; }
