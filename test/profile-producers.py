@@ -5,7 +5,8 @@ a JetBrains IDE, ...) against async-profiler's converter semantics computed
 by the JDK's own reader: test/java/ApFold.java (RecordingFile, one chunk at a
 time), every job in one JVM.
 
-usage: profile-producers.py --jfrstream BIN --java JAVA --apfold ApFold.java DIR
+usage: profile-producers.py --jfrstream BIN --java JAVA --apfold ApFold.java
+                            [--java25 JAVA] DIR
 
 Per job (a profile of one or more files with options: cpu, wall, alloc, live,
 nativemem, nativemem --leak, lock, --threads, --state, --include/--exclude,
@@ -14,7 +15,8 @@ line and weight must be equal. Lock weights are durations converted from the
 producer's ticks, where the JDK and jfrstream round each event differently:
 there a stack's weight may differ by 2 ns + 2e-4 of it. Known totals are asserted (wall.jfr
 weighted by `samples`: 26,246). A file the JDK cannot read is reported and
-skipped. Exit: 0 equal, 1 differences, 77 skipped (no JDK or no DIR).
+skipped. With --java25 (a JDK 25 `java`, when present) a short recording with
+jdk.CPUTimeSample is made and its `--event cputime` profile compared too. Exit: 0 equal, 1 differences, 77 skipped (no JDK or no DIR).
 """
 import argparse
 import gzip
@@ -61,6 +63,7 @@ def main():
     ap.add_argument('--jfrstream', required=True)
     ap.add_argument('--java', required=True)
     ap.add_argument('--apfold', required=True)
+    ap.add_argument('--java25')
     ap.add_argument('dir')
     a = ap.parse_args()
     if not os.path.isdir(a.dir):
@@ -78,6 +81,24 @@ def main():
             with gzip.open(os.path.join(a.dir, n + '.gz')) as src, \
                     open(os.path.join(tmp, n), 'wb') as dst:
                 shutil.copyfileobj(src, dst)
+        if a.java25 and os.access(a.java25, os.X_OK):
+            # a JDK 25 recording with jdk.CPUTimeSample (Linux CPU-time sampler)
+            spin = os.path.join(tmp, 'Spin.java')
+            with open(spin, 'w') as f:
+                f.write('public class Spin { public static void main(String[] a) { long t = '
+                        'System.nanoTime(), x = 0; while (System.nanoTime() - t < 1_000_000_000L)'
+                        ' x += Long.numberOfTrailingZeros(x * 31 + t); System.out.println(x); } }\n')
+            rec = os.path.join(tmp, 'cputime.jfr')
+            r = subprocess.run([a.java25, '-XX:StartFlightRecording:filename=%s,settings=profile,'
+                                '+jdk.CPUTimeSample#enabled=true,+jdk.CPUTimeSample#throttle=1ms'
+                                % rec, spin], capture_output=True, text=True)
+            if r.returncode == 0 and os.path.exists(rec):
+                names.append('cputime.jfr')
+                JOBS['cputime.jfr'] = ['--event cputime', '--event cputime --threads --lines']
+            else:
+                print('note: no jdk.CPUTimeSample recording: %s' % r.stderr[-300:])
+        else:
+            print('note: no JDK 25: jdk.CPUTimeSample not checked')
         jobs = []
         for n in names:
             for opts in ['--threads'] + JOBS.get(n, []):

@@ -316,6 +316,10 @@ static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **a
         paths[npaths++] = a;
         i++;
     }
+    if (kind == OUT_PPROF && pr.reverse) { /* pprof viewers turn stacks themselves */
+        rc = cli_usage_error("%s: --reverse is for collapsed stacks and flame graphs", cmd);
+        goto done;
+    }
     if (!npaths) {
         rc = cli_usage_error("%s: missing FILE", cmd);
         goto done;
