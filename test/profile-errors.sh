@@ -34,7 +34,7 @@ expect 2 "unknown --event word" "${js[@]}" collapsed --event wallclock "$fx"
 grep -q "nativemem" "$tmp/err" || { echo "FAIL: the words are not listed"; fail=1; }
 # an empty profile: exit 0, no output, and a message naming what the file has
 expect 0 "empty profile" "${js[@]}" collapsed --event live "$fx"
-if [ -s "$tmp/out" ] || ! grep -q "empty profile: no profiler.LiveObject event matched; the events with a stack trace are: .*jdk.ExecutionSample ([0-9]*)" "$tmp/err"; then
+if [ -s "$tmp/out" ] || ! grep -q "empty profile: no profiler.LiveObject event matched; the input.s events with a stackTrace field: .*jdk.ExecutionSample ([0-9]*)" "$tmp/err"; then
     echo "FAIL: empty profile: output or message wrong"; fail=1
 fi
 # a missing file among several: exit 1, the others still profiled

@@ -120,8 +120,8 @@ static void tell_empty(const run_ctx *x, const char *cmd) {
     for (uint32_t i = 0; i < pr->nsubs && n < sizeof sel; i++)
         n += (size_t)snprintf(sel + n, sizeof sel - n, "%s%s", i ? "," : "", pr->subs[i].name);
     if (x->nseen == 0) {
-        cli_error("%s: empty profile: no %s event with a stack trace (the input has no event "
-                  "with a stack trace)", cmd, sel);
+        cli_error("%s: empty profile: no %s event matched (the input has no event of a type "
+                  "with a stackTrace field)", cmd, sel);
         return;
     }
     char have[512];
@@ -144,8 +144,8 @@ static void tell_empty(const run_ctx *x, const char *cmd) {
     }
     if (n >= sizeof have)
         memcpy(have + sizeof have - 4, "...", 4);
-    cli_error("%s: empty profile: no %s event matched; the events with a stack trace are: %s",
-              cmd, sel, have);
+    cli_error("%s: empty profile: no %s event matched; the input's events with a stackTrace "
+              "field: %s", cmd, sel, have);
 }
 
 int prof_options_take(prof *pr, const char *cmd, int argc, char **argv, int *i, bool *taken) {
