@@ -38,8 +38,8 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *u) {
                 CHECK(jfr_value_field_named(&fr, "bytecodeIndex", &bci) == JFR_OK && bci.i == f.bci);
                 CHECK(jfr_value_field_named(&fr, "type", &type) == JFR_OK &&
                       same_str(f.frame_type, f.frame_type_len, &type));
-                if (type.pooled && type.type) {
-                    /* jfr_event_constant: the same pool entry by type and key;
+                if (i == 0 && type.pooled && type.type) {
+                    /* jfr_event_constant (top frames): the same pool entry by type and key;
                      * a key no pool defines reads as NULL */
                     jfr_value c;
                     CHECK(jfr_event_constant(e, type.type, type.key, &c) == JFR_OK &&
