@@ -719,7 +719,7 @@ static size_t class_frame(prof *p, const jfr_value *cv) {
 /* build_path's result for a stack --include / --exclude leave out. */
 #define PROF_EXCLUDED (UINT32_MAX - 1)
 
-static bool re_match(const void *re, const char *s) {
+static bool name_matches(const void *re, const char *s) {
     return regexec(re, s, 0, NULL, 0) == 0;
 }
 
@@ -729,9 +729,9 @@ static bool stack_excluded(const prof *p, const uint32_t *path, size_t n) {
     bool need_include = p->include != NULL;
     for (size_t i = 0; i < n; i++) {
         const char *nm = prof_name(p, path[4 * i]);
-        if (p->exclude && re_match(p->exclude, nm))
+        if (p->exclude && name_matches(p->exclude, nm))
             return true;
-        if (need_include && re_match(p->include, nm)) {
+        if (need_include && name_matches(p->include, nm)) {
             if (!p->exclude)
                 return false;
             need_include = false;
