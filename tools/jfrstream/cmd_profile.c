@@ -19,71 +19,68 @@
 typedef enum { OUT_COLLAPSED, OUT_FLAME, OUT_PPROF } out_kind;
 
 /* The profile and, for the message about an empty one, the event types with
- * a stack trace the inputs have: records counted per type index (one array
- * increment per record), folded into names at each chunk's end. */
+ * a stackTrace field the inputs have events of. Per type index of the
+ * current metadata: its pointer (compared, never dereferenced once the
+ * metadata may be gone) and its slot in the list of names (0: not yet),
+ * filled at the type's first record; then one increment per record. */
 typedef struct run_ctx {
     prof *pr;
-    bool *stacky;        /* per type index of the current metadata */
-    uint64_t *counts;
+    const jfr_type **tptr; /* NULL: not a type with a stackTrace field */
+    uint32_t *slot;
     uint32_t ntypes;
-    const jfr_metadata *md;
-    char **seen;         /* type names with events, and their counts */
+    char **seen;           /* type names with events, and their counts */
     uint64_t *nseen_ev;
     size_t nseen;
-    bool nomem;
 } run_ctx;
-
-static void fold_seen(run_ctx *x) {
-    for (uint32_t i = 0; i < x->ntypes; i++) {
-        if (!x->counts[i])
-            continue;
-        const char *nm = x->md->types[i]->name;
-        size_t j = 0;
-        while (j < x->nseen && strcmp(x->seen[j], nm) != 0)
-            j++;
-        if (j == x->nseen) {
-            char **ns = realloc(x->seen, (j + 1) * sizeof *ns);
-            uint64_t *nc = ns ? realloc(x->nseen_ev, (j + 1) * sizeof *nc) : NULL;
-            if (ns)
-                x->seen = ns;
-            if (nc)
-                x->nseen_ev = nc;
-            char *d = nc ? strdup(nm) : NULL;
-            if (!d) {
-                x->nomem = true;
-                break;
-            }
-            x->seen[j] = d;
-            x->nseen_ev[j] = 0;
-            x->nseen++;
-        }
-        x->nseen_ev[j] += x->counts[i];
-        x->counts[i] = 0;
-    }
-}
 
 static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     (void)p;
     run_ctx *x = user;
-    if (x->md)
-        fold_seen(x);
-    free(x->stacky);
-    free(x->counts);
-    x->stacky = calloc(m->ntypes ? m->ntypes : 1, sizeof *x->stacky);
-    x->counts = calloc(m->ntypes ? m->ntypes : 1, sizeof *x->counts);
-    x->md = m;
-    x->ntypes = x->stacky && x->counts ? m->ntypes : 0;
+    free(x->tptr);
+    free(x->slot);
+    x->tptr = calloc(m->ntypes ? m->ntypes : 1, sizeof *x->tptr);
+    x->slot = calloc(m->ntypes ? m->ntypes : 1, sizeof *x->slot);
+    x->ntypes = x->tptr && x->slot ? m->ntypes : 0;
     for (uint32_t i = 0; i < x->ntypes; i++)
-        x->stacky[i] = m->types[i]->is_event && jfr_type_field_index(m->types[i], "stackTrace") >= 0;
+        if (m->types[i]->is_event && jfr_type_field_index(m->types[i], "stackTrace") >= 0)
+            x->tptr[i] = m->types[i];
     return JFR_CB_CONTINUE;
+}
+
+/* The slot of a type name in the list, added when new; 0 on no memory. */
+static uint32_t seen_slot(run_ctx *x, const char *nm) {
+    size_t j = 0;
+    while (j < x->nseen && strcmp(x->seen[j], nm) != 0)
+        j++;
+    if (j == x->nseen) {
+        if (j >= UINT32_MAX - 1)
+            return 0;
+        char **ns = realloc(x->seen, (j + 1) * sizeof *ns);
+        if (ns)
+            x->seen = ns;
+        uint64_t *nc = ns ? realloc(x->nseen_ev, (j + 1) * sizeof *nc) : NULL;
+        if (nc)
+            x->nseen_ev = nc;
+        char *d = nc ? strdup(nm) : NULL;
+        if (!d)
+            return 0;
+        x->seen[j] = d;
+        x->nseen_ev[j] = 0;
+        x->nseen++;
+    }
+    return (uint32_t)j + 1;
 }
 
 static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
     (void)p;
     run_ctx *x = user;
-    if (r->type && r->type->index < x->ntypes && x->md->types[r->type->index] == r->type &&
-        x->stacky[r->type->index])
-        x->counts[r->type->index]++;
+    if (!r->type || r->type->index >= x->ntypes || x->tptr[r->type->index] != r->type)
+        return JFR_CB_CONTINUE;
+    uint32_t *sl = &x->slot[r->type->index];
+    if (!*sl)
+        *sl = seen_slot(x, r->type->name);
+    if (*sl)
+        x->nseen_ev[*sl - 1]++;
     return JFR_CB_CONTINUE;
 }
 
@@ -96,17 +93,13 @@ static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
 static int on_chunk_end(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     (void)p;
     (void)c;
-    run_ctx *x = user;
-    prof_chunk_end(x->pr);
-    if (x->md)
-        fold_seen(x);
+    prof_chunk_end(((run_ctx *)user)->pr);
     return JFR_CB_CONTINUE;
 }
 
 static jfr_status setup(jfr_parser *p, void *user) {
     run_ctx *x = user;
-    x->md = NULL; /* a new parser: its metadata comes with its first chunk */
-    x->ntypes = 0;
+    x->ntypes = 0; /* a new parser: its metadata comes with its first chunk */
     return prof_subscribe(x->pr, p);
 }
 
@@ -349,9 +342,7 @@ static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **a
     for (int k = 0; k < npaths && !pr.nomem; k++) {
         pr.cur_source = (uint64_t)k;
         int r = cli_parse(g, paths[k], NULL, &cb, &x, setup);
-        if (x.md)
-            fold_seen(&x); /* a chunk cut short has no chunk end */
-        x.md = NULL;
+        x.ntypes = 0; /* the parser and its metadata are gone */
         if (r != CLI_EXIT_OK)
             rc = r;
     }
@@ -411,8 +402,8 @@ done:
         free(x.seen[k]);
     free(x.seen);
     free(x.nseen_ev);
-    free(x.stacky);
-    free(x.counts);
+    free(x.tptr);
+    free(x.slot);
     free(paths);
     return rc;
 }
