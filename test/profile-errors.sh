@@ -55,6 +55,27 @@ if ! cmp -s "$tmp/out" "$tmp/want"; then
 else
     echo "ok: the good chunk's profile is printed ($(wc -l <"$tmp/want") lines)"
 fi
+# a record in the middle of the chunk with a hostile size: exit 1 with the
+# chunk and offset (and under ASan no use of the freed metadata afterwards)
+python3 - "$fx" "$tmp/dmg.jfr" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+end, pos, offs = struct.unpack('>q', d[8:16])[0], 68, []
+while pos < end:
+    v, s, i = 0, 0, pos
+    while True:
+        c = d[i]; i += 1; v |= (c & 0x7f) << s; s += 7
+        if c < 0x80 or s >= 56:
+            break
+    offs.append(pos)
+    pos += v
+at = offs[len(offs) // 2]
+d[at:at + 5] = b'\xff\xff\xff\xff\x07'
+open(sys.argv[2], 'wb').write(d)
+PY
+expect 1 "a hostile record size mid-chunk" "${js[@]}" collapsed --event live "$tmp/dmg.jfr"
+grep -q "chunk 0 at byte [0-9]*: record size" "$tmp/err" && ! grep -q Sanitizer "$tmp/err" ||
+    { echo "FAIL: no chunk/offset, or a sanitizer report"; fail=1; }
 expect 0 "stdin" "${js[@]}" collapsed - <"$fx"
 cmp -s "$tmp/out" <("${js[@]}" collapsed "$fx") || { echo "FAIL: stdin output differs"; fail=1; }
 exit $fail
