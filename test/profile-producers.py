@@ -11,8 +11,9 @@ usage: profile-producers.py --jfrstream BIN --java JAVA --apfold ApFold.java
 Per job (a profile of one or more files with options: cpu, wall, alloc, live,
 nativemem, nativemem --leak, lock, --threads, --state, --include/--exclude,
 --reverse, --lines, --minwidth, --dot, --from/--to, two files) every stack
-line and weight must be equal. Lock weights are durations converted from the
-producer's ticks, where the JDK and jfrstream round each event differently:
+line and weight must be equal; for six of them the pprof output, decoded by
+test/profile-oracle.py, must hold the same stacks and weights. Lock weights
+are durations converted from the producer's ticks, where the JDK and jfrstream round each event differently:
 there a stack's weight may differ by 2 ns + 2e-4 of it. Known totals are asserted (wall.jfr
 weighted by `samples`: 26,246). A file the JDK cannot read is reported and
 skipped. With --java25 (a JDK 25 `java`, when present) a short recording with
@@ -25,6 +26,16 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import importlib.util
+
+
+def oracle_module():
+    """test/profile-oracle.py (its pprof decoder)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'profile-oracle.py')
+    spec = importlib.util.spec_from_file_location('profile_oracle', path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 # file -> jobs (options); every file also gets `--threads` (cpu)
 JOBS = {
@@ -47,6 +58,11 @@ JOBS = {
     'object-allocation-sample.jfr': ['--event alloc --threads'],
     'example.jfr': ['--event alloc', '--event lock'],
 }
+# jobs whose pprof output is decoded too: per stack equal to collapsed
+PPROF = {('wall.jfr', '--event wall --threads'), ('nativemem.jfr', '--event nativemem --leak'),
+         ('dump2.jfr', '--event live --threads'), ('cputime.jfr', '--event cputime'),
+         ('cortex-dev-01__kafka-0__cpu__0.jfr', '--state default,runnable'),
+         ('async-profiler.jfr', '')}
 TOTALS = {('wall.jfr', '--event wall'): 26246, ('wall.jfr', '--event wall --count'): 1780}
 
 
@@ -150,6 +166,22 @@ def main():
                     continue
                 bad.append((k, x, y))
             total = sum(g.values())
+            note = ''
+            if (n, opts) in PPROF and not bad:
+                # pprof: functions are the names without the type suffix, and
+                # keep a ';' that collapsed writes '|'
+                po = oracle_module()
+                out = os.path.join(tmp, 'p.pb.gz')
+                r2 = subprocess.run(wrapper + [a.jfrstream, 'pprof'] + words + ['-o', out] + files,
+                                    capture_output=True, text=True)
+                types, folded, nsamples = po.decode_pprof(gzip.open(out).read()) \
+                    if r2.returncode == 0 else ([], {}, 0)
+                want_p = po.strip_suffix({k.replace('|', ';'): v for k, v in g.items()})
+                if r2.returncode != 0 or not types or want_p != folded:
+                    bad.append(('<pprof: exit %d, %d samples>' % (r2.returncode, nsamples),
+                                sum(want_p.values()), sum(folded.values())))
+                else:
+                    note = '; pprof %s/%s: %d samples equal' % (types[0][0], types[0][1], nsamples)
             t = TOTALS.get((n, opts))
             if t is not None and total != t:
                 bad.append(('<total>', t, total))
@@ -161,8 +193,9 @@ def main():
                 for k, x, y in bad[:5]:
                     print('   converter %s jfrstream %s: %s' % (x, y, k[:400]))
             else:
-                print('ok: %s %s: %d stacks, total %d%s' % (n, opts, len(g), total,
-                                                          ' (asserted)' if t is not None else ''))
+                print('ok: %s %s: %d stacks, total %d%s%s' % (n, opts, len(g), total,
+                                                            ' (asserted)' if t is not None else '',
+                                                            note))
         print('profile-producers: files=%d jobs=%d compared=%d stacks=%d unreadable-by-jdk=%s '
               'failures=%d' % (len(names), len(jobs), compared, lines,
                                ','.join(sorted(unread)) or '-', fails))
