@@ -13,11 +13,13 @@ nativemem, nativemem --leak, lock, --threads, --state, --include/--exclude,
 --reverse, --lines, --minwidth, --dot, --from/--to, two files) every stack
 line and weight must be equal; for six of them the pprof output, decoded by
 test/profile-oracle.py, must hold the same stacks and weights. Lock weights
-are durations converted from the producer's ticks, where the JDK and jfrstream round each event differently:
-there a stack's weight may differ by 2 ns + 2e-4 of it. Known totals are asserted (wall.jfr
-weighted by `samples`: 26,246). A file the JDK cannot read is reported and
-skipped. With --java25 (a JDK 25 `java`, when present) a short recording with
-jdk.CPUTimeSample is made and its `--event cputime` profile compared too. Exit: 0 equal, 1 differences, 77 skipped (no JDK or no DIR).
+are durations converted from the producer's ticks, where the JDK and
+jfrstream round each event differently: there a stack's weight may differ by
+2 ns + 2e-4 of it. Known totals are asserted (wall.jfr weighted by
+`samples`: 26,246). A file the JDK cannot read is reported and skipped.
+With --java25 (a JDK 25 `java`, when present) a short recording with
+jdk.CPUTimeSample is made and its `--event cputime` profile compared too.
+Exit: 0 equal, 1 differences, 77 skipped (no JDK or no DIR).
 """
 import argparse
 import gzip
