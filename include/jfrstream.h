@@ -369,6 +369,12 @@ jfr_status jfr_event_value(const jfr_event *e, jfr_value *out);
 /* Shorthands for jfr_event_value + jfr_value_field[_named]. */
 jfr_status jfr_event_field(const jfr_event *e, uint32_t index, jfr_value *out);
 jfr_status jfr_event_field_named(const jfr_event *e, const char *name, jfr_value *out);
+/* The constant of pool type `t` (a type of the event's chunk metadata) with
+ * key `key`, looked up in the event's chunk: NULL kind when the chunk's pools
+ * do not define it. Lets a reader inspect a pool once per chunk (for example
+ * which frame types a producer declares) without an event referring to it. */
+jfr_status jfr_event_constant(const jfr_event *e, const jfr_type *t, uint64_t key,
+                              jfr_value *out);
 
 /* Convert a tick timestamp / timespan of this event's chunk to ns. */
 int64_t jfr_event_ticks_to_epoch_nanos(const jfr_event *e, int64_t ticks);

@@ -568,6 +568,13 @@ jfr_status jfr_event_field_named(const jfr_event *e, const char *name, jfr_value
     return s ? s : jfr_value_field_named(&root, name, out);
 }
 
+jfr_status jfr_event_constant(const jfr_event *e, const jfr_type *t, uint64_t key,
+                              jfr_value *out) {
+    if (!e || !t || !out || !e->chunk_)
+        return JFR_INVALID_ARG;
+    return jfr__value_resolve(e->chunk_, t, key, 0, out);
+}
+
 int64_t jfr_event_ticks_to_epoch_nanos(const jfr_event *e, int64_t ticks) {
     return jfr__ticks_to_epoch_nanos(e->chunk_, ticks);
 }

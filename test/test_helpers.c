@@ -1,10 +1,11 @@
 /* The thread / stack-trace / frame helpers must agree with the generic
  * value API on every event of real recordings. A stack trace seen again in
  * a chunk comes from the per-chunk frame cache, so both the first (decoding)
- * and the later (cached) reads are compared. Usage: test_helpers FILE... */
+ * and the later (cached) reads are compared; jfr_event_constant finds every
+ * frame's type by its pool key. Usage: test_helpers FILE... */
 #include "harness.h"
 
-static long g_stacks, g_frames, g_threads;
+static long g_stacks, g_frames, g_threads, g_constants;
 
 static int same_str(const char *a, size_t an, const jfr_value *v) {
     jfr_value u;
@@ -37,6 +38,16 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *u) {
                 CHECK(jfr_value_field_named(&fr, "bytecodeIndex", &bci) == JFR_OK && bci.i == f.bci);
                 CHECK(jfr_value_field_named(&fr, "type", &type) == JFR_OK &&
                       same_str(f.frame_type, f.frame_type_len, &type));
+                if (i == 0 && type.pooled && type.type) {
+                    /* jfr_event_constant (top frames): the same pool entry by type and key;
+                     * a key no pool defines reads as NULL */
+                    jfr_value c;
+                    CHECK(jfr_event_constant(e, type.type, type.key, &c) == JFR_OK &&
+                          same_str(f.frame_type, f.frame_type_len, &c));
+                    CHECK(jfr_event_constant(e, type.type, (uint64_t)1 << 40, &c) == JFR_OK &&
+                          c.kind == JFR_KIND_NULL);
+                    g_constants++;
+                }
                 CHECK(jfr_value_field_named(&fr, "method", &m) == JFR_OK);
                 if (m.kind == JFR_KIND_OBJECT) {
                     jfr_value name;
@@ -97,8 +108,8 @@ int main(int argc, char **argv) {
         free(buf);
         files++;
     }
-    printf("%d files: %ld stacks, %ld frames, %ld threads checked; %d failures\n", files,
-           g_stacks, g_frames, g_threads, g_failures);
-    CHECK(g_stacks > 0 && g_frames > 0 && g_threads > 0);
+    printf("%d files: %ld stacks, %ld frames, %ld threads, %ld constants checked; %d failures\n",
+           files, g_stacks, g_frames, g_threads, g_constants, g_failures);
+    CHECK(g_stacks > 0 && g_frames > 0 && g_threads > 0 && g_constants > 0);
     return g_failures ? 1 : 0;
 }

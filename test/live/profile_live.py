@@ -140,6 +140,29 @@ def main():
               "tail --profile-event lock --collapsed: exit %d, %d lines = collapsed of the file"
               % (r.returncode, len(got.splitlines())))
 
+        # async-profiler's event kinds (wall by samples, nativemem) through
+        # listen, when the producers' recordings are there
+        prod = os.path.join(L.ROOT, "..", "shared", "data", "producers")
+        for name, ev in (("wall.jfr.gz", "wall"), ("nativemem.jfr.gz", "nativemem")):
+            src = os.path.join(prod, name)
+            if not os.path.exists(src):
+                L.log("  note: %s absent: --profile-event %s not checked" % (src, ev))
+                continue
+            plain = os.path.join(tmp, name[:-3])
+            with gzip.open(src) as f, open(plain, "wb") as o:
+                o.write(f.read())
+            want = L.run([js, "collapsed", "--event", ev, "--threads", plain], 60).stdout.decode()
+            col = os.path.join(tmp, ev + "-ap.txt")
+            p, out, err, port = L.start_listener(
+                js, ["--once", "--profile-event", ev, "--profile-threads", "--collapsed", col])
+            L.send(port, open(plain, "rb").read())
+            rc = L.wait(p, 30, "listen")
+            got = open(col).read() if os.path.exists(col) else ""
+            check(rc == 0 and folded(got) == folded(want) and len(want) > 0,
+                  "listen --profile-event %s (%s): exit %s, %d lines, total %d = collapsed of "
+                  "the file" % (ev, name[:-3], rc, len(got.splitlines()),
+                                sum(folded(got).values())))
+
         # a bad --profile-event: usage error
         r = L.run([js, "listen", "127.0.0.1:0", "--profile-event", "nope", "--collapsed",
                    col], 10)

@@ -18,20 +18,128 @@
 
 typedef enum { OUT_COLLAPSED, OUT_FLAME, OUT_PPROF } out_kind;
 
+/* The profile and, for the message about an empty one, the event types with
+ * a stackTrace field the inputs have events of. Per type index of the
+ * current metadata: its pointer (compared, never dereferenced once the
+ * metadata may be gone) and its slot in the list of names (0: not yet),
+ * filled at the type's first record; then one increment per record. */
+typedef struct run_ctx {
+    prof *pr;
+    const jfr_type **tptr; /* NULL: not a type with a stackTrace field */
+    uint32_t *slot;
+    uint32_t ntypes;
+    char **seen;           /* type names with events, and their counts */
+    uint64_t *nseen_ev;
+    size_t nseen;
+} run_ctx;
+
+static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
+    (void)p;
+    run_ctx *x = user;
+    free(x->tptr);
+    free(x->slot);
+    x->tptr = calloc(m->ntypes ? m->ntypes : 1, sizeof *x->tptr);
+    x->slot = calloc(m->ntypes ? m->ntypes : 1, sizeof *x->slot);
+    x->ntypes = x->tptr && x->slot ? m->ntypes : 0;
+    for (uint32_t i = 0; i < x->ntypes; i++)
+        if (m->types[i]->is_event && jfr_type_field_index(m->types[i], "stackTrace") >= 0)
+            x->tptr[i] = m->types[i];
+    return JFR_CB_CONTINUE;
+}
+
+/* The slot of a type name in the list, added when new; 0 on no memory. */
+static uint32_t seen_slot(run_ctx *x, const char *nm) {
+    size_t j = 0;
+    while (j < x->nseen && strcmp(x->seen[j], nm) != 0)
+        j++;
+    if (j == x->nseen) {
+        if (j >= UINT32_MAX - 1)
+            return 0;
+        char **ns = realloc(x->seen, (j + 1) * sizeof *ns);
+        if (ns)
+            x->seen = ns;
+        uint64_t *nc = ns ? realloc(x->nseen_ev, (j + 1) * sizeof *nc) : NULL;
+        if (nc)
+            x->nseen_ev = nc;
+        char *d = nc ? strdup(nm) : NULL;
+        if (!d)
+            return 0;
+        x->seen[j] = d;
+        x->nseen_ev[j] = 0;
+        x->nseen++;
+    }
+    return (uint32_t)j + 1;
+}
+
+static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
+    (void)p;
+    run_ctx *x = user;
+    if (!r->type || r->type->index >= x->ntypes || x->tptr[r->type->index] != r->type)
+        return JFR_CB_CONTINUE;
+    uint32_t *sl = &x->slot[r->type->index];
+    if (!*sl)
+        *sl = seen_slot(x, r->type->name);
+    if (*sl)
+        x->nseen_ev[*sl - 1]++;
+    return JFR_CB_CONTINUE;
+}
+
 static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     (void)p;
-    prof_chunk_begin(user, c);
+    prof_chunk_begin(((run_ctx *)user)->pr, c);
     return JFR_CB_CONTINUE;
 }
 
 static int on_chunk_end(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     (void)p;
     (void)c;
-    prof_chunk_end(user);
+    prof_chunk_end(((run_ctx *)user)->pr);
     return JFR_CB_CONTINUE;
 }
 
-static jfr_status setup(jfr_parser *p, void *user) { return prof_subscribe(user, p); }
+static jfr_status setup(jfr_parser *p, void *user) {
+    run_ctx *x = user;
+    x->ntypes = 0; /* a new parser: its metadata comes with its first chunk */
+    return prof_subscribe(x->pr, p);
+}
+
+/* An empty profile: say so, and name the event types with a stack trace
+ * the inputs do have. */
+static void tell_empty(const run_ctx *x, const char *cmd) {
+    const prof *pr = x->pr;
+    char sel[256];
+    size_t n = 0;
+    sel[0] = '\0';
+    for (uint32_t i = 0; i < pr->nsubs && n < sizeof sel; i++)
+        n += (size_t)snprintf(sel + n, sizeof sel - n, "%s%s", i ? "," : "", pr->subs[i].name);
+    if (x->nseen == 0) {
+        cli_error("%s: empty profile: no %s event matched (the input has no event of a type "
+                  "with a stackTrace field)", cmd, sel);
+        return;
+    }
+    char have[512];
+    n = 0;
+    have[0] = '\0';
+    /* the most frequent first (a selection over a short list) */
+    uint64_t below = UINT64_MAX;
+    for (size_t i = 0; i < x->nseen && n < sizeof have; i++) {
+        size_t best = SIZE_MAX;
+        for (size_t j = 0; j < x->nseen; j++)
+            if (x->nseen_ev[j] < below && (best == SIZE_MAX || x->nseen_ev[j] > x->nseen_ev[best]))
+                best = j;
+        if (best == SIZE_MAX)
+            break;
+        for (size_t j = 0; j < x->nseen && n < sizeof have; j++)
+            if (x->nseen_ev[j] == x->nseen_ev[best])
+                n += (size_t)snprintf(have + n, sizeof have - n, "%s%s (%llu)", n ? ", " : "",
+                                      x->seen[j], (unsigned long long)x->nseen_ev[j]);
+        below = x->nseen_ev[best];
+    }
+    if (n >= sizeof have)
+        memcpy(have + sizeof have - 4, "...", 4);
+    cli_error("%s: empty profile: no %s event matched; the input's events with a stackTrace "
+              "field: %s", cmd, sel, have);
+}
 
 int prof_options_take(prof *pr, const char *cmd, int argc, char **argv, int *i, bool *taken) {
     const char *a = argv[*i];
@@ -51,6 +159,39 @@ int prof_options_take(prof *pr, const char *cmd, int argc, char **argv, int *i, 
     } else if (strcmp(a, "--count") == 0) {
         pr->count = true;
         *i += 1;
+    } else if (strcmp(a, "--reverse") == 0) {
+        pr->reverse = true;
+        *i += 1;
+    } else if (strcmp(a, "--lines") == 0) {
+        pr->lines = true;
+        *i += 1;
+    } else if (strcmp(a, "--leak") == 0) {
+        pr->leak = true;
+        *i += 1;
+    } else if (strcmp(a, "--state") == 0 || strcmp(a, "--include") == 0 ||
+               strcmp(a, "--exclude") == 0 || strcmp(a, "--minwidth") == 0 ||
+               strcmp(a, "--from") == 0 || strcmp(a, "--to") == 0) {
+        if (*i + 1 >= argc)
+            return cli_usage_error("%s: %s needs a value", cmd, a);
+        const char *v = argv[*i + 1];
+        bool ok = true;
+        if (a[2] == 's') {
+            ok = prof_set_state(pr, v);
+        } else if (a[2] == 'i' || a[2] == 'e') {
+            ok = prof_set_regex(pr, a[2] == 'i', v);
+        } else if (a[2] == 'm') {
+            char *end;
+            pr->minwidth = strtod(v, &end);
+            if (end == v || *end || !(pr->minwidth >= 0 && pr->minwidth <= 100)) {
+                snprintf(pr->err, sizeof pr->err, "--minwidth: a percentage from 0 to 100");
+                ok = false;
+            }
+        } else {
+            ok = prof_set_time(pr, a[2] == 't', v);
+        }
+        if (!ok)
+            return cli_usage_error("%s: %s", cmd, pr->err);
+        *i += 2;
     } else {
         *taken = false;
     }
@@ -122,8 +263,16 @@ bool prof_write_files(prof *p, const char *collapsed, const char *flame, const c
 static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **argv) {
     prof pr;
     prof_init(&pr);
-    const char *path = NULL, *out = NULL, *title = NULL;
+    run_ctx x = {.pr = &pr};
+    const char *out = NULL, *title = NULL;
+    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    int npaths = 0;
     int rc = CLI_EXIT_OK;
+    if (!paths) {
+        cli_error("out of memory");
+        rc = CLI_EXIT_ERROR;
+        goto done;
+    }
     for (int i = 0; i < argc;) {
         int r = cli_take_global(g, argc, argv, &i);
         if (r < 0) {
@@ -157,14 +306,14 @@ static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **a
             rc = cli_usage_error("%s: unknown option '%s'", cmd, a);
             goto done;
         }
-        if (path) {
-            rc = cli_usage_error("%s: too many arguments", cmd);
-            goto done;
-        }
-        path = a;
+        paths[npaths++] = a;
         i++;
     }
-    if (!path) {
+    if (kind == OUT_PPROF && pr.reverse) { /* pprof viewers turn stacks themselves */
+        rc = cli_usage_error("%s: --reverse is for collapsed stacks and flame graphs", cmd);
+        goto done;
+    }
+    if (!npaths) {
         rc = cli_usage_error("%s: missing FILE", cmd);
         goto done;
     }
@@ -185,9 +334,18 @@ static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **a
         goto done;
     }
     jfr_callbacks cb = {.on_chunk_begin = on_chunk_begin,
+                        .on_metadata = on_metadata,
+                        .on_record = on_record,
                         .on_chunk_end = on_chunk_end,
                         .on_error = cli_on_error};
-    rc = cli_parse(g, path, NULL, &cb, &pr, setup);
+    /* several inputs, one profile: each its own source of constant keys */
+    for (int k = 0; k < npaths && !pr.nomem; k++) {
+        pr.cur_source = (uint64_t)k;
+        int r = cli_parse(g, paths[k], NULL, &cb, &x, setup);
+        x.ntypes = 0; /* the parser and its metadata are gone */
+        if (r != CLI_EXIT_OK)
+            rc = r;
+    }
     if (pr.err[0]) {
         cli_error("%s", pr.err);
         rc = CLI_EXIT_ERROR;
@@ -225,6 +383,8 @@ static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **a
         cli_error("out of memory");
         rc = CLI_EXIT_ERROR;
     }
+    if (pr.nodes && pr.nodes[0].total == 0 && pr.events == 0 && rc == CLI_EXIT_OK)
+        tell_empty(&x, cmd);
     if (o != &cli_out) {
         if (!ob_flush(o) || o->failed) {
             cli_error("%s: write error: %s", out, strerror(errno));
@@ -238,6 +398,13 @@ static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **a
     }
 done:
     prof_free(&pr);
+    for (size_t k = 0; k < x.nseen; k++)
+        free(x.seen[k]);
+    free(x.seen);
+    free(x.nseen_ev);
+    free(x.tptr);
+    free(x.slot);
+    free(paths);
     return rc;
 }
 

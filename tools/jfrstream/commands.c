@@ -23,13 +23,30 @@
 
 #define PROFILE_OPTIONS                                                                   \
     "  --event E    what to fold, comma-separated: cpu (jdk.ExecutionSample,\n"          \
-    "               the default), alloc (allocation events, weighted by bytes),\n"        \
+    "               the default), cputime (jdk.CPUTimeSample), wall\n"                   \
+    "               (jdk.NativeMethodSample, profiler.WallClockSample by its\n"          \
+    "               samples), alloc (allocation events, weighted by bytes), live\n"      \
+    "               (profiler.LiveObject), nativemem (profiler.Malloc, by size),\n"      \
     "               lock (jdk.JavaMonitorEnter, jdk.ThreadPark, weighted by\n"            \
-    "               duration in ns), wall (jdk.NativeMethodSample), or event\n"           \
-    "               type names\n"                                                         \
+    "               duration in ns), or event type names\n"                              \
     "  --threads    a bottom frame per thread: [name tid=ID]\n"                           \
     "  --dot        pkg.Class.method instead of pkg/Class.method\n"                       \
-    "  --count      weight every event 1\n"
+    "  --count      weight every event 1\n"                                               \
+    "  --leak       nativemem: only allocations never freed\n"                            \
+    "  --state LIST only samples in these thread states (default, runnable,\n"           \
+    "               sleeping, ...: the names after STATE_)\n"                             \
+    "  --include RE, --exclude RE\n"                                                      \
+    "               keep / drop stacks with a frame matching RE as a whole\n"             \
+    "               (POSIX extended)\n"                                                   \
+    "  --from T, --to T\n"                                                                \
+    "               by start time: ms (from 1500000000000 absolute, else from\n"          \
+    "               the start, negative from the end), or\n"                              \
+    "               [YYYY-MM-DDT]HH:MM[:SS[.mmm]] local time\n"                           \
+    "  --reverse    stacks top first (collapsed, flamegraph)\n"                           \
+    "  --lines      FRAME:LINE names\n"                                                   \
+    "  --minwidth PCT\n"                                                                  \
+    "               leave out frames below PCT % of the total (collapsed,\n"             \
+    "               flamegraph)\n"
 
 #define LIVE_OPTIONS                                                                      \
     FILTER_OPTIONS                                                                        \
@@ -87,21 +104,22 @@ static const cli_command commands[] = {
      "  --per-chunk          every chunk's metadata separately, with ids and field\n"
      "                       flags\n",
      FILE_NOTE GLOBAL_NOTE},
-    {"collapsed", cmd_collapsed, "collapsed [PROFILE OPTIONS] [-o OUT] FILE",
+    {"collapsed", cmd_collapsed, "collapsed [PROFILE OPTIONS] [-o OUT] FILE...",
      "folded stacks for flamegraph.pl and speedscope",
      PROFILE_OPTIONS
      "  -o OUT       output file (default: standard output)\n",
      "One line per call path, \"frame;frame;frame weight\", with the frame names of\n"
-     "async-profiler's converter (pkg/Class.method_[j], ...).\n"
+     "async-profiler's converter (pkg/Class.method_[j], ...). Several FILEs make\n"
+     "one profile.\n"
      FILE_NOTE GLOBAL_NOTE},
-    {"flamegraph", cmd_flamegraph, "flamegraph [PROFILE OPTIONS] [--title TEXT] -o OUT.html FILE",
+    {"flamegraph", cmd_flamegraph, "flamegraph [PROFILE OPTIONS] [--title TEXT] -o OUT.html FILE...",
      "a self-contained interactive HTML flame graph",
      PROFILE_OPTIONS
      "  --title TEXT the page's title\n"
      "  -o OUT.html  output file (default: standard output)\n",
      "Click to zoom; a regular-expression search (#search=REGEX in the address).\n"
      FILE_NOTE GLOBAL_NOTE},
-    {"pprof", cmd_pprof, "pprof [PROFILE OPTIONS] -o OUT.pb.gz FILE",
+    {"pprof", cmd_pprof, "pprof [PROFILE OPTIONS] -o OUT.pb.gz FILE...",
      "a gzip-compressed pprof profile (pprof, Pyroscope)",
      PROFILE_OPTIONS
      "  -o OUT.pb.gz output file (default: standard output)\n",

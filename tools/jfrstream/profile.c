@@ -5,9 +5,12 @@
  */
 #include "profile.h"
 
+#include <ctype.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <xxhash.h>
 
 /* ------------------------------------------------------------- hash map */
@@ -154,6 +157,8 @@ void prof_init(prof *p) {
     memset(p, 0, sizeof *p);
     p->start_nanos = INT64_MAX;
     p->end_nanos = INT64_MIN;
+    p->from_nanos = INT64_MIN;
+    p->to_nanos = INT64_MAX;
     /* node 0: the root */
     p->nodes = calloc(64, sizeof(prof_node));
     if (!p->nodes) {
@@ -167,8 +172,22 @@ void prof_init(prof *p) {
 }
 
 void prof_free(prof *p) {
-    for (uint32_t i = 0; i < p->nsubs; i++)
+    for (uint32_t i = 0; i < p->nsubs; i++) {
         free(p->subs[i].name);
+        prof_map_free(&p->subs[i].states);
+    }
+    for (uint32_t i = 0; i < p->nstates; i++)
+        free(p->states[i]);
+    free(p->states);
+    if (p->include)
+        regfree(p->include);
+    if (p->exclude)
+        regfree(p->exclude);
+    free(p->include);
+    free(p->exclude);
+    free(p->mem);
+    free(p->live);
+    prof_map_free(&p->addr_map);
     free(p->arena);
     free(p->name_off);
     free(p->name_len);
@@ -193,6 +212,11 @@ static const struct {
     {"jdk.ObjectAllocationSample", PROF_RULE_ALLOC_SAMPLE},
     {"jdk.JavaMonitorEnter", PROF_RULE_MONITOR},
     {"jdk.ThreadPark", PROF_RULE_PARK},
+    {"jdk.CPUTimeSample", PROF_RULE_SAMPLE},
+    {"profiler.WallClockSample", PROF_RULE_WALL},
+    {"profiler.LiveObject", PROF_RULE_LIVE},
+    {"profiler.Malloc", PROF_RULE_MALLOC},
+    {"profiler.Free", PROF_RULE_FREE},
 };
 
 static bool add_sub(prof *p, const char *name, size_t len) {
@@ -231,7 +255,10 @@ bool prof_select(prof *p, const char *spec) {
          {"jdk.ObjectAllocationInNewTLAB", "jdk.ObjectAllocationOutsideTLAB",
           "jdk.ObjectAllocationSample"}},
         {"lock", {"jdk.JavaMonitorEnter", "jdk.ThreadPark"}},
-        {"wall", {"jdk.NativeMethodSample"}},
+        {"wall", {"jdk.NativeMethodSample", "profiler.WallClockSample"}},
+        {"cputime", {"jdk.CPUTimeSample"}},
+        {"live", {"profiler.LiveObject"}},
+        {"nativemem", {"profiler.Malloc", "profiler.Free"}},
     };
     const char *s = spec;
     while (*s) {
@@ -249,7 +276,8 @@ bool prof_select(prof *p, const char *spec) {
         if (!done) {
             if (len == 0 || !memchr(s, '.', len)) {
                 snprintf(p->err, sizeof p->err,
-                         "unknown event '%.*s' (cpu, alloc, lock, wall or a type name)",
+                         "unknown event '%.*s' (cpu, cputime, wall, alloc, live, nativemem, "
+                         "lock or a type name)",
                          (int)(len > 60 ? 60 : len), s);
                 return false;
             }
@@ -267,10 +295,147 @@ bool prof_select(prof *p, const char *spec) {
     return true;
 }
 
+bool prof_set_state(prof *p, const char *list) {
+    for (const char *s = list; *s;) {
+        const char *e = strchr(s, ',');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (len == 0) {
+            snprintf(p->err, sizeof p->err, "--state: empty state name");
+            return false;
+        }
+        char **ns = realloc(p->states, (p->nstates + 1) * sizeof *ns);
+        char *w = malloc(len + 1);
+        if (ns)
+            p->states = ns;
+        if (!ns || !w) {
+            free(w);
+            snprintf(p->err, sizeof p->err, "out of memory");
+            return false;
+        }
+        for (size_t i = 0; i < len; i++)
+            w[i] = (char)toupper((unsigned char)s[i]);
+        w[len] = '\0';
+        /* "STATE_RUNNABLE" given whole is the same as "RUNNABLE" */
+        if (len > 6 && memcmp(w, "STATE_", 6) == 0)
+            memmove(w, w + 6, len - 5);
+        p->states[p->nstates++] = w;
+        if (!e)
+            break;
+        s = e + 1;
+    }
+    if (!p->nstates) {
+        snprintf(p->err, sizeof p->err, "--state: no state given");
+        return false;
+    }
+    return true;
+}
+
+bool prof_set_regex(prof *p, bool include, const char *re) {
+    void **slot = include ? &p->include : &p->exclude;
+    size_t n = strlen(re);
+    char *whole = malloc(n + 5);
+    regex_t *r = calloc(1, sizeof *r);
+    if (!whole || !r) {
+        free(whole);
+        free(r);
+        snprintf(p->err, sizeof p->err, "out of memory");
+        return false;
+    }
+    /* the converter matches a frame name as a whole (Matcher.matches) */
+    memcpy(whole, "^(", 2);
+    memcpy(whole + 2, re, n);
+    memcpy(whole + 2 + n, ")$", 3);
+    int rc = regcomp(r, whole, REG_EXTENDED | REG_NOSUB);
+    free(whole);
+    if (rc != 0) {
+        char msg[100];
+        regerror(rc, r, msg, sizeof msg);
+        free(r);
+        snprintf(p->err, sizeof p->err, "--%s: bad regular expression: %s",
+                 include ? "include" : "exclude", msg);
+        return false;
+    }
+    if (*slot) {
+        regfree(*slot);
+        free(*slot);
+    }
+    *slot = r;
+    return true;
+}
+
+bool prof_set_time(prof *p, bool to, const char *spec) {
+    int64_t ms = 0;
+    if (!strchr(spec, ':')) {
+        char *end;
+        long long v = strtoll(spec, &end, 10);
+        if (end == spec || *end || v < -9000000000000000LL / 1000000 ||
+            v > 9000000000000000LL / 1000000)
+            goto bad;
+        ms = v;
+    } else {
+        /* HH:MM[:SS[.mmm]] today, or YYYY-MM-DDTHH:MM[:SS[.mmm]], local time */
+        time_t now = time(NULL);
+        struct tm tm;
+        if (!localtime_r(&now, &tm))
+            goto bad;
+        int y = tm.tm_year + 1900, mo = tm.tm_mon + 1, d = tm.tm_mday, h = 0, mi = 0, sec = 0,
+            milli = 0, n = 0;
+        const char *t = spec;
+        if (strchr(spec, 'T')) {
+            if (sscanf(spec, "%4d-%2d-%2dT%n", &y, &mo, &d, &n) != 3 || n == 0)
+                goto bad;
+            t = spec + n;
+        }
+        n = 0;
+        int got = sscanf(t, "%2d:%2d%n", &h, &mi, &n);
+        if (got != 2)
+            goto bad;
+        t += n;
+        if (*t == ':') {
+            n = 0;
+            if (sscanf(t, ":%2d%n", &sec, &n) != 1)
+                goto bad;
+            t += n;
+            if (*t == '.') {
+                n = 0;
+                if (sscanf(t, ".%3d%n", &milli, &n) != 1)
+                    goto bad;
+                t += n;
+            }
+        }
+        if (*t)
+            goto bad;
+        struct tm lt = {0};
+        lt.tm_year = y - 1900;
+        lt.tm_mon = mo - 1;
+        lt.tm_mday = d;
+        lt.tm_hour = h;
+        lt.tm_min = mi;
+        lt.tm_sec = sec;
+        lt.tm_isdst = -1;
+        time_t at = mktime(&lt);
+        if (at == (time_t)-1)
+            goto bad;
+        ms = (int64_t)at * 1000 + milli;
+    }
+    if (to) {
+        p->have_to = ms != 0; /* 0 means "not given", as in the converter */
+        p->to_ms = ms;
+    } else {
+        p->have_from = ms != 0;
+        p->from_ms = ms;
+    }
+    return true;
+bad:
+    snprintf(p->err, sizeof p->err, "--%s: bad time '%.40s' (milliseconds, HH:MM:SS or "
+             "YYYY-MM-DDTHH:MM:SS)", to ? "to" : "from", spec);
+    return false;
+}
+
 static int on_prof_event(jfr_parser *parser, const jfr_event *e, void *user) {
     (void)parser;
     prof_sub *s = user;
-    prof_add(s->owner, e, 0);
+    prof_add(s->owner, e, s->owner->cur_source);
     return s->owner->nomem ? JFR_CB_STOP : JFR_CB_CONTINUE;
 }
 
@@ -296,6 +461,20 @@ void prof_reset(prof *p) {
     p->end_nanos = INT64_MIN;
     for (uint32_t i = 0; i < p->nsubs; i++)
         p->subs[i].type = NULL;
+    p->nmem = p->nlive = 0;
+    prof_map_clear(&p->addr_map);
+}
+
+/* --from / --to milliseconds -> epoch ns, as the converter's toTicks: from
+ * 1500000000000 on absolute, else after the start (negative: before the
+ * end) of the chunks seen so far. */
+static int64_t range_nanos(const prof *p, int64_t ms) {
+    int64_t ns = ms * 1000000;
+    if (ms < 0)
+        return p->end_nanos == INT64_MIN ? ns : p->end_nanos + ns;
+    if (ms < 1500000000000LL)
+        return p->start_nanos == INT64_MAX ? ns : p->start_nanos + ns;
+    return ns;
 }
 
 void prof_chunk_begin(prof *p, const jfr_chunk_info *c) {
@@ -303,9 +482,51 @@ void prof_chunk_begin(prof *p, const jfr_chunk_info *c) {
         p->start_nanos = c->start_nanos;
     if (c->duration_nanos >= 0 && c->start_nanos + c->duration_nanos > p->end_nanos)
         p->end_nanos = c->start_nanos + c->duration_nanos;
+    p->from_nanos = p->have_from ? range_nanos(p, p->from_ms) : INT64_MIN;
+    p->to_nanos = p->have_to ? range_nanos(p, p->to_ms) : INT64_MAX;
+}
+
+static int mem_cmp(const void *a, const void *b) {
+    const prof_mem_ev *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* --leak: replay the chunk's mallocs and frees in time order (the
+ * converter sorts each chunk's events) on the table of live addresses. */
+static void leak_replay(prof *p) {
+    if (!p->nmem)
+        return;
+    qsort(p->mem, p->nmem, sizeof *p->mem, mem_cmp);
+    for (size_t i = 0; i < p->nmem && !p->nomem; i++) {
+        const prof_mem_ev *m = &p->mem[i];
+        uint64_t k[4] = {m->addr, 0, 0, 0};
+        uint32_t v = prof_map_get(&p->addr_map, k);
+        if (m->size == 0) { /* a free (or a malloc of 0 bytes, as the converter) */
+            if (v)
+                p->live[v - 1].leaf = UINT32_MAX;
+            continue;
+        }
+        if (!v) {
+            size_t cap = p->live_cap;
+            if (p->nlive >= UINT32_MAX - 1 ||
+                !grow((void **)&p->live, &cap, p->nlive + 1, sizeof *p->live) ||
+                !prof_map_put(&p->addr_map, k, (uint32_t)p->nlive + 1)) {
+                p->nomem = true;
+                break;
+            }
+            p->live_cap = cap;
+            v = (uint32_t)++p->nlive;
+        }
+        p->live[v - 1].leaf = m->leaf;
+        p->live[v - 1].size = m->size;
+    }
+    p->nmem = 0;
 }
 
 void prof_chunk_end(prof *p) {
+    leak_replay(p);
     /* constant keys are per chunk */
     prof_map_clear(&p->stack_cache);
     for (uint32_t i = 0; i < p->nsubs; i++)
@@ -314,21 +535,51 @@ void prof_chunk_end(prof *p) {
 
 /* ------------------------------------------------------------- folding */
 
-static void resolve(prof_sub *s, const jfr_type *t) {
+/* The type of field `name` of t, or NULL. */
+static const jfr_type *field_type(const jfr_type *t, const char *name) {
+    int32_t i = t ? jfr_type_field_index(t, name) : -1;
+    return i < 0 ? NULL : t->fields[i].type;
+}
+
+/* Does the chunk declare async-profiler's frame types? Its FrameType pool
+ * has key 5 ("Kernel"); the JDK's stops at 3 ("Native"). */
+static bool ap_frame_types(const jfr_event *e, const jfr_type *t) {
+    const jfr_type *ft =
+        field_type(field_type(field_type(t, "stackTrace"), "frames"), "type");
+    jfr_value v;
+    return ft && jfr_event_constant(e, ft, 5, &v) == JFR_OK && v.kind != JFR_KIND_NULL;
+}
+
+static void resolve(prof_sub *s, const jfr_event *e) {
     static const char *const class_field[] = {
         [PROF_RULE_TLAB] = "objectClass",     [PROF_RULE_OUTSIDE] = "objectClass",
         [PROF_RULE_ALLOC_SAMPLE] = "objectClass", [PROF_RULE_MONITOR] = "monitorClass",
-        [PROF_RULE_PARK] = "parkedClass",
+        [PROF_RULE_PARK] = "parkedClass",     [PROF_RULE_LIVE] = "objectClass",
     };
+    const jfr_type *t = e->type;
     s->type = t;
     s->stack_idx = jfr_type_field_index(t, "stackTrace");
-    s->thread_idx = jfr_type_field_index(t, s->rule == PROF_RULE_SAMPLE ? "sampledThread"
-                                                                        : "eventThread");
+    s->thread_idx = jfr_type_field_index(t, "sampledThread");
+    if (s->thread_idx < 0)
+        s->thread_idx = jfr_type_field_index(t, "eventThread");
     s->class_idx = s->rule < sizeof class_field / sizeof class_field[0] && class_field[s->rule]
                        ? jfr_type_field_index(t, class_field[s->rule])
                        : -1;
+    s->state_idx = s->owner->nstates ? jfr_type_field_index(t, "state") : -1;
+    s->addr_idx = jfr_type_field_index(t, "address");
+    s->ap_frames = s->stack_idx >= 0 && ap_frame_types(e, t);
+    prof_map_clear(&s->states);
     s->w_idx = s->w2_idx = -1;
     switch (s->rule) {
+    case PROF_RULE_WALL:
+        s->w_idx = jfr_type_field_index(t, "samples");
+        break;
+    case PROF_RULE_LIVE:
+        s->w_idx = jfr_type_field_index(t, "allocationSize");
+        break;
+    case PROF_RULE_MALLOC:
+        s->w_idx = jfr_type_field_index(t, "size");
+        break;
     case PROF_RULE_TLAB:
         s->w_idx = jfr_type_field_index(t, "tlabSize");
         s->w2_idx = jfr_type_field_index(t, "allocationSize");
@@ -465,20 +716,48 @@ static size_t class_frame(prof *p, const jfr_value *cv) {
     return len;
 }
 
-/* Walk the stack (and the thread and class values) into the trie; returns
- * the leaf node or UINT32_MAX (no memory, or a decode error: p->err). */
-static uint32_t build_path(prof *p, const jfr_event *e, jfr_stack *st, const jfr_value *tv,
-                           uint64_t tkey, const jfr_value *cv, uint8_t ctype) {
-    uint32_t node = 0;
-    if (tv) {
-        size_t len = thread_frame(p, tv, tkey);
-        uint32_t nm = name_intern(p, p->sbuf, len);
-        if (nm == UINT32_MAX || (node = child(p, node, nm, PROF_T_NATIVE, 0, true)) == UINT32_MAX)
-            goto nomem;
+/* build_path's result for a stack --include / --exclude leave out. */
+#define PROF_EXCLUDED (UINT32_MAX - 1)
+
+static bool name_matches(const void *re, const char *s) {
+    return regexec(re, s, 0, NULL, 0) == 0;
+}
+
+/* The converter's rule: a stack goes when a frame matches --exclude, or
+ * when --include is given and no frame matches it. */
+static bool stack_excluded(const prof *p, const uint32_t *path, size_t n) {
+    bool need_include = p->include != NULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *nm = prof_name(p, path[4 * i]);
+        if (p->exclude && name_matches(p->exclude, nm))
+            return true;
+        if (need_include && name_matches(p->include, nm)) {
+            if (!p->exclude)
+                return false;
+            need_include = false;
+        }
     }
-    /* frames are read top first (cheap in that order), inserted bottom first */
-    if (!grow((void **)&p->path, &p->path_cap, 3 * (size_t)st->nframes + 3, sizeof(uint32_t)))
+    return need_include;
+}
+
+/* Walk the stack (and the thread and class values) into the trie; returns
+ * the leaf node, PROF_EXCLUDED, or UINT32_MAX (no memory, or a decode error:
+ * p->err). `ap` says Native frames are C functions (async-profiler). */
+static uint32_t build_path(prof *p, const jfr_event *e, jfr_stack *st, const jfr_value *tv,
+                           uint64_t tkey, const jfr_value *cv, uint8_t ctype, bool ap) {
+    /* the path bottom first, 4 words a frame: name, type, line, thread? */
+    size_t n = 0, len;
+    uint32_t nm;
+    if (!grow((void **)&p->path, &p->path_cap, 4 * ((size_t)st->nframes + 2), sizeof(uint32_t)))
         goto nomem;
+    if (tv) {
+        len = thread_frame(p, tv, tkey);
+        if ((nm = name_intern(p, p->sbuf, len)) == UINT32_MAX)
+            goto nomem;
+        uint32_t *q = p->path + 4 * n++;
+        q[0] = nm, q[1] = PROF_T_NATIVE, q[2] = 0, q[3] = 1;
+    }
+    /* frames are read top first (cheap in that order), stored bottom first */
     for (uint32_t i = 0; i < st->nframes; i++) {
         jfr_frame f;
         jfr_status s = jfr_stack_frame(st, i, &f);
@@ -487,11 +766,12 @@ static uint32_t build_path(prof *p, const jfr_event *e, jfr_stack *st, const jfr
             return UINT32_MAX;
         }
         uint8_t t = frame_type_code(&f);
-        size_t len = 0;
         bool ok;
+        len = 0;
         if (!f.class_name && !f.method_name) {
             ok = sb_put(p, &len, "unknown", 7);
-        } else if (f.class_name_len == 0 || t == PROF_T_CPP || t == PROF_T_KERNEL) {
+        } else if (f.class_name_len == 0 || t == PROF_T_CPP || t == PROF_T_KERNEL ||
+                   (t == PROF_T_NATIVE && ap)) {
             ok = sb_put(p, &len, f.method_name, f.method_name_len);
         } else {
             ok = sb_put(p, &len, f.class_name, f.class_name_len);
@@ -502,23 +782,31 @@ static uint32_t build_path(prof *p, const jfr_event *e, jfr_stack *st, const jfr
             if (ok && f.method_name_len)
                 ok = sb_put(p, &len, ".", 1) && sb_put(p, &len, f.method_name, f.method_name_len);
         }
-        uint32_t nm = ok ? name_intern(p, p->sbuf, len) : UINT32_MAX;
-        if (nm == UINT32_MAX)
+        if (ok && p->lines && f.line > 0) {
+            char num[16];
+            int k = snprintf(num, sizeof num, ":%d", (int)f.line);
+            ok = sb_put(p, &len, num, (size_t)k);
+        }
+        if (!ok || (nm = name_intern(p, p->sbuf, len)) == UINT32_MAX)
             goto nomem;
-        p->path[3 * i] = nm;
-        p->path[3 * i + 1] = t;
-        p->path[3 * i + 2] = (uint32_t)(f.line > 0 ? f.line : 0);
+        uint32_t *q = p->path + 4 * (n + st->nframes - 1 - i);
+        q[0] = nm, q[1] = t, q[2] = (uint32_t)(f.line > 0 ? f.line : 0), q[3] = 0;
     }
-    for (uint32_t i = st->nframes; i-- > 0;) {
-        node = child(p, node, p->path[3 * i], (uint8_t)p->path[3 * i + 1],
-                     (int32_t)p->path[3 * i + 2], false);
-        if (node == UINT32_MAX)
-            goto nomem;
-    }
+    n += st->nframes;
     if (cv) {
-        size_t len = class_frame(p, cv);
-        uint32_t nm = name_intern(p, p->sbuf, len);
-        if (nm == UINT32_MAX || (node = child(p, node, nm, ctype, 0, false)) == UINT32_MAX)
+        len = class_frame(p, cv);
+        if ((nm = name_intern(p, p->sbuf, len)) == UINT32_MAX)
+            goto nomem;
+        uint32_t *q = p->path + 4 * n++;
+        q[0] = nm, q[1] = ctype, q[2] = 0, q[3] = 0;
+    }
+    if ((p->include || p->exclude) && stack_excluded(p, p->path, n))
+        return PROF_EXCLUDED;
+    uint32_t node = 0;
+    for (size_t k = 0; k < n; k++) {
+        const uint32_t *q = p->path + 4 * (p->reverse ? n - 1 - k : k);
+        node = child(p, node, q[0], (uint8_t)q[1], (int32_t)q[2], q[3] != 0);
+        if (node == UINT32_MAX)
             goto nomem;
     }
     return node;
@@ -534,6 +822,31 @@ static uint64_t int_field(const jfr_event *e, int32_t idx) {
     return v.i < 0 ? 0 : (uint64_t)v.i;
 }
 
+/* --state: is the event's thread state one of the list? Decided once per
+ * state key and chunk. */
+static bool state_kept(prof *p, prof_sub *s, const jfr_event *e) {
+    jfr_value v, u;
+    if (jfr_event_field(e, (uint32_t)s->state_idx, &v) != JFR_OK)
+        return false;
+    bool pooled = v.pooled;
+    uint64_t k[4] = {v.key, 0, 0, 0};
+    uint32_t c = pooled ? prof_map_get(&s->states, k) : 0;
+    if (c)
+        return c == 1;
+    /* jdk.types.ThreadState is a struct of one string, "name" */
+    if (v.kind == JFR_KIND_OBJECT && jfr_value_field(&v, 0, &u) == JFR_OK)
+        v = u;
+    bool keep = false;
+    if (v.kind == JFR_KIND_STRING && v.len >= 6 && memcmp(v.str, "STATE_", 6) == 0)
+        for (uint32_t i = 0; i < p->nstates && !keep; i++) {
+            size_t n = strlen(p->states[i]);
+            keep = v.len - 6 >= n && memcmp(v.str + 6, p->states[i], n) == 0;
+        }
+    if (pooled && !prof_map_put(&s->states, k, keep ? 1 : 2))
+        p->nomem = true;
+    return keep;
+}
+
 void prof_add(prof *p, const jfr_event *e, uint64_t source) {
     prof_sub *s = NULL;
     for (uint32_t i = 0; i < p->nsubs && !s; i++)
@@ -547,7 +860,23 @@ void prof_add(prof *p, const jfr_event *e, uint64_t source) {
                 s = &p->subs[i];
         if (!s)
             return;
-        resolve(s, e->type);
+        resolve(s, e);
+    }
+    if (e->start_nanos < p->from_nanos || e->start_nanos > p->to_nanos)
+        return;
+    if (s->state_idx >= 0 && !state_kept(p, s, e))
+        return;
+    if (s->rule == PROF_RULE_FREE) { /* only --leak uses frees: an address */
+        if (p->leak) {
+            uint64_t a = int_field(e, s->addr_idx);
+            if (!grow((void **)&p->mem, &p->mem_cap, p->nmem + 1, sizeof *p->mem)) {
+                p->nomem = true;
+                return;
+            }
+            p->mem[p->nmem] = (prof_mem_ev){e->start_nanos, a, 0, 0, (uint32_t)p->nmem};
+            p->nmem++;
+        }
+        return;
     }
     if (s->stack_idx < 0) {
         p->skipped++;
@@ -579,6 +908,11 @@ void prof_add(prof *p, const jfr_event *e, uint64_t source) {
         w = int_field(e, s->w_idx);
         ctype = PROF_T_KERNEL;
         break;
+    case PROF_RULE_WALL:
+    case PROF_RULE_LIVE:
+    case PROF_RULE_MALLOC:
+        w = int_field(e, s->w_idx);
+        break;
     case PROF_RULE_MONITOR:
     case PROF_RULE_PARK:
         w = e->duration_nanos > 0 ? (uint64_t)e->duration_nanos : 0;
@@ -586,6 +920,7 @@ void prof_add(prof *p, const jfr_event *e, uint64_t source) {
     default:
         break;
     }
+    uint64_t size = w; /* --leak: the malloc's size, whatever --count says */
     if (p->count)
         w = 1;
     bool cacheable = sv.pooled;
@@ -617,20 +952,27 @@ void prof_add(prof *p, const jfr_event *e, uint64_t source) {
             return;
         }
         leaf = build_path(p, e, &stack, have_thread ? &tv : NULL, tkey, have_class ? &cv : NULL,
-                          ctype);
+                          ctype, s->ap_frames);
         if (leaf == UINT32_MAX)
             return;
-        if (leaf == 0) { /* empty stack and no extra frame: count at the root */
-            p->nodes[0].self_count++;
-            p->nodes[0].self_weight += w;
-            p->events++;
-            return;
-        }
-        if (cacheable && !prof_map_put(&p->stack_cache, k, leaf)) {
+        if (leaf != 0 && cacheable && !prof_map_put(&p->stack_cache, k, leaf)) {
             p->nomem = true;
             return;
         }
     }
+    if (leaf == PROF_EXCLUDED)
+        return;
+    if (s->rule == PROF_RULE_MALLOC && p->leak) { /* counted at the end if never freed */
+        if (!grow((void **)&p->mem, &p->mem_cap, p->nmem + 1, sizeof *p->mem)) {
+            p->nomem = true;
+            return;
+        }
+        p->mem[p->nmem] =
+            (prof_mem_ev){e->start_nanos, int_field(e, s->addr_idx), size, leaf, (uint32_t)p->nmem};
+        p->nmem++;
+        return;
+    }
+    /* leaf 0: an empty stack and no extra frame, counted at the root */
     p->nodes[leaf].self_count++;
     p->nodes[leaf].self_weight += w;
     p->events++;
@@ -643,9 +985,20 @@ static uint8_t type_class(uint8_t t) {
 }
 
 bool prof_finish(prof *p) {
+    leak_replay(p); /* a chunk cut short has no chunk end */
     if (p->nomem)
         return false;
     prof_node *n = p->nodes;
+    /* --leak: the allocations never freed */
+    for (size_t i = 0; i < p->nlive; i++) {
+        if (p->live[i].leaf == UINT32_MAX)
+            continue;
+        n[p->live[i].leaf].self_count++;
+        n[p->live[i].leaf].self_weight += p->count ? 1 : p->live[i].size;
+        p->events++;
+    }
+    p->nlive = 0;
+    prof_map_clear(&p->addr_map);
     for (uint32_t i = 0; i < p->nnodes; i++)
         n[i].total = 0;
     for (uint32_t i = p->nnodes; i-- > 1;) { /* children come after parents */
@@ -704,6 +1057,20 @@ bool prof_finish(prof *p) {
             m[j].c1 += n[i].total;
     }
     free(mid);
+    if (p->minwidth > 0) {
+        /* --minwidth: unlink subtrees narrower than that share of the total,
+         * as the converter skips them (children come after parents) */
+        uint64_t min = (uint64_t)((double)m[0].total * p->minwidth / 100);
+        for (uint32_t i = 0; i < p->nmnodes; i++) {
+            uint32_t *link = &m[i].first_child;
+            while (*link) {
+                if (m[*link].total < min)
+                    *link = m[*link].next_sibling;
+                else
+                    link = &m[*link].next_sibling;
+            }
+        }
+    }
     return true;
 }
 
@@ -748,7 +1115,14 @@ void prof_write_collapsed(const prof *p, outbuf *o) {
                 if (i)
                     ob_putc(o, ';');
                 const prof_mnode *x = &m[path[i]];
-                ob_write(o, prof_name(p, x->name), p->name_len[x->name]);
+                /* a ';' inside a name would split the frame: '|' instead */
+                const char *nm = prof_name(p, x->name), *end = nm + p->name_len[x->name];
+                for (const char *c; (c = memchr(nm, ';', (size_t)(end - nm))) != NULL;
+                     nm = c + 1) {
+                    ob_write(o, nm, (size_t)(c - nm));
+                    ob_putc(o, '|');
+                }
+                ob_write(o, nm, (size_t)(end - nm));
                 ob_puts(o, prof_suffix(x));
             }
             ob_putc(o, ' ');
@@ -781,12 +1155,16 @@ void prof_value_type(const prof *p, const char **type, const char **unit) {
     }
     switch (r) {
     case PROF_RULE_SAMPLE:
+    case PROF_RULE_WALL:
         *type = "samples";
         *unit = "count";
         break;
     case PROF_RULE_TLAB:
     case PROF_RULE_OUTSIDE:
     case PROF_RULE_ALLOC_SAMPLE:
+    case PROF_RULE_LIVE:
+    case PROF_RULE_MALLOC:
+    case PROF_RULE_FREE:
         *type = "alloc_space";
         *unit = "bytes";
         break;

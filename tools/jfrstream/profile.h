@@ -7,8 +7,13 @@
  *
  *   - a Java frame is "pkg/Class.method" (slashes; --dot: dots); a frame
  *     whose class name is empty, or whose type is "C++" or "Kernel", is the
- *     method name alone; hidden and lambda classes keep their names
- *     ("Foo$$Lambda$14/0x0000000800c0b000.run");
+ *     method name alone; so is a "Native" frame in a chunk whose frame-type
+ *     pool declares key 5 ("Kernel"): async-profiler's own table, where
+ *     Native means a C function and the class is its library
+ *     ("libc.so.6"); in the JDK's table Native is a Java native method and
+ *     keeps its class. Hidden and lambda classes keep their names
+ *     ("Foo$$Lambda$14/0x0000000800c0b000.run"); --lines appends ":LINE"
+ *     to frames with a line number;
  *   - collapsed lines and flame graphs add the frame-type suffix of
  *     async-profiler: _[0] interpreted, _[j] JIT compiled, _[i] inlined,
  *     _[1] C1 compiled, _[k] kernel, none for native / C++. As in its
@@ -21,13 +26,27 @@
  *     _[k] outside a TLAB / jdk.ObjectAllocationSample; monitor enter and park
  *     get the monitor / parked class with _[i];
  *   - --threads adds a bottom frame "[javaName tid=KEY]" (the OS name when the
- *     thread has no Java name; KEY = the thread's constant-pool key).
+ *     thread has no Java name; KEY = the thread's constant-pool key), from
+ *     sampledThread where the type has it, else eventThread;
+ *   - --reverse inserts every stack top first (the class frame, the frames
+ *     from the top, then the thread frame).
  *
- * Weights: CPU samples count 1; allocations their bytes (tlabSize for a new
- * TLAB, allocationSize outside one, `weight` for jdk.ObjectAllocationSample);
+ * Weights: CPU samples count 1; async-profiler's profiler.WallClockSample
+ * its `samples` field; allocations their bytes (tlabSize for a new TLAB,
+ * allocationSize outside one, `weight` for jdk.ObjectAllocationSample,
+ * allocationSize for profiler.LiveObject); profiler.Malloc its `size`;
  * monitor enter and park their duration in ns. (async-profiler counts events
  * by default and uses these weights with --total.) Events without a stack
  * trace are left out, as in async-profiler.
+ *
+ * Filters, as async-profiler's converter: --state keeps events whose `state`
+ * (jdk.types.ThreadState) is "STATE_" + a prefix from the list (types without
+ * a state field are kept); --include / --exclude keep or drop whole stacks by
+ * a frame name (without suffix) matching a POSIX extended regex entirely,
+ * decided once per distinct stack; --from / --to keep events by start time;
+ * --leak (nativemem) keeps only allocations never freed: per chunk, mallocs
+ * and frees are replayed in time order on an address table, and the
+ * addresses left at the end are counted.
  *
  * Cost per event: one hash probe keyed by the chunk's stack-trace (and
  * thread, class) constant keys; frames are walked and names built only the
@@ -65,6 +84,10 @@ typedef enum prof_rule {
     PROF_RULE_ALLOC_SAMPLE, /* weight, class _[k]                         */
     PROF_RULE_MONITOR,    /* duration ns, monitorClass _[i]               */
     PROF_RULE_PARK,       /* duration ns, parkedClass _[i]                */
+    PROF_RULE_WALL,       /* samples field, thread in sampledThread       */
+    PROF_RULE_LIVE,       /* allocationSize, objectClass _[i]             */
+    PROF_RULE_MALLOC,     /* size; --leak: kept until freed               */
+    PROF_RULE_FREE,       /* --leak only: frees an address                */
     PROF_RULE_COUNT       /* any other type: weight 1                     */
 } prof_rule;
 
@@ -109,12 +132,31 @@ typedef struct prof_sub {
     prof_rule rule;
     char *name;
     const jfr_type *type; /* resolved for the current chunk */
-    int32_t stack_idx, thread_idx, class_idx, w_idx, w2_idx;
+    int32_t stack_idx, thread_idx, class_idx, w_idx, w2_idx, state_idx, addr_idx;
+    bool ap_frames;       /* the chunk has async-profiler's frame types   */
+    prof_map states;      /* state key -> 1 kept / 2 dropped (per chunk)  */
 } prof_sub;
+
+/* --leak: one malloc or free of the current chunk, replayed at its end. */
+typedef struct prof_mem_ev {
+    int64_t time;
+    uint64_t addr, size;
+    uint32_t leaf, seq;
+} prof_mem_ev;
 
 struct prof {
     /* options */
     bool threads, dot, count; /* count: weight 1 for every event */
+    bool reverse, lines, leak;
+    double minwidth;          /* percent of the total, 0 = all            */
+    char **states;            /* --state: upper-case prefixes, NULL: all  */
+    uint32_t nstates;
+    void *include, *exclude;  /* regex_t *, NULL: none                    */
+    bool have_from, have_to;  /* --from / --to, milliseconds as given     */
+    int64_t from_ms, to_ms;
+    int64_t from_nanos, to_nanos; /* resolved at the first chunk           */
+    bool range_ready;
+    uint64_t cur_source;      /* source of events from prof_subscribe     */
     /* subscriptions */
     prof_sub subs[PROF_MAX_TYPES];
     uint32_t nsubs;
@@ -137,6 +179,12 @@ struct prof {
     size_t sbuf_cap;
     uint32_t *path;
     size_t path_cap;
+    /* --leak: this chunk's mallocs and frees; the allocations alive */
+    prof_mem_ev *mem;
+    size_t nmem, mem_cap;
+    prof_map addr_map;  /* address -> index + 1 in live[]               */
+    struct prof_live { uint32_t leaf; uint64_t size; } *live;
+    size_t nlive, live_cap;
     uint64_t events, skipped; /* events folded / without a stack trace */
     uint64_t windows;         /* windows written (live)               */
     int64_t start_nanos, end_nanos; /* over all chunks seen             */
@@ -151,11 +199,22 @@ void prof_free(prof *p);
  * Select event types: "cpu" (jdk.ExecutionSample), "alloc"
  * (jdk.ObjectAllocationInNewTLAB, jdk.ObjectAllocationOutsideTLAB,
  * jdk.ObjectAllocationSample), "lock" (jdk.JavaMonitorEnter,
- * jdk.ThreadPark), "wall"/"native" (jdk.NativeMethodSample), or a
- * comma-separated list of these words and full type names. Returns false
- * with a message in p->err on an unknown word or too many types.
+ * jdk.ThreadPark), "wall" (jdk.NativeMethodSample, profiler.WallClockSample),
+ * "cputime" (jdk.CPUTimeSample), "live" (profiler.LiveObject), "nativemem"
+ * (profiler.Malloc, and profiler.Free for --leak), or a comma-separated list
+ * of these words and full type names. Returns false with a message in
+ * p->err on an unknown word or too many types.
  */
 bool prof_select(prof *p, const char *spec);
+
+/* --state LIST (comma-separated, case-insensitive prefixes of the state
+ * names after "STATE_"); --include / --exclude REGEX; --from / --to TIME
+ * (milliseconds: absolute epoch ms from 1500000000000, else relative to the
+ * recording's start, negative relative to its end; or HH:MM[:SS[.mmm]] /
+ * YYYY-MM-DDTHH:MM[:SS[.mmm]] in local time). False with p->err set. */
+bool prof_set_state(prof *p, const char *list);
+bool prof_set_regex(prof *p, bool include, const char *re);
+bool prof_set_time(prof *p, bool to, const char *spec);
 
 /* Subscribe the selected types on a parser (jfr_parser_on). */
 jfr_status prof_subscribe(prof *p, jfr_parser *parser);
