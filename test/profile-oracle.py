@@ -35,6 +35,15 @@ PROFILES = {
               'jdk.ObjectAllocationSample'],
     'lock': ['jdk.JavaMonitorEnter', 'jdk.ThreadPark'],
 }
+# JDK 9 and 10 (format 1.0) name the same events com.oracle.jdk.*
+OLD_PREFIX = 'com.oracle.jdk.'
+for _types in PROFILES.values():
+    _types += [OLD_PREFIX + t[4:] for t in list(_types) if t != 'jdk.ObjectAllocationSample']
+
+
+def jdk_name(t):
+    """A format 1.0 event name as the JDK 11+ one."""
+    return 'jdk.' + t[len(OLD_PREFIX):] if t.startswith(OLD_PREFIX) else t
 TYPES = {'Interpreted': 0, 'JIT compiled': 1, 'Inlined': 2, 'Native': 3, 'C++': 4,
          'Kernel': 5, 'C1 compiled': 6}
 SUFFIX = ['_[0]', '_[j]', '_[i]', '', '', '_[k]', '_[1]']
@@ -87,7 +96,7 @@ def fold(events, threads, dot):
     # trie: key (name, cls) -> node dict
     root = {'kids': {}, 'total': 0, 'self': 0}
     for e in events:
-        t, v = e['type'], e['values']
+        t, v = jdk_name(e['type']), e['values']
         st = v.get('stackTrace')
         if st is None:
             continue

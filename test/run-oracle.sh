@@ -151,6 +151,12 @@ if [ "$what" = jdk9 ] || [ "$what" = all ]; then
         oracle "${files[@]}"
         echo "=== oracle: --feed-size random:7 on the JDK 9 recordings"
         oracle --feed-size random:7 "${files[@]}"
+        # profiles: --event cpu, alloc and lock take the com.oracle.jdk.* events
+        echo "=== profile oracle: the JDK 9 recordings"
+        prc=0
+        python3 "$here/profile-oracle.py" --jfrstream "$jfrstream" --jfr "$ref" "${files[@]}" || prc=$?
+        ran=1
+        [ "$prc" = 0 ] || status=1
     fi
 fi
 

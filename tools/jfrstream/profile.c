@@ -217,6 +217,13 @@ static const struct {
     {"profiler.LiveObject", PROF_RULE_LIVE},
     {"profiler.Malloc", PROF_RULE_MALLOC},
     {"profiler.Free", PROF_RULE_FREE},
+    /* JDK 9 and 10 (format 1.0): the same events and fields, other names */
+    {"com.oracle.jdk.ExecutionSample", PROF_RULE_SAMPLE},
+    {"com.oracle.jdk.NativeMethodSample", PROF_RULE_SAMPLE},
+    {"com.oracle.jdk.ObjectAllocationInNewTLAB", PROF_RULE_TLAB},
+    {"com.oracle.jdk.ObjectAllocationOutsideTLAB", PROF_RULE_OUTSIDE},
+    {"com.oracle.jdk.JavaMonitorEnter", PROF_RULE_MONITOR},
+    {"com.oracle.jdk.ThreadPark", PROF_RULE_PARK},
 };
 
 static bool add_sub(prof *p, const char *name, size_t len) {
@@ -248,14 +255,19 @@ static bool add_sub(prof *p, const char *name, size_t len) {
 bool prof_select(prof *p, const char *spec) {
     static const struct {
         const char *word;
-        const char *types[3];
+        const char *types[5];
     } words[] = {
-        {"cpu", {"jdk.ExecutionSample"}},
+        {"cpu", {"jdk.ExecutionSample", "com.oracle.jdk.ExecutionSample"}},
         {"alloc",
          {"jdk.ObjectAllocationInNewTLAB", "jdk.ObjectAllocationOutsideTLAB",
-          "jdk.ObjectAllocationSample"}},
-        {"lock", {"jdk.JavaMonitorEnter", "jdk.ThreadPark"}},
-        {"wall", {"jdk.NativeMethodSample", "profiler.WallClockSample"}},
+          "jdk.ObjectAllocationSample", "com.oracle.jdk.ObjectAllocationInNewTLAB",
+          "com.oracle.jdk.ObjectAllocationOutsideTLAB"}},
+        {"lock",
+         {"jdk.JavaMonitorEnter", "jdk.ThreadPark", "com.oracle.jdk.JavaMonitorEnter",
+          "com.oracle.jdk.ThreadPark"}},
+        {"wall",
+         {"jdk.NativeMethodSample", "profiler.WallClockSample",
+          "com.oracle.jdk.NativeMethodSample"}},
         {"cputime", {"jdk.CPUTimeSample"}},
         {"live", {"profiler.LiveObject"}},
         {"nativemem", {"profiler.Malloc", "profiler.Free"}},
@@ -268,7 +280,7 @@ bool prof_select(prof *p, const char *spec) {
         for (size_t w = 0; w < sizeof words / sizeof words[0] && !done; w++) {
             if (strlen(words[w].word) != len || memcmp(words[w].word, s, len) != 0)
                 continue;
-            for (int t = 0; t < 3 && words[w].types[t]; t++)
+            for (int t = 0; t < 5 && words[w].types[t]; t++)
                 if (!add_sub(p, words[w].types[t], strlen(words[w].types[t])))
                     return false;
             done = true;
