@@ -91,6 +91,18 @@ static void note_error(evjson *pr, jfr_status s) {
         pr->decode_error = s;
 }
 
+/* Enter one more object or array; false (null printed, the event reports
+ * JFR_LIMIT) at the nesting limit. */
+static bool nest_in(evjson *pr) {
+    if (pr->nest >= EVJSON_MAX_NEST) {
+        note_error(pr, JFR_LIMIT);
+        put_null(pr);
+        return false;
+    }
+    pr->nest++;
+    return true;
+}
+
 static void print_object(evjson *pr, const jfr_value *obj);
 
 /* A value as the JDK prints an unconverted field value (printValue). */
@@ -145,6 +157,8 @@ static void print_plain(evjson *pr, const jfr_value *v) {
         jfr_value e;
         int r;
         bool first = true;
+        if (!nest_in(pr))
+            return;
         ob_putc(pr->o, '[');
         jfr_iter_init(&it, v);
         while ((r = jfr_iter_next(&it, &e)) > 0) {
@@ -156,6 +170,7 @@ static void print_plain(evjson *pr, const jfr_value *v) {
         if (r < 0)
             note_error(pr, (jfr_status)-r);
         ob_putc(pr->o, ']');
+        pr->nest--;
         return;
     }
     }
@@ -255,6 +270,8 @@ static void print_array(evjson *pr, const jfr_field *f, const jfr_value *arr) {
     uint32_t limit = arr->count;
     if (is_frame_type(et) && limit > pr->stack_depth)
         limit = pr->stack_depth;
+    if (!nest_in(pr))
+        return;
     ob_putc(pr->o, '[');
     jfr_iter it;
     jfr_value e;
@@ -284,14 +301,31 @@ static void print_array(evjson *pr, const jfr_field *f, const jfr_value *arr) {
         }
     }
     ob_putc(pr->o, ']');
+    pr->nest--;
 }
 
-/* Is the pooled object already open on the current print path? */
+/* Is the pooled object already open on the current print path? A linear
+ * scan: paths are short (a few hundred for the deepest real chains). */
 static bool on_path(const evjson *pr, const jfr_value *v) {
     for (size_t i = 0; i < pr->npath; i++)
         if (pr->path[i].key == v->key && pr->path[i].type == v->type)
             return true;
     return false;
+}
+
+static bool path_push(evjson *pr, const jfr_value *v) {
+    if (pr->npath == pr->cappath) {
+        size_t cap = pr->cappath ? pr->cappath * 2 : 64;
+        void *np = realloc(pr->path, cap * sizeof *pr->path);
+        if (!np)
+            return false;
+        pr->path = np;
+        pr->cappath = cap;
+    }
+    pr->path[pr->npath].type = v->type;
+    pr->path[pr->npath].key = v->key;
+    pr->npath++;
+    return true;
 }
 
 static void print_fields(evjson *pr, const jfr_value *obj) {
@@ -324,20 +358,26 @@ static void print_fields(evjson *pr, const jfr_value *obj) {
 static void print_object(evjson *pr, const jfr_value *obj) {
     bool pushed = false;
     if (obj->pooled) {
-        /* a reference back into an object being printed: the JDK's
-         * resolver yields null there */
-        if (on_path(pr, obj) || pr->npath == EVJSON_MAX_PATH) {
+        /* a reference back into an object open on this path: null, where
+         * the JDK nulls the reference that closes the cycle in the order
+         * its resolver visits the pool (see cmd_print.c) */
+        if (on_path(pr, obj)) {
             put_null(pr);
             return;
         }
-        pr->path[pr->npath].type = obj->type;
-        pr->path[pr->npath].key = obj->key;
-        pr->npath++;
+        if (!path_push(pr, obj)) {
+            note_error(pr, JFR_NOMEM);
+            put_null(pr);
+            return;
+        }
         pushed = true;
     }
-    object_begin(pr);
-    print_fields(pr, obj);
-    object_end(pr);
+    if (nest_in(pr)) {
+        object_begin(pr);
+        print_fields(pr, obj);
+        object_end(pr);
+        pr->nest--;
+    }
     if (pushed)
         pr->npath--;
 }
@@ -349,6 +389,12 @@ void evjson_init(evjson *pr, outbuf *o, uint32_t stack_depth, bool compact) {
     pr->o = o;
     pr->stack_depth = stack_depth;
     pr->compact = compact;
+}
+
+void evjson_free(evjson *pr) {
+    free(pr->path);
+    pr->path = NULL;
+    pr->npath = pr->cappath = 0;
 }
 
 void evjson_chunk_begin(evjson *pr, const jfr_chunk_info *c) {
@@ -368,6 +414,7 @@ void evjson_metadata(evjson *pr, const jfr_metadata *m) {
 jfr_status evjson_event(evjson *pr, const jfr_event *e, const jfr_value *ev) {
     pr->decode_error = JFR_OK;
     pr->npath = 0;
+    pr->nest = 0;
     object_begin(pr);
     put_name(pr, "type");
     ob_putc(pr->o, '"');
@@ -384,3 +431,10 @@ jfr_status evjson_event(evjson *pr, const jfr_event *e, const jfr_value *ev) {
 void evjson_object_begin(evjson *pr) { object_begin(pr); }
 void evjson_object_end(evjson *pr) { object_end(pr); }
 void evjson_put_name(evjson *pr, const char *name) { put_name(pr, name); }
+
+const char *evjson_error_str(const evjson *pr) {
+    if (pr->decode_error == JFR_LIMIT)
+        return "objects nested deeper than " JFR_STRINGIFY(EVJSON_MAX_NEST)
+               " levels (a reference chain too deep to print)";
+    return jfr_status_str(pr->decode_error);
+}

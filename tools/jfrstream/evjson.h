@@ -20,7 +20,12 @@
 #include "jfrstream.h"
 #include "outbuf.h"
 
-#define EVJSON_MAX_PATH 256 /* pooled objects open on the current print path */
+/* Objects and arrays nested in one event's JSON. Pool references are
+ * followed as deep as the data goes (HotSpot's jdk.OldObjectSample chains:
+ * up to about 200 references, two levels each); this bounds the printer's
+ * recursion (and the quadratic indentation) on hostile data: the value at
+ * the limit prints as null and the event reports JFR_LIMIT. */
+#define EVJSON_MAX_NEST 4096
 
 typedef struct evjson {
     outbuf *o;
@@ -31,15 +36,19 @@ typedef struct evjson {
     bool have_tb;
     int32_t zone;     /* the first chunk's zone offset */
     bool have_zone;
-    struct {
+    /* pooled objects open on the current print path: a reference to one of
+     * them closes a cycle (grown on demand, kept across events) */
+    struct evjson_open {
         const jfr_type *type;
         uint64_t key;
-    } path[EVJSON_MAX_PATH];
-    size_t npath;
+    } *path;
+    size_t npath, cappath;
+    uint32_t nest;           /* objects and arrays open in the current event */
     jfr_status decode_error; /* first decode error of the current event */
 } evjson;
 
 void evjson_init(evjson *pr, outbuf *o, uint32_t stack_depth, bool compact);
+void evjson_free(evjson *pr);
 /* Feed every chunk header and metadata table (time base and zone are taken
  * from the first ones). */
 void evjson_chunk_begin(evjson *pr, const jfr_chunk_info *c);
@@ -48,6 +57,9 @@ void evjson_metadata(evjson *pr, const jfr_metadata *m);
  * `ev` (jfr_event_value). Returns JFR_OK, or the first decode error (the
  * JSON is complete and valid anyway, with null for what could not be read). */
 jfr_status evjson_event(evjson *pr, const jfr_event *e, const jfr_value *ev);
+/* What the last event's error means, for messages: the status text, or for
+ * JFR_LIMIT the nesting limit. */
+const char *evjson_error_str(const evjson *pr);
 
 /* Layout pieces, for the document around the events (pretty layout). */
 void evjson_object_begin(evjson *pr);
