@@ -22,10 +22,20 @@
 
 /* Objects and arrays nested in one event's JSON. Pool references are
  * followed as deep as the data goes (HotSpot's jdk.OldObjectSample chains:
- * up to about 200 references, two levels each); this bounds the printer's
- * recursion (and the quadratic indentation) on hostile data: the value at
- * the limit prints as null and the event reports JFR_LIMIT. */
+ * up to about 200 references, two levels each). The printer iterates (no
+ * recursion); this bounds its memory (a frame per level) and the quadratic
+ * indentation of hostile chains: the value at the limit prints as null and
+ * the event reports JFR_LIMIT. */
 #define EVJSON_MAX_NEST 4096
+
+/* An object (its fields) or an array (its elements) being printed. */
+typedef struct evjson_frame {
+    jfr_iter it;            /* it.parent: the object or array */
+    uint32_t next, limit;   /* next member; arrays: members to print */
+    uint8_t kind;
+    bool structs;           /* arrays: elements printed as objects */
+    bool broken;            /* objects: a decode error, the rest is null */
+} evjson_frame;
 
 typedef struct evjson {
     outbuf *o;
@@ -36,14 +46,11 @@ typedef struct evjson {
     bool have_tb;
     int32_t zone;     /* the first chunk's zone offset */
     bool have_zone;
-    /* pooled objects open on the current print path: a reference to one of
-     * them closes a cycle (grown on demand, kept across events) */
-    struct evjson_open {
-        const jfr_type *type;
-        uint64_t key;
-    } *path;
-    size_t npath, cappath;
-    uint32_t nest;           /* objects and arrays open in the current event */
+    /* the open objects and arrays, outermost first: the pooled objects
+     * among them are the path a cycle is detected on (grown on demand,
+     * kept across events) */
+    evjson_frame *frames;
+    size_t nframes, capframes;
     jfr_status decode_error; /* first decode error of the current event */
 } evjson;
 
