@@ -20,6 +20,9 @@ OldObject -> Reference -> OldObject.
                 EVJSON_MAX_NEST (4096) levels with exit status 1 and a
                 message naming chunk and byte offset; valid JSON, no crash,
                 bounded time.
+  dag-60        60 pairs whose halves both refer to the next pair (hostile):
+                2^60 objects to print; the printer stops after
+                EVJSON_MAX_OBJECTS (2^20) with exit status 1 and a message.
 
 Every printed event is compared with the value computed here (field by
 field, the whole chain), stderr must be empty and the exit status 0 (but for
@@ -40,9 +43,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mkjfr  # noqa: E402
 from mkjfr import Element, checkpoint_record, field, header, klass, layout, record, s_utf8, varint  # noqa: E402
 
-OBJ, REF, LEAK = 300, 301, 302
-mkjfr.T.update(Object=OBJ, Reference=REF, Leak=LEAK)
+OBJ, REF, LEAK, PAIR, DAG = 300, 301, 302, 303, 304
+mkjfr.T.update(Object=OBJ, Reference=REF, Leak=LEAK, Pair=PAIR, Dag=DAG)
 MAX_NEST = 4096
+MAX_OBJECTS = 1048576
 
 
 def type_system(with_late):
@@ -58,6 +62,10 @@ def type_system(with_late):
         klass("chain.Leak", LEAK, "jdk.jfr.Event", fields=[
             field("startTime", "long"), field("object", "Object", pool=True),
             field("n", "int")]),
+        klass("chain.Pair", PAIR, fields=[
+            field("left", "Pair", pool=True), field("right", "Pair", pool=True)]),
+        klass("chain.Dag", DAG, "jdk.jfr.Event", fields=[
+            field("startTime", "long"), field("pair", "Pair", pool=True)]),
     ]
     region = Element("region", [("locale", "en_US"), ("gmtOffset", "0"), ("dst", "0")])
     return Element("root", [], [Element("metadata", [], c), region])
@@ -81,6 +89,19 @@ def build(nobj, back_to, starts):
             ("cp", checkpoint_record(t0, 0, 1, [(OBJ, objs), (REF, refs)]))]
     for n, k in enumerate(starts):
         recs.append(record(LEAK, varint(t0 + 10 + n) + varint(k) + varint(n)))
+    body, meta, cp = layout(recs)
+    h = header(len(body), cp, meta, mkjfr.START_NANOS0, 10 ** 9, t0, True)
+    return bytes(h) + bytes(body[68:]), len(body) - len(recs[-1])
+
+
+def build_dag(depth):
+    """Pairs 1..depth, both halves of pair i referring to pair i + 1: one
+    event prints 2^depth objects."""
+    pairs = [(i, varint(i + 1 if i < depth else 0) * 2) for i in range(1, depth + 1)]
+    t0 = mkjfr.START_TICKS0
+    recs = [("meta", mkjfr.metadata_record(t0, 1, False, 3)),
+            ("cp", checkpoint_record(t0, 0, 1, [(PAIR, pairs)])),
+            record(DAG, varint(t0 + 10) + varint(1))]
     body, meta, cp = layout(recs)
     h = header(len(body), cp, meta, mkjfr.START_NANOS0, 10 ** 9, t0, True)
     return bytes(h) + bytes(body[68:]), len(body) - len(recs[-1])
@@ -218,6 +239,26 @@ def main():
         fail("%s: %d objects printed before the limit, want %d" % (name, got, MAX_NEST // 2))
     print("%s: %d bytes, exit %d, %d objects printed, %d bytes of JSON, %.2f s; stderr: %s"
           % (name, os.path.getsize(f), rc, got, len(out), secs, err.strip()[:200]))
+
+    # hostile: a shared reference at each of 60 levels, 2^60 objects to
+    # print: stop after MAX_OBJECTS, say so (the JSON, ~250 MB, is dropped)
+    name = "dag-60"
+    f = os.path.join(d, name + ".jfr")
+    data, last_ev = build_dag(60)
+    with open(f, "wb") as out:
+        out.write(data)
+    t = time.monotonic()
+    p = subprocess.run(os.environ.get("JFRSTREAM_TEST_WRAPPER", "").split() +
+                       [cli, "print", "--json", f], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, timeout=300)
+    secs = time.monotonic() - t
+    err = p.stderr.decode(errors="replace")
+    want_err = ("jfrstream: chunk 0 at byte %d: chain.Dag event could not be fully decoded: "
+                "more than %d objects and arrays in one event" % (last_ev, MAX_OBJECTS))
+    if p.returncode != 1 or not err.startswith(want_err):
+        fail("%s: exit %d, stderr %r, want exit 1 and %r" % (name, p.returncode, err[:300], want_err))
+    print("%s: %d bytes, exit %d, %.2f s; stderr: %s"
+          % (name, len(data), p.returncode, secs, err.strip()[:200]))
     print("refchain: %s" % ("FAIL" if bad else "ok"))
     return 1 if bad else 0
 

@@ -102,11 +102,14 @@ enum { FR_FIELDS, FR_ARRAY, FR_PLAIN_ARRAY };
  * JFR_LIMIT at the nesting limit, JFR_NOMEM without memory). The event's
  * own fields are frame 0, not counted. */
 static evjson_frame *frame_push(evjson *pr, uint8_t kind, const jfr_value *v) {
-    if (pr->nframes > EVJSON_MAX_NEST) {
+    if (pr->nframes > EVJSON_MAX_NEST || pr->nopened >= EVJSON_MAX_OBJECTS) {
+        if (!pr->decode_error)
+            pr->too_many = pr->nopened >= EVJSON_MAX_OBJECTS;
         note_error(pr, JFR_LIMIT);
         put_null(pr);
         return NULL;
     }
+    pr->nopened++;
     if (pr->nframes == pr->capframes) {
         size_t cap = pr->capframes ? pr->capframes * 2 : 16;
         void *nf = realloc(pr->frames, cap * sizeof *pr->frames);
@@ -416,6 +419,8 @@ void evjson_metadata(evjson *pr, const jfr_metadata *m) {
 jfr_status evjson_event(evjson *pr, const jfr_event *e, const jfr_value *ev) {
     pr->decode_error = JFR_OK;
     pr->nframes = 0;
+    pr->nopened = 0;
+    pr->too_many = false;
     object_begin(pr);
     put_name(pr, "type");
     ob_putc(pr->o, '"');
@@ -435,6 +440,9 @@ void evjson_object_end(evjson *pr) { object_end(pr); }
 void evjson_put_name(evjson *pr, const char *name) { put_name(pr, name); }
 
 const char *evjson_error_str(const evjson *pr) {
+    if (pr->decode_error == JFR_LIMIT && pr->too_many)
+        return "more than " JFR_STRINGIFY(EVJSON_MAX_OBJECTS)
+               " objects and arrays in one event (references shared too often to print)";
     if (pr->decode_error == JFR_LIMIT)
         return "objects nested deeper than " JFR_STRINGIFY(EVJSON_MAX_NEST)
                " levels (a reference chain too deep to print)";

@@ -27,6 +27,12 @@
  * indentation of hostile chains: the value at the limit prints as null and
  * the event reports JFR_LIMIT. */
 #define EVJSON_MAX_NEST 4096
+/* Objects and arrays in one event's JSON. A pooled object referred to twice
+ * is printed twice (as the JDK prints it), so a few hundred hostile bytes
+ * (entry i referring twice to entry i + 1) would print 2^depth objects:
+ * past this many, values print as null and the event reports JFR_LIMIT.
+ * Real events print a few thousand (a 2048-frame stack trace: ~12,000). */
+#define EVJSON_MAX_OBJECTS 1048576
 
 /* An object (its fields) or an array (its elements) being printed. */
 typedef struct evjson_frame {
@@ -51,6 +57,8 @@ typedef struct evjson {
      * kept across events) */
     evjson_frame *frames;
     size_t nframes, capframes;
+    uint32_t nopened;        /* objects and arrays opened in the current event */
+    bool too_many;           /* the JFR_LIMIT was EVJSON_MAX_OBJECTS */
     jfr_status decode_error; /* first decode error of the current event */
 } evjson;
 
