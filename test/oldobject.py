@@ -75,7 +75,7 @@ def record(home, dest):
     if os.path.exists(dest):
         os.unlink(dest)
     cmd = [home + "/bin/java", "-Xmx256m", "-Xmn4m", "-XX:+UseSerialGC",
-           "-XX:FlightRecorderOptions:old-object-queue-size=20",
+           "-XX:FlightRecorderOptions:old-object-queue-size=24",
            "-XX:StartFlightRecording:filename=%s,path-to-gc-roots=true,settings=%s"
            % (dest, os.path.join(HERE, "java", "leak.jfc")),
            os.path.join(HERE, "java", "Leak.java"), "12000"]

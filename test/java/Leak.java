@@ -2,7 +2,7 @@
  * Leak.java — a memory leak through a long linked list, for jdk.OldObjectSample
  * reference chains (test/oldobject.py).
  *
- *   java -XX:+UseSerialGC -Xmn4m -XX:FlightRecorderOptions:old-object-queue-size=20 \
+ *   java -XX:+UseSerialGC -Xmn4m -XX:FlightRecorderOptions:old-object-queue-size=24 \
  *        -XX:StartFlightRecording:filename=out.jfr,path-to-gc-roots=true,settings=test/java/leak.jfc \
  *        test/java/Leak.java 12000
  *
@@ -15,7 +15,8 @@
  * The recording is stopped here, with the list still reachable: at JVM exit
  * HotSpot skips the breadth-first search and finds no such deep paths. A
  * small young generation (serial GC) makes the sampling regular; the small
- * queue keeps the JSON of the deep chains (7 MB each) to a few of them.
+ * queue (24) keeps the JSON of the deep chains (7 MB each) to a few of them
+ * (1 to 8 in 10 runs with JDK 17 and 25; with 20, 1 run in 3 kept none).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
