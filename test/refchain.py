@@ -20,6 +20,8 @@ OldObject -> Reference -> OldObject.
                 EVJSON_MAX_NEST (4096) levels with exit status 1 and a
                 message naming chunk and byte offset; valid JSON, no crash,
                 bounded time.
+  wrapped       a simpleType wrapping an array of structs, inline, pooled
+                and in an array: printed as (nested) plain arrays.
   dag-60        60 pairs whose halves both refer to the next pair (hostile):
                 2^60 objects to print; the printer stops after
                 EVJSON_MAX_OBJECTS (2^20) with exit status 1 and a message.
@@ -43,8 +45,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mkjfr  # noqa: E402
 from mkjfr import Element, checkpoint_record, field, header, klass, layout, record, s_utf8, varint  # noqa: E402
 
-OBJ, REF, LEAK, PAIR, DAG = 300, 301, 302, 303, 304
-mkjfr.T.update(Object=OBJ, Reference=REF, Leak=LEAK, Pair=PAIR, Dag=DAG)
+OBJ, REF, LEAK, PAIR, DAG, PT, WRAP, WEV = 300, 301, 302, 303, 304, 305, 306, 307
+mkjfr.T.update(Object=OBJ, Reference=REF, Leak=LEAK, Pair=PAIR, Dag=DAG, Pt=PT, Wrap=WRAP,
+               Wrapped=WEV)
 MAX_NEST = 4096
 MAX_OBJECTS = 1048576
 
@@ -66,6 +69,12 @@ def type_system(with_late):
             field("left", "Pair", pool=True), field("right", "Pair", pool=True)]),
         klass("chain.Dag", DAG, "jdk.jfr.Event", fields=[
             field("startTime", "long"), field("pair", "Pair", pool=True)]),
+        # a simpleType wrapping an array of structs: printed as a plain array
+        klass("chain.Pt", PT, fields=[field("a", "int"), field("s", "String")]),
+        klass("chain.Wrap", WRAP, simple=True, fields=[field("values", "Pt", array=True)]),
+        klass("chain.Wrapped", WEV, "jdk.jfr.Event", fields=[
+            field("startTime", "long"), field("w", "Wrap"), field("pw", "Wrap", pool=True),
+            field("ws", "Wrap", array=True)]),
     ]
     region = Element("region", [("locale", "en_US"), ("gmtOffset", "0"), ("dst", "0")])
     return Element("root", [], [Element("metadata", [], c), region])
@@ -105,6 +114,27 @@ def build_dag(depth):
     body, meta, cp = layout(recs)
     h = header(len(body), cp, meta, mkjfr.START_NANOS0, 10 ** 9, t0, True)
     return bytes(h) + bytes(body[68:]), len(body) - len(recs[-1])
+
+
+def build_wrapped():
+    def wrap(n):
+        return varint(n) + b"".join(varint(i) + s_utf8("p%d" % i) for i in range(n))
+    t0 = mkjfr.START_TICKS0
+    recs = [("meta", mkjfr.metadata_record(t0, 1, False, 3)),
+            ("cp", checkpoint_record(t0, 0, 1, [(WRAP, [(1, wrap(2))])])),
+            record(WEV, varint(t0 + 1) + wrap(3) + varint(1) + varint(2) + wrap(1) + wrap(0)),
+            record(WEV, varint(t0 + 2) + wrap(0) + varint(7) + varint(0))]
+    body, meta, cp = layout(recs)
+    h = header(len(body), cp, meta, mkjfr.START_NANOS0, 10 ** 9, t0, True)
+    return bytes(h) + bytes(body[68:])
+
+
+def pts(n):
+    return [{"a": i, "s": "p%d" % i} for i in range(n)]
+
+
+WRAPPED = [{"startTime": mkjfr.START_TICKS0 + 1, "w": pts(3), "pw": pts(2), "ws": [pts(1), []]},
+           {"startTime": mkjfr.START_TICKS0 + 2, "w": [], "pw": None, "ws": []}]
 
 
 def expected(nobj, back_to, start):
@@ -239,6 +269,17 @@ def main():
         fail("%s: %d objects printed before the limit, want %d" % (name, got, MAX_NEST // 2))
     print("%s: %d bytes, exit %d, %d objects printed, %d bytes of JSON, %.2f s; stderr: %s"
           % (name, os.path.getsize(f), rc, got, len(out), secs, err.strip()[:200]))
+
+    # simpleType values wrapping arrays of structs (nested plain arrays)
+    f = os.path.join(d, "wrapped.jfr")
+    with open(f, "wb") as out:
+        out.write(build_wrapped())
+    rc, out, err, secs = run(cli, f)
+    got = [e["values"] for e in json.loads(out)["recording"]["events"]] if rc == 0 else None
+    if rc != 0 or err or got != WRAPPED:
+        fail("wrapped: exit %d, stderr %r, values %s" % (rc, err[:200], got))
+    print("wrapped: simpleType-wrapped arrays of structs as plain arrays: %s"
+          % ("ok" if got == WRAPPED else "FAIL"))
 
     # hostile: a shared reference at each of 60 levels, 2^60 objects to
     # print: stop after MAX_OBJECTS, say so (the JSON, ~250 MB, is dropped)

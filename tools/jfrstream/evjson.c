@@ -208,8 +208,11 @@ static void print_plain(evjson *pr, const jfr_value *v) {
 }
 
 static void open_plain_array(evjson *pr, const jfr_value *v) {
-    if (frame_push(pr, FR_PLAIN_ARRAY, v))
-        ob_putc(pr->o, '[');
+    evjson_frame *fr = frame_push(pr, FR_PLAIN_ARRAY, v);
+    if (!fr)
+        return;
+    fr->limit = UINT32_MAX; /* until the iteration ends */
+    ob_putc(pr->o, '[');
 }
 
 /* The widened integer the JDK's getDuration/getInstant start from. */
@@ -353,11 +356,10 @@ static bool step_element(evjson *pr, evjson_frame *fr) {
     if (fr->next > 0)
         comma(pr);
     fr->next++;
-    if (fr->kind == FR_PLAIN_ARRAY) {
-        print_plain(pr, &e);
-    } else if (fr->structs && e.kind == JFR_KIND_OBJECT) {
+    /* elements of a plain array (structs false) print unconverted */
+    if (fr->structs && e.kind == JFR_KIND_OBJECT) {
         open_object(pr, &e);
-    } else if (e.kind == JFR_KIND_OBJECT && e.type && e.type->simple) {
+    } else if (fr->kind == FR_ARRAY && e.kind == JFR_KIND_OBJECT && e.type && e.type->simple) {
         jfr_value u;
         jfr_status s = jfr_value_unwrap(&e, &u);
         if (s) {
