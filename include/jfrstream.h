@@ -278,7 +278,7 @@ typedef struct jfr_record {
 /* ------------------------------------------------------------------- values */
 
 typedef enum jfr_kind {
-    JFR_KIND_NULL = 0, /* null string, key 0, dangling reference, cycle      */
+    JFR_KIND_NULL = 0, /* null string, dangling reference, string cycle     */
     JFR_KIND_BOOLEAN,  /* v.b                                              */
     JFR_KIND_INT,      /* byte/short/int/long: v.i (signed), v.u (unsigned
                           reinterpretation at the declared width)          */
@@ -300,7 +300,7 @@ typedef struct jfr_chunk jfr_chunk; /* internal: the chunk a value lives in */
  */
 typedef struct jfr_value {
     jfr_kind kind;
-    const jfr_type *type;   /* declared type (element type for arrays); NULL at a cycle */
+    const jfr_type *type;   /* declared type (element type for arrays)      */
     const jfr_field *field; /* field this value was read from, or NULL      */
     bool b;
     int64_t i;
@@ -323,8 +323,14 @@ typedef struct jfr_value {
  * pool of the chunk defines (key 0 is an ordinary key; writers use it for
  * "no thread/stack trace" by leaving it undefined). A key defined twice
  * resolves to its first definition, as in the JDK. Chains of references are
- * followed lazily, one level per call, so cycles cannot loop; a chain deeper
- * than 64 reads as NULL. Returns JFR_OK, JFR_NOT_FOUND, JFR_TYPE_MISMATCH or a decode
+ * followed lazily, one level per call, to any length: nothing here loops or
+ * recurses along a chain, and a cycle (A -> B -> A) simply reads A again. A
+ * caller that walks a whole graph detects cycles itself, by the (type, key)
+ * of the pooled values open on its path (`pooled`, `key`), as `jfrstream
+ * print --json` does. Only a string pool entry that refers to the string
+ * pool is followed here; a cycle of those reads as NULL. Inline struct
+ * nesting (counted from the event or pool entry the value is in) deeper than
+ * 64 is a decode error. Returns JFR_OK, JFR_NOT_FOUND, JFR_TYPE_MISMATCH or a decode
  * error (bytes inconsistent with the metadata). */
 jfr_status jfr_value_field(const jfr_value *obj, uint32_t index, jfr_value *out);
 /* Same by name (a string compare per call: prefer indexes on hot paths). */

@@ -199,7 +199,7 @@ static uint32_t method_to_cache(const jfr_chunk *c, uint64_t key, const jfr_fram
  * method's value when the caller has it, else NULL (resolved here on a
  * miss). *e1 receives its cache entry (index + 1, 0 when not cached or
  * absent). */
-static jfr_status method_by_key(const jfr_chunk *c, uint32_t depth, uint64_t key,
+static jfr_status method_by_key(const jfr_chunk *c, uint64_t key,
                                 const jfr_value *mv, jfr_frame *out, uint32_t *e1) {
     const jfr_known *k = &c->md->known;
     if ((*e1 = jfr__names_get(c->names, c, k->method->index, key))) {
@@ -209,7 +209,7 @@ static jfr_status method_by_key(const jfr_chunk *c, uint32_t depth, uint64_t key
     jfr_value rv;
     jfr_status s;
     if (!mv) {
-        if ((s = jfr__value_resolve(c, k->method, key, depth, &rv)) || rv.kind == JFR_KIND_NULL)
+        if ((s = jfr__value_resolve(c, k->method, key, &rv)) || rv.kind == JFR_KIND_NULL)
             return s;
         mv = &rv;
     }
@@ -233,7 +233,7 @@ jfr_status jfr_value_method(const jfr_value *m, jfr_frame *out) {
     if (!m->pooled)
         return method_names(m, k, out);
     uint32_t e1;
-    return method_by_key(m->chunk_, m->depth_, m->key, m, out, &e1);
+    return method_by_key(m->chunk_, m->key, m, out, &e1);
 }
 
 static void frame_type_from_cache(const jfr_chunk *c, uint32_t e1, jfr_frame *out) {
@@ -244,15 +244,15 @@ static void frame_type_from_cache(const jfr_chunk *c, uint32_t e1, jfr_frame *ou
 
 /* A pooled frame type ("Interpreted", "JIT compiled"...) by key; returns its
  * cache entry (index + 1, 0 when not cached or absent). */
-static uint32_t frame_type_by_key(const jfr_chunk *c, const jfr_type *t, uint32_t depth,
-                                  uint64_t key, jfr_frame *out) {
+static uint32_t frame_type_by_key(const jfr_chunk *c, const jfr_type *t, uint64_t key,
+                                  jfr_frame *out) {
     uint32_t e1 = jfr__names_get(c->names, c, t->index, key);
     if (e1) {
         frame_type_from_cache(c, e1, out);
         return e1;
     }
     jfr_value v, u;
-    if (jfr__value_resolve(c, t, key, depth, &v) || jfr_value_unwrap(&v, &u) ||
+    if (jfr__value_resolve(c, t, key, &v) || jfr_value_unwrap(&v, &u) ||
         u.kind != JFR_KIND_STRING)
         return 0;
     out->frame_type = u.str;
@@ -280,7 +280,7 @@ static jfr_status frame_at(jfr_stack *s, uint32_t i, uint64_t pos, jfr_frame *ou
     const jfr_value *arr = &s->frames_;
     const jfr_chunk *c = arr->chunk_;
     const jfr_known *k = &c->md->known;
-    uint32_t depth = arr->depth_ + 1;
+    uint32_t depth = arr->depth_; /* elements sit at their array's depth */
     const int32_t want[4] = {k->fr_method, k->fr_line, k->fr_bci, k->fr_type};
     uint64_t raw[4], end;
     uint8_t ops[4];
@@ -295,10 +295,10 @@ static jfr_status frame_at(jfr_stack *s, uint32_t i, uint64_t pos, jfr_frame *ou
     if (ops[2] != 0xff)
         out->bci = raw_int(ops[2], raw[2]);
     if (ops[3] == JFR_OP_POOL && !(fte = frame_type_by_key(c, k->frame->fields[k->fr_type].type,
-                                                          depth, raw[3], out)))
+                                                          raw[3], out)))
         *cacheable = false;
     if (ops[0] == JFR_OP_POOL && k->frame->fields[k->fr_method].type == k->method) {
-        st = method_by_key(c, depth, raw[0], NULL, out, &me);
+        st = method_by_key(c, raw[0], NULL, out, &me);
         if (st || !me)
             *cacheable = false;
     } else {
@@ -387,7 +387,7 @@ jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out) {
         uint8_t op = jfr__op_for_type(k->frame);
         jfr_cur cur = jfr__cur_at(c, pos);
         for (; from < i; from++) {
-            jfr_status st = jfr__skip_value(c, &cur, k->frame, op, arr->depth_ + 1);
+            jfr_status st = jfr__skip_value(c, &cur, k->frame, op, arr->depth_);
             if (st)
                 return st;
         }

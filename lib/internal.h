@@ -14,8 +14,10 @@
  * same layout. 0 (0.9) is JDK 7 and 8, a different format. */
 static inline bool jfr__major_ok(uint64_t major) { return major == 1 || major == 2; }
 #define JFR_DEFAULT_MAX_CHUNK (1ull << 30)
-/* Inline struct nesting and pool-reference chains deeper than this are
- * treated as corrupt: bounds recursion on hostile metadata. */
+/* Inline struct nesting (structs and arrays inside one event or one pool
+ * entry) deeper than this is treated as corrupt: bounds recursion on hostile
+ * metadata. Pool references do not count: each one starts a new value, and
+ * the library follows them one level per call. */
 #define JFR_MAX_DEPTH 64
 /* A type whose inline expansion needs more decode steps than this is refused. */
 #define JFR_MAX_TYPE_OPS 100000u
@@ -246,7 +248,7 @@ jfr_status jfr__value_index_from(const jfr_value *arr, uint32_t i, uint32_t from
                                  uint64_t from_pos, jfr_value *out, uint64_t *next_pos);
 /* The pool entry (t, key) as a value (NULL kind when absent). */
 jfr_status jfr__value_resolve(const jfr_chunk *c, const jfr_type *t, uint64_t key,
-                              uint32_t depth, jfr_value *out);
+                              jfr_value *out);
 /* One pass over the inline struct of type t at pos: the integer or pool-key
  * fields whose indexes are in want[] (-1: none) are read raw into raw[], and
  * their ops into ops[] (0xff: absent or not an integer); *end_pos receives

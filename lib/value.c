@@ -125,28 +125,58 @@ uint8_t jfr__op_for_type(const jfr_type *t) {
     }
 }
 
-/* The pool entry (t, key) as a value; NULL kind when absent. */
+/* The pool entry (t, key) as a value; NULL kind when absent. Following a
+ * reference starts a new top-level value: its struct nesting counts from 0,
+ * and references cost no depth (the caller follows them one level per call,
+ * so chains of any length and cycles need no limit here). */
 static jfr_status resolve(const jfr_chunk *c, const jfr_type *t, uint64_t key,
-                          uint32_t depth, jfr_value *out) {
+                          jfr_value *out) {
     out->pooled = true;
     out->key = key;
     /* key 0 is a real key in several HotSpot pools (FrameType 0 =
      * "Interpreted"); only a key absent from the pool reads as null */
     uint64_t pos = jfr__pool_get(&c->pool, t->index, key);
-    if (!pos || depth > JFR_MAX_DEPTH) {
+    if (!pos) {
         out->kind = JFR_KIND_NULL;
         return JFR_OK;
     }
     /* The pool index validated the entry's bytes: no need to find its end. */
     jfr_cur pc = cur_at(c, pos);
-    jfr_status s = read_one(c, &pc, t, jfr__op_for_type(t), depth + 1, false, out);
+    jfr_status s = read_one(c, &pc, t, jfr__op_for_type(t), 0, false, out);
     out->pooled = true;
     out->key = key;
     return s;
 }
 
-static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, uint32_t depth,
-                              jfr_value *out) {
+/* The string pool entry a pooled string ends at: entries that are
+ * themselves references to the string pool (no JDK writes them) are
+ * followed in a loop; a cycle among them (Floyd's tortoise and hare, no
+ * memory) or a dangling key gives 0, read as null. */
+static uint64_t string_entry(const jfr_chunk *c, uint64_t key) {
+    const jfr_type *ts = c->md->t_string;
+    if (!ts)
+        return 0;
+    uint64_t slow = key, fast = key;
+    for (;;) {
+        for (int step = 0; step < 2; step++) {
+            uint64_t pos = jfr__pool_get(&c->pool, ts->index, fast);
+            if (!pos)
+                return 0;
+            jfr_cur pc = cur_at(c, pos);
+            uint8_t enc;
+            if (!jfr_cur_u8(&pc, &enc) || enc != JFR_STR_POOL || !jfr_cur_long(&pc, &fast))
+                return pos; /* not a reference: read (and checked) by the caller */
+        }
+        jfr_cur sc = cur_at(c, jfr__pool_get(&c->pool, ts->index, slow));
+        uint8_t enc;
+        (void)jfr_cur_u8(&sc, &enc); /* slow trails fast: a valid reference */
+        (void)jfr_cur_long(&sc, &slow);
+        if (slow == fast)
+            return 0;
+    }
+}
+
+static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) {
     uint8_t enc;
     uint32_t n;
     uint64_t key;
@@ -165,19 +195,18 @@ static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, uint32_t depth,
     case JFR_STR_POOL: {
         if (!jfr_cur_long(cur, &key))
             return JFR_BAD_STRING;
-        out->pooled = true;
-        out->key = key;
-        uint64_t pos = c->md->t_string
-                           ? jfr__pool_get(&c->pool, c->md->t_string->index, key) : 0;
-        if (!pos || depth > JFR_MAX_DEPTH) {
+        uint64_t pos = string_entry(c, key);
+        if (!pos) {
             out->kind = JFR_KIND_NULL;
-            return JFR_OK;
+        } else {
+            jfr_cur pc = cur_at(c, pos);
+            jfr_status s = read_string(c, &pc, out);
+            if (s)
+                return s;
         }
-        jfr_cur pc = cur_at(c, pos);
-        jfr_status s = read_string(c, &pc, depth + 1, out);
         out->pooled = true;
         out->key = key;
-        return s;
+        return JFR_OK;
     }
     case JFR_STR_UTF8:
         if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
@@ -296,11 +325,11 @@ static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
         memcpy(&out->d, &v, sizeof out->d);
         return JFR_OK;
     case JFR_OP_STRING:
-        return read_string(c, cur, depth, out);
+        return read_string(c, cur, out);
     case JFR_OP_POOL:
         if (!jfr_cur_long(cur, &v))
             return JFR_BAD_VARINT;
-        return resolve(c, t, v, depth, out);
+        return resolve(c, t, v, out);
     default: /* inline struct */
         out->kind = JFR_KIND_OBJECT;
         out->pos_ = pos_of(c, cur);
@@ -342,7 +371,7 @@ static jfr_status read_field(const jfr_chunk *c, jfr_cur *cur, const jfr_field *
     out->pos_ = pos_of(c, cur);
     /* elements are checked when read; skip them only to find the end */
     for (uint32_t k = 0; need_end && k < n; k++) {
-        jfr_status s = skip_one(c, cur, f->type, op, depth + 1);
+        jfr_status s = skip_one(c, cur, f->type, op, depth);
         if (s)
             return s;
     }
@@ -350,12 +379,12 @@ static jfr_status read_field(const jfr_chunk *c, jfr_cur *cur, const jfr_field *
 }
 
 jfr_status jfr__value_resolve(const jfr_chunk *c, const jfr_type *t, uint64_t key,
-                              uint32_t depth, jfr_value *out) {
+                              jfr_value *out) {
     value_init(out, NULL);
     out->type = t;
     out->chunk_ = c;
-    out->depth_ = depth;
-    return resolve(c, t, key, depth, out);
+    out->depth_ = 0;
+    return resolve(c, t, key, out);
 }
 
 jfr_status jfr__struct_scan(const jfr_chunk *c, uint64_t pos, const jfr_type *t,
@@ -446,12 +475,12 @@ jfr_status jfr__value_index_from(const jfr_value *arr, uint32_t i, uint32_t from
     }
     jfr_cur cur = cur_at(c, from_pos);
     for (uint32_t k = from; k < i; k++) {
-        jfr_status s = skip_one(c, &cur, f->type, op, arr->depth_ + 1);
+        jfr_status s = skip_one(c, &cur, f->type, op, arr->depth_);
         if (s)
             return s;
     }
     value_init(out, f);
-    jfr_status s = read_one(c, &cur, f->type, op, arr->depth_ + 1, next_pos != NULL, out);
+    jfr_status s = read_one(c, &cur, f->type, op, arr->depth_, next_pos != NULL, out);
     if (!s && next_pos)
         *next_pos = pos_of(c, &cur);
     return s;
@@ -503,7 +532,7 @@ int jfr_iter_next(jfr_iter *it, jfr_value *out) {
         uint8_t op = f->pooled ? JFR_OP_POOL : jfr__op_for_type(f->type);
         cur = cur_at(c, it->pos_);
         value_init(out, f);
-        s = read_one(c, &cur, f->type, op, pv->depth_ + 1, true, out);
+        s = read_one(c, &cur, f->type, op, pv->depth_, true, out);
     } else {
         return 0;
     }
@@ -572,7 +601,7 @@ jfr_status jfr_event_constant(const jfr_event *e, const jfr_type *t, uint64_t ke
                               jfr_value *out) {
     if (!e || !t || !out || !e->chunk_)
         return JFR_INVALID_ARG;
-    return jfr__value_resolve(e->chunk_, t, key, 0, out);
+    return jfr__value_resolve(e->chunk_, t, key, out);
 }
 
 int64_t jfr_event_ticks_to_epoch_nanos(const jfr_event *e, int64_t ticks) {

@@ -233,5 +233,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     jfr_parser_free(p);
     fuzz_check_freed(&a);
     ob_free(&r.ob);
+    evjson_free(&r.ej);
     return 0;
 }

@@ -9,8 +9,19 @@
  *    ticks converted with the first chunk's time base (jformat.c does the
  *    conversion exactly as the JDK's TimeConverter);
  *  - fields in metadata order; structs and pool references as nested
- *    objects; simpleType values flattened; key 0, dangling keys and cycles
- *    as null;
+ *    objects, followed as deep as the data goes (jdk.OldObjectSample
+ *    chains: about 200 references); simpleType values flattened; key 0 and
+ *    dangling keys as null;
+ *  - cycles: a reference to a pooled object already open on the printed
+ *    path prints as null. The JDK nulls instead the reference that closes
+ *    a cycle while it resolves the pool (in its own key order), once for
+ *    all events: for cyclic data its output depends on that order and can
+ *    be shorter (test/refchain.py shows both). HotSpot's pools have none
+ *    that we know of (class -> loader -> class chains end at the boot
+ *    loader);
+ *  - more than EVJSON_MAX_NEST (4096) nested objects and arrays in one
+ *    event (hostile data; the JDK's recursion would overflow its stack):
+ *    null from there on, and the event is reported (exit status 1);
  *  - @Timespan fields as Duration strings, @Timestamp fields as
  *    OffsetDateTime strings in the first chunk's zone offset, @Unsigned
  *    byte/short/int/long as unsigned numbers; array elements unconverted;
@@ -60,7 +71,7 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
     if (s)
         cli_data_error("chunk %llu at byte %llu: %s event could not be fully decoded: %s",
                        (unsigned long long)e->chunk_index, (unsigned long long)e->offset,
-                       e->type->name, jfr_status_str(s));
+                       e->type->name, evjson_error_str(&pr->ej));
     return JFR_CB_CONTINUE;
 }
 
@@ -223,6 +234,7 @@ int cmd_print(cli_global *g, int argc, char **argv) {
     }
 out:
     cli_filter_free(&pr.filter);
+    evjson_free(&pr.ej);
     free(pr.want);
     return rc;
 }

@@ -91,7 +91,68 @@ static void note_error(evjson *pr, jfr_status s) {
         pr->decode_error = s;
 }
 
-static void print_object(evjson *pr, const jfr_value *obj);
+/* The printer iterates: an object or array being printed is a frame on
+ * pr->frames (grown on demand, kept across events), so the depth of the
+ * data costs no C stack. Opening a value pushes its frame and writes its
+ * opening bracket; run() then prints its members one at a time and closes
+ * it when done. A function that opens a value does nothing after it. */
+enum { FR_FIELDS, FR_ARRAY, FR_PLAIN_ARRAY };
+
+/* Room for one more frame, or false (null printed, the event reports
+ * JFR_LIMIT at the nesting limit, JFR_NOMEM without memory). The event's
+ * own fields are frame 0, not counted. */
+static evjson_frame *frame_push(evjson *pr, uint8_t kind, const jfr_value *v) {
+    if (pr->nframes > EVJSON_MAX_NEST || pr->nopened >= EVJSON_MAX_OBJECTS) {
+        if (!pr->decode_error)
+            pr->too_many = pr->nopened >= EVJSON_MAX_OBJECTS;
+        note_error(pr, JFR_LIMIT);
+        put_null(pr);
+        return NULL;
+    }
+    pr->nopened++;
+    if (pr->nframes == pr->capframes) {
+        size_t cap = pr->capframes ? pr->capframes * 2 : 16;
+        void *nf = realloc(pr->frames, cap * sizeof *pr->frames);
+        if (!nf) {
+            note_error(pr, JFR_NOMEM);
+            put_null(pr);
+            return NULL;
+        }
+        pr->frames = nf;
+        pr->capframes = cap;
+    }
+    evjson_frame *fr = &pr->frames[pr->nframes++];
+    memset(fr, 0, sizeof *fr);
+    fr->kind = kind;
+    jfr_iter_init(&fr->it, v);
+    return fr;
+}
+
+/* Is the pooled object already open on the current print path? A linear
+ * scan: paths are short (a few hundred frames for the deepest real chains). */
+static bool on_path(const evjson *pr, const jfr_value *v) {
+    for (size_t i = 0; i < pr->nframes; i++) {
+        const jfr_value *o = &pr->frames[i].it.parent;
+        if (pr->frames[i].kind == FR_FIELDS && o->pooled && o->key == v->key &&
+            o->type == v->type)
+            return true;
+    }
+    return false;
+}
+
+static void open_object(evjson *pr, const jfr_value *obj) {
+    /* a reference back into an object open on this path: null, where the
+     * JDK nulls the reference that closes the cycle in the order its
+     * resolver visits the pool (see cmd_print.c) */
+    if (obj->pooled && on_path(pr, obj)) {
+        put_null(pr);
+        return;
+    }
+    if (frame_push(pr, FR_FIELDS, obj))
+        object_begin(pr);
+}
+
+static void open_plain_array(evjson *pr, const jfr_value *v);
 
 /* A value as the JDK prints an unconverted field value (printValue). */
 static void print_plain(evjson *pr, const jfr_value *v) {
@@ -137,29 +198,21 @@ static void print_plain(evjson *pr, const jfr_value *v) {
         ob_putc(pr->o, '"');
         return;
     case JFR_KIND_OBJECT:
-        print_object(pr, v);
+        open_object(pr, v);
         return;
-    case JFR_KIND_ARRAY: {
-        /* only reachable through a simpleType wrapping an array */
-        jfr_iter it;
-        jfr_value e;
-        int r;
-        bool first = true;
-        ob_putc(pr->o, '[');
-        jfr_iter_init(&it, v);
-        while ((r = jfr_iter_next(&it, &e)) > 0) {
-            if (!first)
-                comma(pr);
-            first = false;
-            print_plain(pr, &e);
-        }
-        if (r < 0)
-            note_error(pr, (jfr_status)-r);
-        ob_putc(pr->o, ']');
+    case JFR_KIND_ARRAY: /* only reachable through a simpleType wrapping an array */
+        open_plain_array(pr, v);
         return;
-    }
     }
     put_null(pr);
+}
+
+static void open_plain_array(evjson *pr, const jfr_value *v) {
+    evjson_frame *fr = frame_push(pr, FR_PLAIN_ARRAY, v);
+    if (!fr)
+        return;
+    fr->limit = UINT32_MAX; /* until the iteration ends */
+    ob_putc(pr->o, '[');
 }
 
 /* The widened integer the JDK's getDuration/getInstant start from. */
@@ -245,101 +298,95 @@ static void print_scalar_field(evjson *pr, const jfr_field *f, const jfr_value *
     print_plain(pr, v);
 }
 
-static void print_array(evjson *pr, const jfr_field *f, const jfr_value *arr) {
+static void open_array(evjson *pr, const jfr_field *f, const jfr_value *arr) {
     if (arr->kind != JFR_KIND_ARRAY) {
         put_null(pr);
         return;
     }
-    const jfr_type *et = f->type;
-    bool structs = is_struct_type(et);
-    uint32_t limit = arr->count;
-    if (is_frame_type(et) && limit > pr->stack_depth)
-        limit = pr->stack_depth;
+    evjson_frame *fr = frame_push(pr, FR_ARRAY, arr);
+    if (!fr)
+        return;
+    fr->structs = is_struct_type(f->type);
+    fr->limit = arr->count;
+    if (is_frame_type(f->type) && fr->limit > pr->stack_depth)
+        fr->limit = pr->stack_depth;
     ob_putc(pr->o, '[');
-    jfr_iter it;
-    jfr_value e;
-    jfr_iter_init(&it, arr);
-    for (uint32_t i = 0; i < limit; i++) {
-        int r = jfr_iter_next(&it, &e);
-        if (r <= 0) {
-            if (r < 0)
-                note_error(pr, (jfr_status)-r);
-            break;
-        }
-        if (i > 0)
-            comma(pr);
-        if (structs && e.kind == JFR_KIND_OBJECT)
-            print_object(pr, &e);
-        else if (e.kind == JFR_KIND_OBJECT && e.type && e.type->simple) {
-            jfr_value u;
-            jfr_status s = jfr_value_unwrap(&e, &u);
-            if (s) {
-                note_error(pr, s);
-                put_null(pr);
-            } else {
-                print_plain(pr, &u);
-            }
-        } else {
-            print_plain(pr, &e);
-        }
-    }
-    ob_putc(pr->o, ']');
 }
 
-/* Is the pooled object already open on the current print path? */
-static bool on_path(const evjson *pr, const jfr_value *v) {
-    for (size_t i = 0; i < pr->npath; i++)
-        if (pr->path[i].key == v->key && pr->path[i].type == v->type)
-            return true;
-    return false;
-}
-
-static void print_fields(evjson *pr, const jfr_value *obj) {
-    const jfr_type *t = obj->type;
-    jfr_iter it;
+/* Print the next field of an object; false when there is none. */
+static bool step_field(evjson *pr, evjson_frame *fr) {
+    const jfr_type *t = fr->it.parent.type;
+    if (fr->next >= t->nfields)
+        return false;
+    const jfr_field *f = &t->fields[fr->next];
+    separator(pr, fr->next == 0, false, f->name);
+    fr->next++;
     jfr_value v;
-    bool broken = false; /* positions after a decode error are unknown */
-    jfr_iter_init(&it, obj);
-    for (uint32_t i = 0; i < t->nfields; i++) {
-        const jfr_field *f = &t->fields[i];
-        separator(pr, i == 0, false, f->name);
-        int r = broken ? -1 : jfr_iter_next(&it, &v);
-        if (r <= 0) {
-            /* keep the output valid JSON; the event is reported as an error */
-            if (!broken)
-                note_error(pr, r < 0 ? (jfr_status)-r : JFR_BAD_EVENT);
-            broken = true;
-            put_null(pr);
-            continue;
-        }
-        if (f->array)
-            print_array(pr, f, &v);
-        else if (is_struct_type(f->type))
-            v.kind == JFR_KIND_OBJECT ? print_object(pr, &v) : put_null(pr);
+    int r = fr->broken ? -1 : jfr_iter_next(&fr->it, &v);
+    if (r <= 0) {
+        /* keep the output valid JSON; the event is reported as an error */
+        if (!fr->broken)
+            note_error(pr, r < 0 ? (jfr_status)-r : JFR_BAD_EVENT);
+        fr->broken = true; /* positions after a decode error are unknown */
+        put_null(pr);
+    } else if (f->array) {
+        open_array(pr, f, &v);
+    } else if (is_struct_type(f->type)) {
+        if (v.kind == JFR_KIND_OBJECT)
+            open_object(pr, &v);
         else
-            print_scalar_field(pr, f, &v);
+            put_null(pr);
+    } else {
+        print_scalar_field(pr, f, &v);
     }
+    return true;
 }
 
-static void print_object(evjson *pr, const jfr_value *obj) {
-    bool pushed = false;
-    if (obj->pooled) {
-        /* a reference back into an object being printed: the JDK's
-         * resolver yields null there */
-        if (on_path(pr, obj) || pr->npath == EVJSON_MAX_PATH) {
-            put_null(pr);
-            return;
-        }
-        pr->path[pr->npath].type = obj->type;
-        pr->path[pr->npath].key = obj->key;
-        pr->npath++;
-        pushed = true;
+/* Print the next element of an array; false when there is none. */
+static bool step_element(evjson *pr, evjson_frame *fr) {
+    if (fr->next >= fr->limit)
+        return false;
+    jfr_value e;
+    int r = jfr_iter_next(&fr->it, &e);
+    if (r <= 0) {
+        if (r < 0)
+            note_error(pr, (jfr_status)-r);
+        return false;
     }
-    object_begin(pr);
-    print_fields(pr, obj);
-    object_end(pr);
-    if (pushed)
-        pr->npath--;
+    if (fr->next > 0)
+        comma(pr);
+    fr->next++;
+    /* elements of a plain array (structs false) print unconverted */
+    if (fr->structs && e.kind == JFR_KIND_OBJECT) {
+        open_object(pr, &e);
+    } else if (fr->kind == FR_ARRAY && e.kind == JFR_KIND_OBJECT && e.type && e.type->simple) {
+        jfr_value u;
+        jfr_status s = jfr_value_unwrap(&e, &u);
+        if (s) {
+            note_error(pr, s);
+            put_null(pr);
+        } else {
+            print_plain(pr, &u);
+        }
+    } else {
+        print_plain(pr, &e);
+    }
+    return true;
+}
+
+/* Print the open frames' members until every frame is closed. */
+static void run(evjson *pr) {
+    while (pr->nframes > 0) {
+        /* re-read after every step: opening a value may move the frames */
+        evjson_frame *fr = &pr->frames[pr->nframes - 1];
+        if (fr->kind == FR_FIELDS ? step_field(pr, fr) : step_element(pr, fr))
+            continue;
+        if (fr->kind == FR_FIELDS)
+            object_end(pr);
+        else
+            ob_putc(pr->o, ']');
+        pr->nframes--;
+    }
 }
 
 /* -------------------------------------------------------------- API */
@@ -349,6 +396,12 @@ void evjson_init(evjson *pr, outbuf *o, uint32_t stack_depth, bool compact) {
     pr->o = o;
     pr->stack_depth = stack_depth;
     pr->compact = compact;
+}
+
+void evjson_free(evjson *pr) {
+    free(pr->frames);
+    pr->frames = NULL;
+    pr->nframes = pr->capframes = 0;
 }
 
 void evjson_chunk_begin(evjson *pr, const jfr_chunk_info *c) {
@@ -367,16 +420,19 @@ void evjson_metadata(evjson *pr, const jfr_metadata *m) {
 
 jfr_status evjson_event(evjson *pr, const jfr_event *e, const jfr_value *ev) {
     pr->decode_error = JFR_OK;
-    pr->npath = 0;
+    pr->nframes = 0;
+    pr->nopened = 0;
+    pr->too_many = false;
     object_begin(pr);
     put_name(pr, "type");
     ob_putc(pr->o, '"');
     jfmt_json_string(pr->o, e->type->name, strlen(e->type->name), false);
     ob_putc(pr->o, '"');
     separator(pr, false, false, "values");
-    object_begin(pr);
-    print_fields(pr, ev);
-    object_end(pr);
+    if (frame_push(pr, FR_FIELDS, ev)) { /* frame 0, closed by run() */
+        object_begin(pr);
+        run(pr);
+    }
     object_end(pr);
     return pr->decode_error;
 }
@@ -384,3 +440,13 @@ jfr_status evjson_event(evjson *pr, const jfr_event *e, const jfr_value *ev) {
 void evjson_object_begin(evjson *pr) { object_begin(pr); }
 void evjson_object_end(evjson *pr) { object_end(pr); }
 void evjson_put_name(evjson *pr, const char *name) { put_name(pr, name); }
+
+const char *evjson_error_str(const evjson *pr) {
+    if (pr->decode_error == JFR_LIMIT && pr->too_many)
+        return "more than " JFR_STRINGIFY(EVJSON_MAX_OBJECTS)
+               " objects and arrays in one event (references shared too often to print)";
+    if (pr->decode_error == JFR_LIMIT)
+        return "objects nested deeper than " JFR_STRINGIFY(EVJSON_MAX_NEST)
+               " levels (a reference chain too deep to print)";
+    return jfr_status_str(pr->decode_error);
+}

@@ -20,7 +20,28 @@
 #include "jfrstream.h"
 #include "outbuf.h"
 
-#define EVJSON_MAX_PATH 256 /* pooled objects open on the current print path */
+/* Objects and arrays nested in one event's JSON. Pool references are
+ * followed as deep as the data goes (HotSpot's jdk.OldObjectSample chains:
+ * up to about 200 references, two levels each). The printer iterates (no
+ * recursion); this bounds its memory (a frame per level) and the quadratic
+ * indentation of hostile chains: the value at the limit prints as null and
+ * the event reports JFR_LIMIT. */
+#define EVJSON_MAX_NEST 4096
+/* Objects and arrays in one event's JSON. A pooled object referred to twice
+ * is printed twice (as the JDK prints it), so a few hundred hostile bytes
+ * (entry i referring twice to entry i + 1) would print 2^depth objects:
+ * past this many, values print as null and the event reports JFR_LIMIT.
+ * Real events print a few thousand (a 2048-frame stack trace: ~12,000). */
+#define EVJSON_MAX_OBJECTS 1048576
+
+/* An object (its fields) or an array (its elements) being printed. */
+typedef struct evjson_frame {
+    jfr_iter it;            /* it.parent: the object or array */
+    uint32_t next, limit;   /* next member; arrays: members to print */
+    uint8_t kind;
+    bool structs;           /* arrays: elements printed as objects */
+    bool broken;            /* objects: a decode error, the rest is null */
+} evjson_frame;
 
 typedef struct evjson {
     outbuf *o;
@@ -31,15 +52,18 @@ typedef struct evjson {
     bool have_tb;
     int32_t zone;     /* the first chunk's zone offset */
     bool have_zone;
-    struct {
-        const jfr_type *type;
-        uint64_t key;
-    } path[EVJSON_MAX_PATH];
-    size_t npath;
+    /* the open objects and arrays, outermost first: the pooled objects
+     * among them are the path a cycle is detected on (grown on demand,
+     * kept across events) */
+    evjson_frame *frames;
+    size_t nframes, capframes;
+    uint32_t nopened;        /* objects and arrays opened in the current event */
+    bool too_many;           /* the JFR_LIMIT was EVJSON_MAX_OBJECTS */
     jfr_status decode_error; /* first decode error of the current event */
 } evjson;
 
 void evjson_init(evjson *pr, outbuf *o, uint32_t stack_depth, bool compact);
+void evjson_free(evjson *pr);
 /* Feed every chunk header and metadata table (time base and zone are taken
  * from the first ones). */
 void evjson_chunk_begin(evjson *pr, const jfr_chunk_info *c);
@@ -48,6 +72,9 @@ void evjson_metadata(evjson *pr, const jfr_metadata *m);
  * `ev` (jfr_event_value). Returns JFR_OK, or the first decode error (the
  * JSON is complete and valid anyway, with null for what could not be read). */
 jfr_status evjson_event(evjson *pr, const jfr_event *e, const jfr_value *ev);
+/* What the last event's error means, for messages: the status text, or for
+ * JFR_LIMIT the nesting limit. */
+const char *evjson_error_str(const evjson *pr);
 
 /* Layout pieces, for the document around the events (pretty layout). */
 void evjson_object_begin(evjson *pr);

@@ -268,7 +268,7 @@ static void emit(live_src *s, const jfr_event *e) {
     if (st) {
         live_src_msg(s, "chunk %llu at byte %llu: %s event could not be fully decoded: %s",
                      (unsigned long long)e->chunk_index, (unsigned long long)e->offset,
-                     e->type->name, jfr_status_str(st));
+                     e->type->name, evjson_error_str(&s->ej));
         s->failed = true;
     }
 }
@@ -403,6 +403,7 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
     if (s->failed)
         app->failed = true;
     app->conns--;
+    evjson_free(&s->ej);
     free(s->want);
     free(s->rows);
     free(s);
@@ -411,6 +412,7 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
 void live_src_discard(live_src *s) {
     s->app->conns--;
     s->app->conns_total--;
+    evjson_free(&s->ej);
     free(s->want);
     free(s->rows);
     free(s);
