@@ -368,7 +368,7 @@ def ev_late(ticks, note, value):
 
 # --------------------------------------------------------------------- chunks
 
-def header(size, cp, meta, start_nanos, duration_nanos, start_ticks, final, v1):
+def header(size, cp, meta, start_nanos, duration_nanos, start_ticks, final, v1=False):
     # flags: 1 = compressed integers, 2 = final chunk (not written before 2.x)
     return (b"FLR\x00" + struct.pack(">HH", *((1, 0) if v1 else (2, 1)))
             + struct.pack(">qqqqqqq", size, cp, meta, start_nanos, duration_nanos, start_ticks, TPS)
