@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "jfrstream.h"
-#include "outbuf.h"
+#include "jfrstream_conv.h"
 
 #define CLI_NAME "jfrstream"
 
@@ -107,7 +107,7 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
               const jfr_callbacks *cb, void *user, cli_setup_fn setup);
 
 /* Stdout, buffered; flushed by main before exit. */
-extern outbuf cli_out;
+extern jfrc_out *cli_out;
 
 /* ------------------------------------------------------------- filters */
 
@@ -149,5 +149,22 @@ int cmd_tail(cli_global *g, int argc, char **argv);
 int cmd_collapsed(cli_global *g, int argc, char **argv);
 int cmd_flamegraph(cli_global *g, int argc, char **argv);
 int cmd_pprof(cli_global *g, int argc, char **argv);
+
+/* ------------------------------------------------- profiles (cmd_profile.c) */
+
+/*
+ * Finish the profile and write each output given (NULL: not wanted):
+ * collapsed text, flame graph HTML, pprof. Each file is written to
+ * PATH.tmp and renamed over PATH, so a reader never sees a partial one.
+ * Errors are reported (cli_error); returns false on any.
+ */
+bool prof_write_files(jfrc_profile *p, const char *collapsed, const char *flame,
+                      const char *pprof, const char *title);
+
+/* Shared by the commands: --event, --threads, --dot, --count at argv[*i].
+ * *taken tells whether it was one of those; returns a CLI exit status (0 or
+ * a usage error already reported). */
+int prof_options_take(jfrc_profile *pr, const char *cmd, int argc, char **argv, int *i,
+                      bool *taken);
 
 #endif

@@ -6,8 +6,9 @@
  *  - layout: {"recording": {"events": [{"type": ..., "values": {...}}]}},
  *    two-space indentation, ", " separators, no final newline;
  *  - events per chunk in end-time order (the parser's `ordered` option) and
- *    ticks converted with the first chunk's time base (jformat.c does the
- *    conversion exactly as the JDK's TimeConverter);
+ *    ticks converted with the first chunk's time base (the converter
+ *    library, lib/conv/jformat.c, converts exactly as the JDK's
+ *    TimeConverter);
  *  - fields in metadata order; structs and pool references as nested
  *    objects, followed as deep as the data goes (jdk.OldObjectSample
  *    chains: about 200 references); simpleType values flattened; key 0 and
@@ -32,8 +33,6 @@
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "cli.h"
-#include "evjson.h"
-#include "jformat.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -41,7 +40,7 @@
 #include <string.h>
 
 typedef struct printer {
-    evjson ej;
+    jfrc_json *ej;
     bool first_event;
     cli_filter filter;
     bool table;        /* filter through `want` (not by subscription) */
@@ -65,27 +64,27 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
         return JFR_CB_CONTINUE;
     }
     if (!pr->first_event)
-        ob_write(pr->ej.o, ", ", 2); /* array elements: no newline */
+        jfrc_out_write(cli_out, ", ", 2); /* array elements: no newline */
     pr->first_event = false;
-    s = evjson_event(&pr->ej, e, &ev);
+    s = jfrc_json_event(pr->ej, e, &ev);
     if (s)
         cli_data_error("chunk %llu at byte %llu: %s event could not be fully decoded: %s",
                        (unsigned long long)e->chunk_index, (unsigned long long)e->offset,
-                       e->type->name, evjson_error_str(&pr->ej));
+                       e->type->name, jfrc_json_error(pr->ej));
     return JFR_CB_CONTINUE;
 }
 
 static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     (void)p;
     printer *pr = user;
-    evjson_chunk_begin(&pr->ej, c);
+    jfrc_json_chunk_begin(pr->ej, c);
     return JFR_CB_CONTINUE;
 }
 
 static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     (void)p;
     printer *pr = user;
-    evjson_metadata(&pr->ej, m);
+    jfrc_json_metadata(pr->ej, m);
     if (pr->table) {
         size_t n = m->ntypes;
         if (n > pr->capwant) {
@@ -129,7 +128,7 @@ static jfr_status subscribe(jfr_parser *p, void *user) {
 int cmd_print(cli_global *g, int argc, char **argv) {
     printer pr;
     memset(&pr, 0, sizeof pr);
-    evjson_init(&pr.ej, &cli_out, 5, false);
+    uint32_t stack_depth = 5;
     pr.first_event = true;
     const char *path = NULL;
     int rc = CLI_EXIT_OK;
@@ -178,7 +177,7 @@ int cmd_print(cli_global *g, int argc, char **argv) {
                                      argv[i + 1]);
                 goto out;
             }
-            pr.ej.stack_depth = (uint32_t)v;
+            stack_depth = (uint32_t)v;
             i += 2;
         } else if (strcmp(a, "--xml") == 0 || strcmp(a, "--exact") == 0) {
             rc = cli_usage_error("print: %s is not supported (only --json)", a);
@@ -200,6 +199,12 @@ int cmd_print(cli_global *g, int argc, char **argv) {
         goto out;
     }
 
+    pr.ej = jfrc_json_new(cli_out, stack_depth, false);
+    if (!pr.ej) {
+        cli_error("out of memory");
+        rc = CLI_EXIT_ERROR;
+        goto out;
+    }
     jfr_options opts;
     jfr_options_init(&opts);
     opts.ordered = true;
@@ -218,23 +223,23 @@ int cmd_print(cli_global *g, int argc, char **argv) {
         pr.table = cli_filter_active(&pr.filter);
     }
 
-    evjson *ej = &pr.ej;
-    evjson_object_begin(ej);
-    evjson_put_name(ej, "recording");
-    evjson_object_begin(ej);
-    evjson_put_name(ej, "events");
-    ob_putc(ej->o, '[');
+    jfrc_json *ej = pr.ej;
+    jfrc_json_object_begin(ej);
+    jfrc_json_name(ej, "recording");
+    jfrc_json_object_begin(ej);
+    jfrc_json_name(ej, "events");
+    jfrc_out_putc(cli_out, '[');
     rc = cli_parse(g, path, &opts, &cb, &pr, setup);
-    ob_putc(ej->o, ']');
-    evjson_object_end(ej);
-    evjson_object_end(ej);
+    jfrc_out_putc(cli_out, ']');
+    jfrc_json_object_end(ej);
+    jfrc_json_object_end(ej);
     if (pr.nomem) {
         cli_error("out of memory");
         rc = CLI_EXIT_ERROR;
     }
 out:
     cli_filter_free(&pr.filter);
-    evjson_free(&pr.ej);
+    jfrc_json_free(pr.ej);
     free(pr.want);
     return rc;
 }

@@ -1,13 +1,11 @@
 /*
  * cmd_profile.c — `jfrstream collapsed|flamegraph|pprof`: profiles of the
- * stack traces in a recording (aggregation in profile.c, the output formats
- * in profile_out.c).
+ * stack traces in a recording (the profile and its output formats are the
+ * converter library's: jfrstream_conv.h).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "cli.h"
-#include "profile.h"
-#include "profile_out.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +22,7 @@ typedef enum { OUT_COLLAPSED, OUT_FLAME, OUT_PPROF } out_kind;
  * metadata may be gone) and its slot in the list of names (0: not yet),
  * filled at the type's first record; then one increment per record. */
 typedef struct run_ctx {
-    prof *pr;
+    jfrc_profile *pr;
     const jfr_type **tptr; /* NULL: not a type with a stackTrace field */
     uint32_t *slot;
     uint32_t ntypes;
@@ -86,32 +84,33 @@ static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
 
 static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     (void)p;
-    prof_chunk_begin(((run_ctx *)user)->pr, c);
+    jfrc_profile_chunk_begin(((run_ctx *)user)->pr, c);
     return JFR_CB_CONTINUE;
 }
 
 static int on_chunk_end(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     (void)p;
     (void)c;
-    prof_chunk_end(((run_ctx *)user)->pr);
+    jfrc_profile_chunk_end(((run_ctx *)user)->pr);
     return JFR_CB_CONTINUE;
 }
 
 static jfr_status setup(jfr_parser *p, void *user) {
     run_ctx *x = user;
     x->ntypes = 0; /* a new parser: its metadata comes with its first chunk */
-    return prof_subscribe(x->pr, p);
+    return jfrc_profile_subscribe(x->pr, p);
 }
 
 /* An empty profile: say so, and name the event types with a stack trace
  * the inputs do have. */
 static void tell_empty(const run_ctx *x, const char *cmd) {
-    const prof *pr = x->pr;
+    const jfrc_profile *pr = x->pr;
     char sel[256];
     size_t n = 0;
     sel[0] = '\0';
-    for (uint32_t i = 0; i < pr->nsubs && n < sizeof sel; i++)
-        n += (size_t)snprintf(sel + n, sizeof sel - n, "%s%s", i ? "," : "", pr->subs[i].name);
+    for (size_t i = 0; i < jfrc_profile_ntypes(pr) && n < sizeof sel; i++)
+        n += (size_t)snprintf(sel + n, sizeof sel - n, "%s%s", i ? "," : "",
+                              jfrc_profile_type(pr, i));
     if (x->nseen == 0) {
         cli_error("%s: empty profile: no %s event matched (the input has no event of a type "
                   "with a stackTrace field)", cmd, sel);
@@ -141,32 +140,38 @@ static void tell_empty(const run_ctx *x, const char *cmd) {
               "field: %s", cmd, sel, have);
 }
 
-int prof_options_take(prof *pr, const char *cmd, int argc, char **argv, int *i, bool *taken) {
+/* Add a JFRC_PROFILE_* flag. */
+static void prof_flag(jfrc_profile *pr, unsigned flag) {
+    jfrc_profile_set_flags(pr, jfrc_profile_flags(pr) | flag);
+}
+
+int prof_options_take(jfrc_profile *pr, const char *cmd, int argc, char **argv, int *i,
+                      bool *taken) {
     const char *a = argv[*i];
     *taken = true;
     if (strcmp(a, "--event") == 0 || strcmp(a, "--events") == 0) {
         if (*i + 1 >= argc)
             return cli_usage_error("%s: %s needs a value", cmd, a);
-        if (!prof_select(pr, argv[*i + 1]))
-            return cli_usage_error("%s: %s", cmd, pr->err);
+        if (jfrc_profile_select(pr, argv[*i + 1]) != JFR_OK)
+            return cli_usage_error("%s: %s", cmd, jfrc_profile_error(pr));
         *i += 2;
     } else if (strcmp(a, "--threads") == 0) {
-        pr->threads = true;
+        prof_flag(pr, JFRC_PROFILE_THREADS);
         *i += 1;
     } else if (strcmp(a, "--dot") == 0) {
-        pr->dot = true;
+        prof_flag(pr, JFRC_PROFILE_DOT);
         *i += 1;
     } else if (strcmp(a, "--count") == 0) {
-        pr->count = true;
+        prof_flag(pr, JFRC_PROFILE_COUNT);
         *i += 1;
     } else if (strcmp(a, "--reverse") == 0) {
-        pr->reverse = true;
+        prof_flag(pr, JFRC_PROFILE_REVERSE);
         *i += 1;
     } else if (strcmp(a, "--lines") == 0) {
-        pr->lines = true;
+        prof_flag(pr, JFRC_PROFILE_LINES);
         *i += 1;
     } else if (strcmp(a, "--leak") == 0) {
-        pr->leak = true;
+        prof_flag(pr, JFRC_PROFILE_LEAK);
         *i += 1;
     } else if (strcmp(a, "--state") == 0 || strcmp(a, "--include") == 0 ||
                strcmp(a, "--exclude") == 0 || strcmp(a, "--minwidth") == 0 ||
@@ -174,23 +179,26 @@ int prof_options_take(prof *pr, const char *cmd, int argc, char **argv, int *i, 
         if (*i + 1 >= argc)
             return cli_usage_error("%s: %s needs a value", cmd, a);
         const char *v = argv[*i + 1];
-        bool ok = true;
+        jfr_status st;
         if (a[2] == 's') {
-            ok = prof_set_state(pr, v);
-        } else if (a[2] == 'i' || a[2] == 'e') {
-            ok = prof_set_regex(pr, a[2] == 'i', v);
+            st = jfrc_profile_set_state(pr, v);
+        } else if (a[2] == 'i') {
+            st = jfrc_profile_set_include(pr, v);
+        } else if (a[2] == 'e') {
+            st = jfrc_profile_set_exclude(pr, v);
         } else if (a[2] == 'm') {
             char *end;
-            pr->minwidth = strtod(v, &end);
-            if (end == v || *end || !(pr->minwidth >= 0 && pr->minwidth <= 100)) {
-                snprintf(pr->err, sizeof pr->err, "--minwidth: a percentage from 0 to 100");
-                ok = false;
-            }
+            double w = strtod(v, &end);
+            st = end == v || *end ? JFR_INVALID_ARG : jfrc_profile_set_minwidth(pr, w);
+            if (st)
+                return cli_usage_error("%s: --minwidth: a percentage from 0 to 100", cmd);
+        } else if (a[2] == 't') {
+            st = jfrc_profile_set_to(pr, v);
         } else {
-            ok = prof_set_time(pr, a[2] == 't', v);
+            st = jfrc_profile_set_from(pr, v);
         }
-        if (!ok)
-            return cli_usage_error("%s: %s", cmd, pr->err);
+        if (st)
+            return cli_usage_error("%s: %s", cmd, jfrc_profile_error(pr));
         *i += 2;
     } else {
         *taken = false;
@@ -208,7 +216,7 @@ static int open_out(const char *path) {
     return fd;
 }
 
-static bool write_one(prof *p, const char *path, out_kind kind, const char *title) {
+static bool write_one(jfrc_profile *p, const char *path, out_kind kind, const char *title) {
     size_t n = strlen(path);
     char *tmp = malloc(n + 5);
     if (!tmp) {
@@ -219,18 +227,18 @@ static bool write_one(prof *p, const char *path, out_kind kind, const char *titl
     memcpy(tmp + n, ".tmp", 5);
     bool ok = false;
     int fd = open_out(tmp);
-    outbuf o;
-    if (fd >= 0 && ob_init(&o, fd, (size_t)1 << 20)) {
-        ok = kind == OUT_COLLAPSED ? (prof_write_collapsed(p, &o), true)
-             : kind == OUT_FLAME   ? prof_write_flamegraph(p, &o, title)
-                                   : prof_write_pprof(p, &o);
+    jfrc_out *o;
+    if (fd >= 0 && (o = jfrc_out_new_fd(fd, (size_t)1 << 20))) {
+        ok = (kind == OUT_COLLAPSED ? jfrc_profile_write_collapsed(p, o)
+              : kind == OUT_FLAME   ? jfrc_profile_write_flamegraph(p, o, title)
+                                    : jfrc_profile_write_pprof(p, o)) == JFR_OK;
         if (!ok)
             cli_error("%s: out of memory", path);
-        if (!ob_flush(&o) || o.failed) {
+        if (jfrc_out_flush(o) != 0) {
             cli_error("%s: write error: %s", tmp, strerror(errno));
             ok = false;
         }
-        ob_free(&o);
+        jfrc_out_free(o);
     }
     if (fd >= 0 && close(fd) != 0)
         ok = false;
@@ -244,9 +252,9 @@ static bool write_one(prof *p, const char *path, out_kind kind, const char *titl
     return ok;
 }
 
-bool prof_write_files(prof *p, const char *collapsed, const char *flame, const char *pprof,
-                      const char *title) {
-    if (!prof_finish(p)) {
+bool prof_write_files(jfrc_profile *p, const char *collapsed, const char *flame,
+                      const char *pprof, const char *title) {
+    if (jfrc_profile_finish(p) != JFR_OK) {
         cli_error("profile: out of memory");
         return false;
     }
@@ -261,14 +269,13 @@ bool prof_write_files(prof *p, const char *collapsed, const char *flame, const c
 }
 
 static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **argv) {
-    prof pr;
-    prof_init(&pr);
-    run_ctx x = {.pr = &pr};
+    jfrc_profile *pr = jfrc_profile_new();
+    run_ctx x = {.pr = pr};
     const char *out = NULL, *title = NULL;
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     int npaths = 0;
     int rc = CLI_EXIT_OK;
-    if (!paths) {
+    if (!paths || !pr) {
         cli_error("out of memory");
         rc = CLI_EXIT_ERROR;
         goto done;
@@ -282,7 +289,7 @@ static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **a
         if (r > 0)
             continue;
         bool taken;
-        rc = prof_options_take(&pr, cmd, argc, argv, &i, &taken);
+        rc = prof_options_take(pr, cmd, argc, argv, &i, &taken);
         if (rc)
             goto done;
         if (taken)
@@ -309,7 +316,7 @@ static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **a
         paths[npaths++] = a;
         i++;
     }
-    if (kind == OUT_PPROF && pr.reverse) { /* pprof viewers turn stacks themselves */
+    if (kind == OUT_PPROF && (jfrc_profile_flags(pr) & JFRC_PROFILE_REVERSE)) { /* pprof viewers turn stacks themselves */
         rc = cli_usage_error("%s: --reverse is for collapsed stacks and flame graphs", cmd);
         goto done;
     }
@@ -317,13 +324,8 @@ static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **a
         rc = cli_usage_error("%s: missing FILE", cmd);
         goto done;
     }
-    if (pr.nsubs == 0 && !prof_select(&pr, "cpu")) {
-        cli_error("%s", pr.err);
-        rc = CLI_EXIT_ERROR;
-        goto done;
-    }
-    if (pr.nomem) {
-        cli_error("out of memory");
+    if (jfrc_profile_ntypes(pr) == 0 && jfrc_profile_select(pr, "cpu") != JFR_OK) {
+        cli_error("%s", jfrc_profile_error(pr));
         rc = CLI_EXIT_ERROR;
         goto done;
     }
@@ -339,65 +341,64 @@ static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **a
                         .on_chunk_end = on_chunk_end,
                         .on_error = cli_on_error};
     /* several inputs, one profile: each its own source of constant keys */
-    for (int k = 0; k < npaths && !pr.nomem; k++) {
-        pr.cur_source = (uint64_t)k;
+    for (int k = 0; k < npaths && jfrc_profile_ok(pr); k++) {
+        jfrc_profile_set_source(pr, (uint64_t)k);
         int r = cli_parse(g, paths[k], NULL, &cb, &x, setup);
         x.ntypes = 0; /* the parser and its metadata are gone */
         if (r != CLI_EXIT_OK)
             rc = r;
     }
-    if (pr.err[0]) {
-        cli_error("%s", pr.err);
+    if (jfrc_profile_error(pr)) {
+        cli_error("%s", jfrc_profile_error(pr));
         rc = CLI_EXIT_ERROR;
     }
-    if (!prof_finish(&pr)) {
+    if (jfrc_profile_finish(pr) != JFR_OK) {
         cli_error("out of memory");
         if (fd != STDOUT_FILENO)
             close(fd);
         rc = CLI_EXIT_ERROR;
         goto done;
     }
-    outbuf ob, *o = &cli_out;
+    jfrc_out *o = cli_out;
     if (fd != STDOUT_FILENO) {
-        if (!ob_init(&ob, fd, (size_t)1 << 20)) {
+        if (!(o = jfrc_out_new_fd(fd, (size_t)1 << 20))) {
             close(fd);
             cli_error("out of memory");
             rc = CLI_EXIT_ERROR;
             goto done;
         }
-        o = &ob;
     }
     bool ok = true;
     switch (kind) {
     case OUT_COLLAPSED:
-        prof_write_collapsed(&pr, o);
+        jfrc_profile_write_collapsed(pr, o);
         break;
     case OUT_FLAME:
-        ok = prof_write_flamegraph(&pr, o, title ? title : "Flame Graph");
+        ok = jfrc_profile_write_flamegraph(pr, o, title ? title : "Flame Graph") == JFR_OK;
         break;
     case OUT_PPROF:
-        ok = prof_write_pprof(&pr, o);
+        ok = jfrc_profile_write_pprof(pr, o) == JFR_OK;
         break;
     }
     if (!ok) {
         cli_error("out of memory");
         rc = CLI_EXIT_ERROR;
     }
-    if (pr.nodes && pr.nodes[0].total == 0 && pr.events == 0 && rc == CLI_EXIT_OK)
+    if (jfrc_profile_total(pr) == 0 && jfrc_profile_events(pr) == 0 && rc == CLI_EXIT_OK)
         tell_empty(&x, cmd);
-    if (o != &cli_out) {
-        if (!ob_flush(o) || o->failed) {
+    if (o != cli_out) {
+        if (jfrc_out_flush(o) != 0) {
             cli_error("%s: write error: %s", out, strerror(errno));
             rc = CLI_EXIT_ERROR;
         }
-        ob_free(o);
+        jfrc_out_free(o);
         if (close(fd) != 0 && rc == CLI_EXIT_OK) {
             cli_error("%s: %s", out, strerror(errno));
             rc = CLI_EXIT_ERROR;
         }
     }
 done:
-    prof_free(&pr);
+    jfrc_profile_free(pr);
     for (size_t k = 0; k < x.nseen; k++)
         free(x.seen[k]);
     free(x.seen);

@@ -24,7 +24,7 @@
 #define READ_BLOCK ((size_t)1 << 20) /* default read size: 1 MiB */
 #define RANDOM_MAX 65536u            /* largest random feed slice */
 
-outbuf cli_out;
+jfrc_out *cli_out;
 
 /* The command being run, for the usage line after a usage error. */
 static const cli_command *current_command;
@@ -35,7 +35,7 @@ static uint64_t cli_data_errors;
 
 void cli_error(const char *fmt, ...) {
     /* keep stdout and stderr roughly in order when both go to a terminal */
-    ob_flush(&cli_out);
+    jfrc_out_flush(cli_out);
     cli_progress_clear();
     va_list ap;
     va_start(ap, fmt);
@@ -46,7 +46,7 @@ void cli_error(const char *fmt, ...) {
 }
 
 void cli_data_error(const char *fmt, ...) {
-    ob_flush(&cli_out);
+    jfrc_out_flush(cli_out);
     cli_progress_clear();
     va_list ap;
     va_start(ap, fmt);
@@ -444,11 +444,11 @@ bool cli_is_help(const char *a) { return strcmp(a, "-h") == 0 || strcmp(a, "--he
 
 int main(int argc, char **argv) {
     cli_global g = {CLI_FEED_DEFAULT, 0, 1, false, 0};
-    if (!ob_init(&cli_out, STDOUT_FILENO, (size_t)1 << 20)) {
+    if (!(cli_out = jfrc_out_new_fd(STDOUT_FILENO, (size_t)1 << 20))) {
         fputs(CLI_NAME ": out of memory\n", stderr);
         return CLI_EXIT_ERROR;
     }
-    cli_out.before_write = cli_progress_stdout; /* erase the progress line first */
+    jfrc_out_on_write(cli_out, cli_progress_stdout); /* erase the progress line first */
     int i = 1;
     while (i < argc) {
         const char *a = argv[i];
@@ -489,10 +489,10 @@ int main(int argc, char **argv) {
     } else {
         return cli_usage_error("unknown command '%s'", cmd);
     }
-    if (!ob_flush(&cli_out)) {
+    if (jfrc_out_flush(cli_out) != 0) {
         fprintf(stderr, CLI_NAME ": write error: %s\n", strerror(errno));
         rc = CLI_EXIT_ERROR;
     }
-    ob_free(&cli_out);
+    jfrc_out_free(cli_out);
     return rc;
 }

@@ -3,8 +3,8 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#ifndef JFRSTREAM_CLI_PROFILE_OUT_H
-#define JFRSTREAM_CLI_PROFILE_OUT_H
+#ifndef JFRSTREAM_CONV_PROFILE_OUT_H
+#define JFRSTREAM_CONV_PROFILE_OUT_H
 
 #include <stdbool.h>
 
@@ -30,19 +30,5 @@ bool prof_write_flamegraph(const prof *p, outbuf *o, const char *title);
  * count). False on no memory or a zlib failure.
  */
 bool prof_write_pprof(const prof *p, outbuf *o);
-
-/*
- * Finish the profile and write each output given (NULL: not wanted):
- * collapsed text, flame graph HTML, pprof. Each file is written to
- * PATH.tmp and renamed over PATH, so a reader never sees a partial one.
- * Errors are reported (cli_error); returns false on any.
- */
-bool prof_write_files(prof *p, const char *collapsed, const char *flame, const char *pprof,
-                      const char *title);
-
-/* Shared by the commands: --event, --threads, --dot, --count at argv[*i].
- * *taken tells whether it was one of those; returns a CLI exit status (0 or
- * a usage error already reported). */
-int prof_options_take(prof *pr, const char *cmd, int argc, char **argv, int *i, bool *taken);
 
 #endif

@@ -9,8 +9,8 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#ifndef JFRSTREAM_CLI_EVJSON_H
-#define JFRSTREAM_CLI_EVJSON_H
+#ifndef JFRSTREAM_CONV_EVJSON_H
+#define JFRSTREAM_CONV_EVJSON_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,7 +43,7 @@ typedef struct evjson_frame {
     bool broken;            /* objects: a decode error, the rest is null */
 } evjson_frame;
 
-typedef struct evjson {
+typedef struct jfrc_json { /* jfrc_json of jfrstream_conv.h */
     outbuf *o;
     bool compact;
     size_t indent;

@@ -6,8 +6,8 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#ifndef JFRSTREAM_CLI_JFORMAT_H
-#define JFRSTREAM_CLI_JFORMAT_H
+#ifndef JFRSTREAM_CONV_JFORMAT_H
+#define JFRSTREAM_CONV_JFORMAT_H
 
 #include <stdbool.h>
 #include <stddef.h>
