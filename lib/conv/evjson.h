@@ -1,6 +1,7 @@
 /*
  * evjson.h — one event as JSON, the way `jfr print --json` prints an element
- * of its "events" array (shared by `print` and the live commands).
+ * of its "events" array (public as jfrc_json; `print` and the live commands
+ * use it).
  *
  * Two layouts: pretty (the JDK's: two-space indentation, ", " and ": "
  * separators, one field per line) and compact (the same tokens with no

@@ -1,5 +1,5 @@
 /*
- * jformat.h — Java-compatible text formatting for the jfrstream CLI:
+ * jformat.h — Java-compatible text formatting for the converters:
  * Double/Float.toString (JDK 19+ shortest decimal), java.time.Duration and
  * OffsetDateTime toString, JFR time conversions as the JDK does them, and the
  * JSON string escaping of `jfr print --json`.
