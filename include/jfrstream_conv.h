@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 /* The library exports only what this header declares. */
-#if defined(__GNUC__) && !defined(JFRC_STATIC)
+#if defined(__GNUC__)
 #define JFRC_API __attribute__((visibility("default")))
 #else
 #define JFRC_API
