@@ -259,6 +259,12 @@ JFRC_API void jfrc_summary_metadata(jfrc_summary *s, const jfr_metadata *m, uint
 JFRC_API uint32_t jfrc_summary_row_missing(jfrc_summary *s, uint64_t type_id);
 /* Count one record of `size` bytes in a row (JFRC_SUMMARY_NONE: nothing). */
 JFRC_API void jfrc_summary_count(jfrc_summary *s, uint32_t row, uint64_t size);
+/* From on_record, for a table keyed by type id: count the record in the row
+ * of its type id (found, or added as jfrc_summary_row_missing does).
+ * Returns the row, or JFRC_SUMMARY_NONE when out of memory (nothing
+ * counted). A table keyed by name counts nothing here: its caller picks
+ * the rows (chunk_begin, metadata) and counts with jfrc_summary_count. */
+JFRC_API uint32_t jfrc_summary_record(jfrc_summary *s, const jfr_record *r);
 /* Rows so far; a row's type name. */
 JFRC_API size_t jfrc_summary_nrows(const jfrc_summary *s);
 JFRC_API const char *jfrc_summary_row_name(const jfrc_summary *s, uint32_t row);

@@ -276,13 +276,8 @@ JFRC_API void jfrc_summary_metadata(jfrc_summary *s, const jfr_metadata *m, uint
     sum_metadata(s, m, rows);
 }
 
-JFRC_API uint32_t jfrc_summary_row_missing(jfrc_summary *s, uint64_t type_id) {
-    return sum_row_missing(s, type_id);
-}
-
-JFRC_API void jfrc_summary_count(jfrc_summary *s, uint32_t row, uint64_t size) {
-    sum_count(s, row, size);
-}
+/* jfrc_summary_row_missing, jfrc_summary_count and jfrc_summary_record,
+ * called per record, are defined in summary.c. */
 
 JFRC_API size_t jfrc_summary_nrows(const jfrc_summary *s) { return s->nrows; }
 

@@ -39,11 +39,8 @@ static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
 static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
     (void)p;
     jfrc_summary *s = user;
-    uint32_t row = jfrc_summary_row_missing(s, r->type_id); /* found by id, or added */
-    if (row == JFRC_SUMMARY_NONE)
-        return JFR_CB_STOP;
-    jfrc_summary_count(s, row, r->size);
-    return JFR_CB_CONTINUE;
+    /* the row of its type id: found, or added */
+    return jfrc_summary_record(s, r) == JFRC_SUMMARY_NONE ? JFR_CB_STOP : JFR_CB_CONTINUE;
 }
 
 int cmd_summary(cli_global *g, int argc, char **argv) {
