@@ -63,7 +63,8 @@ typedef int (*jfrc_write_fn)(void *user, const void *data, size_t len);
 
 /* A writer to the file descriptor `fd` (not closed by jfrc_out_free), or to
  * `write(user, ...)`, buffering `cap` bytes (0: 64 KiB). Bytes reach the
- * destination when the buffer is full and at jfrc_out_flush. */
+ * destination when the buffer is full and at jfrc_out_flush. NULL when out
+ * of memory (jfrc_out_new: also when `write` is NULL). */
 JFRC_API jfrc_out *jfrc_out_new_fd(int fd, size_t cap);
 JFRC_API jfrc_out *jfrc_out_new(jfrc_write_fn write, void *user, size_t cap);
 /* Free without flushing (flush first to keep what is buffered). */
