@@ -656,187 +656,218 @@ static size_t resync_scan(jfr_parser *p, const uint8_t *in, size_t len, jfr_stat
     return pos;
 }
 
+/* The steps of run_input. Each takes bytes of in[*pos..len) in one state
+ * and says what next: go on with the loop, stop (returning *ret; with
+ * p->want_push set when taken bytes must be scanned again), or (a header
+ * complete) start the chunk. */
+typedef enum { STEP_NEXT, STEP_STOP, STEP_START } step;
+
+static step stop_with(jfr_status *ret, jfr_status s) {
+    *ret = s;
+    return STEP_STOP;
+}
+
+/* A whole chunk in the input: parse it in place (borrowed, not copied). */
+static step chunk_in_place(jfr_parser *p, const uint8_t *in, size_t len, size_t *pos,
+                           jfr_status *ret) {
+    size_t at = *pos;
+    jfr_status s;
+    p->chunk.base = in + at;
+    p->phase = PH_BEGIN;
+    if (p->opt.threads > 1) /* parallel: adopt this chunk's preparation, prepare the next */
+        jfr__par_chunk(p, in + at, len - at);
+    *pos += p->chunk.size;
+    p->input_off += p->chunk.size;
+    if ((s = run_chunk(p)))
+        return stop_with(ret, s);
+    if (p->chunk_failed) { /* resync: scan it again, in place */
+        resync_begin(p, p->chunk.offset);
+        p->rs_prev = in[at];
+        *pos = at + 1;
+        p->input_off = p->chunk.offset + 1;
+    }
+    return STEP_NEXT;
+}
+
+/* ST_HEADER, with a whole header at in[*pos]. */
+static step header_in_place(jfr_parser *p, const uint8_t *in, size_t len, size_t *pos,
+                            jfr_status *ret) {
+    int act;
+    jfr_status s;
+    if ((s = header_done(p, in + *pos, &act)))
+        return stop_with(ret, s);
+    if (act == HD_SKIP) {
+        *pos += JFR_HEADER_SIZE;
+        p->input_off += JFR_HEADER_SIZE;
+        return STEP_NEXT;
+    }
+    if (act == HD_RESCAN) { /* the header's bytes are still here */
+        resync_begin(p, p->input_off);
+        p->rs_prev = in[*pos];
+        *pos += 1;
+        p->input_off++;
+        return STEP_NEXT;
+    }
+    if (!p->live && len - *pos >= p->chunk.size)
+        return chunk_in_place(p, in, len, pos, ret);
+    memcpy(p->hdr, in + *pos, JFR_HEADER_SIZE);
+    p->hdr_have = JFR_HEADER_SIZE;
+    *pos += JFR_HEADER_SIZE;
+    p->input_off += JFR_HEADER_SIZE;
+    return STEP_START;
+}
+
+/* ST_HEADER, a header arriving in pieces: completed in p->hdr. */
+static step header_pieces(jfr_parser *p, const uint8_t *in, size_t len, size_t *pos,
+                          jfr_status *ret) {
+    size_t take = JFR_HEADER_SIZE - p->hdr_have;
+    if (take > len - *pos)
+        take = len - *pos;
+    memcpy(p->hdr + p->hdr_have, in + *pos, take);
+    p->hdr_have += take;
+    *pos += take;
+    p->input_off += take;
+    if (p->hdr_have < JFR_HEADER_SIZE)
+        return STEP_NEXT;
+    /* take_header reports offsets from the chunk start */
+    int act;
+    uint64_t hoff = p->input_off -= JFR_HEADER_SIZE;
+    jfr_status s = header_done(p, p->hdr, &act);
+    p->input_off += JFR_HEADER_SIZE;
+    if (s)
+        return stop_with(ret, s);
+    if (act == HD_SKIP) {
+        p->hdr_have = 0;
+        return STEP_NEXT;
+    }
+    if (act == HD_RESCAN || act == HD_REJECT) {
+        /* its bytes were taken: scan them again from the replay */
+        if (act == HD_RESCAN)
+            resync_begin(p, hoff);
+        p->state = ST_RESYNC;
+        p->hdr_have = 0;
+        p->input_off = hoff + 1;
+        p->want_push = PUSH_HDR;
+        p->push_len = JFR_HEADER_SIZE - 1;
+        return stop_with(ret, JFR_OK);
+    }
+    return STEP_START;
+}
+
+/* on_chunk_begin said other than CONTINUE: pause or stop. A live chunk's
+ * pause is the parser's status too. */
+static step chunk_begin_stops(jfr_parser *p, bool live, int rc, jfr_status *ret) {
+    if (rc == JFR_CB_PAUSE)
+        return stop_with(ret, live ? (p->status = JFR_PAUSED) : JFR_PAUSED);
+    p->state = ST_STOPPED;
+    return stop_with(ret, p->status = JFR_STOPPED);
+}
+
+/* A header is complete (in p->hdr): a live chunk begins, or the chunk is
+ * buffered (header now, body as it arrives: ST_BODY). */
+static step chunk_start(jfr_parser *p, jfr_status *ret) {
+    jfr_status s;
+    bool live = p->live;
+    p->hdr_have = 0;
+    if (live) {
+        live_begin(p);
+    } else {
+        p->chunkbuf.len = 0;
+        if ((s = jfr__buf_reserve(&p->opt.allocator, &p->chunkbuf, JFR_HEADER_SIZE,
+                                  p->chunk.size))) {
+            jfr__fail(p, s, p->info.offset, "cannot buffer the chunk");
+            return stop_with(ret, fatal_told(p));
+        }
+        memcpy(p->chunkbuf.data, p->hdr, JFR_HEADER_SIZE);
+        p->chunkbuf.len = JFR_HEADER_SIZE;
+        p->need = p->chunk.size - JFR_HEADER_SIZE;
+        p->state = ST_BODY;
+        p->phase = PH_INDEX;
+    }
+    if (p->cb.on_chunk_begin) {
+        int rc = p->cb.on_chunk_begin(p, &p->info, p->user);
+        if (rc != JFR_CB_CONTINUE)
+            return chunk_begin_stops(p, live, rc, ret);
+    }
+    return STEP_NEXT;
+}
+
+/* ST_BODY: the chunk's body into the chunk buffer; parsed when complete. */
+static step body_take(jfr_parser *p, const uint8_t *in, size_t len, size_t *pos,
+                      jfr_status *ret) {
+    size_t avail = len - *pos;
+    size_t take = avail < p->need ? avail : (size_t)p->need;
+    jfr_status s;
+    if ((s = jfr__buf_reserve(&p->opt.allocator, &p->chunkbuf, take, p->chunk.size))) {
+        jfr__fail(p, s, p->input_off, "cannot buffer the chunk");
+        return stop_with(ret, fatal_told(p));
+    }
+    memcpy(p->chunkbuf.data + p->chunkbuf.len, in + *pos, take);
+    p->chunkbuf.len += take;
+    p->need -= take;
+    *pos += take;
+    p->input_off += take;
+    if (p->need == 0) {
+        p->chunk.base = p->chunkbuf.data;
+        if ((s = run_chunk(p)))
+            return stop_with(ret, s);
+        if (p->chunk_failed) { /* resync: scan it again from our copy */
+            rescan_buffered_chunk(p, p->chunk.size);
+            return stop_with(ret, JFR_OK);
+        }
+    }
+    return STEP_NEXT;
+}
+
+/* ST_SKIP: the rest of a chunk over the size limit. */
+static void skip_take(jfr_parser *p, size_t avail, size_t *pos) {
+    size_t take = avail < p->skip_left ? avail : (size_t)p->skip_left;
+    *pos += take;
+    p->input_off += take;
+    p->skip_left -= take;
+    if (!p->skip_left)
+        p->state = ST_HEADER;
+}
+
 /* Run the state machine over `in`; *used: bytes taken. Returns early (OK,
  * p->want_push set) when taken bytes must be scanned again: the caller
  * queues them in the replay buffer before going on. */
 static jfr_status run_input(jfr_parser *p, const uint8_t *in, size_t len, size_t *used) {
     size_t pos = 0;
-    jfr_status s;
-    while (pos < len) {
+    jfr_status s = JFR_OK;
+    step next = STEP_NEXT;
+    while (next != STEP_STOP && pos < len) {
         size_t avail = len - pos;
         switch (p->state) {
-        case ST_HEADER: {
-            int act;
-            if (p->hdr_have == 0 && avail >= JFR_HEADER_SIZE) {
-                if ((s = header_done(p, in + pos, &act))) {
-                    *used = pos;
-                    return s;
-                }
-                if (act == HD_SKIP) {
-                    pos += JFR_HEADER_SIZE;
-                    p->input_off += JFR_HEADER_SIZE;
-                    break;
-                }
-                if (act == HD_RESCAN) { /* the header's bytes are still here */
-                    resync_begin(p, p->input_off);
-                    p->rs_prev = in[pos];
-                    pos++;
-                    p->input_off++;
-                    break;
-                }
-                if (!p->live && avail >= p->chunk.size) { /* whole chunk here: borrow it */
-                    size_t at = pos;
-                    p->chunk.base = in + pos;
-                    p->phase = PH_BEGIN;
-                    if (p->opt.threads > 1) /* parallel: adopt this chunk's
-                                               preparation, prepare the next */
-                        jfr__par_chunk(p, in + pos, avail);
-                    pos += p->chunk.size;
-                    p->input_off += p->chunk.size;
-                    *used = pos;
-                    if ((s = run_chunk(p)))
-                        return s;
-                    if (p->chunk_failed) { /* resync: scan it again, in place */
-                        resync_begin(p, p->chunk.offset);
-                        p->rs_prev = in[at];
-                        pos = at + 1;
-                        p->input_off = p->chunk.offset + 1;
-                    }
-                    break;
-                }
-                memcpy(p->hdr, in + pos, JFR_HEADER_SIZE);
-                p->hdr_have = JFR_HEADER_SIZE;
-                pos += JFR_HEADER_SIZE;
-                p->input_off += JFR_HEADER_SIZE;
-            } else {
-                size_t take = JFR_HEADER_SIZE - p->hdr_have;
-                if (take > avail)
-                    take = avail;
-                memcpy(p->hdr + p->hdr_have, in + pos, take);
-                p->hdr_have += take;
-                pos += take;
-                p->input_off += take;
-                if (p->hdr_have < JFR_HEADER_SIZE)
-                    break;
-                /* take_header reports offsets from the chunk start */
-                uint64_t hoff = p->input_off -= JFR_HEADER_SIZE;
-                s = header_done(p, p->hdr, &act);
-                p->input_off += JFR_HEADER_SIZE;
-                if (s) {
-                    *used = pos;
-                    return s;
-                }
-                if (act == HD_SKIP) {
-                    p->hdr_have = 0;
-                    break;
-                }
-                if (act == HD_RESCAN || act == HD_REJECT) {
-                    /* its bytes were taken: scan them again from the replay */
-                    if (act == HD_RESCAN)
-                        resync_begin(p, hoff);
-                    p->state = ST_RESYNC;
-                    p->hdr_have = 0;
-                    p->input_off = hoff + 1;
-                    p->want_push = PUSH_HDR;
-                    p->push_len = JFR_HEADER_SIZE - 1;
-                    *used = pos;
-                    return JFR_OK;
-                }
-            }
-            p->hdr_have = 0;
-            if (p->live) {
-                live_begin(p);
-                if (p->cb.on_chunk_begin) {
-                    int rc = p->cb.on_chunk_begin(p, &p->info, p->user);
-                    if (rc != JFR_CB_CONTINUE) {
-                        *used = pos;
-                        if (rc == JFR_CB_PAUSE)
-                            return p->status = JFR_PAUSED;
-                        p->state = ST_STOPPED;
-                        return p->status = JFR_STOPPED;
-                    }
-                }
-                break;
-            }
-            /* buffer the chunk: header now, body as it arrives */
-            p->chunkbuf.len = 0;
-            if ((s = jfr__buf_reserve(&p->opt.allocator, &p->chunkbuf, JFR_HEADER_SIZE,
-                                      p->chunk.size))) {
-                jfr__fail(p, s, p->info.offset, "cannot buffer the chunk");
-                *used = pos;
-                return fatal_told(p);
-            }
-            memcpy(p->chunkbuf.data, p->hdr, JFR_HEADER_SIZE);
-            p->chunkbuf.len = JFR_HEADER_SIZE;
-            p->need = p->chunk.size - JFR_HEADER_SIZE;
-            p->state = ST_BODY;
-            p->phase = PH_INDEX;
-            if (p->cb.on_chunk_begin) {
-                int rc = p->cb.on_chunk_begin(p, &p->info, p->user);
-                if (rc != JFR_CB_CONTINUE) {
-                    *used = pos;
-                    if (rc == JFR_CB_PAUSE)
-                        return JFR_PAUSED;
-                    p->state = ST_STOPPED;
-                    return p->status = JFR_STOPPED;
-                }
-            }
+        case ST_HEADER:
+            next = p->hdr_have == 0 && avail >= JFR_HEADER_SIZE
+                       ? header_in_place(p, in, len, &pos, &s)
+                       : header_pieces(p, in, len, &pos, &s);
+            if (next == STEP_START)
+                next = chunk_start(p, &s);
             break;
-        }
-        case ST_BODY: {
-            size_t take = avail < p->need ? avail : (size_t)p->need;
-            if ((s = jfr__buf_reserve(&p->opt.allocator, &p->chunkbuf, take, p->chunk.size))) {
-                jfr__fail(p, s, p->input_off, "cannot buffer the chunk");
-                *used = pos;
-                return fatal_told(p);
-            }
-            memcpy(p->chunkbuf.data + p->chunkbuf.len, in + pos, take);
-            p->chunkbuf.len += take;
-            p->need -= take;
-            pos += take;
-            p->input_off += take;
-            if (p->need == 0) {
-                p->chunk.base = p->chunkbuf.data;
-                *used = pos;
-                if ((s = run_chunk(p)))
-                    return s;
-                if (p->chunk_failed) { /* resync: scan it again from our copy */
-                    rescan_buffered_chunk(p, p->chunk.size);
-                    return JFR_OK;
-                }
-            }
+        case ST_BODY:
+            next = body_take(p, in, len, &pos, &s);
             break;
-        }
         case ST_LIVE:
             pos += live_take(p, in + pos, avail, &s);
-            if (s) {
-                *used = pos;
-                return s;
-            }
+            next = s ? STEP_STOP : STEP_NEXT;
             break;
-        case ST_SKIP: {
-            size_t take = avail < p->skip_left ? avail : (size_t)p->skip_left;
-            pos += take;
-            p->input_off += take;
-            p->skip_left -= take;
-            if (!p->skip_left)
-                p->state = ST_HEADER;
+        case ST_SKIP:
+            skip_take(p, avail, &pos);
             break;
-        }
         case ST_RESYNC:
             pos += resync_scan(p, in + pos, avail, &s);
-            if (s) {
-                *used = pos;
-                return s;
-            }
+            next = s ? STEP_STOP : STEP_NEXT;
             break;
         default:
-            *used = pos;
-            return p->status;
+            s = p->status;
+            next = STEP_STOP;
+            break;
         }
     }
     *used = pos;
-    return JFR_OK;
+    return s;
 }
 
 /* One run of the state machine over in[*pos..len): *pos advances by what it
