@@ -188,8 +188,10 @@ static bool feed_input(feeder *f, slicer *sl, cli_input *in) {
     return ok;
 }
 
-int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
-              const jfr_callbacks *cb, void *user, cli_setup_fn setup) {
+/* A parser with the command's options and callbacks, and the global
+ * options; NULL on a failure (reported). */
+static jfr_parser *new_parser(const cli_global *g, const jfr_options *opts,
+                              const jfr_callbacks *cb, void *user, cli_setup_fn setup) {
     jfr_options o;
     if (opts)
         o = *opts;
@@ -200,92 +202,125 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
     jfr_parser *p = jfr_parser_new(&o, cb, user);
     if (!p) {
         cli_error("out of memory");
-        return CLI_EXIT_ERROR;
+        return NULL;
     }
-    feeder f = {p, cli_errors_parse(), false, false};
-    uint64_t data_errors_at_start = cli_errors_data();
     if (setup) {
         jfr_status s = setup(p, user);
         if (s) {
             cli_error("%s", jfr_status_str(s));
             jfr_parser_free(p);
-            return CLI_EXIT_ERROR;
+            return NULL;
         }
     }
-    bool is_stdin = strcmp(path, "-") == 0;
-    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        cli_error("%s: %s", path, strerror(errno));
-        jfr_parser_free(p);
-        return CLI_EXIT_ERROR;
-    }
-    const char *name = is_stdin ? "<stdin>" : path;
-    slicer sl = {g->feed_mode, g->feed_size, g->seed};
-    bool read_ok = true;
+    return p;
+}
+
+/* An opened input and what its first bytes say. */
+typedef struct source {
+    int fd;
+    bool is_stdin;
+    const char *name;        /* for messages: the path or "<stdin>" */
+    void *map;               /* a plain regular file, mapped; else MAP_FAILED */
+    size_t map_size;
+    cli_input_format fmt;
+    uint8_t head[CLI_INPUT_HEAD]; /* a pipe's first bytes, fed afterwards */
+    size_t nhead;
+    bool usable;             /* a recording (or --resync): to be fed */
+} source;
+
+/* Map a regular file, or read a pipe's first bytes; recognise the format.
+ * A compressed or unusable file is not left mapped. */
+static void probe(source *src, const cli_global *g) {
     struct stat st;
-    void *map = MAP_FAILED;
-    size_t map_size = 0;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+    src->map = MAP_FAILED;
+    src->map_size = 0;
+    src->nhead = 0;
+    if (fstat(src->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
         (uint64_t)st.st_size <= SIZE_MAX) {
-        map_size = (size_t)st.st_size;
-        map = mmap(NULL, map_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        src->map_size = (size_t)st.st_size;
+        src->map = mmap(NULL, src->map_size, PROT_READ, MAP_PRIVATE, src->fd, 0);
     }
-    cli_input_format fmt = CLI_INPUT_PLAIN;
-    uint8_t head[CLI_INPUT_HEAD];
-    size_t nhead = 0;
-    bool usable = true;
-    if (map != MAP_FAILED) {
-        fmt = cli_input_detect(map, map_size);
+    if (src->map != MAP_FAILED) {
+        src->fmt = cli_input_detect(src->map, src->map_size);
         /* --resync looks for a chunk after any garbage: no check of the start */
-        usable = g->resync || cli_input_usable(fmt, map, map_size, name);
-        if (fmt != CLI_INPUT_PLAIN || !usable) { /* compressed: read through the decoder */
-            munmap(map, map_size);
-            map = MAP_FAILED;
+        src->usable =
+            g->resync || cli_input_usable(src->fmt, src->map, src->map_size, src->name);
+        if (src->fmt != CLI_INPUT_PLAIN || !src->usable) { /* compressed: read through the decoder */
+            munmap(src->map, src->map_size);
+            src->map = MAP_FAILED;
         }
-    } else {
-        /* a pipe: its first bytes say the format, and are fed afterwards */
-        while (nhead < sizeof head) {
-            ssize_t n = read(fd, head + nhead, sizeof head - nhead);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                break; /* a read error shows again at the next read */
-            nhead += (size_t)n;
-        }
-        fmt = cli_input_detect(head, nhead);
-        usable = g->resync || cli_input_usable(fmt, head, nhead, name);
+        return;
     }
-    if (!usable) {
+    /* a pipe: its first bytes say the format, and are fed afterwards */
+    while (src->nhead < sizeof src->head) {
+        ssize_t n = read(src->fd, src->head + src->nhead, sizeof src->head - src->nhead);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; /* a read error shows again at the next read */
+        src->nhead += (size_t)n;
+    }
+    src->fmt = cli_input_detect(src->head, src->nhead);
+    src->usable = g->resync || cli_input_usable(src->fmt, src->head, src->nhead, src->name);
+}
+
+/* Feed the whole input: from the mapping, or read (and decompressed)
+ * through input.c. False on a read or decompression error (reported). */
+static bool feed_source(feeder *f, slicer *sl, source *src) {
+    bool read_ok = true;
+    if (!src->usable) {
         read_ok = false;
-    } else if (map != MAP_FAILED) {
-        (void)madvise(map, map_size, MADV_SEQUENTIAL);
-        cli_progress_begin(name, map_size);
-        feed_memory(&f, &sl, map, map_size);
+    } else if (src->map != MAP_FAILED) {
+        (void)madvise(src->map, src->map_size, MADV_SEQUENTIAL);
+        cli_progress_begin(src->name, src->map_size);
+        feed_memory(f, sl, src->map, src->map_size);
     } else {
-        cli_input *in = cli_input_open(fmt, fd, name, head, nhead);
+        cli_input *in = cli_input_open(src->fmt, src->fd, src->name, src->head, src->nhead);
         if (in) {
             uint64_t done, total;
             cli_input_progress(in, &done, &total);
-            cli_progress_begin(name, total);
-            read_ok = feed_input(&f, &sl, in);
+            cli_progress_begin(src->name, total);
+            read_ok = feed_input(f, sl, in);
             cli_input_close(in);
         } else {
             read_ok = false;
         }
     }
     cli_progress_end();
-    if (!read_ok)
+    return read_ok;
+}
+
+int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
+              const jfr_callbacks *cb, void *user, cli_setup_fn setup) {
+    uint64_t cb_errors_at_start = cli_errors_parse();
+    uint64_t data_errors_at_start = cli_errors_data();
+    jfr_parser *p = new_parser(g, opts, cb, user, setup);
+    if (!p)
+        return CLI_EXIT_ERROR;
+    feeder f = {p, cb_errors_at_start, false, false};
+    source src;
+    src.is_stdin = strcmp(path, "-") == 0;
+    src.fd = src.is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (src.fd < 0) {
+        cli_error("%s: %s", path, strerror(errno));
+        jfr_parser_free(p);
+        return CLI_EXIT_ERROR;
+    }
+    src.name = src.is_stdin ? "<stdin>" : path;
+    slicer sl = {g->feed_mode, g->feed_size, g->seed};
+    probe(&src, g);
+    if (!feed_source(&f, &sl, &src))
         f.error = true;
     /* always finish: it reports a truncated last chunk */
     jfr_status s = jfr_parser_finish(p);
     if (!f.stopped)
         report(&f, s);
-    if (map != MAP_FAILED)
-        munmap(map, map_size);
-    if (!is_stdin)
-        close(fd);
+    if (src.map != MAP_FAILED)
+        munmap(src.map, src.map_size);
+    if (!src.is_stdin)
+        close(src.fd);
     if (!f.error && jfr_parser_bytes(p) == 0 && jfr_parser_chunks(p) == 0) {
-        cli_error("%s: empty input, no JFR chunk", name);
+        cli_error("%s: empty input, no JFR chunk", src.name);
         f.error = true;
     }
     if (cli_errors_parse() > f.cb_errors_at_start || cli_errors_data() > data_errors_at_start)
