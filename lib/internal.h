@@ -279,8 +279,6 @@ int64_t jfr__d2l(double d);
 
 char *jfr__parser_scratch(jfr_parser *p, size_t n);
 
-#endif
-
 /* ------------------------------------------------------- the parser itself */
 
 typedef struct jfr_sub {
@@ -414,3 +412,5 @@ void jfr__par_release(jfr_parser *p);
 void jfr__par_quiesce(jfr_parser *p);
 /* Join the helpers and free everything (jfr_parser_free). */
 void jfr__par_free(jfr_parser *p);
+
+#endif /* JFR_INTERNAL_H */
