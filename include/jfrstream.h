@@ -50,6 +50,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * JFR_API marks every public function: the shared libraries are built with
+ * hidden visibility, so these declarations are all they export (a test checks
+ * that every exported name is declared under include/). Define JFR_API before
+ * including this header to override it (e.g. empty, for a static build).
+ */
+#ifndef JFR_API
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define JFR_API __attribute__((visibility("default")))
+#else
+#define JFR_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -68,8 +82,8 @@ extern "C" {
     JFR_STRINGIFY(JFR_VERSION_PATCH)
 
 /* Runtime version of the linked library: JFR_VERSION_NUMBER / _STRING. */
-unsigned jfr_version_number(void);
-const char *jfr_version_string(void);
+JFR_API unsigned jfr_version_number(void);
+JFR_API const char *jfr_version_string(void);
 
 /* ------------------------------------------------------------------- status */
 
@@ -109,9 +123,9 @@ typedef enum jfr_status {
 } jfr_status;
 
 /* "JFR_BAD_MAGIC" -> "BAD_MAGIC"; NULL for an unknown code. */
-const char *jfr_status_name(jfr_status s);
+JFR_API const char *jfr_status_name(jfr_status s);
 /* Short description of a status code (never NULL). */
-const char *jfr_status_str(jfr_status s);
+JFR_API const char *jfr_status_str(jfr_status s);
 
 /* ---------------------------------------------------------------- allocator */
 
@@ -236,13 +250,13 @@ typedef struct jfr_metadata {
 } jfr_metadata;
 
 /* Find a type by name / by writer id in a metadata table; NULL if absent. */
-const jfr_type *jfr_metadata_type_named(const jfr_metadata *m, const char *name);
-const jfr_type *jfr_metadata_type_by_id(const jfr_metadata *m, uint64_t id);
+JFR_API const jfr_type *jfr_metadata_type_named(const jfr_metadata *m, const char *name);
+JFR_API const jfr_type *jfr_metadata_type_by_id(const jfr_metadata *m, uint64_t id);
 /* Field index by name (a "handle": resolve once per chunk); -1 if absent. */
-int32_t jfr_type_field_index(const jfr_type *t, const char *name);
+JFR_API int32_t jfr_type_field_index(const jfr_type *t, const char *name);
 /* First annotation of the given type name, or NULL. */
-const jfr_annotation *jfr_annotation_find(const jfr_annotation *a, uint32_t n,
-                                          const char *type_name);
+JFR_API const jfr_annotation *jfr_annotation_find(const jfr_annotation *a, uint32_t n,
+                                                  const char *type_name);
 
 /* --------------------------------------------------------------- chunk info */
 
@@ -332,15 +346,15 @@ typedef struct jfr_value {
  * nesting (counted from the event or pool entry the value is in) deeper than
  * 64 is a decode error. Returns JFR_OK, JFR_NOT_FOUND, JFR_TYPE_MISMATCH or a decode
  * error (bytes inconsistent with the metadata). */
-jfr_status jfr_value_field(const jfr_value *obj, uint32_t index, jfr_value *out);
+JFR_API jfr_status jfr_value_field(const jfr_value *obj, uint32_t index, jfr_value *out);
 /* Same by name (a string compare per call: prefer indexes on hot paths). */
-jfr_status jfr_value_field_named(const jfr_value *obj, const char *name,
-                                 jfr_value *out);
+JFR_API jfr_status jfr_value_field_named(const jfr_value *obj, const char *name,
+                                         jfr_value *out);
 /* Element `i` of an ARRAY value. */
-jfr_status jfr_value_index(const jfr_value *arr, uint32_t i, jfr_value *out);
+JFR_API jfr_status jfr_value_index(const jfr_value *arr, uint32_t i, jfr_value *out);
 /* A simpleType OBJECT (e.g. jdk.types.Symbol) -> its single field's value;
  * any other value is copied unchanged. */
-jfr_status jfr_value_unwrap(const jfr_value *v, jfr_value *out);
+JFR_API jfr_status jfr_value_unwrap(const jfr_value *v, jfr_value *out);
 
 /* Sequential iteration over an OBJECT's fields or an ARRAY's elements: one
  * pass over the bytes, the fastest way to read everything. */
@@ -349,9 +363,9 @@ typedef struct jfr_iter {
     uint32_t next;
     uint64_t pos_;
 } jfr_iter;
-void jfr_iter_init(jfr_iter *it, const jfr_value *obj_or_array);
+JFR_API void jfr_iter_init(jfr_iter *it, const jfr_value *obj_or_array);
 /* 1 and *out set: one more; 0: done; <0: -(jfr_status) decode error. */
-int jfr_iter_next(jfr_iter *it, jfr_value *out);
+JFR_API int jfr_iter_next(jfr_iter *it, jfr_value *out);
 
 /* ------------------------------------------------------------------- events */
 
@@ -371,20 +385,20 @@ typedef struct jfr_event {
 } jfr_event;
 
 /* The event as an OBJECT value (fields in metadata order). */
-jfr_status jfr_event_value(const jfr_event *e, jfr_value *out);
+JFR_API jfr_status jfr_event_value(const jfr_event *e, jfr_value *out);
 /* Shorthands for jfr_event_value + jfr_value_field[_named]. */
-jfr_status jfr_event_field(const jfr_event *e, uint32_t index, jfr_value *out);
-jfr_status jfr_event_field_named(const jfr_event *e, const char *name, jfr_value *out);
+JFR_API jfr_status jfr_event_field(const jfr_event *e, uint32_t index, jfr_value *out);
+JFR_API jfr_status jfr_event_field_named(const jfr_event *e, const char *name, jfr_value *out);
 /* The constant of pool type `t` (a type of the event's chunk metadata) with
  * key `key`, looked up in the event's chunk: NULL kind when the chunk's pools
  * do not define it. Lets a reader inspect a pool once per chunk (for example
  * which frame types a producer declares) without an event referring to it. */
-jfr_status jfr_event_constant(const jfr_event *e, const jfr_type *t, uint64_t key,
-                              jfr_value *out);
+JFR_API jfr_status jfr_event_constant(const jfr_event *e, const jfr_type *t, uint64_t key,
+                                      jfr_value *out);
 
 /* Convert a tick timestamp / timespan of this event's chunk to ns. */
-int64_t jfr_event_ticks_to_epoch_nanos(const jfr_event *e, int64_t ticks);
-int64_t jfr_event_ticks_to_nanos(const jfr_event *e, int64_t ticks);
+JFR_API int64_t jfr_event_ticks_to_epoch_nanos(const jfr_event *e, int64_t ticks);
+JFR_API int64_t jfr_event_ticks_to_nanos(const jfr_event *e, int64_t ticks);
 
 /* Well-known shapes, read through the value API. Strings as in jfr_value. */
 typedef struct jfr_thread {
@@ -418,22 +432,22 @@ typedef struct jfr_stack {
 } jfr_stack;
 
 /* `field` is a Thread value (e.g. from eventThread); NULL kind -> !present. */
-jfr_status jfr_value_thread(const jfr_value *v, jfr_thread *out);
+JFR_API jfr_status jfr_value_thread(const jfr_value *v, jfr_thread *out);
 /* The event's "eventThread" (or "sampledThread") and "stackTrace". */
-jfr_status jfr_event_thread(const jfr_event *e, jfr_thread *out);
-jfr_status jfr_event_stack(const jfr_event *e, jfr_stack *out);
-jfr_status jfr_value_stack(const jfr_value *v, jfr_stack *out);
+JFR_API jfr_status jfr_event_thread(const jfr_event *e, jfr_thread *out);
+JFR_API jfr_status jfr_event_stack(const jfr_event *e, jfr_stack *out);
+JFR_API jfr_status jfr_value_stack(const jfr_value *v, jfr_stack *out);
 /* Frame i (0 = top). Reading frames in order costs O(1) each: the stack
  * remembers where the next frame starts. A pooled stack trace is resolved
  * once per chunk: the first call for it fills a per-chunk frame cache (at
  * most 2^21 frames, 32 MiB; beyond that frames are decoded each time), and later
  * calls for the same stack in the chunk are array reads. */
-jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out);
+JFR_API jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out);
 /* A java.lang.Class value -> its name; a jdk.types.Method value -> its
  * class_name, method_name and descriptor members of *out (always written:
  * NULL/0 when absent or for a NULL value; the other members are untouched). */
-jfr_status jfr_value_class_name(const jfr_value *cls, const char **name, size_t *len);
-jfr_status jfr_value_method(const jfr_value *m, jfr_frame *out);
+JFR_API jfr_status jfr_value_class_name(const jfr_value *cls, const char **name, size_t *len);
+JFR_API jfr_status jfr_value_method(const jfr_value *m, jfr_frame *out);
 
 /* ---------------------------------------------------------------- callbacks */
 
@@ -509,18 +523,18 @@ typedef struct jfr_options {
 } jfr_options;
 
 /* Zero-initialised options = defaults. */
-void jfr_options_init(jfr_options *o);
+JFR_API void jfr_options_init(jfr_options *o);
 
 /* ------------------------------------------------------------------- parser */
 
 /* opts and cb may be NULL; both are copied. NULL on allocation failure. */
-jfr_parser *jfr_parser_new(const jfr_options *opts, const jfr_callbacks *cb, void *user);
-void jfr_parser_free(jfr_parser *p);
+JFR_API jfr_parser *jfr_parser_new(const jfr_options *opts, const jfr_callbacks *cb, void *user);
+JFR_API void jfr_parser_free(jfr_parser *p);
 /* Back to the initial state (for a new input), keeping subscriptions. */
-void jfr_parser_reset(jfr_parser *p);
+JFR_API void jfr_parser_reset(jfr_parser *p);
 
-void *jfr_parser_user(const jfr_parser *p);
-void jfr_parser_set_user(jfr_parser *p, void *user);
+JFR_API void *jfr_parser_user(const jfr_parser *p);
+JFR_API void jfr_parser_set_user(jfr_parser *p, void *user);
 
 /*
  * Subscribe `cb` to one event type, by name. Names resolve to type ids once
@@ -531,8 +545,8 @@ void jfr_parser_set_user(jfr_parser *p, void *user);
  * subscribe by category or pattern after looking at the chunk's types);
  * from on_record/on_event it returns JFR_INVALID_STATE.
  */
-jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event_cb cb,
-                         void *user);
+JFR_API jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event_cb cb,
+                                 void *user);
 
 /*
  * Push `len` bytes. Returns JFR_OK when all bytes were taken; JFR_PAUSED or
@@ -541,41 +555,41 @@ jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event_cb cb,
  * call feed(p, NULL, 0)) to resume. After JFR_STOPPED or an error not
  * skipped by on_error, further feeds return the same status.
  */
-jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len);
+JFR_API jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len);
 /* Bytes of the last feed call that were taken (== len unless paused/error). */
-size_t jfr_parser_consumed(const jfr_parser *p);
+JFR_API size_t jfr_parser_consumed(const jfr_parser *p);
 /* End of input. JFR_OK, or JFR_TRUNCATED when a chunk is incomplete (the
  * message says how many bytes are missing). */
-jfr_status jfr_parser_finish(jfr_parser *p);
+JFR_API jfr_status jfr_parser_finish(jfr_parser *p);
 
 /* The last error: status, and a message with chunk index and byte offset. */
-jfr_status jfr_parser_status(const jfr_parser *p);
-const char *jfr_parser_error(const jfr_parser *p);
+JFR_API jfr_status jfr_parser_status(const jfr_parser *p);
+JFR_API const char *jfr_parser_error(const jfr_parser *p);
 /* Statistics. */
-uint64_t jfr_parser_chunks(const jfr_parser *p);     /* chunks completed  */
-uint64_t jfr_parser_bytes(const jfr_parser *p);      /* bytes taken       */
-uint64_t jfr_parser_errors(const jfr_parser *p);     /* errors reported   */
-uint64_t jfr_parser_skipped(const jfr_parser *p);    /* bytes skipped by
-                                                        resynchronisation */
+JFR_API uint64_t jfr_parser_chunks(const jfr_parser *p);     /* chunks completed  */
+JFR_API uint64_t jfr_parser_bytes(const jfr_parser *p);      /* bytes taken       */
+JFR_API uint64_t jfr_parser_errors(const jfr_parser *p);     /* errors reported   */
+JFR_API uint64_t jfr_parser_skipped(const jfr_parser *p);    /* bytes skipped by
+                                                                resynchronisation */
 /* Bytes the parser holds now (and, in *peak if not NULL, the most it held):
  * every allocation made through its allocator, parallel workers included. */
-uint64_t jfr_parser_memory(const jfr_parser *p, uint64_t *peak);
+JFR_API uint64_t jfr_parser_memory(const jfr_parser *p, uint64_t *peak);
 
 /* The current chunk's metadata (valid in callbacks), or NULL. */
-const jfr_metadata *jfr_parser_metadata(const jfr_parser *p);
+JFR_API const jfr_metadata *jfr_parser_metadata(const jfr_parser *p);
 
 /* ------------------------------------------------------------- wire helpers */
 
 /* Decode one JFR varint (at most 9 bytes; the 9th contributes 8 bits).
  * Returns bytes used, or 0 if malformed/incomplete within [p, end). */
-size_t jfr_varint_decode(const uint8_t *p, const uint8_t *end, uint64_t *out);
+JFR_API size_t jfr_varint_decode(const uint8_t *p, const uint8_t *end, uint64_t *out);
 
 /* The size declared by the chunk header at the start of [buf, buf+len): 0
  * when there are fewer than 68 bytes or no "FLR\0" magic. A caller holding a
  * whole file in memory can feed it one chunk per call (each chunk is then
  * parsed in place) and release a chunk's pages once its call has returned,
  * so that resident memory stays near one chunk. */
-uint64_t jfr_chunk_size_at(const void *buf, size_t len);
+JFR_API uint64_t jfr_chunk_size_at(const void *buf, size_t len);
 
 /* ============================================================ EXPERIMENTAL */
 

@@ -94,27 +94,27 @@ typedef struct jfr_uv_listener_config {
 } jfr_uv_listener_config;
 
 /* Bind and listen. Returns 0 or a negative libuv error code. */
-int jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *cfg,
-                          jfr_uv_listener **out);
+JFR_API int jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *cfg,
+                                  jfr_uv_listener **out);
 /* The bound port (useful with port 0). */
-int jfr_uv_listener_port(const jfr_uv_listener *l);
+JFR_API int jfr_uv_listener_port(const jfr_uv_listener *l);
 /* Stop accepting; open connections are finished (bytes held back by a pause
  * are fed, then jfr_parser_finish: partial chunks are reported) and closed. on_closed runs
  * when every handle is closed; then the listener is freed. */
-void jfr_uv_listener_close(jfr_uv_listener *l, void (*on_closed)(jfr_uv_listener *l));
-unsigned jfr_uv_listener_connections(const jfr_uv_listener *l); /* open now */
-unsigned jfr_uv_listener_peak(const jfr_uv_listener *l);        /* most at once */
+JFR_API void jfr_uv_listener_close(jfr_uv_listener *l, void (*on_closed)(jfr_uv_listener *l));
+JFR_API unsigned jfr_uv_listener_connections(const jfr_uv_listener *l); /* open now */
+JFR_API unsigned jfr_uv_listener_peak(const jfr_uv_listener *l);        /* most at once */
 
-jfr_parser *jfr_uv_conn_parser(jfr_uv_conn *c); /* NULL for a refused one */
-jfr_uv_listener *jfr_uv_conn_listener(jfr_uv_conn *c);
-const char *jfr_uv_conn_peer(const jfr_uv_conn *c); /* "127.0.0.1:54321" */
-uint64_t jfr_uv_conn_id(const jfr_uv_conn *c);       /* 1, 2, ... */
-uint64_t jfr_uv_conn_bytes(const jfr_uv_conn *c);
+JFR_API jfr_parser *jfr_uv_conn_parser(jfr_uv_conn *c); /* NULL for a refused one */
+JFR_API jfr_uv_listener *jfr_uv_conn_listener(jfr_uv_conn *c);
+JFR_API const char *jfr_uv_conn_peer(const jfr_uv_conn *c); /* "127.0.0.1:54321" */
+JFR_API uint64_t jfr_uv_conn_id(const jfr_uv_conn *c);       /* 1, 2, ... */
+JFR_API uint64_t jfr_uv_conn_bytes(const jfr_uv_conn *c);
 /* After a callback paused the parser, reading from that peer stops (TCP
  * back-pressure); call this to feed what is pending and read again. */
-void jfr_uv_conn_resume(jfr_uv_conn *c);
+JFR_API void jfr_uv_conn_resume(jfr_uv_conn *c);
 /* Close one connection (from any callback or later). */
-void jfr_uv_conn_close(jfr_uv_conn *c);
+JFR_API void jfr_uv_conn_close(jfr_uv_conn *c);
 
 /* --------------------------------------------------------------------- tail */
 
@@ -152,12 +152,12 @@ typedef struct jfr_uv_tail_config {
 /* Start following. Returns 0 or a negative libuv error code. Each byte of
  * each chunk file is fed exactly once, in file-name order; header rewrites
  * are read with the writer's guard (state byte 255 = retry, double read). */
-int jfr_uv_tail_start(uv_loop_t *loop, const jfr_uv_tail_config *cfg, jfr_uv_tail **out);
-void jfr_uv_tail_stop(jfr_uv_tail *t);
-jfr_parser *jfr_uv_tail_parser(jfr_uv_tail *t);
+JFR_API int jfr_uv_tail_start(uv_loop_t *loop, const jfr_uv_tail_config *cfg, jfr_uv_tail **out);
+JFR_API void jfr_uv_tail_stop(jfr_uv_tail *t);
+JFR_API jfr_parser *jfr_uv_tail_parser(jfr_uv_tail *t);
 /* The chunk file being read now; between files "" (in on_end: the last one
  * read; "" when none was opened). */
-const char *jfr_uv_tail_file(const jfr_uv_tail *t);
+JFR_API const char *jfr_uv_tail_file(const jfr_uv_tail *t);
 
 #ifdef __cplusplus
 }
