@@ -35,13 +35,38 @@
  *
  * THREADS
  *   A parser is used by one thread at a time. Distinct parsers are independent.
- *   With jfr_options.threads > 1 (experimental, see below) a parser also runs
- *   helper threads of its own; callbacks still run only on the thread that
- *   called jfr_parser_feed / jfr_parser_finish.
+ *   With jfr_parser_set_threads(p, N > 1) (experimental, see below) a parser
+ *   also runs helper threads of its own; callbacks still run only on the
+ *   thread that called jfr_parser_feed / jfr_parser_finish.
+ *
+ * STRUCTS YOU HAND IN (the ABI rule)
+ *   Every struct a caller fills in for the library (jfr_options,
+ *   jfr_callbacks, and in jfrstream_uv.h jfr_uv_listener_config and
+ *   jfr_uv_tail_config) starts with `size_t size`: sizeof the struct as the
+ *   caller was compiled. Set it with the struct's init function
+ *   (jfr_options_init, jfr_callbacks_init, ...) or its initialiser macro
+ *   (JFR_OPTIONS_INIT, JFR_CALLBACKS_INIT, ...); both zero every other
+ *   member, and a zero member is that member's default. The library reads
+ *   only the first min(size, its own sizeof) bytes: members a later version
+ *   appends (new members are only ever appended) take their defaults for a
+ *   caller compiled before them, so such a caller keeps working with a newer
+ *   library without being rebuilt. A size below sizeof(size_t) (a struct
+ *   zeroed but not initialised) is an invalid argument. These structs are
+ *   copied by the call that takes them and need not outlive it. None embeds
+ *   another such struct by value (a config points to its options and
+ *   callbacks), so each grows on its own; jfr_allocator, embedded in
+ *   jfr_options, is fixed for good. Experimental settings are functions,
+ *   never struct members, so no layout depends on JFRSTREAM_EXPERIMENTAL.
+ *   The structs the library fills in for you (jfr_value, jfr_iter,
+ *   jfr_stack, jfr_event, ...) are not covered: a release that changes them
+ *   changes the library's major version.
  *
  * STABILITY
- *   Everything above the "EXPERIMENTAL" marker is the stable API. Items below it
- *   may change between minor versions.
+ *   The stable API is everything declared without JFRSTREAM_EXPERIMENTAL.
+ *   The items in the EXPERIMENTAL section at the end are declared only when
+ *   the including file defines JFRSTREAM_EXPERIMENTAL before including this
+ *   header (as zstd's ZSTD_STATIC_LINKING_ONLY): they may change or go away
+ *   between minor versions.
  */
 #ifndef JFRSTREAM_H
 #define JFRSTREAM_H
@@ -466,7 +491,10 @@ typedef int (*jfr_event_cb)(jfr_parser *p, const jfr_event *e, void *user);
 typedef int (*jfr_error_cb)(jfr_parser *p, jfr_status s, const char *message,
                             void *user);
 
+/* A struct you hand in: see "STRUCTS YOU HAND IN" at the top. Any member may
+ * be NULL. */
 typedef struct jfr_callbacks {
+    size_t size;                   /* sizeof(jfr_callbacks): JFR_CALLBACKS_INIT */
     jfr_chunk_cb on_chunk_begin;   /* header decoded                          */
     jfr_metadata_cb on_metadata;   /* chunk's type table ready (once a chunk) */
     jfr_record_cb on_record;       /* every record, file order                */
@@ -476,9 +504,17 @@ typedef struct jfr_callbacks {
     jfr_error_cb on_error;         /* optional: see above                     */
 } jfr_callbacks;
 
+/* Initialisers: `jfr_callbacks cb = JFR_CALLBACKS_INIT; cb.on_event = f;`,
+ * or `jfr_callbacks cb = {.size = sizeof cb, .on_event = f};`. */
+#define JFR_CALLBACKS_INIT {.size = sizeof(jfr_callbacks)}
+/* The same at run time: size set, every callback NULL. */
+JFR_API void jfr_callbacks_init(jfr_callbacks *cb);
+
 /* ------------------------------------------------------------------ options */
 
+/* A struct you hand in: see "STRUCTS YOU HAND IN" at the top. */
 typedef struct jfr_options {
+    size_t size;            /* sizeof(jfr_options): jfr_options_init        */
     jfr_allocator allocator;
     /* Largest accepted chunk, bytes (0: default 1 GiB). A header declaring
      * more is JFR_CHUNK_TOO_LARGE; nothing is allocated for it. Buffers grow
@@ -510,24 +546,27 @@ typedef struct jfr_options {
     bool resync;
     /* Most bytes the parser may hold at once, all of its memory included
      * (the chunk buffer, pools and their indexes, metadata, caches, the
-     * replay and scratch buffers, and the workers of `threads`); 0 = no
+     * replay and scratch buffers, and the helper threads' workers, see
+     * jfr_parser_set_threads); 0 = no
      * limit. An allocation past it fails like one the system refused, but
      * is reported as JFR_LIMIT ("max_memory N bytes: ...") with the chunk and
      * offset; with on_error continuing, the next chunk starts afresh. A
      * finished chunk needs about its size plus its indexes (1e6 pool entries:
      * ~80 bytes each), a live one its pools plus one flush segment. */
     uint64_t max_memory;
-    /* EXPERIMENTAL: helper threads for whole finished chunks (0 or 1: none,
-     * the default). See "Parallel preparation" below. */
-    unsigned threads;
 } jfr_options;
 
-/* Zero-initialised options = defaults. */
+/* Initialiser: `jfr_options o = JFR_OPTIONS_INIT;` (size set, the rest zero:
+ * the defaults). */
+#define JFR_OPTIONS_INIT {.size = sizeof(jfr_options)}
+/* The same at run time. */
 JFR_API void jfr_options_init(jfr_options *o);
 
 /* ------------------------------------------------------------------- parser */
 
-/* opts and cb may be NULL; both are copied. NULL on allocation failure. */
+/* A new parser. opts and cb may be NULL (defaults; no callbacks); both are
+ * copied. Returns NULL when memory runs out or when opts or cb has an invalid
+ * size (see "STRUCTS YOU HAND IN"). */
 JFR_API jfr_parser *jfr_parser_new(const jfr_options *opts, const jfr_callbacks *cb, void *user);
 JFR_API void jfr_parser_free(jfr_parser *p);
 /* Back to the initial state (for a new input), keeping subscriptions. */
@@ -592,11 +631,14 @@ JFR_API size_t jfr_varint_decode(const uint8_t *p, const uint8_t *end, uint64_t 
 JFR_API uint64_t jfr_chunk_size_at(const void *buf, size_t len);
 
 /* ============================================================ EXPERIMENTAL */
+#ifdef JFRSTREAM_EXPERIMENTAL
 
 /*
- * Parallel preparation: jfr_options.threads.
+ * Parallel preparation. Returns JFR_OK; JFR_INVALID_ARG for a NULL parser;
+ * JFR_INVALID_STATE once bytes were fed since jfr_parser_new or
+ * jfr_parser_reset, or once helper threads have been started.
  *
- *   0 or 1 (default): everything happens on the calling thread.
+ *   threads 0 or 1 (the default): everything happens on the calling thread.
  *
  *   N > 1: when one jfr_parser_feed call holds several whole finished chunks
  *   (header state 0; not live chunks), the chunks after the one being
@@ -623,8 +665,12 @@ JFR_API uint64_t jfr_chunk_size_at(const void *buf, size_t len);
  *   Gains need whole chunks in one feed call (a mapped or fully read file);
  *   input fed in slices smaller than a chunk is processed serially. Helpers
  *   allocate through jfr_options.allocator concurrently with the calling
- *   thread: a custom allocator must then be thread-safe.
+ *   thread: a custom allocator must then be thread-safe. Their memory counts
+ *   towards jfr_options.max_memory.
  */
+JFR_API jfr_status jfr_parser_set_threads(jfr_parser *p, unsigned threads);
+
+#endif /* JFRSTREAM_EXPERIMENTAL */
 
 #ifdef __cplusplus
 }

@@ -471,7 +471,7 @@ int main(int argc, char **argv) {
         csize = (csize << 8) | g_fix[8 + i];
     if (csize < g_len)
         g_len = (size_t)csize;
-    jfr_callbacks cb = {.on_event = count_event};
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = count_event};
     jfr_parser *p = jfr_parser_new(NULL, &cb, NULL);
     CHECK(jfr_parser_feed(p, g_fix, g_len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
     jfr_parser_free(p);

@@ -676,7 +676,7 @@ int main(int argc, char **argv) {
         csize = (csize << 8) | g_fix[8 + i];
     if (csize < g_len)
         g_len = (size_t)csize;
-    jfr_callbacks cb = {.on_event = NULL};
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = NULL};
     cb.on_event = srv_event;
     client counter = {0};
     jfr_uv_conn fake = {.data = &counter};
