@@ -139,7 +139,9 @@ JFR_API const char *jfr_version_string(void);
     X(18, INVALID_STATE, "call not allowed in this parser state")              \
     X(19, NOT_FOUND, "no such field or type")                                  \
     X(20, TYPE_MISMATCH, "value is not of the requested kind")                 \
-    X(21, SKIPPED, "bytes skipped to the next chunk magic")
+    X(21, SKIPPED, "bytes skipped to the next chunk magic")                    \
+    X(22, END, "no more items")                                                \
+    X(23, IO, "I/O error")
 
 typedef enum jfr_status {
 #define JFR_STATUS_ENUM_(n, name, msg) JFR_##name = n,
