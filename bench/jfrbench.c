@@ -310,18 +310,18 @@ static void walk_value(bench *b, const jfr_value *v, int depth);
 static void walk_stack_iter(bench *b, const jfr_value *v) {
     jfr_iter it, fit, fld;
     jfr_value f, fr, x;
-    int r;
+    jfr_status r;
     jfr_iter_init(&it, v);
-    while ((r = jfr_iter_next(&it, &f)) > 0) {
+    while ((r = jfr_iter_next(&it, &f)) == JFR_OK) {
         if (f.kind != JFR_KIND_ARRAY) {
             walk_value(b, &f, 2);
             continue;
         }
         jfr_iter_init(&fit, &f);
-        while ((r = jfr_iter_next(&fit, &fr)) > 0) {
+        while ((r = jfr_iter_next(&fit, &fr)) == JFR_OK) {
             b->frames++;
             jfr_iter_init(&fld, &fr);
-            while ((r = jfr_iter_next(&fld, &x)) > 0) {
+            while ((r = jfr_iter_next(&fld, &x)) == JFR_OK) {
                 if (x.kind == JFR_KIND_OBJECT && x.type == b->method_type) {
                     jfr_frame m;
                     memset(&m, 0, sizeof m);
@@ -334,24 +334,24 @@ static void walk_stack_iter(bench *b, const jfr_value *v) {
                     walk_value(b, &x, 2);
                 }
             }
-            if (r < 0)
+            if (r != JFR_END)
                 b->errors++;
         }
-        if (r < 0)
+        if (r != JFR_END)
             b->errors++;
     }
-    if (r < 0)
+    if (r != JFR_END)
         b->errors++;
 }
 
 static void walk_children(bench *b, const jfr_value *v, int depth) {
     jfr_iter it;
     jfr_value c;
-    int r;
+    jfr_status r;
     jfr_iter_init(&it, v);
-    while ((r = jfr_iter_next(&it, &c)) > 0)
+    while ((r = jfr_iter_next(&it, &c)) == JFR_OK)
         walk_value(b, &c, depth + 1);
-    if (r < 0)
+    if (r != JFR_END)
         b->errors++;
 }
 

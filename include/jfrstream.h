@@ -20,7 +20,7 @@
  *         printf("%s\n", e->type->name);
  *         return JFR_CB_CONTINUE;
  *     }
- *     jfr_callbacks cb = { .on_event = on_event };
+ *     jfr_callbacks cb = { .size = sizeof cb, .on_event = on_event };
  *     jfr_parser *p = jfr_parser_new(NULL, &cb, NULL);
  *     while ((n = read(fd, buf, sizeof buf)) > 0)
  *         if (jfr_parser_feed(p, buf, n) != JFR_OK) break;
@@ -38,6 +38,28 @@
  *   With jfr_parser_set_threads(p, N > 1) (experimental, see below) a parser
  *   also runs helper threads of its own; callbacks still run only on the
  *   thread that called jfr_parser_feed / jfr_parser_finish.
+ *
+ * RETURN VALUES (one convention; each declaration below says which applies)
+ *   - A function that can fail returns a jfr_status: JFR_OK (0) on success,
+ *     otherwise why not. Its results go to out-parameters. A required
+ *     pointer that is NULL is JFR_INVALID_ARG.
+ *   - An iterator step (jfr_iter_next) returns JFR_OK with the next item,
+ *     JFR_END when there is none left, or an error.
+ *   - A lookup that may find nothing returns what it found or a sentinel,
+ *     never a status (not finding is not an error): NULL for a pointer
+ *     (jfr_metadata_type_named, jfr_metadata_type_by_id, jfr_annotation_find,
+ *     jfr_parser_metadata, jfr_status_name), JFR_NO_FIELD for an index
+ *     (jfr_type_field_index), 0 for a length (jfr_varint_decode,
+ *     jfr_chunk_size_at).
+ *   - The constructor jfr_parser_new returns the parser, or NULL (out of
+ *     memory, or an invalid options/callbacks size). The libuv front ends
+ *     start with a jfr_status (jfrstream_uv.h).
+ *   - Getters and statistics (jfr_parser_bytes, jfr_version_number, ...)
+ *     return their value and cannot fail; given a NULL parser they return
+ *     0 or NULL (jfr_parser_status: JFR_INVALID_ARG).
+ *   - Functions returning void cannot fail; jfr_parser_free and
+ *     jfr_parser_reset accept NULL.
+ *   - Callbacks return JFR_CB_CONTINUE, JFR_CB_PAUSE or JFR_CB_STOP.
  *
  * STRUCTS YOU HAND IN (the ABI rule)
  *   Every struct a caller fills in for the library (jfr_options,
@@ -114,8 +136,12 @@ JFR_API const char *jfr_version_string(void);
 
 /*
  * Status codes. One table generates the enum and the default messages
- * (jfr_status_name / jfr_status_str). JFR_OK is 0; JFR_PAUSED and JFR_STOPPED
- * are not errors; every other value is.
+ * (jfr_status_name / jfr_status_str). JFR_OK is 0. Not errors: JFR_OK;
+ * JFR_PAUSED and JFR_STOPPED (a callback asked for them); JFR_SKIPPED
+ * (resynchronisation skipped damaged bytes and went on: told to on_error
+ * with the bytes skipped, never returned by a call); JFR_END (an iterator
+ * has no more items). Every other value is an error. New codes are only
+ * ever appended.
  */
 #define JFR_STATUS_MAP(X)                                                      \
     X(0, OK, "ok")                                                             \
@@ -149,7 +175,7 @@ typedef enum jfr_status {
 #undef JFR_STATUS_ENUM_
 } jfr_status;
 
-/* "JFR_BAD_MAGIC" -> "BAD_MAGIC"; NULL for an unknown code. */
+/* JFR_BAD_MAGIC -> "BAD_MAGIC"; NULL for an unknown code. */
 JFR_API const char *jfr_status_name(jfr_status s);
 /* Short description of a status code (never NULL). */
 JFR_API const char *jfr_status_str(jfr_status s);
@@ -276,10 +302,14 @@ typedef struct jfr_metadata {
     const jfr_type *const *types; /* ordered as declared                    */
 } jfr_metadata;
 
-/* Find a type by name / by writer id in a metadata table; NULL if absent. */
+/* Find a type by name / by writer id in a metadata table; NULL if absent
+ * (lookups). */
 JFR_API const jfr_type *jfr_metadata_type_named(const jfr_metadata *m, const char *name);
 JFR_API const jfr_type *jfr_metadata_type_by_id(const jfr_metadata *m, uint64_t id);
-/* Field index by name (a "handle": resolve once per chunk); -1 if absent. */
+/* jfr_type_field_index's sentinel: no such field. */
+#define JFR_NO_FIELD (-1)
+/* Field index by name (a "handle": resolve once per chunk), or JFR_NO_FIELD
+ * when the type has no such field (or t or name is NULL). */
 JFR_API int32_t jfr_type_field_index(const jfr_type *t, const char *name);
 /* First annotation of the given type name, or NULL. */
 JFR_API const jfr_annotation *jfr_annotation_find(const jfr_annotation *a, uint32_t n,
@@ -374,13 +404,15 @@ typedef struct jfr_value {
  * 64 is a decode error. Returns JFR_OK, JFR_NOT_FOUND, JFR_TYPE_MISMATCH or a decode
  * error (bytes inconsistent with the metadata). */
 JFR_API jfr_status jfr_value_field(const jfr_value *obj, uint32_t index, jfr_value *out);
-/* Same by name (a string compare per call: prefer indexes on hot paths). */
+/* Same by name (a string compare per call: prefer indexes on hot paths);
+ * JFR_NOT_FOUND when the type has no such field. */
 JFR_API jfr_status jfr_value_field_named(const jfr_value *obj, const char *name,
                                          jfr_value *out);
-/* Element `i` of an ARRAY value. */
+/* Element `i` of an ARRAY value: JFR_OK, JFR_NOT_FOUND (i >= count),
+ * JFR_TYPE_MISMATCH (not an array) or a decode error. */
 JFR_API jfr_status jfr_value_index(const jfr_value *arr, uint32_t i, jfr_value *out);
 /* A simpleType OBJECT (e.g. jdk.types.Symbol) -> its single field's value;
- * any other value is copied unchanged. */
+ * any other value is copied unchanged. JFR_OK or as jfr_value_field. */
 JFR_API jfr_status jfr_value_unwrap(const jfr_value *v, jfr_value *out);
 
 /* Sequential iteration over an OBJECT's fields or an ARRAY's elements: one
@@ -391,8 +423,12 @@ typedef struct jfr_iter {
     uint64_t pos_;
 } jfr_iter;
 JFR_API void jfr_iter_init(jfr_iter *it, const jfr_value *obj_or_array);
-/* 1 and *out set: one more; 0: done; <0: -(jfr_status) decode error. */
-JFR_API int jfr_iter_next(jfr_iter *it, jfr_value *out);
+/* JFR_OK and *out set: the next item; JFR_END: no more (also for a value that
+ * is neither OBJECT nor ARRAY); otherwise a decode error, after which the
+ * iterator is done. it and out must not be NULL:
+ *     while ((s = jfr_iter_next(&it, &v)) == JFR_OK) ...;
+ *     if (s != JFR_END) ...error... */
+JFR_API jfr_status jfr_iter_next(jfr_iter *it, jfr_value *out);
 
 /* ------------------------------------------------------------------- events */
 
@@ -411,7 +447,8 @@ typedef struct jfr_event {
     uint64_t pos_;           /* payload offset in the chunk                */
 } jfr_event;
 
-/* The event as an OBJECT value (fields in metadata order). */
+/* The event as an OBJECT value (fields in metadata order). These return
+ * JFR_OK or an error as jfr_value_field. */
 JFR_API jfr_status jfr_event_value(const jfr_event *e, jfr_value *out);
 /* Shorthands for jfr_event_value + jfr_value_field[_named]. */
 JFR_API jfr_status jfr_event_field(const jfr_event *e, uint32_t index, jfr_value *out);
@@ -423,7 +460,8 @@ JFR_API jfr_status jfr_event_field_named(const jfr_event *e, const char *name, j
 JFR_API jfr_status jfr_event_constant(const jfr_event *e, const jfr_type *t, uint64_t key,
                                       jfr_value *out);
 
-/* Convert a tick timestamp / timespan of this event's chunk to ns. */
+/* Convert a tick timestamp / timespan of this event's chunk to ns (values:
+ * cannot fail). */
 JFR_API int64_t jfr_event_ticks_to_epoch_nanos(const jfr_event *e, int64_t ticks);
 JFR_API int64_t jfr_event_ticks_to_nanos(const jfr_event *e, int64_t ticks);
 
@@ -458,13 +496,16 @@ typedef struct jfr_stack {
     uint32_t cached_;        /* 1 + first frame in the chunk's frame cache */
 } jfr_stack;
 
-/* `field` is a Thread value (e.g. from eventThread); NULL kind -> !present. */
+/* These return JFR_OK, JFR_TYPE_MISMATCH (a value of another type) or a
+ * decode error. A missing thread or stack is not an error: !present.
+ * `v` is a Thread value (e.g. from eventThread); NULL kind -> !present. */
 JFR_API jfr_status jfr_value_thread(const jfr_value *v, jfr_thread *out);
 /* The event's "eventThread" (or "sampledThread") and "stackTrace". */
 JFR_API jfr_status jfr_event_thread(const jfr_event *e, jfr_thread *out);
 JFR_API jfr_status jfr_event_stack(const jfr_event *e, jfr_stack *out);
 JFR_API jfr_status jfr_value_stack(const jfr_value *v, jfr_stack *out);
-/* Frame i (0 = top). Reading frames in order costs O(1) each: the stack
+/* Frame i (0 = top): JFR_OK, JFR_NOT_FOUND (i >= nframes) or a decode error.
+ * Reading frames in order costs O(1) each: the stack
  * remembers where the next frame starts. A pooled stack trace is resolved
  * once per chunk: the first call for it fills a per-chunk frame cache (at
  * most 2^21 frames, 32 MiB; beyond that frames are decoded each time), and later
@@ -472,13 +513,14 @@ JFR_API jfr_status jfr_value_stack(const jfr_value *v, jfr_stack *out);
 JFR_API jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out);
 /* A java.lang.Class value -> its name; a jdk.types.Method value -> its
  * class_name, method_name and descriptor members of *out (always written:
- * NULL/0 when absent or for a NULL value; the other members are untouched). */
+ * NULL/0 when absent or for a NULL value; the other members are untouched).
+ * JFR_OK, JFR_TYPE_MISMATCH or a decode error. */
 JFR_API jfr_status jfr_value_class_name(const jfr_value *cls, const char **name, size_t *len);
 JFR_API jfr_status jfr_value_method(const jfr_value *m, jfr_frame *out);
 
 /* ---------------------------------------------------------------- callbacks */
 
-/* Callback return values. */
+/* Callback return values (every callback returns one of these). */
 enum { JFR_CB_CONTINUE = 0, JFR_CB_PAUSE = 1, JFR_CB_STOP = 2 };
 
 typedef struct jfr_parser jfr_parser;
@@ -571,7 +613,8 @@ JFR_API void jfr_options_init(jfr_options *o);
  * size (see "STRUCTS YOU HAND IN"). */
 JFR_API jfr_parser *jfr_parser_new(const jfr_options *opts, const jfr_callbacks *cb, void *user);
 JFR_API void jfr_parser_free(jfr_parser *p);
-/* Back to the initial state (for a new input), keeping subscriptions. */
+/* Back to the initial state (for a new input), keeping subscriptions and
+ * settings. */
 JFR_API void jfr_parser_reset(jfr_parser *p);
 
 JFR_API void *jfr_parser_user(const jfr_parser *p);
@@ -584,7 +627,8 @@ JFR_API void jfr_parser_set_user(jfr_parser *p, void *user);
  * in subscription order, after the generic on_event. May be called before the
  * first feed, between chunks, and from on_chunk_begin or on_metadata (e.g. to
  * subscribe by category or pattern after looking at the chunk's types);
- * from on_record/on_event it returns JFR_INVALID_STATE.
+ * from on_record/on_event it returns JFR_INVALID_STATE. Returns JFR_OK,
+ * JFR_INVALID_ARG, JFR_INVALID_STATE or JFR_NOMEM.
  */
 JFR_API jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event_cb cb,
                                  void *user);
@@ -603,7 +647,8 @@ JFR_API size_t jfr_parser_consumed(const jfr_parser *p);
  * message says how many bytes are missing). */
 JFR_API jfr_status jfr_parser_finish(jfr_parser *p);
 
-/* The last error: status, and a message with chunk index and byte offset. */
+/* The last error: status (JFR_OK if none), and a message with chunk index
+ * and byte offset ("" if none). */
 JFR_API jfr_status jfr_parser_status(const jfr_parser *p);
 JFR_API const char *jfr_parser_error(const jfr_parser *p);
 /* Statistics. */
@@ -616,7 +661,7 @@ JFR_API uint64_t jfr_parser_skipped(const jfr_parser *p);    /* bytes skipped by
  * every allocation made through its allocator, parallel workers included. */
 JFR_API uint64_t jfr_parser_memory(const jfr_parser *p, uint64_t *peak);
 
-/* The current chunk's metadata (valid in callbacks), or NULL. */
+/* The current chunk's metadata (valid in callbacks), or NULL (lookup). */
 JFR_API const jfr_metadata *jfr_parser_metadata(const jfr_parser *p);
 
 /* ------------------------------------------------------------- wire helpers */

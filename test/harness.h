@@ -213,14 +213,14 @@ static inline void log_value(tlog *l, const jfr_value *v, int depth) {
         tlog_printf(l, v->kind == JFR_KIND_OBJECT ? "{" : "[");
         jfr_iter it;
         jfr_value c;
-        int r;
+        jfr_status r;
         jfr_iter_init(&it, v);
-        while ((r = jfr_iter_next(&it, &c)) == 1) {
+        while ((r = jfr_iter_next(&it, &c)) == JFR_OK) {
             log_value(l, &c, depth + 1);
             tlog_put(l, ",", 1);
         }
-        if (r < 0)
-            tlog_printf(l, "!err%d", -r);
+        if (r != JFR_END)
+            tlog_printf(l, "!err%d", (int)r);
         tlog_printf(l, v->kind == JFR_KIND_OBJECT ? "}" : "]");
         break;
     }

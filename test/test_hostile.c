@@ -750,13 +750,13 @@ static int cyc_event(jfr_parser *p, const jfr_event *e, void *u) {
         while (cl.kind == JFR_KIND_OBJECT && depth < 200) {
             jfr_iter it;
             jfr_value kid;
-            int r;
+            jfr_status r;
             jfr_value next = {.kind = JFR_KIND_NULL};
             jfr_iter_init(&it, &cl);
-            while ((r = jfr_iter_next(&it, &kid)) == 1)
+            while ((r = jfr_iter_next(&it, &kid)) == JFR_OK)
                 if (kid.kind == JFR_KIND_OBJECT && kid.field && kid.field->index == 0)
                     next = kid;
-            if (r < 0)
+            if (r != JFR_END)
                 CBAD();
             cl = next;
             depth++;

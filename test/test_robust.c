@@ -180,7 +180,7 @@ typedef talloc counter;
 typedef struct run {
     uint64_t hash;
     uint64_t events, records, chunks_begun, chunks_ended, metadata, errors_cb;
-    uint64_t decode_errors;   /* negative jfr_iter_next / failing accessors */
+    uint64_t decode_errors;   /* jfr_iter_next errors / failing accessors */
     uint64_t values;
     uint64_t events_in_copy[4];   /* by event offset / copy_len (see resync) */
     int on_error_ret;         /* what on_error returns */
@@ -417,13 +417,13 @@ static void read_value(run *r, const jfr_value *v, int depth)
             break;
         jfr_iter it;
         jfr_value c;
-        int k;
+        jfr_status k;
         uint32_t n = 0;
         jfr_value first, last;
         memset(&first, 0, sizeof first);
         memset(&last, 0, sizeof last);
         jfr_iter_init(&it, v);
-        while ((k = jfr_iter_next(&it, &c)) > 0) {
+        while ((k = jfr_iter_next(&it, &c)) == JFR_OK) {
             if (n == 0)
                 first = c;
             last = c;
@@ -434,9 +434,9 @@ static void read_value(run *r, const jfr_value *v, int depth)
                 break;
             }
         }
-        if (k < 0) {
+        if (k != JFR_END) { /* a decode error */
             r->decode_errors++;
-            mix_u64(r, (uint64_t)(-k));
+            mix_u64(r, (uint64_t)k);
             break;
         }
         /* random access to the first and last item, and one past the end

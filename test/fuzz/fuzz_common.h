@@ -298,12 +298,12 @@ static inline void fz_value(fuzz_run *r, const jfr_value *v, int depth) {
             break;
         jfr_iter it;
         jfr_value c, first, last;
-        int k;
+        jfr_status k = JFR_OK;
         uint32_t n = 0;
         memset(&first, 0, sizeof first);
         memset(&last, 0, sizeof last);
         jfr_iter_init(&it, v);
-        while (n < FUZZ_MAX_ITEMS && r->budget && (k = jfr_iter_next(&it, &c)) > 0) {
+        while (n < FUZZ_MAX_ITEMS && r->budget && (k = jfr_iter_next(&it, &c)) == JFR_OK) {
             if (n == 0)
                 first = c;
             last = c;
@@ -312,8 +312,8 @@ static inline void fz_value(fuzz_run *r, const jfr_value *v, int depth) {
         }
         if (n == 0 || n >= FUZZ_MAX_ITEMS || !r->budget)
             break;
-        if (k < 0) {
-            fz_u64(r, (uint64_t)-k);
+        if (k != JFR_OK && k != JFR_END) { /* a decode error */
+            fz_u64(r, (uint64_t)k);
             break;
         }
         /* random access agrees with iteration where both succeed */
