@@ -590,9 +590,8 @@ typedef struct jfr_options {
     bool resync;
     /* Most bytes the parser may hold at once, all of its memory included
      * (the chunk buffer, pools and their indexes, metadata, caches, the
-     * replay and scratch buffers, and the helper threads' workers, see
-     * jfr_parser_set_threads); 0 = no
-     * limit. An allocation past it fails like one the system refused, but
+     * replay and scratch buffers, and the workers of jfr_parser_set_threads);
+     * 0 = no limit. An allocation past it fails like one the system refused, but
      * is reported as JFR_LIMIT ("max_memory N bytes: ...") with the chunk and
      * offset; with on_error continuing, the next chunk starts afresh. A
      * finished chunk needs about its size plus its indexes (1e6 pool entries:
@@ -643,12 +642,13 @@ JFR_API jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event
 JFR_API jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len);
 /* Bytes of the last feed call that were taken (== len unless paused/error). */
 JFR_API size_t jfr_parser_consumed(const jfr_parser *p);
-/* End of input. JFR_OK, or JFR_TRUNCATED when a chunk is incomplete (the
- * message says how many bytes are missing). */
+/* End of input. JFR_OK; JFR_PAUSED or JFR_STOPPED when a callback asked for
+ * it (after a pause, call finish again); JFR_TRUNCATED when a chunk is
+ * incomplete (the message says how many bytes are missing); or an error. */
 JFR_API jfr_status jfr_parser_finish(jfr_parser *p);
 
 /* The last error: status (JFR_OK if none), and a message with chunk index
- * and byte offset ("" if none). */
+ * and byte offset (without an error: jfr_status_str of the status). */
 JFR_API jfr_status jfr_parser_status(const jfr_parser *p);
 JFR_API const char *jfr_parser_error(const jfr_parser *p);
 /* Statistics. */
