@@ -109,13 +109,13 @@ names:
     return true;
 }
 
-static void on_connect(jfr_uv_conn *c, void *user) {
+static void on_conn_start(jfr_uv_conn *c, void *user) {
     listen_ctx *x = user;
     live_src *s = live_src_new(&x->app, jfr_uv_conn_peer(c));
     if (!s) {
         cli_error("%s: out of memory", jfr_uv_conn_peer(c));
         x->app.failed = true;
-        jfr_uv_conn_close(c);
+        jfr_uv_conn_stop(c);
         return;
     }
     c->data = s;
@@ -123,16 +123,16 @@ static void on_connect(jfr_uv_conn *c, void *user) {
     if (st) {
         live_src_msg(s, "%s", jfr_status_str(st));
         s->failed = true;
-        jfr_uv_conn_close(c);
+        jfr_uv_conn_stop(c);
         return;
     }
     live_src_msg(s, "connected");
 }
 
-static void on_close(jfr_uv_conn *c, jfr_status st, const char *message, void *user) {
+static void on_conn_end(jfr_uv_conn *c, jfr_status st, const char *message, void *user) {
     listen_ctx *x = user;
     live_src *s = c->data;
-    if (!s) { /* refused (limit, memory), or on_connect failed and said so */
+    if (!s) { /* refused (limit, memory), or on_conn_start failed and said so */
         if (st != JFR_STOPPED) {
             live_msg("%s", message);
             x->app.failed = true;
@@ -152,8 +152,9 @@ static void on_close(jfr_uv_conn *c, jfr_status st, const char *message, void *u
         live_request_stop(&x->app);
 }
 
-static void on_listener_closed(jfr_uv_listener *l) {
-    listen_ctx *x = l->data;
+static void on_end(jfr_uv_listener *l, void *user) {
+    (void)l;
+    listen_ctx *x = user;
     x->l = NULL;
     live_finish(&x->app);
 }
@@ -161,7 +162,7 @@ static void on_listener_closed(jfr_uv_listener *l) {
 static void stop(live_app *app) {
     listen_ctx *x = (listen_ctx *)app;
     if (x->l)
-        jfr_uv_listener_close(x->l, on_listener_closed); /* finishes every connection */
+        jfr_uv_listener_stop(x->l); /* finishes every connection; on_end follows */
     else
         live_finish(app);
 }
@@ -239,21 +240,27 @@ int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
     x.app.stop = stop;
     x.app.stop_on_error = true; /* garbage closes that connection, with its reason */
     jfr_uv_listener_config cfg;
-    memset(&cfg, 0, sizeof cfg);
+    jfr_uv_listener_config_init(&cfg);
     cfg.host = host;
     cfg.port = port;
-    live_parser_config(&x.app, &cfg.options, &cfg.callbacks);
-    cfg.on_connect = on_connect;
-    cfg.on_close = on_close;
+    jfr_options opts;
+    jfr_callbacks cbs;
+    live_parser_config(&x.app, &opts, &cbs);
+    cfg.options = &opts;
+    cfg.callbacks = &cbs;
+    cfg.on_conn_start = on_conn_start;
+    cfg.on_conn_end = on_conn_end;
+    cfg.on_end = on_end;
     cfg.user = &x;
     cfg.max_connections = x.max_conns;
     cfg.max_bytes_per_conn = x.max_bytes;
     cfg.idle_ms = x.idle_ms;
     raise_fd_limit(x.max_conns ? x.max_conns : JFR_UV_DEFAULT_MAX_CONNECTIONS);
-    int err = jfr_uv_listener_start(&loop, &cfg, &x.l);
-    if (err) {
+    int err = 0;
+    jfr_status st = jfr_uv_listener_start(&loop, &cfg, &x.l, &err);
+    if (st != JFR_OK) {
         cli_error("cannot listen on %s%s%s:%d: %s", v6 ? "[" : "", host, v6 ? "]" : "", port,
-                  uv_strerror(err));
+                  err ? uv_strerror(err) : jfr_status_str(st));
         x.l = NULL;
         x.app.failed = true;
         live_finish(&x.app);

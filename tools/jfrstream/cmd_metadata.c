@@ -487,7 +487,7 @@ int cmd_metadata(const cli_command *c, cli_global *g, int argc, char **argv) {
         rc = cli_usage_error("metadata: missing FILE");
         goto out;
     }
-    jfr_callbacks cb = {.on_chunk_begin = on_chunk_begin,
+    jfr_callbacks cb = {.size = sizeof cb, .on_chunk_begin = on_chunk_begin,
                         .on_metadata = on_metadata,
                         .on_error = cli_on_error};
     rc = cli_parse(g, path, NULL, &cb, &mc, NULL);

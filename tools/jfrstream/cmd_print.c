@@ -160,7 +160,7 @@ int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv) {
     jfr_options_init(&opts);
     opts.ordered = true;
     opts.jdk_time_base = true;
-    jfr_callbacks cb = {.on_chunk_begin = on_chunk_begin,
+    jfr_callbacks cb = {.size = sizeof cb, .on_chunk_begin = on_chunk_begin,
                         .on_metadata = on_metadata,
                         .on_error = cli_on_error};
     cli_setup_fn setup = NULL;

@@ -265,7 +265,7 @@ static int run(const cli_command *c, cli_global *g, out_kind kind, int argc, cha
         rc = CLI_EXIT_ERROR;
         goto done;
     }
-    jfr_callbacks cb = {.on_chunk_begin = on_chunk_begin,
+    jfr_callbacks cb = {.size = sizeof cb, .on_chunk_begin = on_chunk_begin,
                         .on_metadata = on_metadata,
                         .on_record = on_record,
                         .on_chunk_end = on_chunk_end,

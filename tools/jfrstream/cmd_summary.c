@@ -70,7 +70,7 @@ int cmd_summary(const cli_command *c, cli_global *g, int argc, char **argv) {
 
     sum_table s;
     sum_init(&s, false);
-    jfr_callbacks cb = {.on_chunk_begin = on_chunk_begin,
+    jfr_callbacks cb = {.size = sizeof cb, .on_chunk_begin = on_chunk_begin,
                         .on_metadata = on_metadata,
                         .on_record = on_record,
                         .on_chunk_end = on_chunk_end,

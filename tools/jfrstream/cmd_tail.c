@@ -284,10 +284,14 @@ static bool start_tail(tail_ctx *x, const char *path) {
     x->lastfile[0] = '\0';
     x->stuck_ticks = 0;
     jfr_uv_tail_config cfg;
-    memset(&cfg, 0, sizeof cfg);
+    jfr_uv_tail_config_init(&cfg);
     cfg.path = path;
-    live_parser_config(&x->app, &cfg.options, &cfg.callbacks);
-    cfg.idle_ms = x->idle_ms > UINT_MAX ? UINT_MAX : (unsigned)x->idle_ms;
+    jfr_options opts;
+    jfr_callbacks cbs;
+    live_parser_config(&x->app, &opts, &cbs);
+    cfg.options = &opts;
+    cfg.callbacks = &cbs;
+    cfg.idle_ms = x->idle_ms;
     cfg.on_end = on_end;
     cfg.user = x;
     live_src *s = live_src_new(&x->app, x->path);
@@ -298,9 +302,10 @@ static bool start_tail(tail_ctx *x, const char *path) {
     if (!x->started)
         s->replay_bytes = bytes_on_disk(x, path);
     x->started = true;
-    int err = jfr_uv_tail_start(x->app.loop, &cfg, &x->t);
-    if (err) {
-        cli_error("cannot tail %s: %s", path, uv_strerror(err));
+    int err = 0;
+    jfr_status st = jfr_uv_tail_start(x->app.loop, &cfg, &x->t, &err);
+    if (st != JFR_OK) {
+        cli_error("cannot tail %s: %s", path, err ? uv_strerror(err) : jfr_status_str(st));
         s->failed = true;
         live_src_end(s, JFR_OK, NULL, false, 0, "not started");
         x->t = NULL;
@@ -308,7 +313,7 @@ static bool start_tail(tail_ctx *x, const char *path) {
     }
     x->t->data = s; /* before the first poll, which runs from the loop */
     x->src = s;
-    jfr_status st = live_src_subscribe(s, jfr_uv_tail_parser(x->t));
+    st = live_src_subscribe(s, jfr_uv_tail_parser(x->t));
     if (st) {
         live_src_msg(s, "%s", jfr_status_str(st));
         s->failed = true;

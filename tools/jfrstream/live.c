@@ -289,7 +289,7 @@ void live_parser_config(const live_app *app, jfr_options *opts, jfr_callbacks *c
     opts->jdk_time_base = true; /* the first chunk's time base, per source */
     opts->resync = app->o.resync;
     opts->max_memory = app->o.max_memory;
-    memset(cb, 0, sizeof *cb);
+    jfr_callbacks_init(cb);
     cb->on_chunk_begin = on_chunk_begin;
     cb->on_metadata = on_metadata;
     cb->on_record = on_record;
