@@ -71,7 +71,8 @@ int main(int argc, char **argv) {
 
     /* The profile subscribes its event types; events of other types are
      * skipped by their size, undecoded. */
-    jfr_callbacks cb = {.on_chunk_begin = on_chunk_begin,
+    jfr_callbacks cb = {.size = sizeof cb, /* see "STRUCTS YOU HAND IN" in jfrstream.h */
+                        .on_chunk_begin = on_chunk_begin,
                         .on_chunk_end = on_chunk_end,
                         .on_error = on_error};
     jfr_parser *p = jfr_parser_new(NULL, &cb, prof);

@@ -39,11 +39,11 @@
 extern "C" {
 #endif
 
-/* The library exports only what this header declares. */
-#if defined(__GNUC__)
-#define JFRC_API __attribute__((visibility("default")))
-#else
-#define JFRC_API
+/* Marks every public function, as JFR_API does in jfrstream.h: the library
+ * is built with hidden visibility and exports only what this header
+ * declares. Define JFRC_API before including this header to override it. */
+#ifndef JFRC_API
+#define JFRC_API JFR_API
 #endif
 
 #if defined(__GNUC__)

@@ -119,7 +119,8 @@ int main(int argc, char **argv) {
     jfrc_out *out = jfrc_out_new(write_stdout, &r, cap);
     if (!out)
         return fail("jfrc_out_new");
-    jfr_callbacks cb = {.on_chunk_begin = on_chunk_begin,
+    jfr_callbacks cb = {.size = sizeof cb,
+                        .on_chunk_begin = on_chunk_begin,
                         .on_chunk_end = on_chunk_end,
                         .on_metadata = on_metadata,
                         .on_error = on_error};

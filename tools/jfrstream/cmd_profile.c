@@ -1,11 +1,16 @@
 /*
  * cmd_profile.c — `jfrstream collapsed|flamegraph|pprof`: profiles of the
- * stack traces in a recording (the profile and its output formats are the
- * converter library's: jfrstream_conv.h).
+ * stack traces in a recording (aggregation in profile.c, the output formats
+ * in profile_out.c).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "cli.h"
+#include "args.h"
+#include "commands.h"
+#include "frontend.h"
+#include "report.h"
+#include "usage.h"
+#include "profile_files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-typedef enum { OUT_COLLAPSED, OUT_FLAME, OUT_PPROF } out_kind;
 
 /* The profile and, for the message about an empty one, the event types with
  * a stackTrace field the inputs have events of. Per type index of the
@@ -140,187 +143,113 @@ static void tell_empty(const run_ctx *x, const char *cmd) {
               "field: %s", cmd, sel, have);
 }
 
+/* The command's options and FILE operands. */
+typedef struct args_ctx {
+    jfrc_profile *pr;
+    const char *out, *title;
+    const char **paths;
+    int npaths;
+} args_ctx;
+
 /* Add a JFRC_PROFILE_* flag. */
 static void prof_flag(jfrc_profile *pr, unsigned flag) {
     jfrc_profile_set_flags(pr, jfrc_profile_flags(pr) | flag);
 }
 
-int prof_options_take(jfrc_profile *pr, const char *cmd, int argc, char **argv, int *i,
-                      bool *taken) {
-    const char *a = argv[*i];
-    *taken = true;
-    if (strcmp(a, "--event") == 0 || strcmp(a, "--events") == 0) {
-        if (*i + 1 >= argc)
-            return cli_usage_error("%s: %s needs a value", cmd, a);
-        if (jfrc_profile_select(pr, argv[*i + 1]) != JFR_OK)
-            return cli_usage_error("%s: %s", cmd, jfrc_profile_error(pr));
-        *i += 2;
-    } else if (strcmp(a, "--threads") == 0) {
-        prof_flag(pr, JFRC_PROFILE_THREADS);
-        *i += 1;
-    } else if (strcmp(a, "--dot") == 0) {
-        prof_flag(pr, JFRC_PROFILE_DOT);
-        *i += 1;
-    } else if (strcmp(a, "--count") == 0) {
-        prof_flag(pr, JFRC_PROFILE_COUNT);
-        *i += 1;
-    } else if (strcmp(a, "--reverse") == 0) {
-        prof_flag(pr, JFRC_PROFILE_REVERSE);
-        *i += 1;
-    } else if (strcmp(a, "--lines") == 0) {
-        prof_flag(pr, JFRC_PROFILE_LINES);
-        *i += 1;
-    } else if (strcmp(a, "--leak") == 0) {
-        prof_flag(pr, JFRC_PROFILE_LEAK);
-        *i += 1;
-    } else if (strcmp(a, "--state") == 0 || strcmp(a, "--include") == 0 ||
-               strcmp(a, "--exclude") == 0 || strcmp(a, "--minwidth") == 0 ||
-               strcmp(a, "--from") == 0 || strcmp(a, "--to") == 0) {
-        if (*i + 1 >= argc)
-            return cli_usage_error("%s: %s needs a value", cmd, a);
-        const char *v = argv[*i + 1];
-        jfr_status st;
-        if (a[2] == 's') {
-            st = jfrc_profile_set_state(pr, v);
-        } else if (a[2] == 'i') {
-            st = jfrc_profile_set_include(pr, v);
-        } else if (a[2] == 'e') {
-            st = jfrc_profile_set_exclude(pr, v);
-        } else if (a[2] == 'm') {
-            char *end;
-            double w = strtod(v, &end);
-            st = end == v || *end ? JFR_INVALID_ARG : jfrc_profile_set_minwidth(pr, w);
-            if (st)
-                return cli_usage_error("%s: --minwidth: a percentage from 0 to 100", cmd);
-        } else if (a[2] == 't') {
-            st = jfrc_profile_set_to(pr, v);
-        } else {
-            st = jfrc_profile_set_from(pr, v);
-        }
-        if (st)
-            return cli_usage_error("%s: %s", cmd, jfrc_profile_error(pr));
-        *i += 2;
-    } else {
-        *taken = false;
+static int on_arg(void *ctx, const cli_arg *a) {
+    args_ctx *x = ctx;
+    jfrc_profile *pr = x->pr;
+    const char *cmd = a->cmd, *v = a->value;
+    if (!a->opt) {
+        x->paths[x->npaths++] = a->as;
+        return CLI_EXIT_OK;
     }
+    int key = a->opt->key;
+    if (a->opt->arg && !v) {
+        if (key == OPT_OUTPUT || key == OPT_TITLE) /* as if unknown, as always */
+            return cli_usage_error("%s: unknown option '%s'", cmd, a->as);
+        return cli_usage_error("%s: %s needs a value", cmd, a->as);
+    }
+    bool ok = true;
+    switch (key) {
+    case OPT_EVENT:
+        ok = jfrc_profile_select(pr, v) == JFR_OK;
+        break;
+    case OPT_THREADS:
+        prof_flag(pr, JFRC_PROFILE_THREADS);
+        break;
+    case OPT_DOT:
+        prof_flag(pr, JFRC_PROFILE_DOT);
+        break;
+    case OPT_COUNT:
+        prof_flag(pr, JFRC_PROFILE_COUNT);
+        break;
+    case OPT_REVERSE:
+        prof_flag(pr, JFRC_PROFILE_REVERSE);
+        break;
+    case OPT_LINES:
+        prof_flag(pr, JFRC_PROFILE_LINES);
+        break;
+    case OPT_LEAK:
+        prof_flag(pr, JFRC_PROFILE_LEAK);
+        break;
+    case OPT_STATE:
+        ok = jfrc_profile_set_state(pr, v) == JFR_OK;
+        break;
+    case OPT_INCLUDE:
+    case OPT_EXCLUDE:
+        ok = (key == OPT_INCLUDE ? jfrc_profile_set_include(pr, v)
+                                 : jfrc_profile_set_exclude(pr, v)) == JFR_OK;
+        break;
+    case OPT_MINWIDTH: {
+        char *end;
+        double w = strtod(v, &end);
+        if (end == v || *end || jfrc_profile_set_minwidth(pr, w) != JFR_OK)
+            return cli_usage_error("%s: --minwidth: a percentage from 0 to 100", cmd);
+        break;
+    }
+    case OPT_FROM:
+    case OPT_TO:
+        ok = (key == OPT_TO ? jfrc_profile_set_to(pr, v)
+                            : jfrc_profile_set_from(pr, v)) == JFR_OK;
+        break;
+    case OPT_OUTPUT:
+        x->out = v;
+        break;
+    default: /* OPT_TITLE */
+        x->title = v;
+        break;
+    }
+    if (!ok)
+        return cli_usage_error("%s: %s", cmd, jfrc_profile_error(pr));
     return CLI_EXIT_OK;
 }
 
-/* Open the output: "-" or NULL = stdout. Returns the fd or -1 (reported). */
-static int open_out(const char *path) {
-    if (!path || strcmp(path, "-") == 0)
-        return STDOUT_FILENO;
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        cli_error("%s: %s", path, strerror(errno));
-    return fd;
-}
-
-static bool write_one(jfrc_profile *p, const char *path, out_kind kind, const char *title) {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 5);
-    if (!tmp) {
-        cli_error("out of memory");
-        return false;
-    }
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmp", 5);
-    bool ok = false;
-    int fd = open_out(tmp);
-    jfrc_out *o;
-    if (fd >= 0 && (o = jfrc_out_new_fd(fd, (size_t)1 << 20))) {
-        ok = (kind == OUT_COLLAPSED ? jfrc_profile_write_collapsed(p, o)
-              : kind == OUT_FLAME   ? jfrc_profile_write_flamegraph(p, o, title)
-                                    : jfrc_profile_write_pprof(p, o)) == JFR_OK;
-        if (!ok)
-            cli_error("%s: out of memory", path);
-        if (jfrc_out_flush(o) != 0) {
-            cli_error("%s: write error: %s", tmp, strerror(errno));
-            ok = false;
-        }
-        jfrc_out_free(o);
-    }
-    if (fd >= 0 && close(fd) != 0)
-        ok = false;
-    if (ok && rename(tmp, path) != 0) {
-        cli_error("%s: %s", path, strerror(errno));
-        ok = false;
-    }
-    if (!ok && fd >= 0)
-        unlink(tmp);
-    free(tmp);
-    return ok;
-}
-
-bool prof_write_files(jfrc_profile *p, const char *collapsed, const char *flame,
-                      const char *pprof, const char *title) {
-    if (jfrc_profile_finish(p) != JFR_OK) {
-        cli_error("profile: out of memory");
-        return false;
-    }
-    bool ok = true;
-    if (collapsed)
-        ok = write_one(p, collapsed, OUT_COLLAPSED, title) && ok;
-    if (flame)
-        ok = write_one(p, flame, OUT_FLAME, title) && ok;
-    if (pprof)
-        ok = write_one(p, pprof, OUT_PPROF, title) && ok;
-    return ok;
-}
-
-static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **argv) {
+static int run(const cli_command *c, cli_global *g, out_kind kind, int argc, char **argv) {
+    const char *cmd = c->name;
     jfrc_profile *pr = jfrc_profile_new();
     run_ctx x = {.pr = pr};
-    const char *out = NULL, *title = NULL;
-    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
-    int npaths = 0;
+    args_ctx ax = {.pr = pr};
+    const char *out, *title;
     int rc = CLI_EXIT_OK;
-    if (!paths || !pr) {
+    ax.paths = calloc((size_t)argc + 1, sizeof *ax.paths);
+    if (!ax.paths || !pr) {
         cli_error("out of memory");
         rc = CLI_EXIT_ERROR;
         goto done;
     }
-    for (int i = 0; i < argc;) {
-        int r = cli_take_global(g, argc, argv, &i);
-        if (r < 0) {
-            rc = CLI_EXIT_USAGE;
-            goto done;
-        }
-        if (r > 0)
-            continue;
-        bool taken;
-        rc = prof_options_take(pr, cmd, argc, argv, &i, &taken);
-        if (rc)
-            goto done;
-        if (taken)
-            continue;
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            cli_usage(stdout);
-            goto done;
-        }
-        if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
-            out = argv[i + 1];
-            i += 2;
-            continue;
-        }
-        if (kind == OUT_FLAME && strcmp(a, "--title") == 0 && i + 1 < argc) {
-            title = argv[i + 1];
-            i += 2;
-            continue;
-        }
-        if (a[0] == '-' && a[1] != '\0') {
-            rc = cli_usage_error("%s: unknown option '%s'", cmd, a);
-            goto done;
-        }
-        paths[npaths++] = a;
-        i++;
-    }
-    if (kind == OUT_PPROF && (jfrc_profile_flags(pr) & JFRC_PROFILE_REVERSE)) { /* pprof viewers turn stacks themselves */
+    rc = cli_args(c, g, argc, argv, on_arg, &ax);
+    if (rc != CLI_ARGS_RUN)
+        goto done;
+    rc = CLI_EXIT_OK;
+    out = ax.out;
+    title = ax.title;
+    /* pprof viewers turn stacks themselves */
+    if (kind == OUT_PPROF && (jfrc_profile_flags(pr) & JFRC_PROFILE_REVERSE)) {
         rc = cli_usage_error("%s: --reverse is for collapsed stacks and flame graphs", cmd);
         goto done;
     }
-    if (!npaths) {
+    if (!ax.npaths) {
         rc = cli_usage_error("%s: missing FILE", cmd);
         goto done;
     }
@@ -330,20 +259,20 @@ static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **a
         goto done;
     }
     /* the output is opened first: no parsing for nothing */
-    int fd = open_out(out);
+    int fd = prof_open_out(out);
     if (fd < 0) {
         rc = CLI_EXIT_ERROR;
         goto done;
     }
-    jfr_callbacks cb = {.on_chunk_begin = on_chunk_begin,
+    jfr_callbacks cb = {.size = sizeof cb, .on_chunk_begin = on_chunk_begin,
                         .on_metadata = on_metadata,
                         .on_record = on_record,
                         .on_chunk_end = on_chunk_end,
                         .on_error = cli_on_error};
     /* several inputs, one profile: each its own source of constant keys */
-    for (int k = 0; k < npaths && jfrc_profile_ok(pr); k++) {
+    for (int k = 0; k < ax.npaths && jfrc_profile_ok(pr); k++) {
         jfrc_profile_set_source(pr, (uint64_t)k);
-        int r = cli_parse(g, paths[k], NULL, &cb, &x, setup);
+        int r = cli_parse(g, ax.paths[k], NULL, &cb, &x, setup);
         x.ntypes = 0; /* the parser and its metadata are gone */
         if (r != CLI_EXIT_OK)
             rc = r;
@@ -405,18 +334,18 @@ done:
     free(x.nseen_ev);
     free(x.tptr);
     free(x.slot);
-    free(paths);
+    free(ax.paths);
     return rc;
 }
 
-int cmd_collapsed(cli_global *g, int argc, char **argv) {
-    return run(g, OUT_COLLAPSED, "collapsed", argc, argv);
+int cmd_collapsed(const cli_command *c, cli_global *g, int argc, char **argv) {
+    return run(c, g, OUT_COLLAPSED, argc, argv);
 }
 
-int cmd_flamegraph(cli_global *g, int argc, char **argv) {
-    return run(g, OUT_FLAME, "flamegraph", argc, argv);
+int cmd_flamegraph(const cli_command *c, cli_global *g, int argc, char **argv) {
+    return run(c, g, OUT_FLAME, argc, argv);
 }
 
-int cmd_pprof(cli_global *g, int argc, char **argv) {
-    return run(g, OUT_PPROF, "pprof", argc, argv);
+int cmd_pprof(const cli_command *c, cli_global *g, int argc, char **argv) {
+    return run(c, g, OUT_PPROF, argc, argv);
 }
