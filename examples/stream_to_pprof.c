@@ -102,7 +102,7 @@ int main(int argc, char **argv) {
         fputs("stream_to_pprof: out of memory\n", stderr);
         failed = 1;
     }
-    if (jfrc_out_flush(out) != 0) {
+    if (jfrc_out_flush(out) != JFR_OK) {
         perror("stream_to_pprof: standard output");
         failed = 1;
     }

@@ -58,7 +58,7 @@ typedef struct jfrc_out jfrc_out;
 
 /* Where a jfrc_out's bytes go: write all `len` bytes of `data`; return 0, or
  * non-zero on an error (the output is then failed: later bytes are dropped
- * and jfrc_out_flush returns -1). */
+ * and jfrc_out_flush returns JFR_IO). */
 typedef int (*jfrc_write_fn)(void *user, const void *data, size_t len);
 
 /* A writer to the file descriptor `fd` (not closed by jfrc_out_free), or to
@@ -69,9 +69,10 @@ JFRC_API jfrc_out *jfrc_out_new_fd(int fd, size_t cap);
 JFRC_API jfrc_out *jfrc_out_new(jfrc_write_fn write, void *user, size_t cap);
 /* Free without flushing (flush first to keep what is buffered). */
 JFRC_API void jfrc_out_free(jfrc_out *o);
-/* Write what is buffered. 0, or -1 when this or an earlier write failed
- * (errno is the failed write(2)'s for a file descriptor). NULL: 0. */
-JFRC_API int jfrc_out_flush(jfrc_out *o);
+/* Write what is buffered. JFR_OK, or JFR_IO when this or an earlier write
+ * failed (errno is the failed write(2)'s for a file descriptor). NULL:
+ * JFR_OK. */
+JFRC_API jfr_status jfrc_out_flush(jfrc_out *o);
 /* True once a write has failed. */
 JFRC_API bool jfrc_out_failed(const jfrc_out *o);
 /* Bytes buffered and not yet written. */

@@ -184,7 +184,7 @@ int main(int argc, char **argv) {
         if (w != JFR_OK)
             return fail("profile writer");
     }
-    if (jfrc_out_flush(out) != 0 || jfrc_out_failed(out) || jfrc_out_pending(out) != 0)
+    if (jfrc_out_flush(out) != JFR_OK || jfrc_out_failed(out) || jfrc_out_pending(out) != 0)
         return fail("jfrc_out_flush");
     if (fflush(stdout) != 0)
         return fail("stdout");

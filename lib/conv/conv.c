@@ -52,10 +52,10 @@ JFRC_API void jfrc_out_free(jfrc_out *o) {
     free(o);
 }
 
-JFRC_API int jfrc_out_flush(jfrc_out *o) {
+JFRC_API jfr_status jfrc_out_flush(jfrc_out *o) {
     if (!o)
-        return 0;
-    return ob_flush(o) && !o->failed ? 0 : -1;
+        return JFR_OK;
+    return ob_flush(o) && !o->failed ? JFR_OK : JFR_IO;
 }
 
 JFRC_API bool jfrc_out_failed(const jfrc_out *o) { return o->failed; }

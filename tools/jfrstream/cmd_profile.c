@@ -316,7 +316,7 @@ static int run(const cli_command *c, cli_global *g, out_kind kind, int argc, cha
     if (jfrc_profile_total(pr) == 0 && jfrc_profile_events(pr) == 0 && rc == CLI_EXIT_OK)
         tell_empty(&x, cmd);
     if (o != cli_out) {
-        if (jfrc_out_flush(o) != 0) {
+        if (jfrc_out_flush(o) != JFR_OK) {
             cli_error("%s: write error: %s", out, strerror(errno));
             rc = CLI_EXIT_ERROR;
         }

@@ -523,7 +523,7 @@ static void on_view(uv_timer_t *t) {
 
 static void on_flush(uv_prepare_t *h) {
     live_app *app = h->data;
-    if (jfrc_out_pending(cli_out) && jfrc_out_flush(cli_out) != 0 && !app->failed) {
+    if (jfrc_out_pending(cli_out) && jfrc_out_flush(cli_out) != JFR_OK && !app->failed) {
         cli_error("write error: %s", strerror(errno));
         app->failed = true;
         live_request_stop(app);

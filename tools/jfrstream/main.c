@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
     } else {
         return cli_usage_error("unknown command '%s'", cmd);
     }
-    if (jfrc_out_flush(cli_out) != 0) {
+    if (jfrc_out_flush(cli_out) != JFR_OK) {
         fprintf(stderr, CLI_NAME ": write error: %s\n", strerror(errno));
         rc = CLI_EXIT_ERROR;
     }

@@ -41,7 +41,7 @@ static bool write_one(jfrc_profile *p, const char *path, out_kind kind, const ch
                                     : jfrc_profile_write_pprof(p, o)) == JFR_OK;
         if (!ok)
             cli_error("%s: out of memory", path);
-        if (jfrc_out_flush(o) != 0) {
+        if (jfrc_out_flush(o) != JFR_OK) {
             cli_error("%s: write error: %s", tmp, strerror(errno));
             ok = false;
         }
