@@ -2,7 +2,9 @@
 #ifndef JFR_INTERNAL_H
 #define JFR_INTERNAL_H
 
+#define JFRSTREAM_EXPERIMENTAL /* the library defines the experimental API too */
 #include "jfrstream.h"
+#include "sized.h"
 #include "wire.h"
 
 #include <stdarg.h>
@@ -279,8 +281,6 @@ int64_t jfr__d2l(double d);
 
 char *jfr__parser_scratch(jfr_parser *p, size_t n);
 
-#endif
-
 /* ------------------------------------------------------- the parser itself */
 
 typedef struct jfr_sub {
@@ -372,7 +372,8 @@ struct jfr_parser {
     jfr_status status;
     char msg[320];
     uint64_t nerrors, nchunks;
-    /* parallel preparation (opt.threads > 1; parallel.c) */
+    /* parallel preparation (threads > 1; parallel.c) */
+    unsigned threads;     /* jfr_parser_set_threads */
     struct jfr_par *par;  /* helper threads and their slots, or NULL */
     jfr_parser *prep;     /* the current chunk's preparation (a worker parser
                              holding md, pools and event list), or NULL */
@@ -385,7 +386,7 @@ jfr_status jfr__chunk_process(jfr_parser *p);
 bool jfr__fail(jfr_parser *p, jfr_status s, uint64_t offset, const char *fmt, ...);
 
 /* ------------------------------------------------- parallel preparation
- * With opt.threads > 1, the whole finished chunks that follow the current
+ * With p->threads > 1, the whole finished chunks that follow the current
  * one in the same feed call are prepared on helper threads, each on a
  * private "worker parser" w: what the calling thread would do before the
  * chunk's first record callback: index_unit, map_subscriptions and
@@ -414,3 +415,5 @@ void jfr__par_release(jfr_parser *p);
 void jfr__par_quiesce(jfr_parser *p);
 /* Join the helpers and free everything (jfr_parser_free). */
 void jfr__par_free(jfr_parser *p);
+
+#endif /* JFR_INTERNAL_H */

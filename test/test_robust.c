@@ -316,6 +316,7 @@ static result parse(const uint8_t *buf, size_t len, enum feed_mode mode, size_t 
     result res;
     memset(&res, 0, sizeof res);
     jfr_callbacks cb = {
+        .size = sizeof cb,
         .on_chunk_begin = cb_chunk_begin,
         .on_metadata = cb_metadata,
         .on_record = cb_record,
@@ -506,7 +507,7 @@ static void test_baseline(void)
     /* jfr_parser_reset: a second input through the same parser */
     {
         run r3 = new_run();
-        jfr_callbacks cb = {.on_event = cb_event, .on_metadata = cb_metadata,
+        jfr_callbacks cb = {.size = sizeof cb, .on_event = cb_event, .on_metadata = cb_metadata,
                             .on_record = cb_record, .on_chunk_begin = cb_chunk_begin,
                             .on_chunk_end = cb_chunk_end, .on_error = cb_error};
         r3.w.max_depth = 10;
@@ -534,7 +535,7 @@ static void test_baseline(void)
     {
         run r5 = new_run();
         r5.w.max_depth = 3;
-        jfr_callbacks cb = {.on_error = cb_error};
+        jfr_callbacks cb = {.size = sizeof cb, .on_error = cb_error};
         jfr_parser *p = jfr_parser_new(NULL, &cb, &r5);
         if (p) {
             if (jfr_parser_on(p, some_type, cb_event, &r5) != JFR_OK)
@@ -572,7 +573,7 @@ static void test_stop(void)
     begin_section("stop");
     run r = new_run();
     r.stop_at = 10;
-    jfr_callbacks cb = {.on_event = cb_event, .on_error = cb_error};
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = cb_event, .on_error = cb_error};
     r.w.max_depth = 2;
     jfr_parser *p = jfr_parser_new(NULL, &cb, &r);
     if (!p)

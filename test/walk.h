@@ -34,8 +34,8 @@
 /* What one visit is about; the members of jw_item it sets. */
 typedef enum jw_step {
     JW_VALUE,      /* a value, before its items: v, depth, descend (its items follow) */
-    JW_VALUE_END,  /* after the value and its items: v, depth, descend, status (< 0:
-                    * jfr_iter_next's error) */
+    JW_VALUE_END,  /* after the value and its items: v, depth, descend, status (not
+                    * JFR_OK: the error jfr_iter_next ended with) */
     JW_THREAD,     /* jfr_value_thread / jfr_event_thread: status, thread (when OK) */
     JW_CLASS,      /* jfr_value_class_name: status, str, len (when OK) */
     JW_METHOD,     /* jfr_value_method: status, frame (when OK) */
@@ -61,7 +61,7 @@ typedef struct jw_item {
     size_t len;
     uint32_t index;
     int depth;
-    int status; /* a jfr_status, or jfr_iter_next's negative status */
+    int status; /* a jfr_status */
     bool descend;
 } jw_item;
 
@@ -433,13 +433,13 @@ static inline void jwalk_value(jwalk *w, const jfr_value *v, int depth) {
         if (it.descend) {
             jfr_iter iter;
             jfr_value c, first, last;
-            int k = 0;
+            jfr_status k = JFR_OK;
             uint32_t n = 0;
             bool cut = false;
             memset(&first, 0, sizeof first);
             memset(&last, 0, sizeof last);
             jfr_iter_init(&iter, v);
-            while (!(cut = jw_budget_out(w)) && (k = jfr_iter_next(&iter, &c)) > 0) {
+            while (!(cut = jw_budget_out(w)) && (k = jfr_iter_next(&iter, &c)) == JFR_OK) {
                 if (w->max_items && n == w->max_items) {
                     cut = true;
                     if (w->max_items_fails)
@@ -452,7 +452,7 @@ static inline void jwalk_value(jwalk *w, const jfr_value *v, int depth) {
                 n++;
                 jwalk_value(w, &c, depth + 1);
             }
-            if (k < 0) {
+            if (!cut && k != JFR_END) { /* a decode error */
                 w->decode_errors++;
                 it.status = k;
             } else if (!cut && depth <= w->ra_depth) {
@@ -523,8 +523,8 @@ static inline void jwalk_metadata(jwalk *w, const jfr_metadata *m) {
             if (!f->type)
                 jw_fail(w, "field %s of %s has no type", f->name ? f->name : "?",
                         t->name ? t->name : "?");
-            if (f->name && jfr_type_field_index(t, f->name) < 0)
-                jw_fail(w, "jfr_type_field_index(%s, %s) < 0", t->name ? t->name : "?",
+            if (f->name && jfr_type_field_index(t, f->name) == JFR_NO_FIELD)
+                jw_fail(w, "jfr_type_field_index(%s, %s) is JFR_NO_FIELD", t->name ? t->name : "?",
                         f->name);
         }
         if (t->name && !jfr_metadata_type_named(m, t->name))

@@ -185,7 +185,7 @@ static inline int fz_on_error(jfr_parser *p, jfr_status s, const char *message, 
 }
 
 static inline void fuzz_callbacks(jfr_callbacks *cb) {
-    memset(cb, 0, sizeof *cb);
+    jfr_callbacks_init(cb);
     cb->on_chunk_begin = fz_on_chunk_begin;
     cb->on_metadata = fz_on_metadata;
     cb->on_record = fz_on_record;
