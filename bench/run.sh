@@ -16,7 +16,7 @@
 # each $REPEAT times (median), and prints a table. The raw outputs are kept in
 # $OUT. Environment (defaults):
 #   REPEAT=3  BUILD=/tmp/build-bench  DATA=/tmp/jfrbench-data  OUT=$DATA/results
-#   JAVA=java (e.g. JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java)
+#   JAVA=java (e.g. JDK 25: JAVA=$(python3 test/find_jdk.py 25)/bin/java)
 #   TYPE=jdk.ExecutionSample  TYPE2=jdk.ObjectAllocationInNewTLAB (empty: skip)
 #   SKIP_JAVA=1 to run jfrstream only; THREADS=2 for the --threads rows
 #

@@ -6,6 +6,7 @@
 
 #define JFRSTREAM_EXPERIMENTAL /* jfr_parser_set_threads */
 #include "jfrstream.h"
+#include "walk.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -190,41 +191,105 @@ static inline void tlog_put(tlog *l, const char *s, size_t n) {
     l->n += n;
 }
 
-/* Log a value recursively (bounded depth). */
-static inline void log_value(tlog *l, const jfr_value *v, int depth) {
-    switch (v->kind) {
-    case JFR_KIND_NULL: tlog_printf(l, "null"); break;
-    case JFR_KIND_BOOLEAN: tlog_printf(l, v->b ? "true" : "false"); break;
-    case JFR_KIND_INT: tlog_printf(l, "%" PRId64 "/%" PRIu64, v->i, v->u); break;
-    case JFR_KIND_CHAR: tlog_printf(l, "c%" PRIu64, v->u); break;
-    case JFR_KIND_FLOAT:
-    case JFR_KIND_DOUBLE: tlog_printf(l, "%.17g", v->d); break;
-    case JFR_KIND_STRING:
-        tlog_put(l, "\"", 1);
-        tlog_put(l, v->str, v->len);
-        tlog_put(l, "\"", 1);
-        break;
-    case JFR_KIND_OBJECT:
-    case JFR_KIND_ARRAY: {
-        if (depth > 12) {
-            tlog_printf(l, "...");
+static inline void log_str(tlog *l, const char *s, size_t n) {
+    if (!s)
+        tlog_put(l, "-", 1);
+    else
+        tlog_put(l, s, n);
+}
+
+/* The transcript's rendering of the steps of test/walk.h: values as
+ * null, true, I/U, cN, %.17g, "raw string", {item,item,} and [item,], "..."
+ * past depth 12, "!errN" where iteration failed; stacks as
+ * " stack<n>[<t>][class.methoddescriptor:line@bci type;...]". */
+static inline void tlog_visit(jwalk *w, jw_step step, const jw_item *it) {
+    tlog *l = w->user;
+    switch (step) {
+    case JW_VALUE: {
+        const jfr_value *v = it->v;
+        switch (v->kind) {
+        case JFR_KIND_NULL: tlog_printf(l, "null"); break;
+        case JFR_KIND_BOOLEAN: tlog_printf(l, v->b ? "true" : "false"); break;
+        case JFR_KIND_INT: tlog_printf(l, "%" PRId64 "/%" PRIu64, v->i, v->u); break;
+        case JFR_KIND_CHAR: tlog_printf(l, "c%" PRIu64, v->u); break;
+        case JFR_KIND_FLOAT:
+        case JFR_KIND_DOUBLE: tlog_printf(l, "%.17g", v->d); break;
+        case JFR_KIND_STRING:
+            tlog_put(l, "\"", 1);
+            tlog_put(l, v->str, v->len);
+            tlog_put(l, "\"", 1);
+            break;
+        case JFR_KIND_OBJECT:
+        case JFR_KIND_ARRAY:
+            if (!it->descend)
+                tlog_printf(l, "...");
+            else
+                tlog_put(l, v->kind == JFR_KIND_OBJECT ? "{" : "[", 1);
             break;
         }
-        tlog_printf(l, v->kind == JFR_KIND_OBJECT ? "{" : "[");
-        jfr_iter it;
-        jfr_value c;
-        jfr_status r;
-        jfr_iter_init(&it, v);
-        while ((r = jfr_iter_next(&it, &c)) == JFR_OK) {
-            log_value(l, &c, depth + 1);
-            tlog_put(l, ",", 1);
-        }
-        if (r != JFR_END)
-            tlog_printf(l, "!err%d", (int)r);
-        tlog_printf(l, v->kind == JFR_KIND_OBJECT ? "}" : "]");
         break;
     }
+    case JW_VALUE_END:
+        if (it->descend) {
+            if (it->status != JFR_OK)
+                tlog_printf(l, "!err%d", it->status);
+            tlog_put(l, it->v->kind == JFR_KIND_OBJECT ? "}" : "]", 1);
+        }
+        if (it->depth > 0)
+            tlog_put(l, ",", 1);
+        break;
+    case JW_STACK:
+        if (it->status != JFR_OK)
+            tlog_printf(l, " stack!%d", it->status);
+        else if (!it->stack->present)
+            tlog_printf(l, " stack-");
+        else
+            tlog_printf(l, " stack%u%s[", it->stack->nframes, it->stack->truncated ? "t" : "");
+        break;
+    case JW_FRAME: {
+        const jfr_frame *f = it->frame;
+        if (!f) {
+            tlog_printf(l, "!%d", it->status);
+            break;
+        }
+        log_str(l, f->class_name, f->class_name_len);
+        tlog_printf(l, ".");
+        log_str(l, f->method_name, f->method_name_len);
+        log_str(l, f->descriptor, f->descriptor_len);
+        tlog_printf(l, ":%d@%d ", (int)f->line, (int)f->bci);
+        log_str(l, f->frame_type, f->frame_type_len);
+        tlog_printf(l, ";");
+        break;
     }
+    case JW_STACK_END: tlog_printf(l, "]"); break;
+    default: break;
+    }
+}
+
+static inline void tlog_walk_fail(jwalk *w, const char *message) {
+    (void)w;
+    fprintf(stderr, "walk check failed: %s\n", message);
+    g_failures++;
+}
+
+/* A walk (test/walk.h) that writes into l: every value to depth 12, no
+ * helpers, no random access. */
+static inline jwalk tlog_walker(tlog *l) {
+    jwalk w;
+    jwalk_init(&w);
+    w.max_depth = 13;
+    w.helpers = false;
+    w.ra_depth = -1;
+    w.visit = tlog_visit;
+    w.fail = tlog_walk_fail;
+    w.user = l;
+    return w;
+}
+
+/* Log a value and everything under it. */
+static inline void log_value(tlog *l, const jfr_value *v) {
+    jwalk w = tlog_walker(l);
+    jwalk_value(&w, v, 0);
 }
 
 typedef struct run_cfg {
@@ -276,40 +341,15 @@ static inline int h_record(jfr_parser *p, const jfr_record *rec, void *u) {
                 rec->size, rec->type_id, rec->type ? rec->type->name : "-");
     return maybe_pause(r);
 }
-static inline void log_str(tlog *l, const char *s, size_t n) {
-    if (!s)
-        tlog_put(l, "-", 1);
-    else
-        tlog_put(l, s, n);
-}
 /* The event's stack trace through jfr_event_stack / jfr_stack_frame. */
 static inline void log_stack(tlog *l, const jfr_event *e) {
+    jwalk w = tlog_walker(l);
     jfr_stack st;
-    jfr_status s = jfr_event_stack(e, &st);
-    if (s != JFR_OK) {
-        tlog_printf(l, " stack!%d", (int)s);
-        return;
-    }
-    if (!st.present) {
-        tlog_printf(l, " stack-");
-        return;
-    }
-    tlog_printf(l, " stack%u%s[", st.nframes, st.truncated ? "t" : "");
-    for (uint32_t i = 0; i < st.nframes; i++) {
-        jfr_frame f;
-        if ((s = jfr_stack_frame(&st, i, &f)) != JFR_OK) {
-            tlog_printf(l, "!%d", (int)s);
-            break;
-        }
-        log_str(l, f.class_name, f.class_name_len);
-        tlog_printf(l, ".");
-        log_str(l, f.method_name, f.method_name_len);
-        log_str(l, f.descriptor, f.descriptor_len);
-        tlog_printf(l, ":%d@%d ", (int)f.line, (int)f.bci);
-        log_str(l, f.frame_type, f.frame_type_len);
-        tlog_printf(l, ";");
-    }
-    tlog_printf(l, "]");
+    jw_item it = {.status = jfr_event_stack(e, &st)};
+    if (it.status == JFR_OK)
+        jwalk_stack(&w, &st, 0);
+    else
+        jw_visit(&w, JW_STACK, &it);
 }
 /* One event line: header fields, then every value, then the stack. */
 static inline void log_event(run_ctx *r, const char *tag, const jfr_event *e) {
@@ -318,7 +358,7 @@ static inline void log_event(run_ctx *r, const char *tag, const jfr_event *e) {
     if (r->cfg.values) {
         jfr_value v;
         jfr_event_value(e, &v);
-        log_value(&r->log, &v, 0);
+        log_value(&r->log, &v);
     }
     if (r->cfg.stacks)
         log_stack(&r->log, e);

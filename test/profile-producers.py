@@ -6,7 +6,7 @@ by the JDK's own reader: test/java/ApFold.java (RecordingFile, one chunk at a
 time), every job in one JVM.
 
 usage: profile-producers.py --jfrstream BIN --java JAVA --apfold ApFold.java
-                            [--java25 JAVA] DIR
+                            [--java25 JAVA | --jdk25] DIR
 
 Per job (a profile of one or more files with options: cpu, wall, alloc, live,
 nativemem, nativemem --leak, lock, --threads, --state, --include/--exclude,
@@ -17,7 +17,8 @@ are durations converted from the producer's ticks, where the JDK and
 jfrstream round each event differently: there a stack's weight may differ by
 2 ns + 2e-4 of it. Known totals are asserted (wall.jfr weighted by
 `samples`: 26,246). A file the JDK cannot read is reported and skipped.
-With --java25 (a JDK 25 `java`, when present) a short recording with
+With --java25 (a JDK 25 `java`, when present; --jdk25: the one of the JDK 25
+or newer that test/find_jdk.py finds) a short recording with
 jdk.CPUTimeSample is made and its `--event cputime` profile compared too.
 Exit: 0 equal, 1 differences, 77 skipped (no JDK or no DIR).
 """
@@ -82,11 +83,17 @@ def main():
     ap.add_argument('--java', required=True)
     ap.add_argument('--apfold', required=True)
     ap.add_argument('--java25')
+    ap.add_argument('--jdk25', action='store_true')
     ap.add_argument('dir')
     a = ap.parse_args()
     if not os.path.isdir(a.dir):
         print('profile-producers: SKIP: %s absent (no ../shared/data)' % a.dir)
         return 77
+    if a.jdk25:
+        from find_jdk import find_jdk
+        home, why = find_jdk(25)
+        print('profile-producers: %s%s' % (why, '' if home else ': no jdk.CPUTimeSample recording'))
+        a.java25 = os.path.join(home, 'bin', 'java') if home else None
     java = shutil.which(a.java) or (a.java if os.path.isfile(a.java) else None)
     if not java:
         print('profile-producers: SKIP: no JDK (%s not found)' % a.java)

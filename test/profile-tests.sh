@@ -19,7 +19,8 @@ mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
 ref=""
-for c in ${JDK25_HOME:+"$JDK25_HOME/bin/jfr"} /usr/lib/jvm/*25*/bin/jfr "$(command -v jfr || true)" \
+jdk25=$(python3 "$here/find_jdk.py" 25 2>/dev/null || true) # $JFRSTREAM_JDK25, /usr/lib/jvm, ...
+for c in ${jdk25:+"$jdk25/bin/jfr"} "$(command -v jfr || true)" \
     ${JDK17_HOME:+"$JDK17_HOME/bin/jfr"} /usr/lib/jvm/*17*/bin/jfr; do
     [ -n "$c" ] && [ -x "$c" ] && { ref=$c; break; }
 done

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """refchain.py — reference chains of any depth in `jfrstream print --json`.
 
-    python3 test/refchain.py JFRSTREAM [--jfr JDK_BIN_JFR] [--keep DIR]
+    python3 test/refchain.py JFRSTREAM [--jfr JDK_BIN_JFR | --jdk25] [--keep DIR]
 
 Writes synthetic recordings (with test/mkjfr.py's encoders) shaped like
 HotSpot's jdk.OldObjectSample chains: an event holds a pooled chain.Object,
@@ -28,7 +28,8 @@ OldObject -> Reference -> OldObject.
 
 Every printed event is compared with the value computed here (field by
 field, the whole chain), stderr must be empty and the exit status 0 (but for
-chain-1e6). With --jfr (JDK 25's `jfr` as the reference) the JDK's
+chain-1e6). With --jfr (JDK 25's `jfr` as the reference; --jdk25: the `jfr`
+of the JDK 25 or newer that test/find_jdk.py finds, skipped when none) the JDK's
 `print --json` of chain-250 must be identical event by event (test/oracle.py);
 for cycle-200 the JDK's output is printed for information (its resolver cuts
 cycles in the order it resolves the pool, not by path; see cmd_print.c).
@@ -179,6 +180,13 @@ def main():
     cli, jfr, keep = args[0], None, None
     i = 1
     while i < len(args):
+        if args[i] == "--jdk25":
+            from find_jdk import find_jdk
+            home, why = find_jdk(25)
+            print("refchain: %s%s" % (why, "" if home else ": no comparison with the JDK's jfr"))
+            jfr = os.path.join(home, "bin", "jfr") if home else None
+            i += 1
+            continue
         if args[i] == "--jfr":
             jfr = args[i + 1]
         elif args[i] == "--keep":

@@ -34,14 +34,10 @@ mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
 # ------------------------------------------------------------ reference tool
-jfr_of_version() { # $1 = major -> a jfr binary of that JDK, or nothing
-    local v=$1 var="JDK$1_HOME" c
-    [ "${!var:-}" = none ] && return # JDK25_HOME=none: act as if absent
-    if [ -n "${!var:-}" ] && [ -x "${!var}/bin/jfr" ]; then echo "${!var}/bin/jfr"; return; fi
-    for c in /usr/lib/jvm/*"$v"*/bin/jfr; do
-        [ -x "$c" ] && { echo "$c"; return; }
-    done
-    return 0 # none found: not a failure (set -e would end the script here)
+jfr_of_version() { # $1 = major -> the jfr of that JDK (or the next newer one), or nothing
+    local home # test/find_jdk.py: $JFRSTREAM_JDK<N>, $JDK<N>_HOME (none: absent), /usr/lib/jvm
+    home=$(python3 "$here/find_jdk.py" "$1" 2>/dev/null) || return 0
+    if [ -x "$home/bin/jfr" ]; then echo "$home/bin/jfr"; fi
 }
 ref=$(jfr_of_version 25)
 if [ -z "$ref" ]; then
@@ -52,7 +48,7 @@ if [ -z "$ref" ]; then
     fi
 fi
 if [ -z "$ref" ]; then
-    echo "run-oracle: SKIP: no JDK 'jfr' tool found (install openjdk-17-jdk-headless, or set JDK25_HOME)"
+    echo "run-oracle: SKIP: no JDK 'jfr' tool found (install openjdk-17-jdk-headless, or set JFRSTREAM_JDK25 to a JDK home)"
     exit 77
 fi
 echo "run-oracle: reference: $ref ($("$ref" version 2>/dev/null | head -1))"

@@ -55,5 +55,5 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++)
         fails += replay(argv[i]);
     printf("%d passed, %d failed\n", argc - 1 - (fails ? 1 : 0), fails ? 1 : 0);
-    return fails ? 1 : 0;
+    return fails || g_failures ? 1 : 0;
 }

@@ -986,5 +986,5 @@ int main(int argc, char **argv) {
     RUN("pool-cycles-api", case_cycles_api());
     RUN("cli-cycles", case_cli());
     printf("%d cases, %d failed, %.2f s\n", g_cases, g_failed, now_s() - t0);
-    return g_failed ? 1 : 0;
+    return g_failed || g_failures ? 1 : 0;
 }

@@ -508,5 +508,5 @@ int main(int argc, char **argv) {
     free(cat);
     free(rev);
     printf("%d cases, %d differ\n", g_cases, g_fails);
-    return g_fails ? 1 : 0;
+    return g_fails || g_failures ? 1 : 0;
 }

@@ -9,7 +9,9 @@
  * type, field, annotation, attribute, setting) and every field of every event,
  * recursively (depth-limited), through jfr_iter, random access
  * (jfr_value_field / jfr_value_index), and the helpers (thread, stack, frames,
- * class names, methods), so that decode paths are exercised on damaged input too.
+ * class names, methods), so that decode paths are exercised on damaged input too
+ * (test/walk.h, the engine the harness and the fuzz targets share, hashing
+ * everything it reads).
  * All memory goes through a counting allocator that checks the sizes given to
  * free/realloc, the peak, and that everything is freed by jfr_parser_free.
  *
@@ -50,9 +52,11 @@
 #endif
 
 #include "harness.h"
+#include "walk.h"
 #include "jfrstream.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -178,16 +182,12 @@ typedef talloc counter;
 /* ------------------------------------------------------ reading everything */
 
 typedef struct run {
-    uint64_t hash;
+    jwalk w;                  /* the reading (test/walk.h): hash, values, decode errors */
     uint64_t events, records, chunks_begun, chunks_ended, metadata, errors_cb;
-    uint64_t decode_errors;   /* jfr_iter_next errors / failing accessors */
-    uint64_t values;
     uint64_t events_in_copy[4];   /* by event offset / copy_len (see resync) */
     int on_error_ret;         /* what on_error returns */
     uint64_t pause_every;     /* return PAUSE every n-th event (0: never) */
     uint64_t stop_at;         /* return STOP at this event number (0: never) */
-    int check_random_access;  /* compare jfr_value_field/index with iteration */
-    int max_depth;
     int error_msg_ok;         /* every on_error message named chunk + offset */
     char last_cb_msg[256];
     uint16_t major0, minor0;  /* chunk 0's version */
@@ -198,34 +198,10 @@ static uint64_t baseline_events;
 static uint64_t baseline_hash;
 static char some_type[256]; /* an event type of the file, for jfr_parser_on */
 
-static void mix(run *r, const void *data, size_t n)
+static void walk_fail(jwalk *w, const char *message)
 {
-    const unsigned char *p = data;
-    uint64_t h = r->hash;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-    }
-    r->hash = h;
-}
-static void mix_u64(run *r, uint64_t v) { mix(r, &v, sizeof v); }
-static void mix_str(run *r, const char *s)
-{
-    if (s)
-        mix(r, s, strlen(s) + 1);
-    else
-        mix_u64(r, 0xdeadULL);
-}
-/* touch a borrowed (pointer, length) string: ASan sees out-of-bounds reads */
-static void mix_span(run *r, const char *s, size_t n)
-{
-    mix_u64(r, n);
-    if (n && !s) {
-        r->decode_errors++;
-        return;
-    }
-    if (n)
-        mix(r, s, n);
+    (void)w;
+    fail("%s", message);
 }
 
 static int message_names_chunk(const char *m)
@@ -238,315 +214,12 @@ static int message_names_chunk(const char *m)
     return 0;
 }
 
-static int same_value(const jfr_value *a, const jfr_value *b)
-{
-    if (a->kind != b->kind || a->type != b->type)
-        return 0;
-    switch (a->kind) {
-    case JFR_KIND_BOOLEAN: return a->b == b->b;
-    case JFR_KIND_INT: return a->i == b->i && a->u == b->u;
-    case JFR_KIND_CHAR: return a->u == b->u;
-    case JFR_KIND_FLOAT:
-    case JFR_KIND_DOUBLE: return memcmp(&a->d, &b->d, sizeof a->d) == 0;
-    case JFR_KIND_STRING:
-        return a->len == b->len && (a->len == 0 || memcmp(a->str, b->str, a->len) == 0);
-    case JFR_KIND_ARRAY: return a->count == b->count;
-    default: return 1;
-    }
-}
-
-static void read_value(run *r, const jfr_value *v, int depth);
-
-/* Outputs of helpers are filled with this pattern first: a helper that returns
- * JFR_OK must have written every output member (an unwritten length would be
- * read as a huge span). */
-#define CANARY 0xA5
-static int unset_len(size_t len)
-{
-    size_t c;
-    memset(&c, CANARY, sizeof c);
-    return len == c;
-}
-static int unset_ptr(const void *p)
-{
-    const void *c;
-    memset(&c, CANARY, sizeof c);
-    return p == c;
-}
-/* jfr_value_method sets the class, method and descriptor members;
- * jfr_stack_frame all of them */
-static int frame_unset(run *r, const char *helper, const jfr_frame *f)
-{
-    (void)r;
-    int whole = strcmp(helper, "jfr_stack_frame") == 0;
-    if (unset_len(f->class_name_len) || unset_len(f->method_name_len) ||
-        unset_len(f->descriptor_len) || (whole && unset_len(f->frame_type_len)) ||
-        unset_ptr(f->class_name) || unset_ptr(f->method_name) || unset_ptr(f->descriptor)) {
-        fail("%s returned JFR_OK but left members of its jfr_frame output unwritten", helper);
-        return 1;
-    }
-    return 0;
-}
-
-static void read_helpers(run *r, const jfr_value *v)
-{
-    const jfr_type *t = v->type;
-    if (!t || !t->name)
-        return;
-    if (strcmp(t->name, "java.lang.Thread") == 0) {
-        jfr_thread th;
-        memset(&th, CANARY, sizeof th);
-        if (jfr_value_thread(v, &th) == JFR_OK) {
-            if (unset_len(th.os_name_len) || unset_len(th.java_name_len)) {
-                fail("jfr_value_thread returned JFR_OK but left its output unwritten");
-                return;
-            }
-            mix_u64(r, th.present);
-            mix_span(r, th.os_name, th.os_name_len);
-            mix_span(r, th.java_name, th.java_name_len);
-            mix_u64(r, (uint64_t)th.os_thread_id);
-            mix_u64(r, (uint64_t)th.java_thread_id);
-        } else {
-            r->decode_errors++;
-        }
-    } else if (strcmp(t->name, "java.lang.Class") == 0) {
-        const char *name;
-        size_t len;
-        memset(&name, CANARY, sizeof name);
-        memset(&len, CANARY, sizeof len);
-        if (jfr_value_class_name(v, &name, &len) == JFR_OK) {
-            if (unset_len(len) || unset_ptr(name))
-                fail("jfr_value_class_name returned JFR_OK but left its outputs unwritten");
-            else
-                mix_span(r, name, len);
-        }
-        else
-            r->decode_errors++;
-    } else if (strcmp(t->name, "jdk.types.Method") == 0) {
-        jfr_frame f;
-        memset(&f, CANARY, sizeof f);
-        if (jfr_value_method(v, &f) == JFR_OK) {
-            if (frame_unset(r, v->kind == JFR_KIND_NULL ? "jfr_value_method(null value)" : "jfr_value_method", &f))
-                return;
-            mix_span(r, f.class_name, f.class_name_len);
-            mix_span(r, f.method_name, f.method_name_len);
-            mix_span(r, f.descriptor, f.descriptor_len);
-        } else {
-            r->decode_errors++;
-        }
-    } else if (strcmp(t->name, "jdk.types.StackTrace") == 0) {
-        jfr_stack st;
-        memset(&st, CANARY, sizeof st);
-        if (jfr_value_stack(v, &st) == JFR_OK) {
-            uint32_t c32;
-            memset(&c32, CANARY, sizeof c32);
-            if (st.nframes == c32) {
-                fail("jfr_value_stack returned JFR_OK but left nframes unwritten");
-                return;
-            }
-            mix_u64(r, st.present);
-            mix_u64(r, st.truncated);
-            mix_u64(r, st.nframes);
-            /* jfr_stack_frame(i) is random access (O(i)): the first frames
-             * and the last one; jfr_iter reads all of them anyway */
-            for (uint32_t i = 0; st.present && i < st.nframes; i = (i < 7 || i + 1 == st.nframes) ? i + 1 : st.nframes - 1) {
-                jfr_frame f;
-                memset(&f, CANARY, sizeof f);
-                if (jfr_stack_frame(&st, i, &f) != JFR_OK) {
-                    r->decode_errors++;
-                    break;
-                }
-                if (frame_unset(r, "jfr_stack_frame", &f))
-                    break;
-                mix_span(r, f.class_name, f.class_name_len);
-                mix_span(r, f.method_name, f.method_name_len);
-                mix_span(r, f.descriptor, f.descriptor_len);
-                mix_span(r, f.frame_type, f.frame_type_len);
-                mix_u64(r, (uint64_t)(int64_t)f.line);
-                mix_u64(r, (uint64_t)(int64_t)f.bci);
-            }
-            jfr_frame f;
-            if (st.present && jfr_stack_frame(&st, st.nframes, &f) == JFR_OK)
-                fail("jfr_stack_frame(nframes=%u) returned OK", st.nframes);
-        } else {
-            r->decode_errors++;
-        }
-    }
-    if (t->simple) {
-        jfr_value u;
-        if (jfr_value_unwrap(v, &u) == JFR_OK)
-            mix_u64(r, u.kind);
-        else
-            r->decode_errors++;
-    }
-}
-
-static void read_value(run *r, const jfr_value *v, int depth)
-{
-    r->values++;
-    mix_u64(r, v->kind);
-    mix_u64(r, v->pooled);
-    switch (v->kind) {
-    case JFR_KIND_NULL:
-        break;
-    case JFR_KIND_BOOLEAN:
-        mix_u64(r, v->b);
-        break;
-    case JFR_KIND_INT:
-        mix_u64(r, (uint64_t)v->i);
-        mix_u64(r, v->u);
-        break;
-    case JFR_KIND_CHAR:
-        mix_u64(r, v->u);
-        break;
-    case JFR_KIND_FLOAT:
-    case JFR_KIND_DOUBLE:
-        mix(r, &v->d, sizeof v->d);
-        break;
-    case JFR_KIND_STRING:
-        mix_u64(r, v->encoding);
-        mix_span(r, v->str, v->len);
-        break;
-    case JFR_KIND_OBJECT:
-    case JFR_KIND_ARRAY: {
-        if (v->kind == JFR_KIND_OBJECT)
-            read_helpers(r, v);
-        else
-            mix_u64(r, v->count);
-        if (depth >= r->max_depth)
-            break;
-        jfr_iter it;
-        jfr_value c;
-        jfr_status k;
-        uint32_t n = 0;
-        jfr_value first, last;
-        memset(&first, 0, sizeof first);
-        memset(&last, 0, sizeof last);
-        jfr_iter_init(&it, v);
-        while ((k = jfr_iter_next(&it, &c)) == JFR_OK) {
-            if (n == 0)
-                first = c;
-            last = c;
-            n++;
-            read_value(r, &c, depth + 1);
-            if (n > 1000000) {
-                fail("jfr_iter_next did not end after 1e6 items");
-                break;
-            }
-        }
-        if (k != JFR_END) { /* a decode error */
-            r->decode_errors++;
-            mix_u64(r, (uint64_t)k);
-            break;
-        }
-        /* random access to the first and last item, and one past the end
-         * (each is O(items): everywhere in the baseline, near the top else) */
-        jfr_value ra;
-        jfr_status s;
-        if (!r->check_random_access && depth > 1)
-            break;
-        if (v->kind == JFR_KIND_ARRAY) {
-            if (n != v->count)
-                fail("array iteration gave %u items, count is %u", n, v->count);
-            if (n) {
-                s = jfr_value_index(v, 0, &ra);
-                if (r->check_random_access && (s != JFR_OK || !same_value(&ra, &first)))
-                    fail("jfr_value_index(0) differs from iteration (status %d)", (int)s);
-                s = jfr_value_index(v, n - 1, &ra);
-                if (r->check_random_access && (s != JFR_OK || !same_value(&ra, &last)))
-                    fail("jfr_value_index(last) differs from iteration (status %d)", (int)s);
-            }
-            if (jfr_value_index(v, n, &ra) == JFR_OK)
-                fail("jfr_value_index(count) returned OK");
-        } else {
-            if (v->type && n != v->type->nfields && v->type->nfields)
-                fail("object iteration gave %u fields, type %s has %u", n,
-                     v->type->name ? v->type->name : "?", v->type->nfields);
-            if (n) {
-                s = jfr_value_field(v, 0, &ra);
-                if (r->check_random_access && (s != JFR_OK || !same_value(&ra, &first)))
-                    fail("jfr_value_field(0) differs from iteration (status %d)", (int)s);
-                s = jfr_value_field(v, n - 1, &ra);
-                if (r->check_random_access && (s != JFR_OK || !same_value(&ra, &last)))
-                    fail("jfr_value_field(last) differs from iteration (status %d)", (int)s);
-                if (v->type && v->type->nfields) {
-                    const char *fname = v->type->fields[n - 1].name;
-                    s = jfr_value_field_named(v, fname, &ra);
-                    if (r->check_random_access && (s != JFR_OK || !same_value(&ra, &last)))
-                        fail("jfr_value_field_named(%s) differs from iteration", fname);
-                }
-            }
-            if (jfr_value_field(v, n, &ra) == JFR_OK && v->type && n == v->type->nfields)
-                fail("jfr_value_field(nfields) returned OK");
-            if (jfr_value_field_named(v, "no such field, surely", &ra) == JFR_OK)
-                fail("jfr_value_field_named(bogus) returned OK");
-        }
-        break;
-    }
-    default:
-        fail("value of unknown kind %d", (int)v->kind);
-    }
-}
-
-static void read_annotations(run *r, const jfr_annotation *a, uint32_t n)
-{
-    mix_u64(r, n);
-    for (uint32_t i = 0; i < n; i++) {
-        mix_str(r, a[i].type ? a[i].type->name : NULL);
-        mix_str(r, a[i].value);
-        for (uint32_t k = 0; k < a[i].nattrs; k++) {
-            mix_str(r, a[i].attrs[k].key);
-            mix_str(r, a[i].attrs[k].value);
-        }
-    }
-}
-
 static int cb_metadata(jfr_parser *p, const jfr_metadata *m, void *user)
 {
     run *r = user;
     (void)p;
     r->metadata++;
-    mix_u64(r, m->ntypes);
-    mix_u64(r, (uint64_t)m->gmt_offset_ms);
-    mix_str(r, m->locale);
-    for (uint32_t i = 0; i < m->ntypes; i++) {
-        const jfr_type *t = m->types[i];
-        if (!t) {
-            fail("metadata type %u is NULL", i);
-            continue;
-        }
-        mix_u64(r, t->id);
-        mix_str(r, t->name);
-        mix_str(r, t->super_type);
-        mix_u64(r, t->base);
-        mix_u64(r, t->units);
-        mix_str(r, t->label);
-        mix_str(r, t->description);
-        if (t->name && jfr_metadata_type_named(m, t->name) == NULL)
-            fail("jfr_metadata_type_named(%s) is NULL", t->name);
-        if (jfr_metadata_type_by_id(m, t->id) == NULL)
-            fail("jfr_metadata_type_by_id(%" PRIu64 ") is NULL", t->id);
-        read_annotations(r, t->annotations, t->nannotations);
-        for (uint32_t f = 0; f < t->nfields; f++) {
-            const jfr_field *fd = &t->fields[f];
-            mix_str(r, fd->name);
-            mix_str(r, fd->type ? fd->type->name : NULL);
-            mix_u64(r, fd->array | fd->pooled << 1);
-            mix_u64(r, fd->units);
-            mix_str(r, fd->label);
-            mix_str(r, fd->description);
-            read_annotations(r, fd->annotations, fd->nannotations);
-            if (fd->name && jfr_type_field_index(t, fd->name) < 0)
-                fail("jfr_type_field_index(%s, %s) < 0", t->name, fd->name);
-        }
-        for (uint32_t s = 0; s < t->nsettings; s++) {
-            mix_str(r, t->settings[s].name);
-            mix_str(r, t->settings[s].default_value);
-            read_annotations(r, t->settings[s].annotations, t->settings[s].nannotations);
-        }
-    }
-    if (jfr_metadata_type_named(m, "no.such.Type") != NULL)
-        fail("jfr_metadata_type_named(bogus) is not NULL");
+    jwalk_metadata(&r->w, m);
     return JFR_CB_CONTINUE;
 }
 
@@ -555,10 +228,10 @@ static int cb_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user)
     run *r = user;
     (void)p;
     r->chunks_begun++;
-    mix_u64(r, c->index);
-    mix_u64(r, c->offset);
-    mix_u64(r, (uint64_t)c->size);
-    mix_u64(r, c->major << 16 | c->minor);
+    jw_mix_u64(&r->w, c->index);
+    jw_mix_u64(&r->w, c->offset);
+    jw_mix_u64(&r->w, (uint64_t)c->size);
+    jw_mix_u64(&r->w, c->major << 16 | c->minor);
     if (c->index == 0) {
         r->major0 = c->major;
         r->minor0 = c->minor;
@@ -571,7 +244,7 @@ static int cb_chunk_end(jfr_parser *p, const jfr_chunk_info *c, void *user)
     run *r = user;
     (void)p;
     r->chunks_ended++;
-    mix_u64(r, c->index ^ 0xe4d);
+    jw_mix_u64(&r->w, c->index ^ 0xe4d);
     return JFR_CB_CONTINUE;
 }
 
@@ -589,9 +262,9 @@ static int cb_record(jfr_parser *p, const jfr_record *rec, void *user)
         rec_off[nrec] = rec->offset;
         rec_type[nrec++] = rec->type_id;
     }
-    mix_u64(r, rec->offset);
-    mix_u64(r, rec->size);
-    mix_u64(r, rec->type_id);
+    jw_mix_u64(&r->w, rec->offset);
+    jw_mix_u64(&r->w, rec->size);
+    jw_mix_u64(&r->w, rec->type_id);
     return JFR_CB_CONTINUE;
 }
 
@@ -604,31 +277,7 @@ static int cb_event(jfr_parser *p, const jfr_event *e, void *user)
         strcpy(some_type, e->type->name);
     if (copy_len && e->offset / copy_len < 4)
         r->events_in_copy[e->offset / copy_len]++;
-    mix_str(r, e->type ? e->type->name : NULL);
-    mix_u64(r, e->offset);
-    mix_u64(r, (uint64_t)e->start_ticks);
-    mix_u64(r, (uint64_t)e->duration_ticks);
-    mix_u64(r, (uint64_t)e->start_nanos);
-    (void)jfr_event_ticks_to_epoch_nanos(e, e->start_ticks);
-    (void)jfr_event_ticks_to_nanos(e, e->duration_ticks);
-    jfr_value v;
-    jfr_status s = jfr_event_value(e, &v);
-    if (s != JFR_OK) {
-        r->decode_errors++;
-    } else {
-        read_value(r, &v, 0);
-    }
-    jfr_thread th;
-    if (jfr_event_thread(e, &th) == JFR_OK)
-        mix_span(r, th.java_name, th.java_name_len);
-    jfr_stack st;
-    if (jfr_event_stack(e, &st) == JFR_OK)
-        mix_u64(r, st.nframes);
-    jfr_value f;
-    if (jfr_event_field(e, 0, &f) == JFR_OK)
-        mix_u64(r, f.kind);
-    if (jfr_event_field_named(e, "startTime", &f) == JFR_OK)
-        mix_u64(r, f.kind);
+    jwalk_event(&r->w, e);
     if (r->stop_at && r->events == r->stop_at)
         return JFR_CB_STOP;
     if (r->pause_every && r->events % r->pause_every == 0)
@@ -644,7 +293,7 @@ static int cb_error(jfr_parser *p, jfr_status s, const char *message, void *user
     if (!message_names_chunk(message))
         r->error_msg_ok = 0;
     snprintf(r->last_cb_msg, sizeof r->last_cb_msg, "%s", message ? message : "(null)");
-    mix_u64(r, (uint64_t)s);
+    jw_mix_u64(&r->w, (uint64_t)s);
     return r->on_error_ret;
 }
 
@@ -686,8 +335,6 @@ static result parse(const uint8_t *buf, size_t len, enum feed_mode mode, size_t 
         cnt = &local;
     }
     talloc_options(&opts, cnt);
-    if (r->max_depth == 0)
-        r->max_depth = 10;
     r->error_msg_ok = 1;
 
     jfr_parser *p = jfr_parser_new(&opts, &cb, r);
@@ -784,7 +431,13 @@ static run new_run(void)
 {
     run r;
     memset(&r, 0, sizeof r);
-    r.hash = 14695981039346656037ULL;
+    jwalk_init(&r.w);
+    r.w.visit = jwalk_hash_visit;
+    r.w.fail = walk_fail;
+    r.w.ra_depth = 1;           /* random access near the top (each is O(items)) */
+    r.w.stack_frames = 8;       /* the first frames and the last one */
+    r.w.max_items = 1000000;
+    r.w.max_items_fails = true;
     r.on_error_ret = JFR_CB_STOP;
     return r;
 }
@@ -795,7 +448,8 @@ static void test_baseline(void)
     begin_section("baseline");
     double t0 = now_s();
     run r = new_run();
-    r.check_random_access = 1;
+    r.w.ra_strict = true;       /* a good file: random access everywhere */
+    r.w.ra_depth = INT_MAX;
     counter cnt;
     talloc_init(&cnt);
     collect_records = 1;
@@ -806,18 +460,18 @@ static void test_baseline(void)
              jfr_status_name(res.finish), res.error);
     if (r.events == 0)
         fail("good file: no events");
-    if (r.decode_errors)
-        fail("good file: %" PRIu64 " decode errors while reading values", r.decode_errors);
+    if (r.w.decode_errors)
+        fail("good file: %" PRIu64 " decode errors while reading values", r.w.decode_errors);
     if (r.chunks_begun != r.chunks_ended || r.chunks_begun != res.chunks || r.metadata != r.chunks_begun)
         fail("good file: chunks begun %" PRIu64 " ended %" PRIu64 " metadata %" PRIu64
              " jfr_parser_chunks %" PRIu64, r.chunks_begun, r.chunks_ended, r.metadata, res.chunks);
     if (r.errors_cb || res.errors)
         fail("good file: errors reported");
     baseline_events = r.events;
-    baseline_hash = r.hash;
+    baseline_hash = r.w.hash;
     printf("baseline: %" PRIu64 " chunks, %" PRIu64 " records, %" PRIu64 " events, %" PRIu64
            " values read, peak alloc %zu bytes (%zu allocations), %.2f s\n",
-           r.chunks_begun, r.records, r.events, r.values, cnt.peak, cnt.nalloc, now_s() - t0);
+           r.chunks_begun, r.records, r.events, r.w.values, cnt.peak, cnt.nalloc, now_s() - t0);
 
     struct {
         const char *name;
@@ -842,12 +496,12 @@ static void test_baseline(void)
         res = parse(file, file_len, v[i].mode, v[i].slice, &r2, NULL, NULL);
         if (final_status(&res) != JFR_OK)
             fail("%s: %s: %s", v[i].name, jfr_status_name(final_status(&res)), res.error);
-        if (r2.events != baseline_events || r2.hash != baseline_hash)
+        if (r2.events != baseline_events || r2.w.hash != baseline_hash)
             fail("%s: %" PRIu64 " events, hash %016" PRIx64 "; whole buffer: %" PRIu64
-                 " events, hash %016" PRIx64, v[i].name, r2.events, r2.hash,
+                 " events, hash %016" PRIx64, v[i].name, r2.events, r2.w.hash,
                  baseline_events, baseline_hash);
         printf("baseline: %-34s same callbacks and values: %s (%.2f s)\n", v[i].name,
-               r2.hash == baseline_hash ? "yes" : "NO", now_s() - t0);
+               r2.w.hash == baseline_hash ? "yes" : "NO", now_s() - t0);
     }
 
     /* jfr_parser_reset: a second input through the same parser */
@@ -856,7 +510,7 @@ static void test_baseline(void)
         jfr_callbacks cb = {.size = sizeof cb, .on_event = cb_event, .on_metadata = cb_metadata,
                             .on_record = cb_record, .on_chunk_begin = cb_chunk_begin,
                             .on_chunk_end = cb_chunk_end, .on_error = cb_error};
-        r3.max_depth = 10;
+        r3.w.max_depth = 10;
         jfr_parser *p = jfr_parser_new(NULL, &cb, &r3);
         if (!p) {
             fail("jfr_parser_new(NULL opts) returned NULL");
@@ -866,13 +520,13 @@ static void test_baseline(void)
             jfr_status s = jfr_parser_feed(p, file, file_len / 2);
             jfr_parser_reset(p);
             run r4 = new_run();
-            r4.max_depth = 10;
+            r4.w.max_depth = 10;
             jfr_parser_set_user(p, &r4);
             s = jfr_parser_feed(p, file, file_len);
             jfr_status f = jfr_parser_finish(p);
-            if (s != JFR_OK || f != JFR_OK || r4.hash != baseline_hash)
+            if (s != JFR_OK || f != JFR_OK || r4.w.hash != baseline_hash)
                 fail("after jfr_parser_reset: feed %s finish %s, same hash: %s",
-                     jfr_status_name(s), jfr_status_name(f), r4.hash == baseline_hash ? "yes" : "no");
+                     jfr_status_name(s), jfr_status_name(f), r4.w.hash == baseline_hash ? "yes" : "no");
             jfr_parser_free(p);
         }
     }
@@ -880,7 +534,7 @@ static void test_baseline(void)
     /* subscription by name: only that type is delivered */
     {
         run r5 = new_run();
-        r5.max_depth = 3;
+        r5.w.max_depth = 3;
         jfr_callbacks cb = {.size = sizeof cb, .on_error = cb_error};
         jfr_parser *p = jfr_parser_new(NULL, &cb, &r5);
         if (p) {
@@ -920,7 +574,7 @@ static void test_stop(void)
     run r = new_run();
     r.stop_at = 10;
     jfr_callbacks cb = {.size = sizeof cb, .on_event = cb_event, .on_error = cb_error};
-    r.max_depth = 2;
+    r.w.max_depth = 2;
     jfr_parser *p = jfr_parser_new(NULL, &cb, &r);
     if (!p)
         return;
@@ -995,7 +649,7 @@ static void test_truncate(void)
             if (ends[k] == L)
                 boundary = 1;
         run r = new_run();
-        r.max_depth = 2; /* the chunks are complete or absent: keep it quick */
+        r.w.max_depth = 2; /* the chunks are complete or absent: keep it quick */
         snprintf(current_case, sizeof current_case, "truncate at %zu", L);
         alarm(20);
         seed(L);
@@ -1056,7 +710,7 @@ static void test_shortened(void)
                 put_be64(buf + 16, orig_cp);
             }
             run r = new_run();
-            r.max_depth = 4;
+            r.w.max_depth = 4;
             r.on_error_ret = (L & 1) ? JFR_CB_CONTINUE : JFR_CB_STOP;
             snprintf(current_case, sizeof current_case, "chunk size set to %zu (%s offsets)", L,
                      keep_offsets ? "original" : "adjusted");
@@ -1123,7 +777,7 @@ static void test_bitflip(void)
                 buf[pos] ^= (uint8_t)(1u << (rnd() % 8));
         }
         run r = new_run();
-        r.max_depth = 6;
+        r.w.max_depth = 6;
         r.on_error_ret = (it & 1) ? JFR_CB_CONTINUE : JFR_CB_STOP;
         snprintf(current_case, sizeof current_case, "bitflip iteration %" PRIu64, it);
         alarm(30);
@@ -1358,7 +1012,7 @@ static void test_nomem(void)
     counter cnt;
     talloc_init(&cnt);
     run r = new_run();
-    r.max_depth = 3;
+    r.w.max_depth = 3;
     parse(file, file_len, FEED_FIXED, 65536, &r, NULL, &cnt);
     size_t total = cnt.nalloc;
     size_t cases = 0, nomem = 0;
@@ -1369,7 +1023,7 @@ static void test_nomem(void)
         talloc_init(&cnt);
         cnt.fail_at = k;
         run r2 = new_run();
-        r2.max_depth = 3;
+        r2.w.max_depth = 3;
         snprintf(current_case, sizeof current_case, "allocation %zu fails", k);
         alarm(20);
         result res = parse(file, file_len, FEED_FIXED, 65536, &r2, NULL, &cnt);
@@ -1406,7 +1060,7 @@ static void test_resync(void)
     copy_len = file_len;
     for (int mode = 0; mode < 2; mode++) {
         run r = new_run();
-        r.max_depth = 4;
+        r.w.max_depth = 4;
         r.on_error_ret = mode == 0 ? JFR_CB_CONTINUE : JFR_CB_STOP;
         seed(77);
         result res = parse(three, len3, mode == 0 ? FEED_RANDOM : FEED_WHOLE, 0, &r, NULL, NULL);

@@ -103,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (fin != ref_fin)
         fuzz_die("finish: %s sliced, %s in one call", jfr_status_name(fin),
                  jfr_status_name(ref_fin));
-    if (sr.hash != rr.hash)
+    if (sr.w.hash != rr.w.hash)
         fuzz_die("live transcript differs from the one-call transcript (mode %u, flags %u)",
                  (unsigned)mode, (unsigned)flags);
     jfr_parser_free(p);

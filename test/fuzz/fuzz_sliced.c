@@ -109,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             fuzz_die("jfr_parser_new failed");
         ref_feed = jfr_parser_feed(p, in, len);
         ref_fin = fuzz_finish(p);
-        ref_hash = rr.hash;
+        ref_hash = rr.w.hash;
         jfr_parser_free(p);
         fuzz_check_freed(&ra);
     }
@@ -154,7 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (fin != ref_fin)
             fuzz_die("finish: %s sliced, %s in one call", jfr_status_name(fin),
                      jfr_status_name(ref_fin));
-        if (sr.hash != ref_hash)
+        if (sr.w.hash != ref_hash)
             fuzz_die("transcript differs from the one-call transcript (mode %d, pause every "
                      "%llu, %u threads)",
                      pl.mode, (unsigned long long)pl.pause_every, pl.threads);

@@ -29,12 +29,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     (void)s;
     /* the same parser again after a reset, with the ordered option unchanged:
      * a reset parser must behave as a new one */
-    uint64_t h1 = r.hash;
+    uint64_t h1 = r.w.hash;
     jfr_parser_reset(p);
     fuzz_run_init(&r);
     (void)jfr_parser_feed(p, data, size);
     (void)fuzz_finish(p);
-    if (r.hash != h1)
+    if (r.w.hash != h1)
         fuzz_die("transcript after jfr_parser_reset differs from the first one");
     jfr_parser_free(p);
     fuzz_check_freed(&a);

@@ -24,7 +24,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SEQ_JAVA = os.path.join(HERE, "SeqWorkload.java")
 PUMP_JAVA = os.path.join(ROOT, "tools", "jfr-pump", "JfrPump.java")
-JDK25 = "/usr/lib/jvm/temurin-25-jdk-amd64"
 
 SKIP = 77
 _children = []
@@ -45,6 +44,16 @@ def skip(name, why):
 
 
 # ------------------------------------------------------------------ java
+
+def find_jdk(major):
+    """(home, message): a JDK of this major version or newer (test/find_jdk.py)."""
+    sys.path.insert(0, os.path.dirname(HERE))
+    try:
+        import find_jdk as F
+    finally:
+        sys.path.pop(0)
+    return F.find_jdk(major)
+
 
 def java_bin(home=None):
     """The java launcher of a JDK home, or the one on PATH; None if absent."""

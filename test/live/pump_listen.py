@@ -2,7 +2,7 @@
 """pump_listen.py — a real JVM's live JFR stream, through tools/jfr-pump and
 TCP, into `jfrstream listen --json --once --summary`.
 
-    test/live/pump_listen.py JFRSTREAM [--java-home DIR] [--work DIR]
+    test/live/pump_listen.py JFRSTREAM [--java-home DIR | --jdk MAJOR] [--work DIR]
                              [--rate N] [--seconds S]
 
 SeqWorkload runs with its own recording (-XX:StartFlightRecording, dumped at
@@ -78,6 +78,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("jfrstream")
     ap.add_argument("--java-home")
+    ap.add_argument("--jdk", type=int, metavar="MAJOR",
+                    help="instead of --java-home: a JDK of this version or newer, found "
+                         "by test/find_jdk.py (JFRSTREAM_JDK<MAJOR>, /usr/lib/jvm)")
     ap.add_argument("--work")
     ap.add_argument("--rate", type=int, default=2000)
     ap.add_argument("--seconds", type=int, default=6, help="pump --duration")
@@ -86,6 +89,11 @@ def main():
     ap.add_argument("--strict-latency", action="store_true")
     a = ap.parse_args()
     a.jfrstream = L.cli(a.jfrstream)
+    if a.jdk:
+        a.java_home, why = L.find_jdk(a.jdk)
+        if not a.java_home:
+            return L.skip("%s-jdk%d" % (NAME, a.jdk), why)
+        L.log("%s: %s" % (NAME, why))
     java = L.java_bin(a.java_home)
     name = NAME + ("-" + os.path.basename(a.java_home) if a.java_home else "")
     if not java:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tail_repo.py — `jfrstream tail` of a real JVM's disk repository.
 
-    test/live/tail_repo.py JFRSTREAM [--java-home DIR] [--work DIR]
+    test/live/tail_repo.py JFRSTREAM [--java-home DIR | --jdk MAJOR] [--work DIR]
                            [--rate N] [--seconds S] [--no-preserve]
 
 `jfrstream tail REPO --json --events jfrstream.Seq --exit-when-done --summary`
@@ -38,6 +38,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("jfrstream")
     ap.add_argument("--java-home")
+    ap.add_argument("--jdk", type=int, metavar="MAJOR",
+                    help="instead of --java-home: a JDK of this version or newer, found "
+                         "by test/find_jdk.py (JFRSTREAM_JDK<MAJOR>, /usr/lib/jvm)")
     ap.add_argument("--work")
     ap.add_argument("--rate", type=int, default=2000)
     ap.add_argument("--seconds", type=float, default=4)
@@ -45,6 +48,11 @@ def main():
     ap.add_argument("--strict-latency", action="store_true")
     a = ap.parse_args()
     a.jfrstream = L.cli(a.jfrstream)
+    if a.jdk:
+        a.java_home, why = L.find_jdk(a.jdk)
+        if not a.java_home:
+            return L.skip("%s-jdk%d" % (NAME, a.jdk), why)
+        L.log("%s: %s" % (NAME, why))
     java = L.java_bin(a.java_home)
     name = NAME + ("-" + os.path.basename(a.java_home) if a.java_home else "")
     if not java:
