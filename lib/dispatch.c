@@ -15,7 +15,7 @@ typedef struct rec {
 static bool read_rec_slow(const jfr_chunk *c, uint64_t pos, rec *r) {
     jfr_cur cur = {c->base + pos, c->base + c->size, !c->compressed, c->base, 0};
     uint64_t sz, ty;
-    if (!jfr_cur_int(&cur, &sz) || !jfr_cur_long(&cur, &ty))
+    if (!jfr__cur_int(&cur, &sz) || !jfr__cur_long(&cur, &ty))
         return false;
     uint64_t hdr = (uint64_t)(cur.p - (c->base + pos));
     if (sz < hdr || sz > c->size - pos)
@@ -74,7 +74,7 @@ static jfr_status load_metadata(jfr_parser *p) {
     /* The type system proper follows startTicks, duration and metadata id. */
     jfr_cur cur = {c->base + r.payload, c->base + r.pos + r.size, !c->compressed, c->base, 0};
     uint64_t v, id = 0;
-    if (!jfr_cur_long(&cur, &v) || !jfr_cur_long(&cur, &v) || !jfr_cur_long(&cur, &id)) {
+    if (!jfr__cur_long(&cur, &v) || !jfr__cur_long(&cur, &v) || !jfr__cur_long(&cur, &id)) {
         jfr__fail(p, JFR_BAD_METADATA, abs_off(p, r.pos), "metadata header truncated");
         return JFR_BAD_METADATA;
     }
@@ -200,10 +200,10 @@ static jfr_status index_checkpoint(jfr_parser *p, const rec *r) {
 #define CUR_OFF() OFF_OF(cur.p)
     uint64_t v, npools;
     uint8_t b;
-    bool ok = jfr_cur_long(&cur, &v) && jfr_cur_long(&cur, &v) && jfr_cur_long(&cur, &v);
-    ok = ok && (c->compressed ? jfr_cur_varint(&cur, &v) : jfr_cur_u8(&cur, &b));
+    bool ok = jfr__cur_long(&cur, &v) && jfr__cur_long(&cur, &v) && jfr__cur_long(&cur, &v);
+    ok = ok && (c->compressed ? jfr__cur_varint(&cur, &v) : jfr__cur_u8(&cur, &b));
     const uint8_t *at_n = cur.p; /* errors point at the count or id at fault */
-    if (!ok || !jfr_cur_int(&cur, &npools)) {
+    if (!ok || !jfr__cur_int(&cur, &npools)) {
         jfr__fail(p, JFR_BAD_CHECKPOINT, abs_off(p, r->pos), "checkpoint header truncated");
         return JFR_BAD_CHECKPOINT;
     }
@@ -217,9 +217,9 @@ static jfr_status index_checkpoint(jfr_parser *p, const rec *r) {
     for (uint32_t i = 0; i < npools; i++) {
         uint64_t tid, n;
         const uint8_t *at_tid = cur.p;
-        bool ok_tid = jfr_cur_long(&cur, &tid);
+        bool ok_tid = jfr__cur_long(&cur, &tid);
         at_n = cur.p;
-        if (!ok_tid || !jfr_cur_int(&cur, &n)) {
+        if (!ok_tid || !jfr__cur_int(&cur, &n)) {
             jfr__fail(p, JFR_BAD_CHECKPOINT, CUR_OFF(),
                       "pool %u of checkpoint truncated", i);
             return JFR_BAD_CHECKPOINT;
@@ -239,7 +239,7 @@ static jfr_status index_checkpoint(jfr_parser *p, const rec *r) {
         uint8_t op = jfr__op_for_type(t);
         for (uint64_t k = 0; k < n; k++) {
             uint64_t key;
-            if (!jfr_cur_long(&cur, &key)) {
+            if (!jfr__cur_long(&cur, &key)) {
                 jfr__fail(p, JFR_BAD_CHECKPOINT, CUR_OFF(),
                           "pool %s entry %llu truncated", t->name,
                           (unsigned long long)k);
@@ -323,10 +323,10 @@ static void make_event(jfr_parser *p, const rec *r, const jfr_type *t, jfr_event
     e->start_ticks = e->duration_ticks = 0;
     jfr_cur cur = {c->base + r->payload, c->base + r->pos + r->size, !c->compressed, c->base, 0};
     uint64_t v;
-    if (t->nfields && inf->ops[0] == JFR_OP_LONG && !t->fields[0].array && jfr_cur_long(&cur, &v)) {
+    if (t->nfields && inf->ops[0] == JFR_OP_LONG && !t->fields[0].array && jfr__cur_long(&cur, &v)) {
         e->start_ticks = (int64_t)v;
         if (inf->has_duration && inf->ops[1] == JFR_OP_LONG && !t->fields[1].array &&
-            jfr_cur_long(&cur, &v))
+            jfr__cur_long(&cur, &v))
             e->duration_ticks = (int64_t)v;
     }
     e->start_nanos = jfr__ticks_to_epoch_nanos(c, e->start_ticks);

@@ -70,7 +70,7 @@ static jfr_status read_string(mdparse *m, const char **out) {
     const uint8_t *at = c->p;
     uint8_t enc;
     uint32_t n;
-    if (!jfr_cur_u8(c, &enc))
+    if (!jfr__cur_u8(c, &enc))
         return fail_at(m, at, "string table truncated");
     switch (enc) {
     case JFR_STR_NULL:
@@ -81,7 +81,7 @@ static jfr_status read_string(mdparse *m, const char **out) {
         return JFR_OK;
     case JFR_STR_UTF8:
     case JFR_STR_LATIN1: {
-        if (!jfr_cur_count(c, &n) || n > (size_t)(c->end - c->p))
+        if (!jfr__cur_count(c, &n) || n > (size_t)(c->end - c->p))
             return fail_at(m, at, "string length out of range");
         char *d;
         if (enc == JFR_STR_UTF8) {
@@ -89,7 +89,7 @@ static jfr_status read_string(mdparse *m, const char **out) {
         } else {
             d = jfr__arena_alloc(m->a, &m->md->arena, (size_t)n * 2 + 1, 1);
             if (d)
-                d[jfr_wire_latin1_to_utf8(c->p, n, (uint8_t *)d)] = 0;
+                d[jfr__wire_latin1_to_utf8(c->p, n, (uint8_t *)d)] = 0;
         }
         if (!d)
             return JFR_NOMEM;
@@ -98,12 +98,12 @@ static jfr_status read_string(mdparse *m, const char **out) {
         return JFR_OK;
     }
     case JFR_STR_CHARS: {
-        if (!jfr_cur_count(c, &n) || n > (size_t)(c->end - c->p))
+        if (!jfr__cur_count(c, &n) || n > (size_t)(c->end - c->p))
             return fail_at(m, at, "string length out of range");
         char *d = jfr__arena_alloc(m->a, &m->md->arena, (size_t)n * 3 + 1, 1);
         if (!d)
             return JFR_NOMEM;
-        long w = jfr_wire_chars_to_utf8(c, n, (uint8_t *)d);
+        long w = jfr__wire_chars_to_utf8(c, n, (uint8_t *)d);
         if (w < 0)
             return fail_at(m, at, "string truncated");
         d[w] = 0;
@@ -118,7 +118,7 @@ static jfr_status read_string(mdparse *m, const char **out) {
 static jfr_status read_index(mdparse *m, uint32_t *idx) {
     const uint8_t *at = m->cur.p;
     uint64_t v;
-    if (!jfr_cur_int(&m->cur, &v))
+    if (!jfr__cur_int(&m->cur, &v))
         return fail_at(m, at, "element truncated");
     if (v >= m->nstr)
         return fail_at(m, at, "string index %llu out of range (%u strings)",
@@ -136,7 +136,7 @@ static jfr_status read_element(mdparse *m, uint32_t depth, uint32_t *out) {
     if ((s = read_index(m, &name)))
         return s;
     at = m->cur.p;
-    if (!jfr_cur_count(&m->cur, &nattr) || nattr > (size_t)(m->cur.end - m->cur.p))
+    if (!jfr__cur_count(&m->cur, &nattr) || nattr > (size_t)(m->cur.end - m->cur.p))
         return fail_at(m, at, "attribute count out of range");
     if (!grow(m->a, (void **)&m->nodes, &m->capnodes, m->nnodes + 1, sizeof(node)) ||
         !grow(m->a, (void **)&m->attrs, &m->capattrs, m->nattrs + 2 * nattr, sizeof(uint32_t)))
@@ -147,7 +147,7 @@ static jfr_status read_element(mdparse *m, uint32_t depth, uint32_t *out) {
         if ((s = read_index(m, &m->attrs[m->nattrs++])))
             return s;
     at = m->cur.p;
-    if (!jfr_cur_count(&m->cur, &nchild) || nchild > (size_t)(m->cur.end - m->cur.p))
+    if (!jfr__cur_count(&m->cur, &nchild) || nchild > (size_t)(m->cur.end - m->cur.p))
         return fail_at(m, at, "child count out of range");
     uint32_t prev = 0;
     for (uint32_t i = 0; i < nchild; i++) {
@@ -354,13 +354,13 @@ jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
 
     uint64_t v;
     uint32_t nstr;
-    if (!jfr_cur_long(&m.cur, &v) || !jfr_cur_long(&m.cur, &v) ||
-        !jfr_cur_long(&m.cur, &md->pub.metadata_id)) {
+    if (!jfr__cur_long(&m.cur, &v) || !jfr__cur_long(&m.cur, &v) ||
+        !jfr__cur_long(&m.cur, &md->pub.metadata_id)) {
         s = fail_at(&m, p, "header truncated");
         goto out;
     }
     const uint8_t *at = m.cur.p;
-    if (!jfr_cur_count(&m.cur, &nstr) || nstr > (size_t)(end - m.cur.p)) {
+    if (!jfr__cur_count(&m.cur, &nstr) || nstr > (size_t)(end - m.cur.p)) {
         s = fail_at(&m, at, "string count out of range");
         goto out;
     }

@@ -164,10 +164,10 @@ static jfr_par *par_new(jfr_parser *p) {
 /* A header that the serial path would accept as a whole finished chunk of
  * `left` bytes or fewer; its size, or 0. */
 static uint64_t finished_chunk(const jfr_parser *p, const uint8_t *h, size_t left) {
-    if (left < JFR_HEADER_SIZE || memcmp(h, "FLR\0", 4) != 0 || !jfr__major_ok(jfr_be(h + 4, 2)) ||
+    if (left < JFR_HEADER_SIZE || memcmp(h, "FLR\0", 4) != 0 || !jfr__major_ok(jfr__be(h + 4, 2)) ||
         h[64] != 0)
         return 0;
-    int64_t size = (int64_t)jfr_be(h + 8, 8);
+    int64_t size = (int64_t)jfr__be(h + 8, 8);
     if (size <= JFR_HEADER_SIZE || (uint64_t)size > p->opt.max_chunk_size ||
         (uint64_t)size > left)
         return 0;
@@ -191,8 +191,8 @@ static bool queue(jfr_parser *p, jfr_slot *sl, const uint8_t *h, uint64_t size,
     w->info.index = index; /* messages only: a failure is redone serially */
     w->info.offset = offset;
     w->info.size = (int64_t)size;
-    w->info.metadata_offset = (int64_t)jfr_be(h + 24, 8);
-    w->info.flags = (uint16_t)jfr_be(h + 66, 2);
+    w->info.metadata_offset = (int64_t)jfr__be(h + 24, 8);
+    w->info.flags = (uint16_t)jfr__be(h + 66, 2);
     w->live = false;
     jfr_chunk *c = &w->chunk;
     c->base = h;

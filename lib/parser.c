@@ -193,13 +193,13 @@ static jfr_status fatal_told(jfr_parser *p) {
     return fatal(p);
 }
 
-static inline int64_t be64(const uint8_t *b) { return (int64_t)jfr_be(b, 8); }
+static inline int64_t be64(const uint8_t *b) { return (int64_t)jfr__be(b, 8); }
 
 uint64_t jfr_chunk_size_at(const void *buf, size_t len) {
     const uint8_t *b = buf;
     if (!b || len < JFR_HEADER_SIZE || memcmp(b, "FLR", 4) != 0)
         return 0;
-    return jfr_be(b + 8, 8);
+    return jfr__be(b + 8, 8);
 }
 
 /* Decode and check a header; sets up p->info and p->chunk. */
@@ -212,8 +212,8 @@ static jfr_status take_header(jfr_parser *p, const uint8_t *h) {
                   h[0], h[1], h[2], h[3]);
         return JFR_BAD_MAGIC;
     }
-    ci->major = (uint16_t)jfr_be(h + 4, 2);
-    ci->minor = (uint16_t)jfr_be(h + 6, 2);
+    ci->major = (uint16_t)jfr__be(h + 4, 2);
+    ci->minor = (uint16_t)jfr__be(h + 6, 2);
     ci->size = be64(h + 8);
     ci->cp_offset = be64(h + 16);
     ci->metadata_offset = be64(h + 24);
@@ -222,7 +222,7 @@ static jfr_status take_header(jfr_parser *p, const uint8_t *h) {
     ci->start_ticks = be64(h + 48);
     ci->ticks_per_second = be64(h + 56);
     ci->state = h[64];
-    ci->flags = (uint16_t)jfr_be(h + 66, 2);
+    ci->flags = (uint16_t)jfr__be(h + 66, 2);
     if (!jfr__major_ok(ci->major)) {
         jfr__fail(p, JFR_BAD_VERSION, ci->offset + 4,
                   "version %u.%u (%sonly 1.x and 2.x are supported)", ci->major, ci->minor,
@@ -271,14 +271,14 @@ static jfr_status take_header(jfr_parser *p, const uint8_t *h) {
  * input bytes follow from its first byte; at finish the chunk must fit.
  * `prev` is the byte before it (-1: unknown). */
 static bool candidate_ok(const jfr_parser *p, const uint8_t *h, uint64_t left, int prev) {
-    if (memcmp(h, "FLR\0", 4) != 0 || !jfr__major_ok(jfr_be(h + 4, 2)))
+    if (memcmp(h, "FLR\0", 4) != 0 || !jfr__major_ok(jfr__be(h + 4, 2)))
         return false;
     if (prev == JFR_HEADER_SIZE)
         return false; /* 68, the length of a copy of the header in a chunk-header
                          checkpoint (JDK 14+, at each flush and at the end) */
-    if (h[65] != 0 || (h[66] | (h[67] & ~3)) != 0 || (int64_t)jfr_be(h + 56, 8) <= 0)
+    if (h[65] != 0 || (h[66] | (h[67] & ~3)) != 0 || (int64_t)jfr__be(h + 56, 8) <= 0)
         return false; /* pad byte, unknown flags, ticks per second */
-    uint64_t size = jfr_be(h + 8, 8), cp = jfr_be(h + 16, 8), md = jfr_be(h + 24, 8);
+    uint64_t size = jfr__be(h + 8, 8), cp = jfr__be(h + 16, 8), md = jfr__be(h + 24, 8);
     if (h[64] != 0) /* live: only the shape of a chunk's start, as a JMX stream
                        sends it; the copies of the header that JDK 14+ writes
                        into checkpoints at each flush have a later size */
@@ -503,18 +503,18 @@ static jfr_status live_record_done(jfr_parser *p) {
     jfr_cur cur = {r, p->segbuf.data + p->segbuf.len, !c->compressed, r, 0};
     uint64_t size, type, v, ctype = 0;
     uint8_t b;
-    if (!jfr_cur_int(&cur, &size) || !jfr_cur_long(&cur, &type) || type != 1)
+    if (!jfr__cur_int(&cur, &size) || !jfr__cur_long(&cur, &type) || type != 1)
         return JFR_OK;
-    if (!jfr_cur_long(&cur, &v) || !jfr_cur_long(&cur, &v) || !jfr_cur_long(&cur, &v))
+    if (!jfr__cur_long(&cur, &v) || !jfr__cur_long(&cur, &v) || !jfr__cur_long(&cur, &v))
         return JFR_OK; /* malformed: index_unit reports it */
-    if (c->compressed ? !jfr_cur_varint(&cur, &ctype) : !jfr_cur_u8(&cur, &b))
+    if (c->compressed ? !jfr__cur_varint(&cur, &ctype) : !jfr__cur_u8(&cur, &b))
         return JFR_OK;
     if (!c->compressed)
         ctype = b;
     bool end = (ctype & 1) != 0;
     uint64_t npools, tid, n, key, len;
-    if ((ctype & 2) && jfr_cur_int(&cur, &npools) && npools >= 1 && jfr_cur_long(&cur, &tid) &&
-        jfr_cur_int(&cur, &n) && n >= 1 && jfr_cur_long(&cur, &key) && jfr_cur_int(&cur, &len) &&
+    if ((ctype & 2) && jfr__cur_int(&cur, &npools) && npools >= 1 && jfr__cur_long(&cur, &tid) &&
+        jfr__cur_int(&cur, &n) && n >= 1 && jfr__cur_long(&cur, &key) && jfr__cur_int(&cur, &len) &&
         len == JFR_HEADER_SIZE && (size_t)(cur.end - cur.p) >= JFR_HEADER_SIZE &&
         memcmp(cur.p, "FLR\0", 4) == 0) {
         /* the chunk header as it is after this flush: authoritative */
@@ -525,7 +525,7 @@ static jfr_status live_record_done(jfr_parser *p) {
         ci->metadata_offset = be64(h + 24);
         ci->duration_nanos = be64(h + 40);
         ci->state = h[64];
-        ci->flags = (uint16_t)jfr_be(h + 66, 2);
+        ci->flags = (uint16_t)jfr__be(h + 66, 2);
         if (ci->state == 0) {
             p->seg_ends_chunk = true;
             end = true;
@@ -589,7 +589,7 @@ static size_t live_take(jfr_parser *p, const uint8_t *in, size_t avail, jfr_stat
             jfr_cur cur = {sb->data + p->rec_start, sb->data + sb->len, !p->chunk.compressed,
                            sb->data, 0};
             uint64_t size = 0;
-            jfr_cur_int(&cur, &size);
+            jfr__cur_int(&cur, &size);
             if (size <= p->varlen || size > p->opt.max_chunk_size) {
                 jfr__fail(p, JFR_BAD_RECORD, p->input_off - p->varlen,
                           "record size %llu out of range in a live chunk",

@@ -25,7 +25,7 @@ static jfr_status skip_field(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t
     if (!(op & JFR_OP_ARRAY))
         return skip_one(c, cur, t, op, depth);
     uint32_t n;
-    if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
+    if (!jfr__cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
         return JFR_BAD_EVENT;
     op &= (uint8_t)~JFR_OP_ARRAY;
     for (uint32_t k = 0; k < n; k++) {
@@ -59,7 +59,7 @@ static jfr_status skip_struct(const jfr_chunk *c, jfr_cur *cur, const jfr_type *
         case JFR_OP_LONG:
         case JFR_OP_POOL:
             if (varints) {
-                if (!jfr_cur_skip_varint(cur))
+                if (!jfr__cur_skip_varint(cur))
                     return JFR_BAD_VARINT;
                 continue;
             }
@@ -80,21 +80,21 @@ static jfr_status skip_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
     switch (op) {
     case JFR_OP_BOOLEAN:
     case JFR_OP_BYTE:
-        return jfr_cur_skip(cur, 1) ? JFR_OK : JFR_BAD_EVENT;
+        return jfr__cur_skip(cur, 1) ? JFR_OK : JFR_BAD_EVENT;
     case JFR_OP_CHAR:
     case JFR_OP_SHORT:
-        return jfr_cur_short(cur, &v) ? JFR_OK : JFR_BAD_VARINT;
+        return jfr__cur_short(cur, &v) ? JFR_OK : JFR_BAD_VARINT;
     case JFR_OP_INT:
-        return jfr_cur_int(cur, &v) ? JFR_OK : JFR_BAD_VARINT;
+        return jfr__cur_int(cur, &v) ? JFR_OK : JFR_BAD_VARINT;
     case JFR_OP_LONG:
     case JFR_OP_POOL:
-        return jfr_cur_long(cur, &v) ? JFR_OK : JFR_BAD_VARINT;
+        return jfr__cur_long(cur, &v) ? JFR_OK : JFR_BAD_VARINT;
     case JFR_OP_FLOAT:
-        return jfr_cur_skip(cur, 4) ? JFR_OK : JFR_BAD_EVENT;
+        return jfr__cur_skip(cur, 4) ? JFR_OK : JFR_BAD_EVENT;
     case JFR_OP_DOUBLE:
-        return jfr_cur_skip(cur, 8) ? JFR_OK : JFR_BAD_EVENT;
+        return jfr__cur_skip(cur, 8) ? JFR_OK : JFR_BAD_EVENT;
     case JFR_OP_STRING:
-        return jfr_cur_skip_string(cur) ? JFR_OK : JFR_BAD_STRING;
+        return jfr__cur_skip_string(cur) ? JFR_OK : JFR_BAD_STRING;
     default:
         return skip_struct(c, cur, t, depth);
     }
@@ -164,13 +164,13 @@ static uint64_t string_entry(const jfr_chunk *c, uint64_t key) {
                 return 0;
             jfr_cur pc = cur_at(c, pos);
             uint8_t enc;
-            if (!jfr_cur_u8(&pc, &enc) || enc != JFR_STR_POOL || !jfr_cur_long(&pc, &fast))
+            if (!jfr__cur_u8(&pc, &enc) || enc != JFR_STR_POOL || !jfr__cur_long(&pc, &fast))
                 return pos; /* not a reference: read (and checked) by the caller */
         }
         jfr_cur sc = cur_at(c, jfr__pool_get(&c->pool, ts->index, slow));
         uint8_t enc;
-        (void)jfr_cur_u8(&sc, &enc); /* slow trails fast: a valid reference */
-        (void)jfr_cur_long(&sc, &slow);
+        (void)jfr__cur_u8(&sc, &enc); /* slow trails fast: a valid reference */
+        (void)jfr__cur_long(&sc, &slow);
         if (slow == fast)
             return 0;
     }
@@ -180,7 +180,7 @@ static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) 
     uint8_t enc;
     uint32_t n;
     uint64_t key;
-    if (!jfr_cur_u8(cur, &enc))
+    if (!jfr__cur_u8(cur, &enc))
         return JFR_BAD_STRING;
     out->encoding = enc;
     out->kind = JFR_KIND_STRING;
@@ -193,7 +193,7 @@ static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) 
     case JFR_STR_EMPTY:
         return JFR_OK;
     case JFR_STR_POOL: {
-        if (!jfr_cur_long(cur, &key))
+        if (!jfr__cur_long(cur, &key))
             return JFR_BAD_STRING;
         uint64_t pos = string_entry(c, key);
         if (!pos) {
@@ -209,14 +209,14 @@ static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) 
         return JFR_OK;
     }
     case JFR_STR_UTF8:
-        if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
+        if (!jfr__cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
             return JFR_BAD_STRING;
         out->str = (const char *)cur->p;
         out->len = n;
         cur->p += n;
         return JFR_OK;
     case JFR_STR_LATIN1: {
-        if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
+        if (!jfr__cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
             return JFR_BAD_STRING;
         const uint8_t *s = cur->p;
         cur->p += n;
@@ -231,17 +231,17 @@ static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) 
         char *d = jfr__parser_scratch(c->parser, (size_t)n * 2);
         if (!d)
             return JFR_NOMEM;
-        out->len = jfr_wire_latin1_to_utf8(s, n, (uint8_t *)d);
+        out->len = jfr__wire_latin1_to_utf8(s, n, (uint8_t *)d);
         out->str = d;
         return JFR_OK;
     }
     case JFR_STR_CHARS: {
-        if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
+        if (!jfr__cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
             return JFR_BAD_STRING;
         char *d = jfr__parser_scratch(c->parser, (size_t)n * 3 + 1);
         if (!d)
             return JFR_NOMEM;
-        long w = jfr_wire_chars_to_utf8(cur, n, (uint8_t *)d);
+        long w = jfr__wire_chars_to_utf8(cur, n, (uint8_t *)d);
         if (w < 0)
             return JFR_BAD_STRING;
         out->str = d;
@@ -269,7 +269,7 @@ static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
     out->depth_ = depth;
     switch (op) {
     case JFR_OP_BOOLEAN:
-        if (!jfr_cur_be(cur, 1, &v))
+        if (!jfr__cur_be(cur, 1, &v))
             return JFR_BAD_EVENT;
         out->kind = JFR_KIND_BOOLEAN;
         out->b = v != 0;
@@ -277,7 +277,7 @@ static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
         out->u = out->b;
         return JFR_OK;
     case JFR_OP_BYTE:
-        if (!jfr_cur_be(cur, 1, &v))
+        if (!jfr__cur_be(cur, 1, &v))
             return JFR_BAD_EVENT;
         out->kind = JFR_KIND_INT;
         /* NOLINTNEXTLINE(bugprone-signed-char-misuse,cert-str34-c): a Java byte is signed */
@@ -285,41 +285,41 @@ static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
         out->u = (uint8_t)v;
         return JFR_OK;
     case JFR_OP_SHORT:
-        if (!jfr_cur_short(cur, &v))
+        if (!jfr__cur_short(cur, &v))
             return JFR_BAD_VARINT;
         out->kind = JFR_KIND_INT;
         out->i = (int16_t)(uint16_t)v;
         out->u = (uint16_t)v;
         return JFR_OK;
     case JFR_OP_CHAR:
-        if (!jfr_cur_short(cur, &v))
+        if (!jfr__cur_short(cur, &v))
             return JFR_BAD_VARINT;
         out->kind = JFR_KIND_CHAR;
         out->u = (uint16_t)v;
         out->i = (int64_t)out->u;
         return JFR_OK;
     case JFR_OP_INT:
-        if (!jfr_cur_int(cur, &v))
+        if (!jfr__cur_int(cur, &v))
             return JFR_BAD_VARINT;
         out->kind = JFR_KIND_INT;
         out->i = (int32_t)(uint32_t)v;
         out->u = (uint32_t)v;
         return JFR_OK;
     case JFR_OP_LONG:
-        if (!jfr_cur_long(cur, &v))
+        if (!jfr__cur_long(cur, &v))
             return JFR_BAD_VARINT;
         out->kind = JFR_KIND_INT;
         out->i = (int64_t)v;
         out->u = v;
         return JFR_OK;
     case JFR_OP_FLOAT:
-        if (!jfr_cur_be(cur, 4, &v))
+        if (!jfr__cur_be(cur, 4, &v))
             return JFR_BAD_EVENT;
         out->kind = JFR_KIND_FLOAT;
         out->d = be_float((uint32_t)v);
         return JFR_OK;
     case JFR_OP_DOUBLE:
-        if (!jfr_cur_be(cur, 8, &v))
+        if (!jfr__cur_be(cur, 8, &v))
             return JFR_BAD_EVENT;
         out->kind = JFR_KIND_DOUBLE;
         memcpy(&out->d, &v, sizeof out->d);
@@ -327,7 +327,7 @@ static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
     case JFR_OP_STRING:
         return read_string(c, cur, out);
     case JFR_OP_POOL:
-        if (!jfr_cur_long(cur, &v))
+        if (!jfr__cur_long(cur, &v))
             return JFR_BAD_VARINT;
         return resolve(c, t, v, out);
     default: /* inline struct */
@@ -361,7 +361,7 @@ static jfr_status read_field(const jfr_chunk *c, jfr_cur *cur, const jfr_field *
     if (!f->array)
         return read_one(c, cur, f->type, op, depth, need_end, out);
     uint32_t n;
-    if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
+    if (!jfr__cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
         return JFR_BAD_EVENT;
     out->kind = JFR_KIND_ARRAY;
     out->type = f->type;
@@ -405,11 +405,11 @@ jfr_status jfr__struct_scan(const jfr_chunk *c, uint64_t pos, const jfr_type *t,
             bool ok;
             switch (op) {
             case JFR_OP_BOOLEAN:
-            case JFR_OP_BYTE: ok = jfr_cur_be(&cur, 1, &raw[k]); break;
+            case JFR_OP_BYTE: ok = jfr__cur_be(&cur, 1, &raw[k]); break;
             case JFR_OP_CHAR:
-            case JFR_OP_SHORT: ok = jfr_cur_short(&cur, &raw[k]); break;
-            case JFR_OP_INT: ok = jfr_cur_int(&cur, &raw[k]); break;
-            default: ok = jfr_cur_long(&cur, &raw[k]); break;
+            case JFR_OP_SHORT: ok = jfr__cur_short(&cur, &raw[k]); break;
+            case JFR_OP_INT: ok = jfr__cur_int(&cur, &raw[k]); break;
+            default: ok = jfr__cur_long(&cur, &raw[k]); break;
             }
             if (!ok)
                 return JFR_BAD_VARINT;
