@@ -2,17 +2,13 @@
 #ifndef JFR_INTERNAL_H
 #define JFR_INTERNAL_H
 
+#include "header.h"
 #include "jfrstream.h"
 #include "wire.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
 
-#define JFR_HEADER_SIZE 68
-/* Chunk format majors read, as the JDK's own reader does (any minor): 1 is
- * JDK 9 and 10 (event names com.oracle.jdk.*), 2 is JDK 11+; both have the
- * same layout. 0 (0.9) is JDK 7 and 8, a different format. */
-static inline bool jfr__major_ok(uint64_t major) { return major == 1 || major == 2; }
 #define JFR_DEFAULT_MAX_CHUNK (1ull << 30)
 /* Inline struct nesting (structs and arrays inside one event or one pool
  * entry) deeper than this is treated as corrupt: bounds recursion on hostile

@@ -193,13 +193,13 @@ static jfr_status fatal_told(jfr_parser *p) {
     return fatal(p);
 }
 
-static inline int64_t be64(const uint8_t *b) { return (int64_t)jfr__be(b, 8); }
-
 uint64_t jfr_chunk_size_at(const void *buf, size_t len) {
     const uint8_t *b = buf;
-    if (!b || len < JFR_HEADER_SIZE || memcmp(b, "FLR", 4) != 0)
+    if (!b || len < JFR_HEADER_SIZE || !jfr__header_magic(b))
         return 0;
-    return jfr__be(b + 8, 8);
+    jfr_chunk_info ci;
+    jfr__header_decode(b, &ci);
+    return (uint64_t)ci.size;
 }
 
 /* Decode and check a header; sets up p->info and p->chunk. */
@@ -207,22 +207,12 @@ static jfr_status take_header(jfr_parser *p, const uint8_t *h) {
     jfr_chunk_info *ci = &p->info;
     ci->index = p->nchunks;
     ci->offset = p->input_off;
-    if (memcmp(h, "FLR\0", 4) != 0) {
+    if (!jfr__header_magic(h)) {
         jfr__fail(p, JFR_BAD_MAGIC, ci->offset, "expected FLR\\0, found %02x %02x %02x %02x",
                   h[0], h[1], h[2], h[3]);
         return JFR_BAD_MAGIC;
     }
-    ci->major = (uint16_t)jfr__be(h + 4, 2);
-    ci->minor = (uint16_t)jfr__be(h + 6, 2);
-    ci->size = be64(h + 8);
-    ci->cp_offset = be64(h + 16);
-    ci->metadata_offset = be64(h + 24);
-    ci->start_nanos = be64(h + 32);
-    ci->duration_nanos = be64(h + 40);
-    ci->start_ticks = be64(h + 48);
-    ci->ticks_per_second = be64(h + 56);
-    ci->state = h[64];
-    ci->flags = (uint16_t)jfr__be(h + 66, 2);
+    jfr__header_decode(h, ci);
     if (!jfr__major_ok(ci->major)) {
         jfr__fail(p, JFR_BAD_VERSION, ci->offset + 4,
                   "version %u.%u (%sonly 1.x and 2.x are supported)", ci->major, ci->minor,
@@ -271,18 +261,23 @@ static jfr_status take_header(jfr_parser *p, const uint8_t *h) {
  * input bytes follow from its first byte; at finish the chunk must fit.
  * `prev` is the byte before it (-1: unknown). */
 static bool candidate_ok(const jfr_parser *p, const uint8_t *h, uint64_t left, int prev) {
-    if (memcmp(h, "FLR\0", 4) != 0 || !jfr__major_ok(jfr__be(h + 4, 2)))
+    if (!jfr__header_magic(h))
+        return false;
+    jfr_chunk_info ci;
+    jfr__header_decode(h, &ci);
+    if (!jfr__major_ok(ci.major))
         return false;
     if (prev == JFR_HEADER_SIZE)
         return false; /* 68, the length of a copy of the header in a chunk-header
                          checkpoint (JDK 14+, at each flush and at the end) */
-    if (h[65] != 0 || (h[66] | (h[67] & ~3)) != 0 || (int64_t)jfr__be(h + 56, 8) <= 0)
+    if (h[65] != 0 || (ci.flags & ~3) != 0 || ci.ticks_per_second <= 0)
         return false; /* pad byte, unknown flags, ticks per second */
-    uint64_t size = jfr__be(h + 8, 8), cp = jfr__be(h + 16, 8), md = jfr__be(h + 24, 8);
-    if (h[64] != 0) /* live: only the shape of a chunk's start, as a JMX stream
+    uint64_t size = (uint64_t)ci.size, cp = (uint64_t)ci.cp_offset,
+             md = (uint64_t)ci.metadata_offset;
+    if (ci.state != 0) /* live: only the shape of a chunk's start, as a JMX stream
                        sends it; the copies of the header that JDK 14+ writes
                        into checkpoints at each flush have a later size */
-        return h[64] != 255 && size == JFR_HEADER_SIZE && cp == 0 && md == 0;
+        return ci.state != 255 && size == JFR_HEADER_SIZE && cp == 0 && md == 0;
     if (size <= JFR_HEADER_SIZE || size > p->opt.max_chunk_size)
         return false;
     if (md < JFR_HEADER_SIZE || md >= size || (cp && (cp < JFR_HEADER_SIZE || cp >= size)))
@@ -516,16 +511,17 @@ static jfr_status live_record_done(jfr_parser *p) {
     if ((ctype & 2) && jfr__cur_int(&cur, &npools) && npools >= 1 && jfr__cur_long(&cur, &tid) &&
         jfr__cur_int(&cur, &n) && n >= 1 && jfr__cur_long(&cur, &key) && jfr__cur_int(&cur, &len) &&
         len == JFR_HEADER_SIZE && (size_t)(cur.end - cur.p) >= JFR_HEADER_SIZE &&
-        memcmp(cur.p, "FLR\0", 4) == 0) {
-        /* the chunk header as it is after this flush: authoritative */
-        const uint8_t *h = cur.p;
-        jfr_chunk_info *ci = &p->info;
-        ci->size = be64(h + 8);
-        ci->cp_offset = be64(h + 16);
-        ci->metadata_offset = be64(h + 24);
-        ci->duration_nanos = be64(h + 40);
-        ci->state = h[64];
-        ci->flags = (uint16_t)jfr__be(h + 66, 2);
+        jfr__header_magic(cur.p)) {
+        /* the chunk header as it is after this flush: authoritative for
+         * what a flush changes */
+        jfr_chunk_info nh, *ci = &p->info;
+        jfr__header_decode(cur.p, &nh);
+        ci->size = nh.size;
+        ci->cp_offset = nh.cp_offset;
+        ci->metadata_offset = nh.metadata_offset;
+        ci->duration_nanos = nh.duration_nanos;
+        ci->state = nh.state;
+        ci->flags = nh.flags;
         if (ci->state == 0) {
             p->seg_ends_chunk = true;
             end = true;
