@@ -64,54 +64,32 @@ static bool grow(const jfr_allocator *a, void **arr, uint32_t *cap, uint32_t nee
     return true;
 }
 
+static char *arena_room(void *m, size_t n) {
+    mdparse *mp = m;
+    return jfr__arena_alloc(mp->a, &mp->md->arena, n, 1);
+}
+
 /* Read one string of the string table into the arena as UTF-8. */
 static jfr_status read_string(mdparse *m, const char **out) {
     jfr_cur *c = &m->cur;
     const uint8_t *at = c->p;
-    uint8_t enc;
-    uint32_t n;
-    if (!jfr__cur_u8(c, &enc))
+    if (c->p < c->end && *c->p == JFR_STR_POOL) /* no pool to refer to yet */
+        return fail_at(m, at, "string encoding %u not allowed in metadata", JFR_STR_POOL);
+    jfr_wstr ws;
+    switch (jfr__cur_string(c, JFR__STR_COPY, arena_room, m, &ws)) {
+    case 0:
+        *out = ws.str;
+        return JFR_OK;
+    case JFR__STR_END:
         return fail_at(m, at, "string table truncated");
-    switch (enc) {
-    case JFR_STR_NULL:
-        *out = NULL;
-        return JFR_OK;
-    case JFR_STR_EMPTY:
-        *out = "";
-        return JFR_OK;
-    case JFR_STR_UTF8:
-    case JFR_STR_LATIN1: {
-        if (!jfr__cur_count(c, &n) || n > (size_t)(c->end - c->p))
-            return fail_at(m, at, "string length out of range");
-        char *d;
-        if (enc == JFR_STR_UTF8) {
-            d = jfr__arena_strndup(m->a, &m->md->arena, (const char *)c->p, n);
-        } else {
-            d = jfr__arena_alloc(m->a, &m->md->arena, (size_t)n * 2 + 1, 1);
-            if (d)
-                d[jfr__wire_latin1_to_utf8(c->p, n, (uint8_t *)d)] = 0;
-        }
-        if (!d)
-            return JFR_NOMEM;
-        c->p += n;
-        *out = d;
-        return JFR_OK;
-    }
-    case JFR_STR_CHARS: {
-        if (!jfr__cur_count(c, &n) || n > (size_t)(c->end - c->p))
-            return fail_at(m, at, "string length out of range");
-        char *d = jfr__arena_alloc(m->a, &m->md->arena, (size_t)n * 3 + 1, 1);
-        if (!d)
-            return JFR_NOMEM;
-        long w = jfr__wire_chars_to_utf8(c, n, (uint8_t *)d);
-        if (w < 0)
-            return fail_at(m, at, "string truncated");
-        d[w] = 0;
-        *out = d;
-        return JFR_OK;
-    }
+    case JFR__STR_BAD_LEN:
+        return fail_at(m, at, "string length out of range");
+    case JFR__STR_TRUNCATED:
+        return fail_at(m, at, "string truncated");
+    case JFR__STR_NOMEM:
+        return JFR_NOMEM;
     default:
-        return fail_at(m, at, "string encoding %u not allowed in metadata", enc);
+        return fail_at(m, at, "string encoding %u not allowed in metadata", ws.enc);
     }
 }
 

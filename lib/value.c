@@ -176,26 +176,25 @@ static uint64_t string_entry(const jfr_chunk *c, uint64_t key) {
     }
 }
 
+static char *scratch_room(void *parser, size_t n) {
+    return jfr__parser_scratch(parser, n);
+}
+
 static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) {
-    uint8_t enc;
-    uint32_t n;
-    uint64_t key;
-    if (!jfr__cur_u8(cur, &enc))
+    jfr_wstr ws;
+    int r = jfr__cur_string(cur, JFR__STR_BORROW, scratch_room, c->parser, &ws);
+    if (r == JFR__STR_END)
         return JFR_BAD_STRING;
-    out->encoding = enc;
+    out->encoding = ws.enc;
     out->kind = JFR_KIND_STRING;
     out->str = "";
     out->len = 0;
-    switch (enc) {
-    case JFR_STR_NULL:
+    if (r)
+        return r == JFR__STR_NOMEM ? JFR_NOMEM : JFR_BAD_STRING;
+    if (ws.enc == JFR_STR_NULL) {
         out->kind = JFR_KIND_NULL;
-        return JFR_OK;
-    case JFR_STR_EMPTY:
-        return JFR_OK;
-    case JFR_STR_POOL: {
-        if (!jfr__cur_long(cur, &key))
-            return JFR_BAD_STRING;
-        uint64_t pos = string_entry(c, key);
+    } else if (ws.enc == JFR_STR_POOL) {
+        uint64_t pos = string_entry(c, ws.key);
         if (!pos) {
             out->kind = JFR_KIND_NULL;
         } else {
@@ -205,52 +204,12 @@ static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) 
                 return s;
         }
         out->pooled = true;
-        out->key = key;
-        return JFR_OK;
+        out->key = ws.key;
+    } else {
+        out->str = ws.str;
+        out->len = ws.len;
     }
-    case JFR_STR_UTF8:
-        if (!jfr__cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
-            return JFR_BAD_STRING;
-        out->str = (const char *)cur->p;
-        out->len = n;
-        cur->p += n;
-        return JFR_OK;
-    case JFR_STR_LATIN1: {
-        if (!jfr__cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
-            return JFR_BAD_STRING;
-        const uint8_t *s = cur->p;
-        cur->p += n;
-        size_t i = 0;
-        while (i < n && s[i] < 0x80)
-            i++;
-        if (i == n) { /* ASCII: borrow */
-            out->str = (const char *)s;
-            out->len = n;
-            return JFR_OK;
-        }
-        char *d = jfr__parser_scratch(c->parser, (size_t)n * 2);
-        if (!d)
-            return JFR_NOMEM;
-        out->len = jfr__wire_latin1_to_utf8(s, n, (uint8_t *)d);
-        out->str = d;
-        return JFR_OK;
-    }
-    case JFR_STR_CHARS: {
-        if (!jfr__cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
-            return JFR_BAD_STRING;
-        char *d = jfr__parser_scratch(c->parser, (size_t)n * 3 + 1);
-        if (!d)
-            return JFR_NOMEM;
-        long w = jfr__wire_chars_to_utf8(cur, n, (uint8_t *)d);
-        if (w < 0)
-            return JFR_BAD_STRING;
-        out->str = d;
-        out->len = (size_t)w;
-        return JFR_OK;
-    }
-    default:
-        return JFR_BAD_STRING;
-    }
+    return JFR_OK;
 }
 
 static float be_float(uint32_t b) {
