@@ -555,10 +555,9 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
                 return s;
             }
             p->subs_dirty = false;
-            if (p->prep) { /* prepared on a helper thread (parallel.c) */
-                s = adopt_scan(p, p->prep);
-                jfr__par_release(p);
-                if (s)
+            if (p->prep) { /* prepared on a helper thread (parallel.c); the
+                              caller releases it when the chunk is done */
+                if ((s = adopt_scan(p, p->prep)))
                     return s;
             } else if ((s = scan_unit(p))) {
                 return s;

@@ -97,7 +97,8 @@ static void par_destroy(jfr_parser *p, jfr_par *par) {
             pthread_join(par->threads[i], NULL);
     }
     for (unsigned i = 0; par->slots && i < par->nslots; i++)
-        jfr_parser_free(par->slots[i].w);
+        if (par->slots[i].w)
+            jfr__parser_destroy(par->slots[i].w);
     jfr__free(a, par->slots, par->nslots * sizeof *par->slots);
     jfr__free(a, par->threads, par->nslots * sizeof *par->threads);
     pthread_cond_destroy(&par->done);
@@ -141,7 +142,7 @@ static jfr_par *par_new(jfr_parser *p) {
         atomic_init(&par->slots[i].cancel, false);
         /* the callbacks are copied for what scan_unit decides from them
          * (never called there) */
-        if (!(par->slots[i].w = jfr_parser_new(&wo, &p->cb, NULL))) {
+        if (!(par->slots[i].w = jfr__parser_create(&wo, &p->cb, NULL))) {
             par_destroy(p, par);
             return NULL;
         }

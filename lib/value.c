@@ -110,21 +110,6 @@ jfr_status jfr__skip_value(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
 static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
                            uint8_t op, uint32_t depth, bool need_end, jfr_value *out);
 
-uint8_t jfr__op_for_type(const jfr_type *t) {
-    switch (t->base) {
-    case JFR_BASE_BOOLEAN: return JFR_OP_BOOLEAN;
-    case JFR_BASE_BYTE: return JFR_OP_BYTE;
-    case JFR_BASE_CHAR: return JFR_OP_CHAR;
-    case JFR_BASE_SHORT: return JFR_OP_SHORT;
-    case JFR_BASE_INT: return JFR_OP_INT;
-    case JFR_BASE_LONG: return JFR_OP_LONG;
-    case JFR_BASE_FLOAT: return JFR_OP_FLOAT;
-    case JFR_BASE_DOUBLE: return JFR_OP_DOUBLE;
-    case JFR_BASE_STRING: return JFR_OP_STRING;
-    default: return JFR_OP_STRUCT;
-    }
-}
-
 /* The pool entry (t, key) as a value; NULL kind when absent. Following a
  * reference starts a new top-level value: its struct nesting counts from 0,
  * and references cost no depth (the caller follows them one level per call,
@@ -176,8 +161,11 @@ static uint64_t string_entry(const jfr_chunk *c, uint64_t key) {
     }
 }
 
+/* Room for a converted string in the parser's scratch arena (reset before
+ * each event callback). */
 static char *scratch_room(void *parser, size_t n) {
-    return jfr__parser_scratch(parser, n);
+    jfr_parser *p = parser;
+    return jfr__arena_alloc(&p->opt.allocator, &p->scratch, n ? n : 1, 1);
 }
 
 static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) {
