@@ -398,6 +398,19 @@ jfr_parser *jfr__parser_create(const jfr_options *opts, const jfr_callbacks *cb,
 void jfr__parser_clear(jfr_parser *p); /* back to the state of a new parser */
 void jfr__parser_destroy(jfr_parser *p);
 
+/* The absolute input offset of chunk offset pos of the unit. */
+static inline uint64_t jfr__abs_off(const jfr_parser *p, uint64_t pos) {
+    return p->chunk.offset + p->chunk.base_off + pos;
+}
+
+/* A record header, as dispatch.c reads it. */
+typedef struct jfr_rec {
+    uint64_t pos, size, type, payload; /* payload: offset after size and type */
+} jfr_rec;
+
+/* pool.c: index the pool entries of the checkpoint record r of the unit. */
+jfr_status jfr__pool_index_checkpoint(jfr_parser *p, const jfr_rec *r);
+
 /* dispatch.c: run the chunk's phases from p->phase (chunk bytes complete). */
 jfr_status jfr__chunk_process(jfr_parser *p);
 
