@@ -427,10 +427,83 @@ static jfr_status cb_result(jfr_parser *p, int rc) {
     return JFR_OK;
 }
 
+/* PH_RECORDS from the list: the wanted events only (ordered or not). */
+static jfr_status deliver_listed(jfr_parser *p) {
+    jfr_chunk *c = &p->chunk;
+    int rc;
+    while (p->ord_i < p->nord) {
+        rec r = {0};
+        read_rec(c, p->ord[p->ord_i].pos, &r); /* checked by scan_unit */
+        rc = deliver(p, &r, jfr__md_type_by_id(c->md, r.type));
+        if (rc != JFR_CB_CONTINUE)
+            return cb_result(p, rc);
+        p->ord_i++;
+        p->ev_stage = 0;
+    }
+    p->phase = PH_END;
+    return JFR_OK;
+}
+
+/* PH_RECORDS by walking every record: on_record for each, the wanted events
+ * delivered as they come (unordered); when ordered, the events follow from
+ * the list. The hot loop of a walk: state lives in locals and is saved only
+ * when a callback pauses or stops. */
+static jfr_status walk_records(jfr_parser *p) {
+    jfr_chunk *c = &p->chunk;
+    int rc;
+    uint64_t pos = p->rec_pos;
+    bool done = p->rec_done;
+    const jfr_mdtab *md = c->md;
+    jfr_record_cb on_rec = p->cb.on_record;
+    const uint8_t *want = p->opt.ordered ? NULL : p->want;
+    while (pos < c->size) {
+        rec r;
+        if (!read_rec(c, pos, &r) || r.size == 0) {
+            p->rec_pos = pos;
+            return bad_record(p, pos);
+        }
+        const jfr_type *t; /* the event type, or NULL */
+        bool w;
+        if (r.type < md->nby_id) {
+            t = md->ev_by_id[r.type];
+            w = want && p->want_id[r.type];
+        } else {
+            t = r.type > 1 ? jfr__md_type_by_id(md, r.type) : NULL;
+            t = t && t->is_event ? t : NULL;
+            w = t && want && want[t->index];
+        }
+        if (!done && on_rec) {
+            jfr_record jr = {c->index, abs_off(p, pos), r.size, r.type, t};
+            if ((rc = on_rec(p, &jr, p->user)) != JFR_CB_CONTINUE) {
+                p->rec_pos = pos;
+                p->rec_done = true;
+                p->ev_stage = 0;
+                return cb_result(p, rc);
+            }
+        }
+        done = false;
+        if (w) {
+            p->rec_pos = pos;
+            p->rec_done = true;
+            if ((rc = deliver(p, &r, t)) != JFR_CB_CONTINUE)
+                return cb_result(p, rc);
+            p->ev_stage = 0;
+        }
+        pos += r.size;
+    }
+    p->rec_pos = pos;
+    p->rec_done = false;
+    p->ev_stage = 0;
+    if (p->opt.ordered) /* on_record saw every record; now the events */
+        p->use_list = true;
+    else
+        p->phase = PH_END;
+    return JFR_OK;
+}
+
 jfr_status jfr__chunk_process(jfr_parser *p) {
     jfr_chunk *c = &p->chunk;
     jfr_status s;
-    int rc;
     for (;;) {
         switch (p->phase) {
         case PH_BEGIN:
@@ -477,70 +550,8 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
             p->phase = PH_RECORDS;
             break;
         case PH_RECORDS:
-            if (p->use_list) { /* the wanted events only (ordered or not) */
-                while (p->ord_i < p->nord) {
-                    rec r = {0};
-                    read_rec(c, p->ord[p->ord_i].pos, &r); /* checked by scan_unit */
-                    rc = deliver(p, &r, jfr__md_type_by_id(c->md, r.type));
-                    if (rc != JFR_CB_CONTINUE)
-                        return cb_result(p, rc);
-                    p->ord_i++;
-                    p->ev_stage = 0;
-                }
-                p->phase = PH_END;
-                break;
-            }
-            {
-                /* the hot loop of a walk: state lives in locals and is saved
-                 * only when a callback pauses or stops */
-                uint64_t pos = p->rec_pos;
-                bool done = p->rec_done;
-                const jfr_mdtab *md = c->md;
-                jfr_record_cb on_rec = p->cb.on_record;
-                const uint8_t *want = p->opt.ordered ? NULL : p->want;
-                while (pos < c->size) {
-                    rec r;
-                    if (!read_rec(c, pos, &r) || r.size == 0) {
-                        p->rec_pos = pos;
-                        return bad_record(p, pos);
-                    }
-                    const jfr_type *t; /* the event type, or NULL */
-                    bool w;
-                    if (r.type < md->nby_id) {
-                        t = md->ev_by_id[r.type];
-                        w = want && p->want_id[r.type];
-                    } else {
-                        t = r.type > 1 ? jfr__md_type_by_id(md, r.type) : NULL;
-                        t = t && t->is_event ? t : NULL;
-                        w = t && want && want[t->index];
-                    }
-                    if (!done && on_rec) {
-                        jfr_record jr = {c->index, abs_off(p, pos), r.size, r.type, t};
-                        if ((rc = on_rec(p, &jr, p->user)) != JFR_CB_CONTINUE) {
-                            p->rec_pos = pos;
-                            p->rec_done = true;
-                            p->ev_stage = 0;
-                            return cb_result(p, rc);
-                        }
-                    }
-                    done = false;
-                    if (w) {
-                        p->rec_pos = pos;
-                        p->rec_done = true;
-                        if ((rc = deliver(p, &r, t)) != JFR_CB_CONTINUE)
-                            return cb_result(p, rc);
-                        p->ev_stage = 0;
-                    }
-                    pos += r.size;
-                }
-                p->rec_pos = pos;
-                p->rec_done = false;
-                p->ev_stage = 0;
-            }
-            if (p->opt.ordered) /* on_record saw every record; now the events */
-                p->use_list = true;
-            else
-                p->phase = PH_END;
+            if ((s = p->use_list ? deliver_listed(p) : walk_records(p)))
+                return s;
             break;
         case PH_END:
             p->phase = PH_DONE;

@@ -45,163 +45,197 @@ static jfr_status run_chunk(jfr_parser *p) {
     return JFR_OK;
 }
 
+/* What a step of run_input says: go on, or have run_input return *st (the
+ * bytes taken so far are used). */
+enum { STEP_ON, STEP_STOP };
+
+static int step_stop(jfr_status *st, jfr_status s) {
+    *st = s;
+    return STEP_STOP;
+}
+
+/* A header was taken (in p->hdr, or borrowed): a live chunk is framed from
+ * here, a finished one buffered until its body is complete. */
+static int chunk_begin(jfr_parser *p, jfr_status *st) {
+    jfr_status s;
+    p->hdr_have = 0;
+    if (p->live) {
+        jfr__live_begin(p);
+        if (p->cb.on_chunk_begin) {
+            int rc = p->cb.on_chunk_begin(p, &p->info, p->user);
+            if (rc != JFR_CB_CONTINUE) {
+                if (rc == JFR_CB_PAUSE)
+                    return step_stop(st, p->status = JFR_PAUSED);
+                p->state = ST_STOPPED;
+                return step_stop(st, p->status = JFR_STOPPED);
+            }
+        }
+        return STEP_ON;
+    }
+    /* buffer the chunk: header now, body as it arrives */
+    p->chunkbuf.len = 0;
+    if ((s = jfr__buf_reserve(&p->opt.allocator, &p->chunkbuf, JFR_HEADER_SIZE,
+                              p->chunk.size))) {
+        jfr__fail(p, s, p->info.offset, "cannot buffer the chunk");
+        return step_stop(st, jfr__fatal_told(p));
+    }
+    memcpy(p->chunkbuf.data, p->hdr, JFR_HEADER_SIZE);
+    p->chunkbuf.len = JFR_HEADER_SIZE;
+    p->need = p->chunk.size - JFR_HEADER_SIZE;
+    p->state = ST_BODY;
+    p->phase = PH_INDEX;
+    if (p->cb.on_chunk_begin) {
+        int rc = p->cb.on_chunk_begin(p, &p->info, p->user);
+        if (rc != JFR_CB_CONTINUE) {
+            if (rc == JFR_CB_PAUSE)
+                return step_stop(st, JFR_PAUSED);
+            p->state = ST_STOPPED;
+            return step_stop(st, p->status = JFR_STOPPED);
+        }
+    }
+    return STEP_ON;
+}
+
+/* The whole finished chunk at in + *pos (its header taken): run it from the
+ * caller's bytes; when it fails and is passed over, scan it again in place. */
+static int chunk_in_place(jfr_parser *p, const uint8_t *in, size_t avail, size_t *pos,
+                          jfr_status *st) {
+    jfr_status s;
+    size_t at = *pos;
+    p->chunk.base = in + at;
+    p->phase = PH_BEGIN;
+    if (p->opt.threads > 1) /* parallel: adopt this chunk's preparation,
+                               prepare the next */
+        jfr__par_chunk(p, in + at, avail);
+    *pos += p->chunk.size;
+    p->input_off += p->chunk.size;
+    if ((s = run_chunk(p)))
+        return step_stop(st, s);
+    if (p->chunk_failed) { /* resync: scan it again, in place */
+        jfr__resync_begin(p, p->chunk.offset);
+        p->rs_prev = in[at];
+        *pos = at + 1;
+        p->input_off = p->chunk.offset + 1;
+    }
+    return STEP_ON;
+}
+
+/* ST_HEADER with nothing buffered and a whole header at in + *pos. */
+static int header_in_place(jfr_parser *p, const uint8_t *in, size_t len, size_t *pos,
+                           jfr_status *st) {
+    size_t avail = len - *pos;
+    int act;
+    jfr_status s;
+    if ((s = jfr__header_done(p, in + *pos, &act)))
+        return step_stop(st, s);
+    if (act == HD_SKIP) {
+        *pos += JFR_HEADER_SIZE;
+        p->input_off += JFR_HEADER_SIZE;
+        return STEP_ON;
+    }
+    if (act == HD_RESCAN) { /* the header's bytes are still here */
+        jfr__resync_begin(p, p->input_off);
+        p->rs_prev = in[*pos];
+        *pos += 1;
+        p->input_off++;
+        return STEP_ON;
+    }
+    if (!p->live && avail >= p->chunk.size) /* whole chunk here: borrow it */
+        return chunk_in_place(p, in, avail, pos, st);
+    memcpy(p->hdr, in + *pos, JFR_HEADER_SIZE);
+    p->hdr_have = JFR_HEADER_SIZE;
+    *pos += JFR_HEADER_SIZE;
+    p->input_off += JFR_HEADER_SIZE;
+    return chunk_begin(p, st);
+}
+
+/* ST_HEADER otherwise: gather the header's bytes in p->hdr. */
+static int header_bytes(jfr_parser *p, const uint8_t *in, size_t len, size_t *pos,
+                        jfr_status *st) {
+    size_t take = JFR_HEADER_SIZE - p->hdr_have, avail = len - *pos;
+    int act;
+    jfr_status s;
+    if (take > avail)
+        take = avail;
+    memcpy(p->hdr + p->hdr_have, in + *pos, take);
+    p->hdr_have += take;
+    *pos += take;
+    p->input_off += take;
+    if (p->hdr_have < JFR_HEADER_SIZE)
+        return STEP_ON;
+    /* take_header reports offsets from the chunk start */
+    uint64_t hoff = p->input_off -= JFR_HEADER_SIZE;
+    s = jfr__header_done(p, p->hdr, &act);
+    p->input_off += JFR_HEADER_SIZE;
+    if (s)
+        return step_stop(st, s);
+    if (act == HD_SKIP) {
+        p->hdr_have = 0;
+        return STEP_ON;
+    }
+    if (act == HD_RESCAN || act == HD_REJECT) {
+        /* its bytes were taken: scan them again from the replay */
+        if (act == HD_RESCAN)
+            jfr__resync_begin(p, hoff);
+        p->state = ST_RESYNC;
+        p->hdr_have = 0;
+        p->input_off = hoff + 1;
+        p->want_push = PUSH_HDR;
+        p->push_len = JFR_HEADER_SIZE - 1;
+        return step_stop(st, JFR_OK);
+    }
+    return chunk_begin(p, st);
+}
+
+/* ST_BODY: buffer the chunk's body; run the chunk once it is complete. */
+static int body_bytes(jfr_parser *p, const uint8_t *in, size_t len, size_t *pos,
+                      jfr_status *st) {
+    size_t avail = len - *pos;
+    size_t take = avail < p->need ? avail : (size_t)p->need;
+    jfr_status s;
+    if ((s = jfr__buf_reserve(&p->opt.allocator, &p->chunkbuf, take, p->chunk.size))) {
+        jfr__fail(p, s, p->input_off, "cannot buffer the chunk");
+        return step_stop(st, jfr__fatal_told(p));
+    }
+    memcpy(p->chunkbuf.data + p->chunkbuf.len, in + *pos, take);
+    p->chunkbuf.len += take;
+    p->need -= take;
+    *pos += take;
+    p->input_off += take;
+    if (p->need == 0) {
+        p->chunk.base = p->chunkbuf.data;
+        if ((s = run_chunk(p)))
+            return step_stop(st, s);
+        if (p->chunk_failed) { /* resync: scan it again from our copy */
+            jfr__rescan_buffered_chunk(p, p->chunk.size);
+            return step_stop(st, JFR_OK);
+        }
+    }
+    return STEP_ON;
+}
+
 /* Run the state machine over `in`; *used: bytes taken. Returns early (OK,
  * p->want_push set) when taken bytes must be scanned again: the caller
  * queues them in the replay buffer before going on. */
 static jfr_status run_input(jfr_parser *p, const uint8_t *in, size_t len, size_t *used) {
     size_t pos = 0;
-    jfr_status s;
-    while (pos < len) {
+    jfr_status s = JFR_OK;
+    int step = STEP_ON;
+    while (pos < len && step == STEP_ON) {
         size_t avail = len - pos;
         switch (p->state) {
-        case ST_HEADER: {
-            int act;
-            if (p->hdr_have == 0 && avail >= JFR_HEADER_SIZE) {
-                if ((s = jfr__header_done(p, in + pos, &act))) {
-                    *used = pos;
-                    return s;
-                }
-                if (act == HD_SKIP) {
-                    pos += JFR_HEADER_SIZE;
-                    p->input_off += JFR_HEADER_SIZE;
-                    break;
-                }
-                if (act == HD_RESCAN) { /* the header's bytes are still here */
-                    jfr__resync_begin(p, p->input_off);
-                    p->rs_prev = in[pos];
-                    pos++;
-                    p->input_off++;
-                    break;
-                }
-                if (!p->live && avail >= p->chunk.size) { /* whole chunk here: borrow it */
-                    size_t at = pos;
-                    p->chunk.base = in + pos;
-                    p->phase = PH_BEGIN;
-                    if (p->opt.threads > 1) /* parallel: adopt this chunk's
-                                               preparation, prepare the next */
-                        jfr__par_chunk(p, in + pos, avail);
-                    pos += p->chunk.size;
-                    p->input_off += p->chunk.size;
-                    *used = pos;
-                    if ((s = run_chunk(p)))
-                        return s;
-                    if (p->chunk_failed) { /* resync: scan it again, in place */
-                        jfr__resync_begin(p, p->chunk.offset);
-                        p->rs_prev = in[at];
-                        pos = at + 1;
-                        p->input_off = p->chunk.offset + 1;
-                    }
-                    break;
-                }
-                memcpy(p->hdr, in + pos, JFR_HEADER_SIZE);
-                p->hdr_have = JFR_HEADER_SIZE;
-                pos += JFR_HEADER_SIZE;
-                p->input_off += JFR_HEADER_SIZE;
-            } else {
-                size_t take = JFR_HEADER_SIZE - p->hdr_have;
-                if (take > avail)
-                    take = avail;
-                memcpy(p->hdr + p->hdr_have, in + pos, take);
-                p->hdr_have += take;
-                pos += take;
-                p->input_off += take;
-                if (p->hdr_have < JFR_HEADER_SIZE)
-                    break;
-                /* take_header reports offsets from the chunk start */
-                uint64_t hoff = p->input_off -= JFR_HEADER_SIZE;
-                s = jfr__header_done(p, p->hdr, &act);
-                p->input_off += JFR_HEADER_SIZE;
-                if (s) {
-                    *used = pos;
-                    return s;
-                }
-                if (act == HD_SKIP) {
-                    p->hdr_have = 0;
-                    break;
-                }
-                if (act == HD_RESCAN || act == HD_REJECT) {
-                    /* its bytes were taken: scan them again from the replay */
-                    if (act == HD_RESCAN)
-                        jfr__resync_begin(p, hoff);
-                    p->state = ST_RESYNC;
-                    p->hdr_have = 0;
-                    p->input_off = hoff + 1;
-                    p->want_push = PUSH_HDR;
-                    p->push_len = JFR_HEADER_SIZE - 1;
-                    *used = pos;
-                    return JFR_OK;
-                }
-            }
-            p->hdr_have = 0;
-            if (p->live) {
-                jfr__live_begin(p);
-                if (p->cb.on_chunk_begin) {
-                    int rc = p->cb.on_chunk_begin(p, &p->info, p->user);
-                    if (rc != JFR_CB_CONTINUE) {
-                        *used = pos;
-                        if (rc == JFR_CB_PAUSE)
-                            return p->status = JFR_PAUSED;
-                        p->state = ST_STOPPED;
-                        return p->status = JFR_STOPPED;
-                    }
-                }
-                break;
-            }
-            /* buffer the chunk: header now, body as it arrives */
-            p->chunkbuf.len = 0;
-            if ((s = jfr__buf_reserve(&p->opt.allocator, &p->chunkbuf, JFR_HEADER_SIZE,
-                                      p->chunk.size))) {
-                jfr__fail(p, s, p->info.offset, "cannot buffer the chunk");
-                *used = pos;
-                return jfr__fatal_told(p);
-            }
-            memcpy(p->chunkbuf.data, p->hdr, JFR_HEADER_SIZE);
-            p->chunkbuf.len = JFR_HEADER_SIZE;
-            p->need = p->chunk.size - JFR_HEADER_SIZE;
-            p->state = ST_BODY;
-            p->phase = PH_INDEX;
-            if (p->cb.on_chunk_begin) {
-                int rc = p->cb.on_chunk_begin(p, &p->info, p->user);
-                if (rc != JFR_CB_CONTINUE) {
-                    *used = pos;
-                    if (rc == JFR_CB_PAUSE)
-                        return JFR_PAUSED;
-                    p->state = ST_STOPPED;
-                    return p->status = JFR_STOPPED;
-                }
-            }
+        case ST_HEADER:
+            if (p->hdr_have == 0 && avail >= JFR_HEADER_SIZE)
+                step = header_in_place(p, in, len, &pos, &s);
+            else
+                step = header_bytes(p, in, len, &pos, &s);
             break;
-        }
-        case ST_BODY: {
-            size_t take = avail < p->need ? avail : (size_t)p->need;
-            if ((s = jfr__buf_reserve(&p->opt.allocator, &p->chunkbuf, take, p->chunk.size))) {
-                jfr__fail(p, s, p->input_off, "cannot buffer the chunk");
-                *used = pos;
-                return jfr__fatal_told(p);
-            }
-            memcpy(p->chunkbuf.data + p->chunkbuf.len, in + pos, take);
-            p->chunkbuf.len += take;
-            p->need -= take;
-            pos += take;
-            p->input_off += take;
-            if (p->need == 0) {
-                p->chunk.base = p->chunkbuf.data;
-                *used = pos;
-                if ((s = run_chunk(p)))
-                    return s;
-                if (p->chunk_failed) { /* resync: scan it again from our copy */
-                    jfr__rescan_buffered_chunk(p, p->chunk.size);
-                    return JFR_OK;
-                }
-            }
+        case ST_BODY:
+            step = body_bytes(p, in, len, &pos, &s);
             break;
-        }
         case ST_LIVE:
             pos += jfr__live_take(p, in + pos, avail, &s);
-            if (s) {
-                *used = pos;
-                return s;
-            }
+            step = s ? STEP_STOP : STEP_ON;
             break;
         case ST_SKIP: {
             size_t take = avail < p->skip_left ? avail : (size_t)p->skip_left;
@@ -214,18 +248,15 @@ static jfr_status run_input(jfr_parser *p, const uint8_t *in, size_t len, size_t
         }
         case ST_RESYNC:
             pos += jfr__resync_scan(p, in + pos, avail, &s);
-            if (s) {
-                *used = pos;
-                return s;
-            }
+            step = s ? STEP_STOP : STEP_ON;
             break;
         default:
-            *used = pos;
-            return p->status;
+            step = step_stop(&s, p->status);
+            break;
         }
     }
     *used = pos;
-    return JFR_OK;
+    return step == STEP_STOP ? s : JFR_OK;
 }
 
 /* One run of the state machine over in[*pos..len): *pos advances by what it
