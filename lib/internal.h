@@ -152,8 +152,6 @@ typedef struct jfr_pool {
     size_t count;
 } jfr_pool;
 
-jfr_status jfr__pool_put(const jfr_allocator *a, jfr_pool *pl, uint32_t type,
-                         uint64_t key, uint64_t pos);
 /* Offset of the value for (type, key), or 0 if absent. */
 uint64_t jfr__pool_get(const jfr_pool *pl, uint32_t type, uint64_t key);
 void jfr__pool_clear(jfr_pool *pl);
@@ -250,11 +248,6 @@ struct jfr_chunk {
 /* Skip one inline value of type t (decode op `op`) at the cursor. */
 jfr_status jfr__skip_value(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
                            uint8_t op, uint32_t depth);
-/* Element i of an array, starting the skip from element `from` whose bytes
- * start at from_pos (0 / arr->pos_ for the beginning); *next_pos receives
- * where element i+1 starts. */
-jfr_status jfr__value_index_from(const jfr_value *arr, uint32_t i, uint32_t from,
-                                 uint64_t from_pos, jfr_value *out, uint64_t *next_pos);
 /* The pool entry (t, key) as a value (NULL kind when absent). */
 jfr_status jfr__value_resolve(const jfr_chunk *c, const jfr_type *t, uint64_t key,
                               jfr_value *out);
@@ -279,8 +272,6 @@ static inline uint64_t jfr__cur_pos(const jfr_cur *cur) {
 }
 int64_t jfr__ticks_to_epoch_nanos(const jfr_chunk *c, int64_t ticks);
 int64_t jfr__ticks_to_nanos(const jfr_chunk *c, int64_t ticks);
-/* Java's (long) cast of a double: truncation, saturating, NaN -> 0. */
-int64_t jfr__d2l(double d);
 
 #endif
 

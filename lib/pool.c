@@ -34,8 +34,8 @@ static jfr_status rehash(const jfr_allocator *a, jfr_pool *pl, size_t cap) {
     return JFR_OK;
 }
 
-jfr_status jfr__pool_put(const jfr_allocator *a, jfr_pool *pl, uint32_t type,
-                         uint64_t key, uint64_t pos) {
+static jfr_status pool_put(const jfr_allocator *a, jfr_pool *pl, uint32_t type,
+                           uint64_t key, uint64_t pos) {
     if (!pl->slots || (pl->count + 1) * 4 > (pl->mask + 1) * 3) {
         size_t cap = pl->slots ? (pl->mask + 1) * 2 : 1024;
         jfr_status s = rehash(a, pl, cap);
@@ -165,7 +165,7 @@ jfr_status jfr__pool_index_checkpoint(jfr_parser *p, const jfr_rec *r) {
                           (unsigned long long)k);
                 return JFR_BAD_CHECKPOINT;
             }
-            if ((s = jfr__pool_put(&p->opt.allocator, &c->pool, t->index, key, val))) {
+            if ((s = pool_put(&p->opt.allocator, &c->pool, t->index, key, val))) {
                 jfr__fail(p, s, at, "cannot grow the pool index");
                 return s;
             }

@@ -319,8 +319,11 @@ jfr_status jfr_value_field_named(const jfr_value *obj, const char *name, jfr_val
     return jfr_value_field(obj, (uint32_t)i, out);
 }
 
-jfr_status jfr__value_index_from(const jfr_value *arr, uint32_t i, uint32_t from,
-                                 uint64_t from_pos, jfr_value *out, uint64_t *next_pos) {
+/* Element i of an array, starting the skip from element `from` whose bytes
+ * start at from_pos (0 / arr->pos_ for the beginning); *next_pos receives
+ * where element i+1 starts. */
+static jfr_status value_index_from(const jfr_value *arr, uint32_t i, uint32_t from,
+                                   uint64_t from_pos, jfr_value *out, uint64_t *next_pos) {
     if (!arr || !out)
         return JFR_INVALID_ARG;
     if (arr->kind != JFR_KIND_ARRAY || !arr->field)
@@ -348,7 +351,7 @@ jfr_status jfr__value_index_from(const jfr_value *arr, uint32_t i, uint32_t from
 }
 
 jfr_status jfr_value_index(const jfr_value *arr, uint32_t i, jfr_value *out) {
-    return jfr__value_index_from(arr, i, 0, arr ? arr->pos_ : 0, out, NULL);
+    return value_index_from(arr, i, 0, arr ? arr->pos_ : 0, out, NULL);
 }
 
 jfr_status jfr_value_unwrap(const jfr_value *v, jfr_value *out) {
@@ -406,7 +409,8 @@ int jfr_iter_next(jfr_iter *it, jfr_value *out) {
 
 /* ------------------------------------------------------------------ time */
 
-int64_t jfr__d2l(double d) {
+/* Java's (long) cast of a double: truncation, saturating, NaN -> 0. */
+static int64_t d2l(double d) {
     if (isnan(d))
         return 0;
     if (d >= 9223372036854775807.0)
@@ -423,14 +427,14 @@ int64_t jfr__d2l(double d) {
 int64_t jfr__ticks_to_epoch_nanos(const jfr_chunk *c, int64_t ticks) {
     int64_t diff = (int64_t)((uint64_t)ticks - (uint64_t)c->tb_start_ticks);
     int64_t ns = c->tb_divisor == 1.0 && diff > -JFR_EXACT_D && diff < JFR_EXACT_D
-                     ? diff : jfr__d2l((double)diff / c->tb_divisor);
+                     ? diff : d2l((double)diff / c->tb_divisor);
     return (int64_t)((uint64_t)c->tb_start_nanos + (uint64_t)ns);
 }
 
 int64_t jfr__ticks_to_nanos(const jfr_chunk *c, int64_t ticks) {
     if (c->tb_divisor == 1.0 && ticks > -JFR_EXACT_D && ticks < JFR_EXACT_D)
         return ticks;
-    return jfr__d2l((double)ticks / c->tb_divisor);
+    return d2l((double)ticks / c->tb_divisor);
 }
 
 /* ----------------------------------------------------------------- events */
