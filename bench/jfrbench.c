@@ -32,7 +32,7 @@
  * --frames iter    walk stack frames with jfr_iter instead of jfr_stack_frame
  *                  (comparison only; the helper is the default)
  * --types          print the per-type counts (info lines)
- * --threads N      jfr_options.threads = N (parallel preparation of whole
+ * --threads N      jfr_parser_set_threads(N) (parallel preparation of whole
  *                  chunks; N > 1 uses the libc allocator: the counting one
  *                  is not thread-safe, heap_peak_kb then reads 0)
  * --cache-stacks   type:NAME / all: resolve each stack trace key once per
@@ -49,6 +49,7 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
+#define JFRSTREAM_EXPERIMENTAL /* jfr_parser_set_threads (--threads) */
 #include <jfrstream.h>
 
 #include <errno.h>
@@ -309,18 +310,18 @@ static void walk_value(bench *b, const jfr_value *v, int depth);
 static void walk_stack_iter(bench *b, const jfr_value *v) {
     jfr_iter it, fit, fld;
     jfr_value f, fr, x;
-    int r;
+    jfr_status r;
     jfr_iter_init(&it, v);
-    while ((r = jfr_iter_next(&it, &f)) > 0) {
+    while ((r = jfr_iter_next(&it, &f)) == JFR_OK) {
         if (f.kind != JFR_KIND_ARRAY) {
             walk_value(b, &f, 2);
             continue;
         }
         jfr_iter_init(&fit, &f);
-        while ((r = jfr_iter_next(&fit, &fr)) > 0) {
+        while ((r = jfr_iter_next(&fit, &fr)) == JFR_OK) {
             b->frames++;
             jfr_iter_init(&fld, &fr);
-            while ((r = jfr_iter_next(&fld, &x)) > 0) {
+            while ((r = jfr_iter_next(&fld, &x)) == JFR_OK) {
                 if (x.kind == JFR_KIND_OBJECT && x.type == b->method_type) {
                     jfr_frame m;
                     memset(&m, 0, sizeof m);
@@ -333,24 +334,24 @@ static void walk_stack_iter(bench *b, const jfr_value *v) {
                     walk_value(b, &x, 2);
                 }
             }
-            if (r < 0)
+            if (r != JFR_END)
                 b->errors++;
         }
-        if (r < 0)
+        if (r != JFR_END)
             b->errors++;
     }
-    if (r < 0)
+    if (r != JFR_END)
         b->errors++;
 }
 
 static void walk_children(bench *b, const jfr_value *v, int depth) {
     jfr_iter it;
     jfr_value c;
-    int r;
+    jfr_status r;
     jfr_iter_init(&it, v);
-    while ((r = jfr_iter_next(&it, &c)) > 0)
+    while ((r = jfr_iter_next(&it, &c)) == JFR_OK)
         walk_value(b, &c, depth + 1);
-    if (r < 0)
+    if (r != JFR_END)
         b->errors++;
 }
 
@@ -750,7 +751,7 @@ int main(int argc, char **argv) {
         die("%s", "out of memory");
 
     jfr_callbacks cb;
-    memset(&cb, 0, sizeof cb);
+    jfr_callbacks_init(&cb);
     cb.on_metadata = on_metadata;
     if (cache_stacks)
         cb.on_chunk_begin = on_chunk_begin;
@@ -776,7 +777,6 @@ int main(int argc, char **argv) {
     opt.allocator.realloc_fn = h_realloc;
     opt.allocator.free_fn = h_free;
     opt.allocator.ctx = &heap;
-    opt.threads = threads;
     if (threads > 1) /* the counting allocator is not thread-safe */
         memset(&opt.allocator, 0, sizeof opt.allocator);
 
@@ -797,6 +797,8 @@ int main(int argc, char **argv) {
         jfr_parser *p = jfr_parser_new(&opt, &cb, &b);
         if (!p)
             die("%s", "jfr_parser_new failed");
+        if (jfr_parser_set_threads(p, threads) != JFR_OK)
+            die("%s", "jfr_parser_set_threads failed");
         if (b.mode == M_TYPE && jfr_parser_on(p, b.type_name, on_type, &b) != JFR_OK)
             die("%s", "jfr_parser_on failed");
         uint64_t n = run_once(&in, &cfg, p, buf);

@@ -99,7 +99,8 @@ int main(int argc, char **argv) {
         return 1;
     }
     counts c = {0};
-    jfr_callbacks cb = {.on_metadata = on_metadata, .on_event = on_event, .on_error = on_error};
+    jfr_callbacks cb = {.size = sizeof cb, /* see "STRUCTS YOU HAND IN" in jfrstream.h */
+                        .on_metadata = on_metadata, .on_event = on_event, .on_error = on_error};
     jfr_parser *p = jfr_parser_new(NULL, &cb, &c);
     if (!p)
         return 1;

@@ -48,24 +48,22 @@ static int on_sample(jfr_parser *p, const jfr_event *e, void *user) {
 }
 
 /* A new peer: its own parser exists now; subscribe to the type there. */
-static void on_connect(jfr_uv_conn *c, void *user) {
+static void on_conn_start(jfr_uv_conn *c, void *user) {
     (void)user;
     fprintf(stderr, "socket_callback: %s connected\n", jfr_uv_conn_peer(c));
     jfr_parser_on(jfr_uv_conn_parser(c), "jdk.ExecutionSample", on_sample, c);
 }
 
-static void on_closed(jfr_uv_listener *l) { (void)l; }
-
 static void stop(app *a) {
     if (a->listener) {
-        jfr_uv_listener_close(a->listener, on_closed);
+        jfr_uv_listener_stop(a->listener); /* every connection ends */
         a->listener = NULL;
         uv_close((uv_handle_t *)&a->sigint, NULL);
     }
 }
 
 /* The peer is gone (or sent bad data): status and message say which. */
-static void on_close(jfr_uv_conn *c, jfr_status status, const char *message, void *user) {
+static void on_conn_end(jfr_uv_conn *c, jfr_status status, const char *message, void *user) {
     app *a = user;
     fflush(stdout);
     fprintf(stderr, "socket_callback: %s (%llu bytes)\n",
@@ -92,16 +90,20 @@ int main(int argc, char **argv) {
             port = atoi(argv[i]);
     }
     uv_loop_t *loop = uv_default_loop();
-    jfr_uv_listener_config cfg;
-    memset(&cfg, 0, sizeof cfg); /* zero: defaults (127.0.0.1, 1024 peers) */
+    /* the size member set, the rest zero: defaults (127.0.0.1, 1024 peers) */
+    jfr_uv_listener_config cfg = JFR_UV_LISTENER_CONFIG_INIT;
+    jfr_options opts = JFR_OPTIONS_INIT;
+    opts.ordered = true; /* each chunk's events in end-time order */
     cfg.port = port;
-    cfg.options.ordered = true;  /* each chunk's events in end-time order */
-    cfg.on_connect = on_connect;
-    cfg.on_close = on_close;
+    cfg.options = &opts; /* copied by jfr_uv_listener_start */
+    cfg.on_conn_start = on_conn_start;
+    cfg.on_conn_end = on_conn_end;
     cfg.user = &a;
-    int err = jfr_uv_listener_start(loop, &cfg, &a.listener);
-    if (err) {
-        fprintf(stderr, "socket_callback: cannot listen: %s\n", uv_strerror(err));
+    int err = 0;
+    jfr_status st = jfr_uv_listener_start(loop, &cfg, &a.listener, &err);
+    if (st != JFR_OK) {
+        fprintf(stderr, "socket_callback: cannot listen: %s\n",
+                st == JFR_IO ? uv_strerror(err) : jfr_status_str(st));
         return 1;
     }
     fprintf(stderr, "listening on 127.0.0.1:%d\n", jfr_uv_listener_port(a.listener));

@@ -57,16 +57,20 @@ int main(int argc, char **argv) {
     }
     uv_loop_t *loop = uv_default_loop();
     uv_signal_t sigint;
-    jfr_uv_tail_config cfg = {0}; /* zero: defaults (poll every 50 ms) */
+    /* the size member set, the rest zero: defaults (poll every 50 ms) */
+    jfr_uv_tail_config cfg = JFR_UV_TAIL_CONFIG_INIT;
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = on_event};
     cfg.path = argv[1];
-    cfg.idle_ms = argc == 3 ? (unsigned)strtoul(argv[2], NULL, 10) : 0;
-    cfg.callbacks.on_event = on_event;
+    cfg.idle_ms = argc == 3 ? strtoull(argv[2], NULL, 10) : 0;
+    cfg.callbacks = &cb; /* copied by jfr_uv_tail_start */
     cfg.on_end = on_end;
     cfg.user = &sigint;
     jfr_uv_tail *t;
-    int err = jfr_uv_tail_start(loop, &cfg, &t);
-    if (err) {
-        fprintf(stderr, "tail_repo: %s: %s\n", argv[1], uv_strerror(err));
+    int err = 0;
+    jfr_status st = jfr_uv_tail_start(loop, &cfg, &t, &err);
+    if (st != JFR_OK) {
+        fprintf(stderr, "tail_repo: %s: %s\n", argv[1],
+                st == JFR_IO ? uv_strerror(err) : jfr_status_str(st));
         return 1;
     }
     uv_signal_init(loop, &sigint);

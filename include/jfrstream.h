@@ -20,7 +20,7 @@
  *         printf("%s\n", e->type->name);
  *         return JFR_CB_CONTINUE;
  *     }
- *     jfr_callbacks cb = { .on_event = on_event };
+ *     jfr_callbacks cb = { .size = sizeof cb, .on_event = on_event };
  *     jfr_parser *p = jfr_parser_new(NULL, &cb, NULL);
  *     while ((n = read(fd, buf, sizeof buf)) > 0)
  *         if (jfr_parser_feed(p, buf, n) != JFR_OK) break;
@@ -35,13 +35,60 @@
  *
  * THREADS
  *   A parser is used by one thread at a time. Distinct parsers are independent.
- *   With jfr_options.threads > 1 (experimental, see below) a parser also runs
- *   helper threads of its own; callbacks still run only on the thread that
- *   called jfr_parser_feed / jfr_parser_finish.
+ *   With jfr_parser_set_threads(p, N > 1) (experimental, see below) a parser
+ *   also runs helper threads of its own; callbacks still run only on the
+ *   thread that called jfr_parser_feed / jfr_parser_finish.
+ *
+ * RETURN VALUES (one convention; each declaration below says which applies)
+ *   - A function that can fail returns a jfr_status: JFR_OK (0) on success,
+ *     otherwise why not. Its results go to out-parameters. A required
+ *     pointer that is NULL is JFR_INVALID_ARG.
+ *   - An iterator step (jfr_iter_next) returns JFR_OK with the next item,
+ *     JFR_END when there is none left, or an error.
+ *   - A lookup that may find nothing returns what it found or a sentinel,
+ *     never a status (not finding is not an error): NULL for a pointer
+ *     (jfr_metadata_type_named, jfr_metadata_type_by_id, jfr_annotation_find,
+ *     jfr_parser_metadata, jfr_status_name), JFR_NO_FIELD for an index
+ *     (jfr_type_field_index), 0 for a length (jfr_varint_decode,
+ *     jfr_chunk_size_at).
+ *   - The constructor jfr_parser_new returns the parser, or NULL (out of
+ *     memory, or an invalid options/callbacks size). The libuv front ends
+ *     start with a jfr_status (jfrstream_uv.h).
+ *   - Getters and statistics (jfr_parser_bytes, jfr_version_number, ...)
+ *     return their value and cannot fail; given a NULL parser they return
+ *     0 or NULL (jfr_parser_status: JFR_INVALID_ARG).
+ *   - Functions returning void cannot fail; jfr_parser_free and
+ *     jfr_parser_reset accept NULL.
+ *   - Callbacks return JFR_CB_CONTINUE, JFR_CB_PAUSE or JFR_CB_STOP.
+ *
+ * STRUCTS YOU HAND IN (the ABI rule)
+ *   Every struct a caller fills in for the library (jfr_options,
+ *   jfr_callbacks, and in jfrstream_uv.h jfr_uv_listener_config and
+ *   jfr_uv_tail_config) starts with `size_t size`: sizeof the struct as the
+ *   caller was compiled. Set it with the struct's init function
+ *   (jfr_options_init, jfr_callbacks_init, ...) or its initialiser macro
+ *   (JFR_OPTIONS_INIT, JFR_CALLBACKS_INIT, ...); both zero every other
+ *   member, and a zero member is that member's default. The library reads
+ *   only the first min(size, its own sizeof) bytes: members a later version
+ *   appends (new members are only ever appended) take their defaults for a
+ *   caller compiled before them, so such a caller keeps working with a newer
+ *   library without being rebuilt. A size below sizeof(size_t) (a struct
+ *   zeroed but not initialised) is an invalid argument. These structs are
+ *   copied by the call that takes them and need not outlive it. None embeds
+ *   another such struct by value (a config points to its options and
+ *   callbacks), so each grows on its own; jfr_allocator, embedded in
+ *   jfr_options, is fixed for good. Experimental settings are functions,
+ *   never struct members, so no layout depends on JFRSTREAM_EXPERIMENTAL.
+ *   The structs the library fills in for you (jfr_value, jfr_iter,
+ *   jfr_stack, jfr_event, ...) are not covered: a release that changes them
+ *   changes the library's major version.
  *
  * STABILITY
- *   Everything above the "EXPERIMENTAL" marker is the stable API. Items below it
- *   may change between minor versions.
+ *   The stable API is everything declared without JFRSTREAM_EXPERIMENTAL.
+ *   The items in the EXPERIMENTAL section at the end are declared only when
+ *   the including file defines JFRSTREAM_EXPERIMENTAL before including this
+ *   header (as zstd's ZSTD_STATIC_LINKING_ONLY): they may change or go away
+ *   between minor versions.
  */
 #ifndef JFRSTREAM_H
 #define JFRSTREAM_H
@@ -49,6 +96,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ * JFR_API marks every public function: the shared libraries are built with
+ * hidden visibility, so these declarations are all they export (a test checks
+ * that every exported name is declared under include/). Define JFR_API before
+ * including this header to override it (e.g. empty, for a static build).
+ */
+#ifndef JFR_API
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define JFR_API __attribute__((visibility("default")))
+#else
+#define JFR_API
+#endif
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,15 +129,19 @@ extern "C" {
     JFR_STRINGIFY(JFR_VERSION_PATCH)
 
 /* Runtime version of the linked library: JFR_VERSION_NUMBER / _STRING. */
-unsigned jfr_version_number(void);
-const char *jfr_version_string(void);
+JFR_API unsigned jfr_version_number(void);
+JFR_API const char *jfr_version_string(void);
 
 /* ------------------------------------------------------------------- status */
 
 /*
  * Status codes. One table generates the enum and the default messages
- * (jfr_status_name / jfr_status_str). JFR_OK is 0; JFR_PAUSED and JFR_STOPPED
- * are not errors; every other value is.
+ * (jfr_status_name / jfr_status_str). JFR_OK is 0. Not errors: JFR_OK;
+ * JFR_PAUSED and JFR_STOPPED (a callback asked for them); JFR_SKIPPED
+ * (resynchronisation skipped damaged bytes and went on: told to on_error
+ * with the bytes skipped, never returned by a call); JFR_END (an iterator
+ * has no more items). Every other value is an error. New codes are only
+ * ever appended.
  */
 #define JFR_STATUS_MAP(X)                                                      \
     X(0, OK, "ok")                                                             \
@@ -100,7 +165,9 @@ const char *jfr_version_string(void);
     X(18, INVALID_STATE, "call not allowed in this parser state")              \
     X(19, NOT_FOUND, "no such field or type")                                  \
     X(20, TYPE_MISMATCH, "value is not of the requested kind")                 \
-    X(21, SKIPPED, "bytes skipped to the next chunk magic")
+    X(21, SKIPPED, "bytes skipped to the next chunk magic")                    \
+    X(22, END, "no more items")                                                \
+    X(23, IO, "I/O error")
 
 typedef enum jfr_status {
 #define JFR_STATUS_ENUM_(n, name, msg) JFR_##name = n,
@@ -108,10 +175,10 @@ typedef enum jfr_status {
 #undef JFR_STATUS_ENUM_
 } jfr_status;
 
-/* "JFR_BAD_MAGIC" -> "BAD_MAGIC"; NULL for an unknown code. */
-const char *jfr_status_name(jfr_status s);
+/* JFR_BAD_MAGIC -> "BAD_MAGIC"; NULL for an unknown code. */
+JFR_API const char *jfr_status_name(jfr_status s);
 /* Short description of a status code (never NULL). */
-const char *jfr_status_str(jfr_status s);
+JFR_API const char *jfr_status_str(jfr_status s);
 
 /* ---------------------------------------------------------------- allocator */
 
@@ -235,14 +302,18 @@ typedef struct jfr_metadata {
     const jfr_type *const *types; /* ordered as declared                    */
 } jfr_metadata;
 
-/* Find a type by name / by writer id in a metadata table; NULL if absent. */
-const jfr_type *jfr_metadata_type_named(const jfr_metadata *m, const char *name);
-const jfr_type *jfr_metadata_type_by_id(const jfr_metadata *m, uint64_t id);
-/* Field index by name (a "handle": resolve once per chunk); -1 if absent. */
-int32_t jfr_type_field_index(const jfr_type *t, const char *name);
+/* Find a type by name / by writer id in a metadata table; NULL if absent
+ * (lookups). */
+JFR_API const jfr_type *jfr_metadata_type_named(const jfr_metadata *m, const char *name);
+JFR_API const jfr_type *jfr_metadata_type_by_id(const jfr_metadata *m, uint64_t id);
+/* jfr_type_field_index's sentinel: no such field. */
+#define JFR_NO_FIELD (-1)
+/* Field index by name (a "handle": resolve once per chunk), or JFR_NO_FIELD
+ * when the type has no such field (or t or name is NULL). */
+JFR_API int32_t jfr_type_field_index(const jfr_type *t, const char *name);
 /* First annotation of the given type name, or NULL. */
-const jfr_annotation *jfr_annotation_find(const jfr_annotation *a, uint32_t n,
-                                          const char *type_name);
+JFR_API const jfr_annotation *jfr_annotation_find(const jfr_annotation *a, uint32_t n,
+                                                  const char *type_name);
 
 /* --------------------------------------------------------------- chunk info */
 
@@ -332,15 +403,17 @@ typedef struct jfr_value {
  * nesting (counted from the event or pool entry the value is in) deeper than
  * 64 is a decode error. Returns JFR_OK, JFR_NOT_FOUND, JFR_TYPE_MISMATCH or a decode
  * error (bytes inconsistent with the metadata). */
-jfr_status jfr_value_field(const jfr_value *obj, uint32_t index, jfr_value *out);
-/* Same by name (a string compare per call: prefer indexes on hot paths). */
-jfr_status jfr_value_field_named(const jfr_value *obj, const char *name,
-                                 jfr_value *out);
-/* Element `i` of an ARRAY value. */
-jfr_status jfr_value_index(const jfr_value *arr, uint32_t i, jfr_value *out);
+JFR_API jfr_status jfr_value_field(const jfr_value *obj, uint32_t index, jfr_value *out);
+/* Same by name (a string compare per call: prefer indexes on hot paths);
+ * JFR_NOT_FOUND when the type has no such field. */
+JFR_API jfr_status jfr_value_field_named(const jfr_value *obj, const char *name,
+                                         jfr_value *out);
+/* Element `i` of an ARRAY value: JFR_OK, JFR_NOT_FOUND (i >= count),
+ * JFR_TYPE_MISMATCH (not an array) or a decode error. */
+JFR_API jfr_status jfr_value_index(const jfr_value *arr, uint32_t i, jfr_value *out);
 /* A simpleType OBJECT (e.g. jdk.types.Symbol) -> its single field's value;
- * any other value is copied unchanged. */
-jfr_status jfr_value_unwrap(const jfr_value *v, jfr_value *out);
+ * any other value is copied unchanged. JFR_OK or as jfr_value_field. */
+JFR_API jfr_status jfr_value_unwrap(const jfr_value *v, jfr_value *out);
 
 /* Sequential iteration over an OBJECT's fields or an ARRAY's elements: one
  * pass over the bytes, the fastest way to read everything. */
@@ -349,9 +422,13 @@ typedef struct jfr_iter {
     uint32_t next;
     uint64_t pos_;
 } jfr_iter;
-void jfr_iter_init(jfr_iter *it, const jfr_value *obj_or_array);
-/* 1 and *out set: one more; 0: done; <0: -(jfr_status) decode error. */
-int jfr_iter_next(jfr_iter *it, jfr_value *out);
+JFR_API void jfr_iter_init(jfr_iter *it, const jfr_value *obj_or_array);
+/* JFR_OK and *out set: the next item; JFR_END: no more (also for a value that
+ * is neither OBJECT nor ARRAY); otherwise a decode error, after which the
+ * iterator is done. it and out must not be NULL:
+ *     while ((s = jfr_iter_next(&it, &v)) == JFR_OK) ...;
+ *     if (s != JFR_END) ...error... */
+JFR_API jfr_status jfr_iter_next(jfr_iter *it, jfr_value *out);
 
 /* ------------------------------------------------------------------- events */
 
@@ -370,21 +447,23 @@ typedef struct jfr_event {
     uint64_t pos_;           /* payload offset in the chunk                */
 } jfr_event;
 
-/* The event as an OBJECT value (fields in metadata order). */
-jfr_status jfr_event_value(const jfr_event *e, jfr_value *out);
+/* The event as an OBJECT value (fields in metadata order). These return
+ * JFR_OK or an error as jfr_value_field. */
+JFR_API jfr_status jfr_event_value(const jfr_event *e, jfr_value *out);
 /* Shorthands for jfr_event_value + jfr_value_field[_named]. */
-jfr_status jfr_event_field(const jfr_event *e, uint32_t index, jfr_value *out);
-jfr_status jfr_event_field_named(const jfr_event *e, const char *name, jfr_value *out);
+JFR_API jfr_status jfr_event_field(const jfr_event *e, uint32_t index, jfr_value *out);
+JFR_API jfr_status jfr_event_field_named(const jfr_event *e, const char *name, jfr_value *out);
 /* The constant of pool type `t` (a type of the event's chunk metadata) with
  * key `key`, looked up in the event's chunk: NULL kind when the chunk's pools
  * do not define it. Lets a reader inspect a pool once per chunk (for example
  * which frame types a producer declares) without an event referring to it. */
-jfr_status jfr_event_constant(const jfr_event *e, const jfr_type *t, uint64_t key,
-                              jfr_value *out);
+JFR_API jfr_status jfr_event_constant(const jfr_event *e, const jfr_type *t, uint64_t key,
+                                      jfr_value *out);
 
-/* Convert a tick timestamp / timespan of this event's chunk to ns. */
-int64_t jfr_event_ticks_to_epoch_nanos(const jfr_event *e, int64_t ticks);
-int64_t jfr_event_ticks_to_nanos(const jfr_event *e, int64_t ticks);
+/* Convert a tick timestamp / timespan of this event's chunk to ns (values:
+ * cannot fail). */
+JFR_API int64_t jfr_event_ticks_to_epoch_nanos(const jfr_event *e, int64_t ticks);
+JFR_API int64_t jfr_event_ticks_to_nanos(const jfr_event *e, int64_t ticks);
 
 /* Well-known shapes, read through the value API. Strings as in jfr_value. */
 typedef struct jfr_thread {
@@ -417,27 +496,31 @@ typedef struct jfr_stack {
     uint32_t cached_;        /* 1 + first frame in the chunk's frame cache */
 } jfr_stack;
 
-/* `field` is a Thread value (e.g. from eventThread); NULL kind -> !present. */
-jfr_status jfr_value_thread(const jfr_value *v, jfr_thread *out);
+/* These return JFR_OK, JFR_TYPE_MISMATCH (a value of another type) or a
+ * decode error. A missing thread or stack is not an error: !present.
+ * `v` is a Thread value (e.g. from eventThread); NULL kind -> !present. */
+JFR_API jfr_status jfr_value_thread(const jfr_value *v, jfr_thread *out);
 /* The event's "eventThread" (or "sampledThread") and "stackTrace". */
-jfr_status jfr_event_thread(const jfr_event *e, jfr_thread *out);
-jfr_status jfr_event_stack(const jfr_event *e, jfr_stack *out);
-jfr_status jfr_value_stack(const jfr_value *v, jfr_stack *out);
-/* Frame i (0 = top). Reading frames in order costs O(1) each: the stack
+JFR_API jfr_status jfr_event_thread(const jfr_event *e, jfr_thread *out);
+JFR_API jfr_status jfr_event_stack(const jfr_event *e, jfr_stack *out);
+JFR_API jfr_status jfr_value_stack(const jfr_value *v, jfr_stack *out);
+/* Frame i (0 = top): JFR_OK, JFR_NOT_FOUND (i >= nframes) or a decode error.
+ * Reading frames in order costs O(1) each: the stack
  * remembers where the next frame starts. A pooled stack trace is resolved
  * once per chunk: the first call for it fills a per-chunk frame cache (at
  * most 2^21 frames, 32 MiB; beyond that frames are decoded each time), and later
  * calls for the same stack in the chunk are array reads. */
-jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out);
+JFR_API jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out);
 /* A java.lang.Class value -> its name; a jdk.types.Method value -> its
  * class_name, method_name and descriptor members of *out (always written:
- * NULL/0 when absent or for a NULL value; the other members are untouched). */
-jfr_status jfr_value_class_name(const jfr_value *cls, const char **name, size_t *len);
-jfr_status jfr_value_method(const jfr_value *m, jfr_frame *out);
+ * NULL/0 when absent or for a NULL value; the other members are untouched).
+ * JFR_OK, JFR_TYPE_MISMATCH or a decode error. */
+JFR_API jfr_status jfr_value_class_name(const jfr_value *cls, const char **name, size_t *len);
+JFR_API jfr_status jfr_value_method(const jfr_value *m, jfr_frame *out);
 
 /* ---------------------------------------------------------------- callbacks */
 
-/* Callback return values. */
+/* Callback return values (every callback returns one of these). */
 enum { JFR_CB_CONTINUE = 0, JFR_CB_PAUSE = 1, JFR_CB_STOP = 2 };
 
 typedef struct jfr_parser jfr_parser;
@@ -452,7 +535,10 @@ typedef int (*jfr_event_cb)(jfr_parser *p, const jfr_event *e, void *user);
 typedef int (*jfr_error_cb)(jfr_parser *p, jfr_status s, const char *message,
                             void *user);
 
+/* A struct you hand in: see "STRUCTS YOU HAND IN" at the top. Any member may
+ * be NULL. */
 typedef struct jfr_callbacks {
+    size_t size;                   /* sizeof(jfr_callbacks): JFR_CALLBACKS_INIT */
     jfr_chunk_cb on_chunk_begin;   /* header decoded                          */
     jfr_metadata_cb on_metadata;   /* chunk's type table ready (once a chunk) */
     jfr_record_cb on_record;       /* every record, file order                */
@@ -462,9 +548,17 @@ typedef struct jfr_callbacks {
     jfr_error_cb on_error;         /* optional: see above                     */
 } jfr_callbacks;
 
+/* Initialisers: `jfr_callbacks cb = JFR_CALLBACKS_INIT; cb.on_event = f;`,
+ * or `jfr_callbacks cb = {.size = sizeof cb, .on_event = f};`. */
+#define JFR_CALLBACKS_INIT {.size = sizeof(jfr_callbacks)}
+/* The same at run time: size set, every callback NULL. */
+JFR_API void jfr_callbacks_init(jfr_callbacks *cb);
+
 /* ------------------------------------------------------------------ options */
 
+/* A struct you hand in: see "STRUCTS YOU HAND IN" at the top. */
 typedef struct jfr_options {
+    size_t size;            /* sizeof(jfr_options): jfr_options_init        */
     jfr_allocator allocator;
     /* Largest accepted chunk, bytes (0: default 1 GiB). A header declaring
      * more is JFR_CHUNK_TOO_LARGE; nothing is allocated for it. Buffers grow
@@ -496,31 +590,34 @@ typedef struct jfr_options {
     bool resync;
     /* Most bytes the parser may hold at once, all of its memory included
      * (the chunk buffer, pools and their indexes, metadata, caches, the
-     * replay and scratch buffers, and the workers of `threads`); 0 = no
-     * limit. An allocation past it fails like one the system refused, but
+     * replay and scratch buffers, and the workers of jfr_parser_set_threads);
+     * 0 = no limit. An allocation past it fails like one the system refused, but
      * is reported as JFR_LIMIT ("max_memory N bytes: ...") with the chunk and
      * offset; with on_error continuing, the next chunk starts afresh. A
      * finished chunk needs about its size plus its indexes (1e6 pool entries:
      * ~80 bytes each), a live one its pools plus one flush segment. */
     uint64_t max_memory;
-    /* EXPERIMENTAL: helper threads for whole finished chunks (0 or 1: none,
-     * the default). See "Parallel preparation" below. */
-    unsigned threads;
 } jfr_options;
 
-/* Zero-initialised options = defaults. */
-void jfr_options_init(jfr_options *o);
+/* Initialiser: `jfr_options o = JFR_OPTIONS_INIT;` (size set, the rest zero:
+ * the defaults). */
+#define JFR_OPTIONS_INIT {.size = sizeof(jfr_options)}
+/* The same at run time. */
+JFR_API void jfr_options_init(jfr_options *o);
 
 /* ------------------------------------------------------------------- parser */
 
-/* opts and cb may be NULL; both are copied. NULL on allocation failure. */
-jfr_parser *jfr_parser_new(const jfr_options *opts, const jfr_callbacks *cb, void *user);
-void jfr_parser_free(jfr_parser *p);
-/* Back to the initial state (for a new input), keeping subscriptions. */
-void jfr_parser_reset(jfr_parser *p);
+/* A new parser. opts and cb may be NULL (defaults; no callbacks); both are
+ * copied. Returns NULL when memory runs out or when opts or cb has an invalid
+ * size (see "STRUCTS YOU HAND IN"). */
+JFR_API jfr_parser *jfr_parser_new(const jfr_options *opts, const jfr_callbacks *cb, void *user);
+JFR_API void jfr_parser_free(jfr_parser *p);
+/* Back to the initial state (for a new input), keeping subscriptions and
+ * settings. */
+JFR_API void jfr_parser_reset(jfr_parser *p);
 
-void *jfr_parser_user(const jfr_parser *p);
-void jfr_parser_set_user(jfr_parser *p, void *user);
+JFR_API void *jfr_parser_user(const jfr_parser *p);
+JFR_API void jfr_parser_set_user(jfr_parser *p, void *user);
 
 /*
  * Subscribe `cb` to one event type, by name. Names resolve to type ids once
@@ -529,10 +626,11 @@ void jfr_parser_set_user(jfr_parser *p, void *user);
  * in subscription order, after the generic on_event. May be called before the
  * first feed, between chunks, and from on_chunk_begin or on_metadata (e.g. to
  * subscribe by category or pattern after looking at the chunk's types);
- * from on_record/on_event it returns JFR_INVALID_STATE.
+ * from on_record/on_event it returns JFR_INVALID_STATE. Returns JFR_OK,
+ * JFR_INVALID_ARG, JFR_INVALID_STATE or JFR_NOMEM.
  */
-jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event_cb cb,
-                         void *user);
+JFR_API jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event_cb cb,
+                                 void *user);
 
 /*
  * Push `len` bytes. Returns JFR_OK when all bytes were taken; JFR_PAUSED or
@@ -541,48 +639,53 @@ jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event_cb cb,
  * call feed(p, NULL, 0)) to resume. After JFR_STOPPED or an error not
  * skipped by on_error, further feeds return the same status.
  */
-jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len);
+JFR_API jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len);
 /* Bytes of the last feed call that were taken (== len unless paused/error). */
-size_t jfr_parser_consumed(const jfr_parser *p);
-/* End of input. JFR_OK, or JFR_TRUNCATED when a chunk is incomplete (the
- * message says how many bytes are missing). */
-jfr_status jfr_parser_finish(jfr_parser *p);
+JFR_API size_t jfr_parser_consumed(const jfr_parser *p);
+/* End of input. JFR_OK; JFR_PAUSED or JFR_STOPPED when a callback asked for
+ * it (after a pause, call finish again); JFR_TRUNCATED when a chunk is
+ * incomplete (the message says how many bytes are missing); or an error. */
+JFR_API jfr_status jfr_parser_finish(jfr_parser *p);
 
-/* The last error: status, and a message with chunk index and byte offset. */
-jfr_status jfr_parser_status(const jfr_parser *p);
-const char *jfr_parser_error(const jfr_parser *p);
+/* The last error: status (JFR_OK if none), and a message with chunk index
+ * and byte offset (without an error: jfr_status_str of the status). */
+JFR_API jfr_status jfr_parser_status(const jfr_parser *p);
+JFR_API const char *jfr_parser_error(const jfr_parser *p);
 /* Statistics. */
-uint64_t jfr_parser_chunks(const jfr_parser *p);     /* chunks completed  */
-uint64_t jfr_parser_bytes(const jfr_parser *p);      /* bytes taken       */
-uint64_t jfr_parser_errors(const jfr_parser *p);     /* errors reported   */
-uint64_t jfr_parser_skipped(const jfr_parser *p);    /* bytes skipped by
-                                                        resynchronisation */
+JFR_API uint64_t jfr_parser_chunks(const jfr_parser *p);     /* chunks completed  */
+JFR_API uint64_t jfr_parser_bytes(const jfr_parser *p);      /* bytes taken       */
+JFR_API uint64_t jfr_parser_errors(const jfr_parser *p);     /* errors reported   */
+JFR_API uint64_t jfr_parser_skipped(const jfr_parser *p);    /* bytes skipped by
+                                                                resynchronisation */
 /* Bytes the parser holds now (and, in *peak if not NULL, the most it held):
  * every allocation made through its allocator, parallel workers included. */
-uint64_t jfr_parser_memory(const jfr_parser *p, uint64_t *peak);
+JFR_API uint64_t jfr_parser_memory(const jfr_parser *p, uint64_t *peak);
 
-/* The current chunk's metadata (valid in callbacks), or NULL. */
-const jfr_metadata *jfr_parser_metadata(const jfr_parser *p);
+/* The current chunk's metadata (valid in callbacks), or NULL (lookup). */
+JFR_API const jfr_metadata *jfr_parser_metadata(const jfr_parser *p);
 
 /* ------------------------------------------------------------- wire helpers */
 
 /* Decode one JFR varint (at most 9 bytes; the 9th contributes 8 bits).
  * Returns bytes used, or 0 if malformed/incomplete within [p, end). */
-size_t jfr_varint_decode(const uint8_t *p, const uint8_t *end, uint64_t *out);
+JFR_API size_t jfr_varint_decode(const uint8_t *p, const uint8_t *end, uint64_t *out);
 
 /* The size declared by the chunk header at the start of [buf, buf+len): 0
  * when there are fewer than 68 bytes or no "FLR\0" magic. A caller holding a
  * whole file in memory can feed it one chunk per call (each chunk is then
  * parsed in place) and release a chunk's pages once its call has returned,
  * so that resident memory stays near one chunk. */
-uint64_t jfr_chunk_size_at(const void *buf, size_t len);
+JFR_API uint64_t jfr_chunk_size_at(const void *buf, size_t len);
 
 /* ============================================================ EXPERIMENTAL */
+#ifdef JFRSTREAM_EXPERIMENTAL
 
 /*
- * Parallel preparation: jfr_options.threads.
+ * Parallel preparation. Returns JFR_OK; JFR_INVALID_ARG for a NULL parser;
+ * JFR_INVALID_STATE once bytes were fed since jfr_parser_new or
+ * jfr_parser_reset, or once helper threads have been started.
  *
- *   0 or 1 (default): everything happens on the calling thread.
+ *   threads 0 or 1 (the default): everything happens on the calling thread.
  *
  *   N > 1: when one jfr_parser_feed call holds several whole finished chunks
  *   (header state 0; not live chunks), the chunks after the one being
@@ -609,8 +712,12 @@ uint64_t jfr_chunk_size_at(const void *buf, size_t len);
  *   Gains need whole chunks in one feed call (a mapped or fully read file);
  *   input fed in slices smaller than a chunk is processed serially. Helpers
  *   allocate through jfr_options.allocator concurrently with the calling
- *   thread: a custom allocator must then be thread-safe.
+ *   thread: a custom allocator must then be thread-safe. Their memory counts
+ *   towards jfr_options.max_memory.
  */
+JFR_API jfr_status jfr_parser_set_threads(jfr_parser *p, unsigned threads);
+
+#endif /* JFRSTREAM_EXPERIMENTAL */
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,27 @@
  * for the application (libuv style).
  *
  * Everything runs on the caller's uv_loop_t, on the loop's thread.
+ *
+ * ONE FAMILY. The listener, its connections and the tail follow one scheme:
+ * jfr_uv_X_start starts a handle (the listener or the tail; a connection is
+ * started by the listener, announced by on_conn_start), jfr_uv_X_stop asks it
+ * to end, and its end callback (on_end, on_conn_end) reports the end, with a
+ * status and a message where one applies; the handle is freed after that
+ * callback returns. Durations are uint64_t milliseconds (`_ms`).
+ *
+ * The configs are structs you hand in (jfrstream.h, "STRUCTS YOU HAND IN"):
+ * they start with `size`, set by jfr_uv_listener_config_init /
+ * jfr_uv_tail_config_init or JFR_UV_LISTENER_CONFIG_INIT /
+ * JFR_UV_TAIL_CONFIG_INIT, and point to their jfr_options and jfr_callbacks
+ * (NULL: defaults, no callbacks), which are copied at start.
+ *
+ * RETURN VALUES. jfr_uv_listener_start and jfr_uv_tail_start return a
+ * jfr_status: JFR_OK (and *out set); JFR_INVALID_ARG for a NULL or
+ * uninitialised config (or options, callbacks) or no path; JFR_NOMEM; JFR_IO
+ * when libuv refused (bad address, bind, listen, a path that cannot be
+ * read): *uv_error, when not NULL, then gets libuv's negative error code
+ * (for uv_strerror), and 0 otherwise. The getters return their value;
+ * stop, resume and the rest return nothing and cannot fail.
  */
 #ifndef JFRSTREAM_UV_H
 #define JFRSTREAM_UV_H
@@ -42,25 +63,32 @@ typedef struct jfr_uv_conn {
 #define JFR_UV_DEFAULT_MAX_CONNECTIONS 1024u
 
 typedef struct jfr_uv_listener_config {
+    size_t size;             /* sizeof: jfr_uv_listener_config_init        */
     const char *host;        /* bind address; NULL = "127.0.0.1"          */
     int port;                /* 0 = any free port (see _port())           */
-    jfr_options options;     /* for each connection's parser              */
-    jfr_callbacks callbacks; /* for each connection's parser; user = conn */
+    const jfr_options *options;     /* for each connection's parser; NULL:
+                                       defaults; copied at start           */
+    const jfr_callbacks *callbacks; /* for each connection's parser, user =
+                                       the conn; NULL: none; copied         */
     /* A connection was accepted: subscribe per type here with
      * jfr_parser_on(jfr_uv_conn_parser(c), ...). Optional. */
-    void (*on_connect)(jfr_uv_conn *c, void *user);
+    void (*on_conn_start)(jfr_uv_conn *c, void *user);
     /* A connection ended: peer closed (status JFR_OK, or JFR_TRUNCATED with
      * what was dropped), bad input (the parser's status and message, with
-     * chunk number and byte offset), a limit (JFR_LIMIT), or listener
-     * shutdown. The message starts with the peer ("127.0.0.1:54321: ...").
-     * A connection refused over max_connections (JFR_LIMIT), or for lack of
-     * memory for its parser (JFR_NOMEM), gets on_close without on_connect;
-     * its c->data is NULL and it has no parser. The conn
-     * is freed after this returns. */
-    void (*on_close)(jfr_uv_conn *c, jfr_status status, const char *message, void *user);
-    void *user;              /* passed to on_connect / on_close           */
+     * chunk number and byte offset), a limit (JFR_LIMIT), jfr_uv_conn_stop
+     * (JFR_STOPPED) or jfr_uv_listener_stop. The message starts with the
+     * peer ("127.0.0.1:54321: ..."). A connection refused over
+     * max_connections (JFR_LIMIT), or for lack of memory for its parser
+     * (JFR_NOMEM), gets on_conn_end without on_conn_start; its c->data is
+     * NULL and it has no parser. The conn is freed after this returns. */
+    void (*on_conn_end)(jfr_uv_conn *c, jfr_status status, const char *message,
+                        void *user);
+    /* After jfr_uv_listener_stop: every connection has ended and every
+     * handle is closed; the listener is freed after this returns. Optional. */
+    void (*on_end)(jfr_uv_listener *l, void *user);
+    void *user;              /* passed to on_conn_start, on_conn_end, on_end */
     /*
-     * Limits. Each one closes only the connection concerned, through on_close
+     * Limits. Each one closes only the connection concerned, through on_conn_end
      * with JFR_LIMIT and a message naming the peer and the limit; a chunk
      * left unfinished is first reported to the parser's on_error
      * (JFR_TRUNCATED, with chunk, offset and what was dropped).
@@ -93,28 +121,34 @@ typedef struct jfr_uv_listener_config {
     size_t read_buffer;
 } jfr_uv_listener_config;
 
-/* Bind and listen. Returns 0 or a negative libuv error code. */
-int jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *cfg,
-                          jfr_uv_listener **out);
-/* The bound port (useful with port 0). */
-int jfr_uv_listener_port(const jfr_uv_listener *l);
-/* Stop accepting; open connections are finished (bytes held back by a pause
- * are fed, then jfr_parser_finish: partial chunks are reported) and closed. on_closed runs
- * when every handle is closed; then the listener is freed. */
-void jfr_uv_listener_close(jfr_uv_listener *l, void (*on_closed)(jfr_uv_listener *l));
-unsigned jfr_uv_listener_connections(const jfr_uv_listener *l); /* open now */
-unsigned jfr_uv_listener_peak(const jfr_uv_listener *l);        /* most at once */
+#define JFR_UV_LISTENER_CONFIG_INIT {.size = sizeof(jfr_uv_listener_config)}
+/* Size set, every other member zero (the defaults). */
+JFR_API void jfr_uv_listener_config_init(jfr_uv_listener_config *cfg);
 
-jfr_parser *jfr_uv_conn_parser(jfr_uv_conn *c); /* NULL for a refused one */
-jfr_uv_listener *jfr_uv_conn_listener(jfr_uv_conn *c);
-const char *jfr_uv_conn_peer(const jfr_uv_conn *c); /* "127.0.0.1:54321" */
-uint64_t jfr_uv_conn_id(const jfr_uv_conn *c);       /* 1, 2, ... */
-uint64_t jfr_uv_conn_bytes(const jfr_uv_conn *c);
+/* Bind and listen. See RETURN VALUES above. */
+JFR_API jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *cfg,
+                                         jfr_uv_listener **out, int *uv_error);
+/* The bound port (useful with port 0). */
+JFR_API int jfr_uv_listener_port(const jfr_uv_listener *l);
+/* Stop accepting; open connections are finished (bytes held back by a pause
+ * are fed, then jfr_parser_finish: partial chunks are reported) and end
+ * (on_conn_end). on_end runs when every handle is closed; then the listener
+ * is freed. A second call does nothing. */
+JFR_API void jfr_uv_listener_stop(jfr_uv_listener *l);
+JFR_API unsigned jfr_uv_listener_connections(const jfr_uv_listener *l); /* open now */
+JFR_API unsigned jfr_uv_listener_peak(const jfr_uv_listener *l);        /* most at once */
+
+JFR_API jfr_parser *jfr_uv_conn_parser(jfr_uv_conn *c); /* NULL for a refused one */
+JFR_API jfr_uv_listener *jfr_uv_conn_listener(jfr_uv_conn *c);
+JFR_API const char *jfr_uv_conn_peer(const jfr_uv_conn *c); /* "127.0.0.1:54321" */
+JFR_API uint64_t jfr_uv_conn_id(const jfr_uv_conn *c);       /* 1, 2, ... */
+JFR_API uint64_t jfr_uv_conn_bytes(const jfr_uv_conn *c);
 /* After a callback paused the parser, reading from that peer stops (TCP
  * back-pressure); call this to feed what is pending and read again. */
-void jfr_uv_conn_resume(jfr_uv_conn *c);
-/* Close one connection (from any callback or later). */
-void jfr_uv_conn_close(jfr_uv_conn *c);
+JFR_API void jfr_uv_conn_resume(jfr_uv_conn *c);
+/* End one connection (from any callback or later): on_conn_end with
+ * JFR_STOPPED. */
+JFR_API void jfr_uv_conn_stop(jfr_uv_conn *c);
 
 /* --------------------------------------------------------------------- tail */
 
@@ -136,28 +170,37 @@ typedef enum jfr_uv_tail_end {
 } jfr_uv_tail_end;
 
 typedef struct jfr_uv_tail_config {
+    size_t size;             /* sizeof: jfr_uv_tail_config_init            */
     /* A JFR repository (the folder holding chunk files, or its parent holding
      * one folder per JVM: the newest is followed), or one chunk file. */
     const char *path;
-    jfr_options options;
-    jfr_callbacks callbacks; /* user = the jfr_uv_tail* */
-    unsigned poll_ms;        /* 0 = 50 ms                                  */
-    unsigned idle_ms;        /* 0 = never end for idleness                 */
+    const jfr_options *options;     /* NULL: defaults; copied at start     */
+    const jfr_callbacks *callbacks; /* user = the jfr_uv_tail*; NULL: none */
+    uint64_t poll_ms;        /* 0 = 50 ms                                  */
+    uint64_t idle_ms;        /* 0 = never end for idleness                 */
     /* Ended (see jfr_uv_tail_end); the tail is freed after this returns. */
     void (*on_end)(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status status,
                    const char *message, void *user);
     void *user;
 } jfr_uv_tail_config;
 
-/* Start following. Returns 0 or a negative libuv error code. Each byte of
- * each chunk file is fed exactly once, in file-name order; header rewrites
- * are read with the writer's guard (state byte 255 = retry, double read). */
-int jfr_uv_tail_start(uv_loop_t *loop, const jfr_uv_tail_config *cfg, jfr_uv_tail **out);
-void jfr_uv_tail_stop(jfr_uv_tail *t);
-jfr_parser *jfr_uv_tail_parser(jfr_uv_tail *t);
+#define JFR_UV_TAIL_CONFIG_INIT {.size = sizeof(jfr_uv_tail_config)}
+/* Size set, every other member zero (the defaults). */
+JFR_API void jfr_uv_tail_config_init(jfr_uv_tail_config *cfg);
+
+/* Start following (see RETURN VALUES above; a path that cannot be read is
+ * JFR_IO). Each byte of each chunk file is fed exactly once, in file-name
+ * order; header rewrites are read with the writer's guard (state byte 255 =
+ * retry, double read). */
+JFR_API jfr_status jfr_uv_tail_start(uv_loop_t *loop, const jfr_uv_tail_config *cfg,
+                                     jfr_uv_tail **out, int *uv_error);
+/* Finish the parser (a partial chunk is reported) and end: on_end with
+ * JFR_UV_TAIL_STOPPED. A second call does nothing. */
+JFR_API void jfr_uv_tail_stop(jfr_uv_tail *t);
+JFR_API jfr_parser *jfr_uv_tail_parser(jfr_uv_tail *t);
 /* The chunk file being read now; between files "" (in on_end: the last one
  * read; "" when none was opened). */
-const char *jfr_uv_tail_file(const jfr_uv_tail *t);
+JFR_API const char *jfr_uv_tail_file(const jfr_uv_tail *t);
 
 #ifdef __cplusplus
 }

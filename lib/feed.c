@@ -104,7 +104,7 @@ static int chunk_in_place(jfr_parser *p, const uint8_t *in, size_t avail, size_t
     size_t at = *pos;
     p->chunk.base = in + at;
     p->phase = PH_BEGIN;
-    if (p->opt.threads > 1) /* parallel: adopt this chunk's preparation,
+    if (p->threads > 1) /* parallel: adopt this chunk's preparation,
                                prepare the next */
         jfr__par_chunk(p, in + at, avail);
     *pos += p->chunk.size;

@@ -2,8 +2,10 @@
 #ifndef JFR_INTERNAL_H
 #define JFR_INTERNAL_H
 
-#include "header.h"
+#define JFRSTREAM_EXPERIMENTAL /* the library defines the experimental API too */
 #include "jfrstream.h"
+#include "header.h"
+#include "sized.h"
 #include "wire.h"
 
 #include <stdarg.h>
@@ -273,8 +275,6 @@ static inline uint64_t jfr__cur_pos(const jfr_cur *cur) {
 int64_t jfr__ticks_to_epoch_nanos(const jfr_chunk *c, int64_t ticks);
 int64_t jfr__ticks_to_nanos(const jfr_chunk *c, int64_t ticks);
 
-#endif
-
 /* ------------------------------------------------------- the parser itself */
 
 typedef struct jfr_sub {
@@ -366,7 +366,8 @@ struct jfr_parser {
     jfr_status status;
     char msg[320];
     uint64_t nerrors, nchunks;
-    /* parallel preparation (opt.threads > 1; parallel.c) */
+    /* parallel preparation (threads > 1; parallel.c) */
+    unsigned threads;     /* jfr_parser_set_threads */
     struct jfr_par *par;  /* helper threads and their slots, or NULL */
     jfr_parser *prep;     /* the current chunk's preparation (a worker parser
                              holding md, pools and event list), or NULL */
@@ -441,7 +442,7 @@ size_t jfr__live_take(jfr_parser *p, const uint8_t *in, size_t avail, jfr_status
 jfr_status jfr__live_dispatch(jfr_parser *p);
 
 /* ------------------------------------------------- parallel preparation
- * With opt.threads > 1, the whole finished chunks that follow the current
+ * With p->threads > 1, the whole finished chunks that follow the current
  * one in the same feed call are prepared on helper threads, each on a
  * private "worker parser" w: what the calling thread would do before the
  * chunk's first record callback: index_unit, map_subscriptions and
@@ -470,3 +471,5 @@ void jfr__par_release(jfr_parser *p);
 void jfr__par_quiesce(jfr_parser *p);
 /* Join the helpers and free everything (jfr_parser_free). */
 void jfr__par_free(jfr_parser *p);
+
+#endif /* JFR_INTERNAL_H */

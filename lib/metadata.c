@@ -660,11 +660,11 @@ const jfr_type *jfr_metadata_type_by_id(const jfr_metadata *m, uint64_t id) {
 
 int32_t jfr_type_field_index(const jfr_type *t, const char *name) {
     if (!t || !name)
-        return -1;
+        return JFR_NO_FIELD;
     for (uint32_t i = 0; i < t->nfields; i++)
         if (strcmp(t->fields[i].name, name) == 0)
             return (int32_t)i;
-    return -1;
+    return JFR_NO_FIELD;
 }
 
 const jfr_annotation *jfr_annotation_find(const jfr_annotation *a, uint32_t n,

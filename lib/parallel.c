@@ -1,4 +1,4 @@
-/* Parallel preparation of finished chunks (jfr_options.threads > 1).
+/* Parallel preparation of finished chunks (jfr_parser_set_threads > 1).
  *
  * When one feed call holds several whole finished chunks, the chunks after
  * the one being delivered are prepared on helper threads, each in a slot
@@ -111,7 +111,7 @@ static void par_destroy(jfr_parser *p, jfr_par *par) {
  * NULL when anything fails: the parser then stays serial. */
 static jfr_par *par_new(jfr_parser *p) {
     const jfr_allocator *a = &p->opt.allocator;
-    unsigned n = p->opt.threads > JFR_MAX_THREADS + 1 ? JFR_MAX_THREADS + 1 : p->opt.threads;
+    unsigned n = p->threads > JFR_MAX_THREADS + 1 ? JFR_MAX_THREADS + 1 : p->threads;
     jfr_par *par = jfr__calloc(a, sizeof *par);
     if (!par)
         return NULL;
@@ -136,8 +136,7 @@ static jfr_par *par_new(jfr_parser *p) {
         par_destroy(p, par);
         return NULL;
     }
-    jfr_options wo = p->opt;
-    wo.threads = 0;
+    jfr_options wo = p->opt; /* workers are serial (threads 0) */
     for (unsigned i = 0; i < n; i++) {
         atomic_init(&par->slots[i].cancel, false);
         /* the callbacks are copied for what scan_unit decides from them

@@ -5,14 +5,22 @@
 
 void jfr_options_init(jfr_options *o) {
     memset(o, 0, sizeof *o);
+    o->size = sizeof *o;
+}
+
+void jfr_callbacks_init(jfr_callbacks *cb) {
+    memset(cb, 0, sizeof *cb);
+    cb->size = sizeof *cb;
 }
 
 jfr_parser *jfr__parser_create(const jfr_options *opts, const jfr_callbacks *cb, void *user) {
     jfr_options o;
-    if (opts)
-        o = *opts;
-    else
-        jfr_options_init(&o);
+    jfr_callbacks c;
+    jfr_options_init(&o);
+    jfr_callbacks_init(&c);
+    if ((opts && !jfr__sized_copy(&o, sizeof o, opts)) ||
+        (cb && !jfr__sized_copy(&c, sizeof c, cb)))
+        return NULL;
     /* from here on every allocation is counted (and capped: max_memory);
      * copies of o.allocator, e.g. in parallel workers, share the count */
     jfr_memcap *m = jfr__memcap_new(&o.allocator, o.max_memory);
@@ -27,8 +35,7 @@ jfr_parser *jfr__parser_create(const jfr_options *opts, const jfr_callbacks *cb,
     p->opt = o;
     if (!p->opt.max_chunk_size)
         p->opt.max_chunk_size = JFR_DEFAULT_MAX_CHUNK;
-    if (cb)
-        p->cb = *cb;
+    p->cb = c;
     p->user = user;
     p->chunk.parser = p;
     p->names.alloc = p->opt.allocator;
@@ -57,6 +64,15 @@ void jfr__parser_clear(jfr_parser *p) {
     memset(&p->info, 0, sizeof p->info);
     jfr__pool_clear(&p->chunk.pool);
     jfr__names_clear(&p->names);
+}
+
+jfr_status jfr_parser_set_threads(jfr_parser *p, unsigned threads) {
+    if (!p)
+        return JFR_INVALID_ARG;
+    if (p->input_off || p->par)
+        return JFR_INVALID_STATE;
+    p->threads = threads;
+    return JFR_OK;
 }
 
 void jfr__parser_destroy(jfr_parser *p) {

@@ -375,7 +375,7 @@ void jfr_iter_init(jfr_iter *it, const jfr_value *v) {
     it->pos_ = v->pos_;
 }
 
-int jfr_iter_next(jfr_iter *it, jfr_value *out) {
+jfr_status jfr_iter_next(jfr_iter *it, jfr_value *out) {
     const jfr_value *pv = &it->parent;
     const jfr_chunk *c = pv->chunk_;
     jfr_cur cur;
@@ -383,28 +383,28 @@ int jfr_iter_next(jfr_iter *it, jfr_value *out) {
     if (pv->kind == JFR_KIND_OBJECT) {
         const jfr_type *t = pv->type;
         if (it->next >= t->nfields)
-            return 0;
+            return JFR_END;
         const jfr_tinfo *inf = tinfo(c, t);
         if (inf->bad)
-            return -(int)JFR_BAD_EVENT;
+            return JFR_BAD_EVENT;
         cur = cur_at(c, it->pos_);
         s = read_field(c, &cur, &t->fields[it->next], inf->ops[it->next], pv->depth_ + 1, true, out);
     } else if (pv->kind == JFR_KIND_ARRAY && pv->field) {
         if (it->next >= pv->count)
-            return 0;
+            return JFR_END;
         const jfr_field *f = pv->field;
         uint8_t op = f->pooled ? JFR_OP_POOL : jfr__op_for_type(f->type);
         cur = cur_at(c, it->pos_);
         value_init(out, f);
         s = read_one(c, &cur, f->type, op, pv->depth_, true, out);
     } else {
-        return 0;
+        return JFR_END;
     }
     if (s)
-        return -(int)s;
+        return s;
     it->pos_ = pos_of(c, &cur);
     it->next++;
-    return 1;
+    return JFR_OK;
 }
 
 /* ------------------------------------------------------------------ time */

@@ -208,7 +208,7 @@ check_help flamegraph --event --threads --dot --count --title "-o OUT.html"
 check_help pprof --event --threads --dot --count "-o OUT.pb.gz"
 check_help listen --once --max-connections --max-bytes --idle-timeout --json --summary \
     --collapsed --window ADDR:PORT
-check_help tail --exit-when-done --idle --json --summary --collapsed --window DIR
+check_help tail --exit-when-done --idle-timeout --idle --json --summary --collapsed --window DIR
 expect 2 "help of an unknown command" help frobnicate
 expect 2 "summary without a file: its usage" summary
 grep -q '^Usage: jfrstream summary FILE' "$tmp/err" || { echo "FAIL: summary without a file: no usage line"; fails=$((fails + 1)); }

@@ -4,6 +4,7 @@
 #ifndef JFR_TEST_HARNESS_H
 #define JFR_TEST_HARNESS_H
 
+#define JFRSTREAM_EXPERIMENTAL /* jfr_parser_set_threads */
 #include "jfrstream.h"
 
 #include <inttypes.h>
@@ -212,14 +213,14 @@ static inline void log_value(tlog *l, const jfr_value *v, int depth) {
         tlog_printf(l, v->kind == JFR_KIND_OBJECT ? "{" : "[");
         jfr_iter it;
         jfr_value c;
-        int r;
+        jfr_status r;
         jfr_iter_init(&it, v);
-        while ((r = jfr_iter_next(&it, &c)) == 1) {
+        while ((r = jfr_iter_next(&it, &c)) == JFR_OK) {
             log_value(l, &c, depth + 1);
             tlog_put(l, ",", 1);
         }
-        if (r < 0)
-            tlog_printf(l, "!err%d", -r);
+        if (r != JFR_END)
+            tlog_printf(l, "!err%d", (int)r);
         tlog_printf(l, v->kind == JFR_KIND_OBJECT ? "}" : "]");
         break;
     }
@@ -235,7 +236,7 @@ typedef struct run_cfg {
     bool skip_errors;   /* on_error returns CONTINUE */
     bool stacks;        /* also log each event's stack frames (helpers) */
     int stop_at;        /* the Nth callback returns STOP; 0 = never */
-    unsigned threads;   /* jfr_options.threads */
+    unsigned threads;   /* jfr_parser_set_threads */
     bool resync;        /* jfr_options.resync (END line adds skipped=N) */
     talloc *alloc;      /* counting allocator, or NULL: libc */
     uint64_t max_chunk_size; /* jfr_options.max_chunk_size (0: default) */
@@ -350,17 +351,17 @@ static inline unsigned rnd_next(unsigned *s) {
 /* Feed `buf` per cfg; returns the transcript (caller frees .d). */
 static inline tlog run_parser(const uint8_t *buf, size_t len, run_cfg cfg) {
     run_ctx r = {.cfg = cfg};
-    jfr_callbacks cb = {h_begin, h_meta, h_record, h_event, h_end, h_error};
+    jfr_callbacks cb = {sizeof cb, h_begin, h_meta, h_record, h_event, h_end, h_error};
     jfr_options o;
     jfr_options_init(&o);
     o.ordered = cfg.ordered;
-    o.threads = cfg.threads;
     o.resync = cfg.resync;
     o.max_chunk_size = cfg.max_chunk_size;
     o.max_memory = cfg.max_memory;
     if (cfg.alloc)
         talloc_options(&o, cfg.alloc);
     jfr_parser *p = jfr_parser_new(&o, &cb, &r);
+    jfr_parser_set_threads(p, cfg.threads);
     size_t pos = 0;
     unsigned seed = cfg.seed;
     jfr_status s = JFR_OK;

@@ -41,6 +41,7 @@ jfr_of_version() { # $1 = major -> a jfr binary of that JDK, or nothing
     for c in /usr/lib/jvm/*"$v"*/bin/jfr; do
         [ -x "$c" ] && { echo "$c"; return; }
     done
+    return 0 # none found: not a failure (set -e would end the script here)
 }
 ref=$(jfr_of_version 25)
 if [ -z "$ref" ]; then

@@ -100,7 +100,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "cannot read %s\n", argv[i]);
             return 1;
         }
-        jfr_callbacks cb = {.on_event = on_event};
+        jfr_callbacks cb = {.size = sizeof cb, .on_event = on_event};
         jfr_parser *p = jfr_parser_new(NULL, &cb, NULL);
         CHECK(jfr_parser_feed(p, buf, len) == JFR_OK);
         CHECK(jfr_parser_finish(p) == JFR_OK);

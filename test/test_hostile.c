@@ -7,7 +7,7 @@
  * Every case is a chunk built with test/synth.h (or a patched copy of one),
  * put between two good chunks: good + hostile + good. It is parsed at feed
  * sizes 1, 7 (a prime), 4093 and whole (the 10^6 cases: 4093 and whole), and
- * whole with jfr_options.threads = 3, with on_error returning STOP and then
+ * whole with jfr_parser_set_threads(p, 3), with on_error returning STOP and then
  * CONTINUE, every callback and every value logged (harness.h transcripts:
  * values through jfr_iter, stacks through jfr_event_stack / jfr_stack_frame).
  * For each case:
@@ -526,7 +526,7 @@ static const char *memfind(const char *h, size_t hn, const char *needle) {
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* feed SIZE_MAX: whole, with jfr_options.threads = 3 */
+/* feed SIZE_MAX: whole, with jfr_parser_set_threads(p, 3) */
 static tlog run_one(const hcase *c, const uint8_t *in, size_t len, size_t feed, bool skip,
                     talloc *ta, double *secs) {
     bool threads = feed == SIZE_MAX;
@@ -750,13 +750,13 @@ static int cyc_event(jfr_parser *p, const jfr_event *e, void *u) {
         while (cl.kind == JFR_KIND_OBJECT && depth < 200) {
             jfr_iter it;
             jfr_value kid;
-            int r;
+            jfr_status r;
             jfr_value next = {.kind = JFR_KIND_NULL};
             jfr_iter_init(&it, &cl);
-            while ((r = jfr_iter_next(&it, &kid)) == 1)
+            while ((r = jfr_iter_next(&it, &kid)) == JFR_OK)
                 if (kid.kind == JFR_KIND_OBJECT && kid.field && kid.field->index == 0)
                     next = kid;
-            if (r < 0)
+            if (r != JFR_END)
                 CBAD();
             cl = next;
             depth++;
@@ -777,7 +777,7 @@ static int case_cycles_api(void) {
     sbuf ch = {0};
     hspec hs = {.cp = CP_CYCLES};
     build_chunk(&ch, &hs, NULL);
-    jfr_callbacks cb = {.on_event = cyc_event};
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = cyc_event};
     jfr_parser *p = jfr_parser_new(NULL, &cb, &cbad);
     double t0 = now_s();
     if (jfr_parser_feed(p, ch.d, ch.n) != JFR_OK || jfr_parser_finish(p) != JFR_OK)

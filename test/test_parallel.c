@@ -1,4 +1,4 @@
-/* jfr_options.threads: the callback transcript (every callback and its
+/* jfr_parser_set_threads: the callback transcript (every callback and its
  * arguments, every value of every event read through jfr_iter, every stack
  * frame through jfr_stack_frame) must be byte-identical with threads = 1, 2,
  * 3 and 8: ordered or not, with on_record or per-type subscriptions (also
@@ -124,7 +124,7 @@ static tlog run(const uint8_t *buf, size_t len, pcfg c, int *ncb) {
     pctx x = {.shape = c.shape, .hash = 0xcbf29ce484222325ull};
     x.r.cfg = (run_cfg){.values = true, .stacks = true, .pause_every = c.pause_every,
                         .stop_at = c.stop_at, .skip_errors = c.skip_errors};
-    jfr_callbacks cb = {w_begin, p_meta, w_record, w_event, w_end, h_error};
+    jfr_callbacks cb = {sizeof cb, w_begin, p_meta, w_record, w_event, w_end, h_error};
     if (c.shape == SH_SUBS || c.shape == SH_WALK)
         cb.on_event = NULL;
     if (c.shape != SH_ALL && c.shape != SH_WALK)
@@ -132,7 +132,6 @@ static tlog run(const uint8_t *buf, size_t len, pcfg c, int *ncb) {
     jfr_options o;
     jfr_options_init(&o);
     o.ordered = c.ordered;
-    o.threads = c.threads;
     if (g_alloc)
         o.allocator = *g_alloc;
     jfr_parser *p = jfr_parser_new(&o, &cb, &x);
@@ -140,6 +139,7 @@ static tlog run(const uint8_t *buf, size_t len, pcfg c, int *ncb) {
         tlog_printf(&x.r.log, "NEW failed\n");
         return x.r.log;
     }
+    jfr_parser_set_threads(p, c.threads);
     if (c.shape == SH_SUBS) {
         /* two per-type handlers for one type, one for others */
         static const char *names[] = {"jdk.ExecutionSample", "jdk.ObjectAllocationSample",

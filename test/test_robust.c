@@ -180,7 +180,7 @@ typedef talloc counter;
 typedef struct run {
     uint64_t hash;
     uint64_t events, records, chunks_begun, chunks_ended, metadata, errors_cb;
-    uint64_t decode_errors;   /* negative jfr_iter_next / failing accessors */
+    uint64_t decode_errors;   /* jfr_iter_next errors / failing accessors */
     uint64_t values;
     uint64_t events_in_copy[4];   /* by event offset / copy_len (see resync) */
     int on_error_ret;         /* what on_error returns */
@@ -417,13 +417,13 @@ static void read_value(run *r, const jfr_value *v, int depth)
             break;
         jfr_iter it;
         jfr_value c;
-        int k;
+        jfr_status k;
         uint32_t n = 0;
         jfr_value first, last;
         memset(&first, 0, sizeof first);
         memset(&last, 0, sizeof last);
         jfr_iter_init(&it, v);
-        while ((k = jfr_iter_next(&it, &c)) > 0) {
+        while ((k = jfr_iter_next(&it, &c)) == JFR_OK) {
             if (n == 0)
                 first = c;
             last = c;
@@ -434,9 +434,9 @@ static void read_value(run *r, const jfr_value *v, int depth)
                 break;
             }
         }
-        if (k < 0) {
+        if (k != JFR_END) { /* a decode error */
             r->decode_errors++;
-            mix_u64(r, (uint64_t)(-k));
+            mix_u64(r, (uint64_t)k);
             break;
         }
         /* random access to the first and last item, and one past the end
@@ -667,6 +667,7 @@ static result parse(const uint8_t *buf, size_t len, enum feed_mode mode, size_t 
     result res;
     memset(&res, 0, sizeof res);
     jfr_callbacks cb = {
+        .size = sizeof cb,
         .on_chunk_begin = cb_chunk_begin,
         .on_metadata = cb_metadata,
         .on_record = cb_record,
@@ -852,7 +853,7 @@ static void test_baseline(void)
     /* jfr_parser_reset: a second input through the same parser */
     {
         run r3 = new_run();
-        jfr_callbacks cb = {.on_event = cb_event, .on_metadata = cb_metadata,
+        jfr_callbacks cb = {.size = sizeof cb, .on_event = cb_event, .on_metadata = cb_metadata,
                             .on_record = cb_record, .on_chunk_begin = cb_chunk_begin,
                             .on_chunk_end = cb_chunk_end, .on_error = cb_error};
         r3.max_depth = 10;
@@ -880,7 +881,7 @@ static void test_baseline(void)
     {
         run r5 = new_run();
         r5.max_depth = 3;
-        jfr_callbacks cb = {.on_error = cb_error};
+        jfr_callbacks cb = {.size = sizeof cb, .on_error = cb_error};
         jfr_parser *p = jfr_parser_new(NULL, &cb, &r5);
         if (p) {
             if (jfr_parser_on(p, some_type, cb_event, &r5) != JFR_OK)
@@ -918,7 +919,7 @@ static void test_stop(void)
     begin_section("stop");
     run r = new_run();
     r.stop_at = 10;
-    jfr_callbacks cb = {.on_event = cb_event, .on_error = cb_error};
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = cb_event, .on_error = cb_error};
     r.max_depth = 2;
     jfr_parser *p = jfr_parser_new(NULL, &cb, &r);
     if (!p)

@@ -305,7 +305,7 @@ static int count_end(jfr_parser *p, const jfr_chunk_info *c, void *u) {
 static void check_values_live(const uint8_t *buf, size_t len, bool ordered, int nchunks,
                               bool live) {
     seen s = {0};
-    jfr_callbacks cb = {.on_event = check_event};
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = check_event};
     jfr_options o;
     jfr_options_init(&o);
     o.ordered = ordered;
@@ -375,7 +375,7 @@ static int record_reuse(jfr_parser *p, const jfr_metadata *m, void *u) {
 /* Identical metadata bytes in the next chunk: the compiled table is reused. */
 static void check_reuse(const uint8_t *buf, size_t len, const char *want) {
     char got[16] = "";
-    jfr_callbacks cb = {.on_metadata = record_reuse};
+    jfr_callbacks cb = {.size = sizeof cb, .on_metadata = record_reuse};
     jfr_parser *p = jfr_parser_new(NULL, &cb, got);
     CHECK(jfr_parser_feed(p, buf, len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
     CHECK(strcmp(got, want) == 0);
@@ -432,7 +432,7 @@ static void check_subscriptions(const uint8_t *buf, size_t len) {
     jfr_parser_free(p);
     /* generic first, then the handlers */
     g_calls[0] = 0;
-    jfr_callbacks cb = {.on_event = sub_generic};
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = sub_generic};
     p = jfr_parser_new(NULL, &cb, NULL);
     CHECK(jfr_parser_on(p, "test.Event", sub_b, "b") == JFR_OK);
     CHECK(jfr_parser_feed(p, buf, len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
@@ -450,17 +450,68 @@ static void check_subscriptions(const uint8_t *buf, size_t len) {
     jfr_parser_free(p);
     /* subscribing from on_metadata applies to the chunk at hand */
     g_calls[0] = 0;
-    jfr_callbacks mc = {.on_metadata = sub_from_meta};
+    jfr_callbacks mc = {.size = sizeof mc, .on_metadata = sub_from_meta};
     p = jfr_parser_new(NULL, &mc, NULL);
     CHECK(jfr_parser_feed(p, buf, len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
     CHECK(strlen(g_calls) == NEVENTS);
     jfr_parser_free(p);
-    jfr_callbacks rc = {.on_event = sub_refused};
+    jfr_callbacks rc = {.size = sizeof rc, .on_event = sub_refused};
     p = jfr_parser_new(NULL, &rc, NULL);
     CHECK(jfr_parser_feed(p, buf, len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
     jfr_parser_free(p);
     printf("subscriptions: per-type handlers in order, generic first, absent types silent, "
            "from on_metadata\n");
+}
+
+/* The ABI rule (jfrstream.h, "STRUCTS YOU HAND IN"): a struct not initialised
+ * (size 0) is refused; a caller compiled when the struct was shorter has the
+ * members past its size read as defaults (never its bytes beyond them); a
+ * caller compiled against a longer struct is read up to the library's size. */
+static void check_sized_structs(const uint8_t *d, size_t n) {
+    jfr_options zo;
+    memset(&zo, 0, sizeof zo);
+    jfr_callbacks zc;
+    memset(&zc, 0, sizeof zc);
+    CHECK(jfr_parser_new(&zo, NULL, NULL) == NULL);
+    CHECK(jfr_parser_new(NULL, &zc, NULL) == NULL);
+    jfr_options io = JFR_OPTIONS_INIT;
+    jfr_callbacks ic = JFR_CALLBACKS_INIT;
+    CHECK(io.size == sizeof io && ic.size == sizeof ic && !ic.on_event && !io.resync);
+
+    /* older caller: options without resync and max_memory, callbacks without
+     * on_chunk_end and on_error; the bytes after them are garbage */
+    union { jfr_options o; unsigned char b[sizeof(jfr_options)]; } old_o;
+    memset(old_o.b, 0xff, sizeof old_o.b);
+    old_o.o.size = offsetof(jfr_options, resync);
+    memset(&old_o.o.allocator, 0, sizeof old_o.o.allocator);
+    old_o.o.max_chunk_size = 0;
+    old_o.o.ordered = false;
+    old_o.o.jdk_time_base = false;
+    int ends = 0;
+    jfr_callbacks old_c = {.size = offsetof(jfr_callbacks, on_chunk_end),
+                           .on_chunk_end = count_end};
+    jfr_parser *p = jfr_parser_new(&old_o.o, &old_c, &ends);
+    CHECK(p != NULL);
+    CHECK(jfr_parser_feed(p, d, n) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
+    CHECK(ends == 0 && jfr_parser_chunks(p) == 1);
+    jfr_parser_free(p);
+
+    /* newer caller: 64 more bytes the library does not know */
+    struct { jfr_callbacks c; void *more[8]; } new_c;
+    memset(&new_c, 0xff, sizeof new_c);
+    jfr_callbacks_init(&new_c.c);
+    new_c.c.size = sizeof new_c;
+    new_c.c.on_chunk_end = count_end;
+    p = jfr_parser_new(NULL, &new_c.c, &ends);
+    CHECK(p != NULL);
+    CHECK(jfr_parser_feed(p, d, n) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
+    CHECK(ends == 1);
+    /* experimental settings: before the first byte only */
+    CHECK(jfr_parser_set_threads(p, 2) == JFR_INVALID_STATE);
+    jfr_parser_reset(p);
+    CHECK(jfr_parser_set_threads(p, 2) == JFR_OK);
+    CHECK(jfr_parser_set_threads(NULL, 2) == JFR_INVALID_ARG);
+    jfr_parser_free(p);
 }
 
 int main(void) {
@@ -473,6 +524,7 @@ int main(void) {
         check_values(one.d, one.n, false, 1);
         check_values(one.d, one.n, true, 1);
         check_subscriptions(one.d, one.n);
+        check_sized_structs(one.d, one.n);
         check_values(two.d, two.n, false, 2);
         check_reuse(two.d, two.n, "NR");
         char name[64];
@@ -499,7 +551,7 @@ int main(void) {
         build_chunk(&mixed, fixed);
         check_values_live(mixed.d, mixed.n, false, 3, true);
         int ends = 0;
-        jfr_callbacks cb = {.on_chunk_end = count_end};
+        jfr_callbacks cb = {.size = sizeof cb, .on_chunk_end = count_end};
         jfr_parser *p = jfr_parser_new(NULL, &cb, &ends);
         CHECK(jfr_parser_feed(p, mixed.d, mixed.n) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
         CHECK(ends == 3);
@@ -509,7 +561,7 @@ int main(void) {
         check_replays(name, mixed.d, mixed.n);
         /* a stream cut inside the second segment: segment 1 delivered, the rest reported */
         seen sn = {0};
-        cb = (jfr_callbacks){.on_event = check_event};
+        cb = (jfr_callbacks){.size = sizeof cb, .on_event = check_event};
         p = jfr_parser_new(NULL, &cb, &sn);
         CHECK(jfr_parser_feed(p, live.d, live.n - 150) == JFR_OK);
         CHECK(jfr_parser_finish(p) == JFR_TRUNCATED);

@@ -74,15 +74,20 @@ static void on_resume_timer(uv_timer_t *t) {
     }
 }
 
-static void on_connect_srv(jfr_uv_conn *c, void *user) {
+static void on_conn_start_srv(jfr_uv_conn *c, void *user) {
     (void)user;
     uint64_t id = jfr_uv_conn_id(c);
     c->data = &g_stats[id < 64 ? id : 63];
 }
 
-static void listener_closed(jfr_uv_listener *l) { (void)l; }
+static int g_listeners_ended;
+static void listener_ended(jfr_uv_listener *l, void *user) {
+    (void)l;
+    (void)user;
+    g_listeners_ended++;
+}
 
-static void on_close_srv(jfr_uv_conn *c, jfr_status s, const char *msg, void *user) {
+static void on_conn_end_srv(jfr_uv_conn *c, jfr_status s, const char *msg, void *user) {
     (void)user;
     conn_stat *st = c->data;
     st->status = s;
@@ -91,18 +96,18 @@ static void on_close_srv(jfr_uv_conn *c, jfr_status s, const char *msg, void *us
         printf("  connection %llu closed: %s (%s)\n", (unsigned long long)jfr_uv_conn_id(c),
                jfr_status_name(s), msg);
     if (++g_closed == g_expected_closes) {
-        jfr_uv_listener_close(g_listener, listener_closed);
+        jfr_uv_listener_stop(g_listener);
         uv_close((uv_handle_t *)&g_resume_timer, NULL);
     }
 }
 
-static void on_close_limited(jfr_uv_conn *c, jfr_status s, const char *msg, void *user) {
+static void on_conn_end_limited(jfr_uv_conn *c, jfr_status s, const char *msg, void *user) {
     (void)c;
     (void)user;
     printf("  limited listener: %s (%s)\n", jfr_status_name(s), msg);
     CHECK(s == JFR_LIMIT);
     g_limit_closed++;
-    jfr_uv_listener_close(g_limited, listener_closed);
+    jfr_uv_listener_stop(g_limited);
 }
 
 static void client_closed(uv_handle_t *h) { free(h->data); }
@@ -162,19 +167,31 @@ static void on_deadline(uv_timer_t *t) {
 static void test_listener(void) {
     uv_loop_t loop;
     uv_loop_init(&loop);
-    jfr_uv_listener_config cfg = {0};
-    cfg.callbacks.on_event = on_conn_event;
-    cfg.on_connect = on_connect_srv;
-    cfg.on_close = on_close_srv;
-    CHECK(jfr_uv_listener_start(&loop, &cfg, &g_listener) == 0);
+    /* start errors: a config not initialised; an address libuv refuses */
+    jfr_uv_listener_config bad = {0};
+    jfr_uv_listener *none = NULL;
+    int uverr = 1;
+    CHECK(jfr_uv_listener_start(&loop, &bad, &none, &uverr) == JFR_INVALID_ARG && uverr == 0);
+    jfr_uv_listener_config_init(&bad);
+    bad.host = "not an address";
+    CHECK(jfr_uv_listener_start(&loop, &bad, &none, &uverr) == JFR_IO && uverr < 0 && !none);
+
+    jfr_uv_listener_config cfg = JFR_UV_LISTENER_CONFIG_INIT;
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = on_conn_event};
+    cfg.callbacks = &cb;
+    cfg.on_conn_start = on_conn_start_srv;
+    cfg.on_conn_end = on_conn_end_srv;
+    cfg.on_end = listener_ended;
+    CHECK(jfr_uv_listener_start(&loop, &cfg, &g_listener, NULL) == JFR_OK);
     int port = jfr_uv_listener_port(g_listener);
     CHECK(port > 0);
     jfr_uv_listener_config lim = cfg;
-    lim.on_close = on_close_limited;
-    lim.on_connect = NULL;
-    lim.callbacks.on_event = count_event;
+    jfr_callbacks lim_cb = {.size = sizeof lim_cb, .on_event = count_event};
+    lim.on_conn_end = on_conn_end_limited;
+    lim.on_conn_start = NULL;
+    lim.callbacks = &lim_cb;
     lim.max_bytes_per_conn = 1000;
-    CHECK(jfr_uv_listener_start(&loop, &lim, &g_limited) == 0);
+    CHECK(jfr_uv_listener_start(&loop, &lim, &g_limited, NULL) == JFR_OK);
 
     uv_timer_init(&loop, &g_resume_timer);
     uv_timer_start(&g_resume_timer, on_resume_timer, 5, 5);
@@ -209,6 +226,7 @@ static void test_listener(void) {
     CHECK(truncated == 1);
     CHECK(g_stats[1].pauses > 0);
     CHECK(g_limit_closed == 1);
+    CHECK(g_listeners_ended == 2); /* on_end of both, after their stop */
     uv_close((uv_handle_t *)&g_deadline, NULL);
     uv_run(&loop, UV_RUN_DEFAULT);
     CHECK(uv_loop_close(&loop) == 0);
@@ -318,13 +336,14 @@ static void test_tail(void) {
     g_w.seed = 7;
     uv_timer_init(&loop, &g_write_timer);
     uv_timer_start(&g_write_timer, on_write_tick, 0, 3);
-    jfr_uv_tail_config cfg = {0};
+    jfr_uv_tail_config cfg = JFR_UV_TAIL_CONFIG_INIT;
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = tail_event};
     cfg.path = g_w.dir;
-    cfg.callbacks.on_event = tail_event;
+    cfg.callbacks = &cb;
     cfg.poll_ms = 2;
     cfg.on_end = on_tail_end;
     jfr_uv_tail *t;
-    CHECK(jfr_uv_tail_start(&loop, &cfg, &t) == 0);
+    CHECK(jfr_uv_tail_start(&loop, &cfg, &t, NULL) == JFR_OK);
     uv_timer_init(&loop, &g_deadline);
     uv_timer_start(&g_deadline, on_deadline, 60000, 0);
     uv_unref((uv_handle_t *)&g_deadline);
@@ -401,15 +420,24 @@ static uint64_t run_tail_alone(const char *path, unsigned idle_ms, bool unlink_a
     uv_loop_t loop;
     uv_loop_init(&loop);
     memset(&g_te, 0, sizeof g_te);
-    jfr_uv_tail_config cfg = {0};
+    jfr_uv_tail_config cfg;
+    jfr_uv_tail_config_init(&cfg);
+    jfr_callbacks cb = JFR_CALLBACKS_INIT;
+    cb.on_event = te_event;
+    cb.on_error = te_error;
     cfg.path = path;
-    cfg.callbacks.on_event = te_event;
-    cfg.callbacks.on_error = te_error;
+    cfg.callbacks = &cb;
     cfg.poll_ms = 5;
     cfg.idle_ms = idle_ms;
     cfg.on_end = te_end;
     jfr_uv_tail *t;
-    CHECK(jfr_uv_tail_start(&loop, &cfg, &t) == 0);
+    CHECK(jfr_uv_tail_start(&loop, &cfg, &t, NULL) == JFR_OK);
+    /* a path that cannot be read: libuv's error; no config: invalid */
+    int uverr = 0;
+    jfr_uv_tail *none = NULL;
+    cfg.path = "/nonexistent/jfrstream-test";
+    CHECK(jfr_uv_tail_start(&loop, &cfg, &none, &uverr) == JFR_IO && uverr == UV_ENOENT && !none);
+    CHECK(jfr_uv_tail_start(&loop, NULL, &none, &uverr) == JFR_INVALID_ARG && uverr == 0);
     uv_timer_init(&loop, &g_unlink_timer);
     if (unlink_after)
         uv_timer_start(&g_unlink_timer, on_unlink_tick, 5, 5);
@@ -471,7 +499,7 @@ int main(int argc, char **argv) {
         csize = (csize << 8) | g_fix[8 + i];
     if (csize < g_len)
         g_len = (size_t)csize;
-    jfr_callbacks cb = {.on_event = count_event};
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = count_event};
     jfr_parser *p = jfr_parser_new(NULL, &cb, NULL);
     CHECK(jfr_parser_feed(p, g_fix, g_len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
     jfr_parser_free(p);

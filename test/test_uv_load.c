@@ -74,7 +74,7 @@ static void srv_connect(jfr_uv_conn *c, void *user) {
     client *cl = g_port[peer_port(jfr_uv_conn_peer(c))];
     CHECK(cl != NULL);
     if (!cl) {
-        jfr_uv_conn_close(c);
+        jfr_uv_conn_stop(c);
         return;
     }
     c->data = cl;
@@ -87,7 +87,7 @@ static void srv_connect(jfr_uv_conn *c, void *user) {
 static void srv_close(jfr_uv_conn *c, jfr_status s, const char *msg, void *user) {
     (void)user;
     client *cl = c->data;
-    if (!cl) { /* refused over max_connections: no on_connect */
+    if (!cl) { /* refused over max_connections: no on_conn_start */
         cl = g_port[peer_port(jfr_uv_conn_peer(c))];
         CHECK(cl != NULL && jfr_uv_conn_parser(c) == NULL);
         if (!cl)
@@ -107,19 +107,18 @@ static void srv_close(jfr_uv_conn *c, jfr_status s, const char *msg, void *user)
         g_hook_close(cl);
 }
 
-static void listener_closed(jfr_uv_listener *l) { (void)l; }
-
 static jfr_uv_listener *start_listener(uv_loop_t *loop, unsigned maxc, uint64_t maxb,
                                        uint64_t idle) {
-    jfr_uv_listener_config cfg = {0};
-    cfg.callbacks.on_event = srv_event;
-    cfg.on_connect = srv_connect;
-    cfg.on_close = srv_close;
+    jfr_uv_listener_config cfg = JFR_UV_LISTENER_CONFIG_INIT;
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = srv_event};
+    cfg.callbacks = &cb;
+    cfg.on_conn_start = srv_connect;
+    cfg.on_conn_end = srv_close;
     cfg.max_connections = maxc;
     cfg.max_bytes_per_conn = maxb;
     cfg.idle_ms = idle;
     jfr_uv_listener *l = NULL;
-    CHECK(jfr_uv_listener_start(loop, &cfg, &l) == 0);
+    CHECK(jfr_uv_listener_start(loop, &cfg, &l, NULL) == JFR_OK);
     return l;
 }
 
@@ -247,9 +246,9 @@ static void on_deadline(uv_timer_t *t) {
         if (!g_cl[i].remote)
             cl_close(&g_cl[i]);
     if (g_l)
-        jfr_uv_listener_close(g_l, listener_closed);
+        jfr_uv_listener_stop(g_l);
     if (g_l2)
-        jfr_uv_listener_close(g_l2, listener_closed);
+        jfr_uv_listener_stop(g_l2);
     g_l = g_l2 = NULL;
     uv_close((uv_handle_t *)t, NULL);
 }
@@ -274,9 +273,9 @@ static void phase_maybe_end(void) {
     if (g_srv_closed < g_expect_srv_closes)
         return;
     if (g_l)
-        jfr_uv_listener_close(g_l, listener_closed);
+        jfr_uv_listener_stop(g_l);
     if (g_l2)
-        jfr_uv_listener_close(g_l2, listener_closed);
+        jfr_uv_listener_stop(g_l2);
     g_l = g_l2 = NULL;
     if (!uv_is_closing((uv_handle_t *)&g_deadline))
         uv_close((uv_handle_t *)&g_deadline, NULL);
@@ -607,12 +606,15 @@ static void nomem_close(client *cl) {
 static void test_nomem(void) {
     uv_loop_t loop;
     phase_begin(&loop, 2, 20000);
-    jfr_uv_listener_config cfg = {0};
-    cfg.callbacks.on_event = srv_event;
-    cfg.options.allocator = (jfr_allocator){no_alloc, no_realloc, no_free, NULL};
-    cfg.on_connect = srv_connect;
-    cfg.on_close = srv_close;
-    CHECK(jfr_uv_listener_start(&loop, &cfg, &g_l) == 0);
+    jfr_uv_listener_config cfg = JFR_UV_LISTENER_CONFIG_INIT;
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = srv_event};
+    jfr_options opts = JFR_OPTIONS_INIT;
+    opts.allocator = (jfr_allocator){no_alloc, no_realloc, no_free, NULL};
+    cfg.callbacks = &cb;
+    cfg.options = &opts;
+    cfg.on_conn_start = srv_connect;
+    cfg.on_conn_end = srv_close;
+    CHECK(jfr_uv_listener_start(&loop, &cfg, &g_l, NULL) == JFR_OK);
     g_hook_close = nomem_close;
     g_expect_srv_closes = 2;
     cl_start(&loop, &g_cl[0], jfr_uv_listener_port(g_l), HOLD, g_fix, g_len);
@@ -676,8 +678,7 @@ int main(int argc, char **argv) {
         csize = (csize << 8) | g_fix[8 + i];
     if (csize < g_len)
         g_len = (size_t)csize;
-    jfr_callbacks cb = {.on_event = NULL};
-    cb.on_event = srv_event;
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = srv_event};
     client counter = {0};
     jfr_uv_conn fake = {.data = &counter};
     jfr_parser *p = jfr_parser_new(NULL, &cb, &fake);

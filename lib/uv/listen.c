@@ -1,5 +1,6 @@
 /* TCP listener: one jfr_parser per connection, fed from libuv reads. */
 #include "jfrstream_uv.h"
+#include "sized.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,9 @@ typedef struct conn {
 struct listener {
     jfr_uv_listener pub;
     uv_tcp_t tcp;
-    jfr_uv_listener_config cfg;
+    jfr_uv_listener_config cfg; /* cfg.options, cfg.callbacks: the two below */
+    jfr_options options;
+    jfr_callbacks callbacks;
     conn *conns;
     unsigned nconns, peak;
     unsigned max_conns;
@@ -40,15 +43,14 @@ struct listener {
     uint64_t next_id;
     int port;
     bool closing;
+    bool started;       /* start succeeded: on_end is owed */
     unsigned open_handles;
-    void (*on_closed)(jfr_uv_listener *);
 };
 
 static void listener_maybe_done(listener *l) {
     if (l->closing && l->open_handles == 0) {
-        void (*cb)(jfr_uv_listener *) = l->on_closed;
-        if (cb)
-            cb(&l->pub);
+        if (l->started && l->cfg.on_end)
+            l->cfg.on_end(&l->pub, l->cfg.user);
         free(l->buf);
         free(l);
     }
@@ -78,7 +80,7 @@ static void conn_end(conn *c, jfr_status st, const char *msg) {
         return;
     c->closing = true;
     listener *l = c->l;
-    /* unlink before calling out: on_close may close the listener */
+    /* unlink before calling out: on_conn_end may stop the listener */
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -89,8 +91,8 @@ static void conn_end(conn *c, jfr_status st, const char *msg) {
     uv_read_stop((uv_stream_t *)&c->tcp);
     char text[512];
     snprintf(text, sizeof text, "%s: %s", c->peer, msg);
-    if (l->cfg.on_close)
-        l->cfg.on_close(&c->pub, st, text, l->cfg.user);
+    if (l->cfg.on_conn_end)
+        l->cfg.on_conn_end(&c->pub, st, text, l->cfg.user);
     conn_close_handles(c);
 }
 
@@ -257,7 +259,7 @@ void jfr_uv_conn_resume(jfr_uv_conn *pc) {
     }
 }
 
-void jfr_uv_conn_close(jfr_uv_conn *pc) {
+void jfr_uv_conn_stop(jfr_uv_conn *pc) {
     conn *c = (conn *)pc;
     if (!c->closing)
         conn_end(c, JFR_STOPPED, "closed by the application");
@@ -297,7 +299,7 @@ static void on_connection(uv_stream_t *server, int status) {
     l->open_handles++;
     bool over = l->nconns >= l->max_conns;
     if (!over) {
-        c->parser = jfr_parser_new(&l->cfg.options, &l->cfg.callbacks, c);
+        c->parser = jfr_parser_new(&l->options, &l->callbacks, c);
         if (c->parser && l->cfg.idle_ms) {
             uv_timer_init(server->loop, &c->idle);
             c->idle.data = c;
@@ -321,8 +323,8 @@ static void on_connection(uv_stream_t *server, int status) {
                      l->max_conns);
         else
             snprintf(msg, sizeof msg, "%s: out of memory: refused", c->peer);
-        if (l->cfg.on_close)
-            l->cfg.on_close(&c->pub, over ? JFR_LIMIT : JFR_NOMEM, msg, l->cfg.user);
+        if (l->cfg.on_conn_end)
+            l->cfg.on_conn_end(&c->pub, over ? JFR_LIMIT : JFR_NOMEM, msg, l->cfg.user);
         conn_close_handles(c);
         return;
     }
@@ -335,25 +337,45 @@ static void on_connection(uv_stream_t *server, int status) {
     c->last_ms = uv_now(server->loop);
     if (l->cfg.idle_ms)
         uv_timer_start(&c->idle, on_idle, l->cfg.idle_ms, 0);
-    if (l->cfg.on_connect)
-        l->cfg.on_connect(&c->pub, l->cfg.user);
+    if (l->cfg.on_conn_start)
+        l->cfg.on_conn_start(&c->pub, l->cfg.user);
     if (!c->closing && uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0)
         c->reading = true;
 }
 
 static void server_closed(uv_handle_t *h);
 
-int jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *cfg,
-                          jfr_uv_listener **out) {
+void jfr_uv_listener_config_init(jfr_uv_listener_config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->size = sizeof *cfg;
+}
+
+jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *config,
+                                 jfr_uv_listener **out, int *uv_error) {
+    if (uv_error)
+        *uv_error = 0;
+    if (!loop || !config || !out)
+        return JFR_INVALID_ARG;
     listener *l = calloc(1, sizeof *l);
     if (!l)
-        return UV_ENOMEM;
-    l->cfg = *cfg;
+        return JFR_NOMEM;
+    jfr_uv_listener_config *cfg = &l->cfg;
+    jfr_options_init(&l->options);
+    jfr_callbacks_init(&l->callbacks);
+    if (!jfr__sized_copy(cfg, sizeof *cfg, config) ||
+        (cfg->options && !jfr__sized_copy(&l->options, sizeof l->options, cfg->options)) ||
+        (cfg->callbacks &&
+         !jfr__sized_copy(&l->callbacks, sizeof l->callbacks, cfg->callbacks))) {
+        free(l);
+        return JFR_INVALID_ARG;
+    }
+    cfg->options = &l->options;
+    cfg->callbacks = &l->callbacks;
     l->max_conns = cfg->max_connections ? cfg->max_connections : JFR_UV_DEFAULT_MAX_CONNECTIONS;
     l->bufcap = cfg->read_buffer ? cfg->read_buffer : 65536;
     if (!(l->buf = malloc(l->bufcap))) {
         free(l);
-        return UV_ENOMEM;
+        return JFR_NOMEM;
     }
     const char *host = cfg->host ? cfg->host : "127.0.0.1";
     struct sockaddr_storage addr;
@@ -362,7 +384,9 @@ int jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *cfg,
     if (r) {
         free(l->buf);
         free(l);
-        return r;
+        if (uv_error)
+            *uv_error = r;
+        return JFR_IO;
     }
     uv_tcp_init(loop, &l->tcp);
     l->tcp.data = l;
@@ -373,15 +397,18 @@ int jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *cfg,
         (r = uv_listen((uv_stream_t *)&l->tcp, 4096, on_connection))) {
         l->closing = true; /* freed when the loop has closed the handle */
         uv_close((uv_handle_t *)&l->tcp, server_closed);
-        return r;
+        if (uv_error)
+            *uv_error = r;
+        return JFR_IO;
     }
     struct sockaddr_storage name;
     int len = sizeof name;
     uv_tcp_getsockname(&l->tcp, (struct sockaddr *)&name, &len);
     l->port = ntohs(name.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&name)->sin6_port
                                                 : ((struct sockaddr_in *)&name)->sin_port);
+    l->started = true;
     *out = &l->pub;
-    return 0;
+    return JFR_OK;
 }
 
 int jfr_uv_listener_port(const jfr_uv_listener *pl) {
@@ -402,12 +429,11 @@ static void server_closed(uv_handle_t *h) {
     listener_maybe_done(l);
 }
 
-void jfr_uv_listener_close(jfr_uv_listener *pl, void (*on_closed)(jfr_uv_listener *)) {
+void jfr_uv_listener_stop(jfr_uv_listener *pl) {
     listener *l = (listener *)pl;
     if (l->closing)
         return;
     l->closing = true;
-    l->on_closed = on_closed;
     while (l->conns)
         conn_finish(l->conns); /* reports partial chunks, unlinks */
     uv_close((uv_handle_t *)&l->tcp, server_closed);

@@ -2,6 +2,7 @@
  * current chunk file's header and feeds each newly flushed byte once. */
 #include "jfrstream_uv.h"
 #include "header.h"
+#include "sized.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -15,7 +16,9 @@
 
 typedef struct tail {
     jfr_uv_tail pub;
-    jfr_uv_tail_config cfg;
+    jfr_uv_tail_config cfg; /* cfg.options, cfg.callbacks: the two below */
+    jfr_options options;
+    jfr_callbacks callbacks;
     uv_loop_t *loop;
     uv_timer_t timer;
     jfr_parser *parser;
@@ -292,38 +295,61 @@ static void on_timer(uv_timer_t *tm) {
     }
 }
 
-int jfr_uv_tail_start(uv_loop_t *loop, const jfr_uv_tail_config *cfg, jfr_uv_tail **out) {
-    if (!cfg || !cfg->path)
-        return UV_EINVAL;
+void jfr_uv_tail_config_init(jfr_uv_tail_config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->size = sizeof *cfg;
+}
+
+jfr_status jfr_uv_tail_start(uv_loop_t *loop, const jfr_uv_tail_config *config,
+                             jfr_uv_tail **out, int *uv_error) {
+    if (uv_error)
+        *uv_error = 0;
+    if (!loop || !config || !out)
+        return JFR_INVALID_ARG;
+    tail *t = calloc(1, sizeof *t);
+    if (!t)
+        return JFR_NOMEM;
+    jfr_uv_tail_config *cfg = &t->cfg;
+    jfr_options_init(&t->options);
+    jfr_callbacks_init(&t->callbacks);
+    if (!jfr__sized_copy(cfg, sizeof *cfg, config) || !cfg->path ||
+        (cfg->options && !jfr__sized_copy(&t->options, sizeof t->options, cfg->options)) ||
+        (cfg->callbacks &&
+         !jfr__sized_copy(&t->callbacks, sizeof t->callbacks, cfg->callbacks))) {
+        free(t);
+        return JFR_INVALID_ARG;
+    }
+    cfg->options = &t->options;
+    cfg->callbacks = &t->callbacks;
     uv_fs_t req;
     int r = uv_fs_stat(loop, &req, cfg->path, NULL);
     bool is_dir = r == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFDIR;
     uv_fs_req_cleanup(&req);
-    if (r < 0)
-        return r;
-    tail *t = calloc(1, sizeof *t);
-    if (!t)
-        return UV_ENOMEM;
-    t->cfg = *cfg;
+    if (r < 0) {
+        free(t);
+        if (uv_error)
+            *uv_error = r;
+        return JFR_IO;
+    }
     t->loop = loop;
     t->fd = -1;
     t->single = !is_dir;
     snprintf(t->root, sizeof t->root, "%s", cfg->path);
     t->buf = malloc(TAIL_BLOCK);
-    t->parser = jfr_parser_new(&cfg->options, &cfg->callbacks, t);
+    t->parser = jfr_parser_new(&t->options, &t->callbacks, t);
     if (!t->buf || !t->parser) {
         jfr_parser_free(t->parser);
         free(t->buf);
         free(t);
-        return UV_ENOMEM;
+        return JFR_NOMEM;
     }
     uv_timer_init(loop, &t->timer);
     t->timer.data = t;
     t->last_activity = uv_now(loop);
-    unsigned every = cfg->poll_ms ? cfg->poll_ms : 50;
+    uint64_t every = cfg->poll_ms ? cfg->poll_ms : 50;
     uv_timer_start(&t->timer, on_timer, 0, every);
     *out = &t->pub;
-    return 0;
+    return JFR_OK;
 }
 
 void jfr_uv_tail_stop(jfr_uv_tail *pt) {

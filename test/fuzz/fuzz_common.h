@@ -298,12 +298,12 @@ static inline void fz_value(fuzz_run *r, const jfr_value *v, int depth) {
             break;
         jfr_iter it;
         jfr_value c, first, last;
-        int k;
+        jfr_status k = JFR_OK;
         uint32_t n = 0;
         memset(&first, 0, sizeof first);
         memset(&last, 0, sizeof last);
         jfr_iter_init(&it, v);
-        while (n < FUZZ_MAX_ITEMS && r->budget && (k = jfr_iter_next(&it, &c)) > 0) {
+        while (n < FUZZ_MAX_ITEMS && r->budget && (k = jfr_iter_next(&it, &c)) == JFR_OK) {
             if (n == 0)
                 first = c;
             last = c;
@@ -312,8 +312,8 @@ static inline void fz_value(fuzz_run *r, const jfr_value *v, int depth) {
         }
         if (n == 0 || n >= FUZZ_MAX_ITEMS || !r->budget)
             break;
-        if (k < 0) {
-            fz_u64(r, (uint64_t)-k);
+        if (k != JFR_OK && k != JFR_END) { /* a decode error */
+            fz_u64(r, (uint64_t)k);
             break;
         }
         /* random access agrees with iteration where both succeed */
@@ -449,7 +449,7 @@ static inline int fz_on_error(jfr_parser *p, jfr_status s, const char *message, 
 }
 
 static inline void fuzz_callbacks(jfr_callbacks *cb) {
-    memset(cb, 0, sizeof *cb);
+    jfr_callbacks_init(cb);
     cb->on_chunk_begin = fz_on_chunk_begin;
     cb->on_metadata = fz_on_metadata;
     cb->on_record = fz_on_record;

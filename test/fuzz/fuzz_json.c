@@ -221,7 +221,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_options(&o, &a, size);
     o.ordered = true;
     o.jdk_time_base = true;
-    jfr_callbacks cb = {.on_chunk_begin = on_chunk_begin,
+    jfr_callbacks cb = {.size = sizeof cb, .on_chunk_begin = on_chunk_begin,
                         .on_metadata = on_metadata,
                         .on_event = on_event,
                         .on_error = on_error};

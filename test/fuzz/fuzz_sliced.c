@@ -16,7 +16,7 @@
  *           (else CONTINUE), bit 3 events not read (only the event view),
  *           bit 4 allocation failure at allocation 1 + (byte1 ^ byte2),
  *           bit 5 an empty feed between slices,
- *           bits 6-7 jfr_options.threads = 1 + (bits % 3): 1, 2, 3 (whole
+ *           bits 6-7 jfr_parser_set_threads: 1 + (bits % 3): 1, 2, 3 (whole
  *           chunks within a slice are then prepared on helper threads,
  *           lib/parallel.c; the allocator is then called under a lock)
  *
@@ -62,17 +62,18 @@ static jfr_parser *make(const plan *pl, fuzz_alloc *a, fuzz_run *r, size_t len, 
     o.resync = pl->resync;
     if (!ref && pl->nomem)
         a->fail_at = pl->fail_at;
-    if (!ref && pl->threads > 1) {
-        o.threads = pl->threads;
+    if (!ref && pl->threads > 1)
         a->lock = &alloc_lock;
-    }
     jfr_callbacks cb;
     fuzz_callbacks(&cb);
     fuzz_run_init(r);
     r->read_values = !pl->no_values;
     r->on_error_ret = pl->stop_on_error ? JFR_CB_STOP : JFR_CB_CONTINUE;
     r->pause_every = ref ? 0 : pl->pause_every;
-    return jfr_parser_new(&o, &cb, r);
+    jfr_parser *p = jfr_parser_new(&o, &cb, r);
+    if (!ref && pl->threads > 1)
+        jfr_parser_set_threads(p, pl->threads);
+    return p;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

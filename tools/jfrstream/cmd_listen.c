@@ -8,7 +8,10 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "cli.h"
+#include "args.h"
+#include "commands.h"
+#include "report.h"
+#include "usage.h"
 #include "live.h"
 
 #include "jfrstream_uv.h"
@@ -28,6 +31,7 @@ typedef struct listen_ctx {
     bool once;
     unsigned max_conns;
     uint64_t max_bytes, idle_ms;
+    const char *addr; /* the ADDR:PORT operand */
 } listen_ctx;
 
 /* One descriptor per connection: raise the soft limit toward the hard one so
@@ -105,13 +109,13 @@ names:
     return true;
 }
 
-static void on_connect(jfr_uv_conn *c, void *user) {
+static void on_conn_start(jfr_uv_conn *c, void *user) {
     listen_ctx *x = user;
     live_src *s = live_src_new(&x->app, jfr_uv_conn_peer(c));
     if (!s) {
         cli_error("%s: out of memory", jfr_uv_conn_peer(c));
         x->app.failed = true;
-        jfr_uv_conn_close(c);
+        jfr_uv_conn_stop(c);
         return;
     }
     c->data = s;
@@ -119,16 +123,16 @@ static void on_connect(jfr_uv_conn *c, void *user) {
     if (st) {
         live_src_msg(s, "%s", jfr_status_str(st));
         s->failed = true;
-        jfr_uv_conn_close(c);
+        jfr_uv_conn_stop(c);
         return;
     }
     live_src_msg(s, "connected");
 }
 
-static void on_close(jfr_uv_conn *c, jfr_status st, const char *message, void *user) {
+static void on_conn_end(jfr_uv_conn *c, jfr_status st, const char *message, void *user) {
     listen_ctx *x = user;
     live_src *s = c->data;
-    if (!s) { /* refused (limit, memory), or on_connect failed and said so */
+    if (!s) { /* refused (limit, memory), or on_conn_start failed and said so */
         if (st != JFR_STOPPED) {
             live_msg("%s", message);
             x->app.failed = true;
@@ -148,8 +152,9 @@ static void on_close(jfr_uv_conn *c, jfr_status st, const char *message, void *u
         live_request_stop(&x->app);
 }
 
-static void on_listener_closed(jfr_uv_listener *l) {
-    listen_ctx *x = l->data;
+static void on_end(jfr_uv_listener *l, void *user) {
+    (void)l;
+    listen_ctx *x = user;
     x->l = NULL;
     live_finish(&x->app);
 }
@@ -157,77 +162,58 @@ static void on_listener_closed(jfr_uv_listener *l) {
 static void stop(live_app *app) {
     listen_ctx *x = (listen_ctx *)app;
     if (x->l)
-        jfr_uv_listener_close(x->l, on_listener_closed); /* finishes every connection */
+        jfr_uv_listener_stop(x->l); /* finishes every connection; on_end follows */
     else
         live_finish(app);
 }
 
-int cmd_listen(cli_global *g, int argc, char **argv) {
+static int on_arg(void *ctx, const cli_arg *a) {
+    listen_ctx *x = ctx;
+    const char *v = a->value;
+    if (!a->opt) {
+        if (x->addr)
+            return cli_usage_error("listen: too many arguments");
+        x->addr = a->as;
+        return CLI_EXIT_OK;
+    }
+    switch (a->opt->key) {
+    case OPT_ONCE:
+        x->once = true;
+        return CLI_EXIT_OK;
+    case OPT_MAX_CONNECTIONS: {
+        char *end;
+        errno = 0;
+        unsigned long n = v ? strtoul(v, &end, 10) : 0;
+        if (!v || *v < '1' || *v > '9' || *end || errno || n > 1000000)
+            return cli_usage_error("listen: --max-connections needs a number 1..1000000");
+        x->max_conns = (unsigned)n;
+        return CLI_EXIT_OK;
+    }
+    case OPT_MAX_BYTES:
+        if (!cli_parse_bytes(v, &x->max_bytes))
+            return cli_usage_error("listen: --max-bytes needs a byte count (K, M, G "
+                                   "suffixes allowed; 0 = unlimited)");
+        return CLI_EXIT_OK;
+    case OPT_IDLE_TIMEOUT:
+        if (!live_parse_seconds(v, &x->idle_ms))
+            return cli_usage_error("listen: --idle-timeout needs a number of seconds "
+                                   "(0 = none)");
+        return CLI_EXIT_OK;
+    default:
+        return live_option(&x->app.o, a);
+    }
+}
+
+int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
     listen_ctx x;
     memset(&x, 0, sizeof x);
     x.app.o.stack_depth = 5;
-    const char *addr = NULL;
-    int rc = CLI_EXIT_OK;
-    for (int i = 0; i < argc;) {
-        int r = cli_take_global(g, argc, argv, &i);
-        if (r < 0) {
-            rc = CLI_EXIT_USAGE;
-            goto out;
-        }
-        if (r > 0)
-            continue;
-        r = live_take_option(&x.app.o, "listen", argc, argv, &i);
-        if (r < 0) {
-            rc = CLI_EXIT_USAGE;
-            goto out;
-        }
-        if (r > 0)
-            continue;
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            cli_usage(stdout);
-            goto out;
-        }
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--once") == 0) {
-            x.once = true;
-            i++;
-        } else if (strcmp(a, "--max-connections") == 0) {
-            char *end;
-            errno = 0;
-            unsigned long n = v ? strtoul(v, &end, 10) : 0;
-            if (!v || *v < '1' || *v > '9' || *end || errno || n > 1000000) {
-                rc = cli_usage_error("listen: --max-connections needs a number 1..1000000");
-                goto out;
-            }
-            x.max_conns = (unsigned)n;
-            i += 2;
-        } else if (strcmp(a, "--max-bytes") == 0) {
-            if (!cli_parse_bytes(v, &x.max_bytes)) {
-                rc = cli_usage_error("listen: --max-bytes needs a byte count (K, M, G "
-                                     "suffixes allowed; 0 = unlimited)");
-                goto out;
-            }
-            i += 2;
-        } else if (strcmp(a, "--idle-timeout") == 0) {
-            if (!live_parse_seconds(v, &x.idle_ms)) {
-                rc = cli_usage_error("listen: --idle-timeout needs a number of seconds "
-                                     "(0 = none)");
-                goto out;
-            }
-            i += 2;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            rc = cli_usage_error("listen: unknown option '%s'", a);
-            goto out;
-        } else {
-            if (addr) {
-                rc = cli_usage_error("listen: too many arguments");
-                goto out;
-            }
-            addr = a;
-            i++;
-        }
-    }
+    const char *addr;
+    int rc = cli_args(c, g, argc, argv, on_arg, &x);
+    if (rc != CLI_ARGS_RUN)
+        goto out;
+    rc = CLI_EXIT_OK;
+    addr = x.addr;
     x.app.o.resync = g->resync;
     x.app.o.max_memory = g->max_memory;
     if (g->feed_mode != CLI_FEED_DEFAULT) {
@@ -254,21 +240,27 @@ int cmd_listen(cli_global *g, int argc, char **argv) {
     x.app.stop = stop;
     x.app.stop_on_error = true; /* garbage closes that connection, with its reason */
     jfr_uv_listener_config cfg;
-    memset(&cfg, 0, sizeof cfg);
+    jfr_uv_listener_config_init(&cfg);
     cfg.host = host;
     cfg.port = port;
-    live_parser_config(&x.app, &cfg.options, &cfg.callbacks);
-    cfg.on_connect = on_connect;
-    cfg.on_close = on_close;
+    jfr_options opts;
+    jfr_callbacks cbs;
+    live_parser_config(&x.app, &opts, &cbs);
+    cfg.options = &opts;
+    cfg.callbacks = &cbs;
+    cfg.on_conn_start = on_conn_start;
+    cfg.on_conn_end = on_conn_end;
+    cfg.on_end = on_end;
     cfg.user = &x;
     cfg.max_connections = x.max_conns;
     cfg.max_bytes_per_conn = x.max_bytes;
     cfg.idle_ms = x.idle_ms;
     raise_fd_limit(x.max_conns ? x.max_conns : JFR_UV_DEFAULT_MAX_CONNECTIONS);
-    int err = jfr_uv_listener_start(&loop, &cfg, &x.l);
-    if (err) {
+    int err = 0;
+    jfr_status st = jfr_uv_listener_start(&loop, &cfg, &x.l, &err);
+    if (st != JFR_OK) {
         cli_error("cannot listen on %s%s%s:%d: %s", v6 ? "[" : "", host, v6 ? "]" : "", port,
-                  uv_strerror(err));
+                  err ? uv_strerror(err) : jfr_status_str(st));
         x.l = NULL;
         x.app.failed = true;
         live_finish(&x.app);

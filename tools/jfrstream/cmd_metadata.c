@@ -10,7 +10,12 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "cli.h"
+#include "args.h"
+#include "commands.h"
+#include "filter.h"
+#include "frontend.h"
+#include "report.h"
+#include "usage.h"
 #include "jformat.h"
 
 #include <stdio.h>
@@ -341,6 +346,7 @@ typedef struct metacmd {
     entry *entries;
     size_t nentries, capentries;
     bool nomem;
+    const char *path; /* FILE */
 } metacmd;
 
 static bool seen_id(const metacmd *mc, uint64_t id) {
@@ -449,64 +455,39 @@ static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     return JFR_CB_CONTINUE;
 }
 
-int cmd_metadata(cli_global *g, int argc, char **argv) {
+static int on_arg(void *ctx, const cli_arg *a) {
+    metacmd *mc = ctx;
+    if (!a->opt) {
+        if (mc->path)
+            return cli_usage_error("metadata: too many arguments");
+        mc->path = a->as;
+        return CLI_EXIT_OK;
+    }
+    switch (a->opt->key) {
+    case OPT_IDS:
+        mc->ids = true;
+        return CLI_EXIT_OK;
+    case OPT_PER_CHUNK:
+        mc->per_chunk = true;
+        return CLI_EXIT_OK;
+    default: /* OPT_EVENTS, OPT_CATEGORIES */
+        return cli_filter_option(&mc->filter, a);
+    }
+}
+
+int cmd_metadata(const cli_command *c, cli_global *g, int argc, char **argv) {
     metacmd mc;
     memset(&mc, 0, sizeof mc);
-    const char *path = NULL;
-    int rc = CLI_EXIT_OK;
-    for (int i = 0; i < argc;) {
-        int r = cli_take_global(g, argc, argv, &i);
-        if (r < 0) {
-            rc = CLI_EXIT_USAGE;
-            goto out;
-        }
-        if (r > 0)
-            continue;
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            cli_usage(stdout);
-            rc = CLI_EXIT_OK;
-            goto out;
-        }
-        if (strcmp(a, "--ids") == 0) {
-            mc.ids = true;
-            i++;
-        } else if (strcmp(a, "--per-chunk") == 0) {
-            mc.per_chunk = true;
-            i++;
-        } else if (strcmp(a, "--events") == 0 || strcmp(a, "--categories") == 0) {
-            bool cat = a[2] == 'c';
-            if (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0) {
-                rc = cli_usage_error("metadata: missing filter after %s", a);
-                goto out;
-            }
-            if (cat ? mc.filter.has_categories : mc.filter.has_events) {
-                rc = cli_usage_error("metadata: use %s A,B,C to give several", a);
-                goto out;
-            }
-            if (!cli_filter_add(&mc.filter, cat, argv[i + 1])) {
-                cli_error("out of memory");
-                rc = CLI_EXIT_ERROR;
-                goto out;
-            }
-            i += 2;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            rc = cli_usage_error("metadata: unknown option '%s'", a);
-            goto out;
-        } else {
-            if (path) {
-                rc = cli_usage_error("metadata: too many arguments");
-                goto out;
-            }
-            path = a;
-            i++;
-        }
-    }
+    const char *path;
+    int rc = cli_args(c, g, argc, argv, on_arg, &mc);
+    if (rc != CLI_ARGS_RUN)
+        goto out;
+    path = mc.path;
     if (!path) {
         rc = cli_usage_error("metadata: missing FILE");
         goto out;
     }
-    jfr_callbacks cb = {.on_chunk_begin = on_chunk_begin,
+    jfr_callbacks cb = {.size = sizeof cb, .on_chunk_begin = on_chunk_begin,
                         .on_metadata = on_metadata,
                         .on_error = cli_on_error};
     rc = cli_parse(g, path, NULL, &cb, &mc, NULL);

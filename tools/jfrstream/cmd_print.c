@@ -31,7 +31,12 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "cli.h"
+#include "args.h"
+#include "commands.h"
+#include "filter.h"
+#include "frontend.h"
+#include "report.h"
+#include "usage.h"
 #include "evjson.h"
 #include "jformat.h"
 
@@ -45,23 +50,29 @@ typedef struct printer {
     bool first_event;
     cli_filter filter;
     bool table;        /* filter through `want` (not by subscription) */
-    uint8_t *want;     /* per type index of the current chunk */
-    size_t capwant;
+    cli_type_set want; /* per type index of the current chunk */
     bool nomem;
+    const char *path;  /* FILE */
 } printer;
 
 /* ---------------------------------------------------------- callbacks */
 
+/* An event that cannot be (fully) decoded: reported, exit status 1. */
+static void data_error(const jfr_event *e, jfr_status s, const char *json_error) {
+    char *m = cli_event_error(e, s, json_error);
+    cli_data_error("%s", m ? m : "out of memory");
+    free(m);
+}
+
 static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
     (void)p;
     printer *pr = user;
-    if (pr->table && (e->type->index >= pr->capwant || !pr->want[e->type->index]))
+    if (pr->table && !cli_type_set_has(&pr->want, e->type))
         return JFR_CB_CONTINUE;
     jfr_value ev;
     jfr_status s = jfr_event_value(e, &ev);
     if (s) {
-        cli_data_error("chunk %llu at byte %llu: %s: %s", (unsigned long long)e->chunk_index,
-                  (unsigned long long)e->offset, e->type->name, jfr_status_str(s));
+        data_error(e, s, NULL);
         return JFR_CB_CONTINUE;
     }
     if (!pr->first_event)
@@ -69,9 +80,7 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
     pr->first_event = false;
     s = evjson_event(&pr->ej, e, &ev);
     if (s)
-        cli_data_error("chunk %llu at byte %llu: %s event could not be fully decoded: %s",
-                       (unsigned long long)e->chunk_index, (unsigned long long)e->offset,
-                       e->type->name, evjson_error_str(&pr->ej));
+        data_error(e, s, evjson_error_str(&pr->ej));
     return JFR_CB_CONTINUE;
 }
 
@@ -86,23 +95,9 @@ static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     (void)p;
     printer *pr = user;
     evjson_metadata(&pr->ej, m);
-    if (pr->table) {
-        size_t n = m->ntypes;
-        if (n > pr->capwant) {
-            uint8_t *w = realloc(pr->want, n);
-            if (!w) {
-                pr->nomem = true;
-                return JFR_CB_STOP;
-            }
-            pr->want = w;
-            pr->capwant = n;
-        }
-        memset(pr->want, 0, pr->capwant);
-        for (uint32_t i = 0; i < m->ntypes; i++) {
-            const jfr_type *t = m->types[i];
-            if (t->is_event && t->index < pr->capwant)
-                pr->want[t->index] = cli_filter_match(&pr->filter, t);
-        }
+    if (pr->table && !cli_type_set_build(&pr->want, &pr->filter, m)) {
+        pr->nomem = true;
+        return JFR_CB_STOP;
     }
     return JFR_CB_CONTINUE;
 }
@@ -110,91 +105,52 @@ static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
 /* Subscribe to the literal event names of the filter (skips the others). */
 static jfr_status subscribe(jfr_parser *p, void *user) {
     printer *pr = user;
-    for (size_t i = 0; i < pr->filter.nevents; i++) {
-        bool dup = false;
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(pr->filter.events[k], pr->filter.events[i]) == 0)
-                dup = true;
-        if (dup)
-            continue;
-        jfr_status s = jfr_parser_on(p, pr->filter.events[i], on_event, pr);
-        if (s)
-            return s;
-    }
-    return JFR_OK;
+    return cli_filter_subscribe(&pr->filter, p, on_event, pr);
 }
 
 /* ------------------------------------------------------------ command */
 
-int cmd_print(cli_global *g, int argc, char **argv) {
+static int on_arg(void *ctx, const cli_arg *a) {
+    printer *pr = ctx;
+    if (!a->opt) {
+        if (pr->path)
+            return cli_usage_error("print: too many arguments");
+        pr->path = a->as;
+        return CLI_EXIT_OK;
+    }
+    switch (a->opt->key) {
+    case OPT_JSON:
+        return CLI_EXIT_OK;
+    case OPT_EVENTS:
+    case OPT_CATEGORIES:
+        return cli_filter_option(&pr->filter, a);
+    case OPT_STACK_DEPTH: {
+        char *end;
+        if (!a->value)
+            return cli_usage_error("print: missing value after --stack-depth");
+        errno = 0;
+        long v = strtol(a->value, &end, 10);
+        if (errno || *end || end == a->value || v < 0 || v > INT32_MAX)
+            return cli_usage_error("print: --stack-depth needs a number >= 0, got '%s'",
+                                   a->value);
+        pr->ej.stack_depth = (uint32_t)v;
+        return CLI_EXIT_OK;
+    }
+    default: /* OPT_UNSUPPORTED */
+        return cli_usage_error("print: %s is not supported (only --json)", a->as);
+    }
+}
+
+int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv) {
     printer pr;
     memset(&pr, 0, sizeof pr);
     evjson_init(&pr.ej, &cli_out, 5, false);
     pr.first_event = true;
-    const char *path = NULL;
-    int rc = CLI_EXIT_OK;
-    for (int i = 0; i < argc;) {
-        int r = cli_take_global(g, argc, argv, &i);
-        if (r < 0) {
-            rc = CLI_EXIT_USAGE;
-            goto out;
-        }
-        if (r > 0)
-            continue;
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            cli_usage(stdout);
-            rc = CLI_EXIT_OK;
-            goto out;
-        }
-        if (strcmp(a, "--json") == 0) {
-            i++;
-        } else if (strcmp(a, "--events") == 0 || strcmp(a, "--categories") == 0) {
-            bool cat = a[2] == 'c';
-            if (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0) {
-                rc = cli_usage_error("print: missing filter after %s", a);
-                goto out;
-            }
-            if (cat ? pr.filter.has_categories : pr.filter.has_events) {
-                rc = cli_usage_error("print: use %s A,B,C to give several", a);
-                goto out;
-            }
-            if (!cli_filter_add(&pr.filter, cat, argv[i + 1])) {
-                cli_error("out of memory");
-                rc = CLI_EXIT_ERROR;
-                goto out;
-            }
-            i += 2;
-        } else if (strcmp(a, "--stack-depth") == 0) {
-            char *end;
-            if (i + 1 >= argc) {
-                rc = cli_usage_error("print: missing value after --stack-depth");
-                goto out;
-            }
-            errno = 0;
-            long v = strtol(argv[i + 1], &end, 10);
-            if (errno || *end || end == argv[i + 1] || v < 0 || v > INT32_MAX) {
-                rc = cli_usage_error("print: --stack-depth needs a number >= 0, got '%s'",
-                                     argv[i + 1]);
-                goto out;
-            }
-            pr.ej.stack_depth = (uint32_t)v;
-            i += 2;
-        } else if (strcmp(a, "--xml") == 0 || strcmp(a, "--exact") == 0) {
-            rc = cli_usage_error("print: %s is not supported (only --json)", a);
-            goto out;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            rc = cli_usage_error("print: unknown option '%s'", a);
-            goto out;
-        } else {
-            if (path) {
-                rc = cli_usage_error("print: too many arguments");
-                goto out;
-            }
-            path = a;
-            i++;
-        }
-    }
+    const char *path;
+    int rc = cli_args(c, g, argc, argv, on_arg, &pr);
+    if (rc != CLI_ARGS_RUN)
+        goto out;
+    path = pr.path;
     if (!path) {
         rc = cli_usage_error("print: missing FILE");
         goto out;
@@ -204,7 +160,7 @@ int cmd_print(cli_global *g, int argc, char **argv) {
     jfr_options_init(&opts);
     opts.ordered = true;
     opts.jdk_time_base = true;
-    jfr_callbacks cb = {.on_chunk_begin = on_chunk_begin,
+    jfr_callbacks cb = {.size = sizeof cb, .on_chunk_begin = on_chunk_begin,
                         .on_metadata = on_metadata,
                         .on_error = cli_on_error};
     cli_setup_fn setup = NULL;
@@ -235,6 +191,6 @@ int cmd_print(cli_global *g, int argc, char **argv) {
 out:
     cli_filter_free(&pr.filter);
     evjson_free(&pr.ej);
-    free(pr.want);
+    cli_type_set_free(&pr.want);
     return rc;
 }

@@ -5,8 +5,13 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "cli.h"
+#include "args.h"
+#include "commands.h"
+#include "frontend.h"
+#include "report.h"
+#include "usage.h"
 #include "profile.h"
+#include "profile_files.h"
 #include "profile_out.h"
 
 #include <errno.h>
@@ -15,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-typedef enum { OUT_COLLAPSED, OUT_FLAME, OUT_PPROF } out_kind;
 
 /* The profile and, for the message about an empty one, the event types with
  * a stackTrace field the inputs have events of. Per type index of the
@@ -141,179 +144,108 @@ static void tell_empty(const run_ctx *x, const char *cmd) {
               "field: %s", cmd, sel, have);
 }
 
-int prof_options_take(prof *pr, const char *cmd, int argc, char **argv, int *i, bool *taken) {
-    const char *a = argv[*i];
-    *taken = true;
-    if (strcmp(a, "--event") == 0 || strcmp(a, "--events") == 0) {
-        if (*i + 1 >= argc)
-            return cli_usage_error("%s: %s needs a value", cmd, a);
-        if (!prof_select(pr, argv[*i + 1]))
-            return cli_usage_error("%s: %s", cmd, pr->err);
-        *i += 2;
-    } else if (strcmp(a, "--threads") == 0) {
-        pr->threads = true;
-        *i += 1;
-    } else if (strcmp(a, "--dot") == 0) {
-        pr->dot = true;
-        *i += 1;
-    } else if (strcmp(a, "--count") == 0) {
-        pr->count = true;
-        *i += 1;
-    } else if (strcmp(a, "--reverse") == 0) {
-        pr->reverse = true;
-        *i += 1;
-    } else if (strcmp(a, "--lines") == 0) {
-        pr->lines = true;
-        *i += 1;
-    } else if (strcmp(a, "--leak") == 0) {
-        pr->leak = true;
-        *i += 1;
-    } else if (strcmp(a, "--state") == 0 || strcmp(a, "--include") == 0 ||
-               strcmp(a, "--exclude") == 0 || strcmp(a, "--minwidth") == 0 ||
-               strcmp(a, "--from") == 0 || strcmp(a, "--to") == 0) {
-        if (*i + 1 >= argc)
-            return cli_usage_error("%s: %s needs a value", cmd, a);
-        const char *v = argv[*i + 1];
-        bool ok = true;
-        if (a[2] == 's') {
-            ok = prof_set_state(pr, v);
-        } else if (a[2] == 'i' || a[2] == 'e') {
-            ok = prof_set_regex(pr, a[2] == 'i', v);
-        } else if (a[2] == 'm') {
-            char *end;
-            pr->minwidth = strtod(v, &end);
-            if (end == v || *end || !(pr->minwidth >= 0 && pr->minwidth <= 100)) {
-                snprintf(pr->err, sizeof pr->err, "--minwidth: a percentage from 0 to 100");
-                ok = false;
-            }
-        } else {
-            ok = prof_set_time(pr, a[2] == 't', v);
-        }
-        if (!ok)
-            return cli_usage_error("%s: %s", cmd, pr->err);
-        *i += 2;
-    } else {
-        *taken = false;
+/* The command's options and FILE operands. */
+typedef struct args_ctx {
+    prof *pr;
+    const char *out, *title;
+    const char **paths;
+    int npaths;
+} args_ctx;
+
+static int on_arg(void *ctx, const cli_arg *a) {
+    args_ctx *x = ctx;
+    prof *pr = x->pr;
+    const char *cmd = a->cmd, *v = a->value;
+    if (!a->opt) {
+        x->paths[x->npaths++] = a->as;
+        return CLI_EXIT_OK;
     }
+    int key = a->opt->key;
+    if (a->opt->arg && !v) {
+        if (key == OPT_OUTPUT || key == OPT_TITLE) /* as if unknown, as always */
+            return cli_usage_error("%s: unknown option '%s'", cmd, a->as);
+        return cli_usage_error("%s: %s needs a value", cmd, a->as);
+    }
+    bool ok = true;
+    switch (key) {
+    case OPT_EVENT:
+        ok = prof_select(pr, v);
+        break;
+    case OPT_THREADS:
+        pr->threads = true;
+        break;
+    case OPT_DOT:
+        pr->dot = true;
+        break;
+    case OPT_COUNT:
+        pr->count = true;
+        break;
+    case OPT_REVERSE:
+        pr->reverse = true;
+        break;
+    case OPT_LINES:
+        pr->lines = true;
+        break;
+    case OPT_LEAK:
+        pr->leak = true;
+        break;
+    case OPT_STATE:
+        ok = prof_set_state(pr, v);
+        break;
+    case OPT_INCLUDE:
+    case OPT_EXCLUDE:
+        ok = prof_set_regex(pr, key == OPT_INCLUDE, v);
+        break;
+    case OPT_MINWIDTH: {
+        char *end;
+        pr->minwidth = strtod(v, &end);
+        if (end == v || *end || !(pr->minwidth >= 0 && pr->minwidth <= 100)) {
+            snprintf(pr->err, sizeof pr->err, "--minwidth: a percentage from 0 to 100");
+            ok = false;
+        }
+        break;
+    }
+    case OPT_FROM:
+    case OPT_TO:
+        ok = prof_set_time(pr, key == OPT_TO, v);
+        break;
+    case OPT_OUTPUT:
+        x->out = v;
+        break;
+    default: /* OPT_TITLE */
+        x->title = v;
+        break;
+    }
+    if (!ok)
+        return cli_usage_error("%s: %s", cmd, pr->err);
     return CLI_EXIT_OK;
 }
 
-/* Open the output: "-" or NULL = stdout. Returns the fd or -1 (reported). */
-static int open_out(const char *path) {
-    if (!path || strcmp(path, "-") == 0)
-        return STDOUT_FILENO;
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        cli_error("%s: %s", path, strerror(errno));
-    return fd;
-}
-
-static bool write_one(prof *p, const char *path, out_kind kind, const char *title) {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 5);
-    if (!tmp) {
-        cli_error("out of memory");
-        return false;
-    }
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmp", 5);
-    bool ok = false;
-    int fd = open_out(tmp);
-    outbuf o;
-    if (fd >= 0 && ob_init(&o, fd, (size_t)1 << 20)) {
-        ok = kind == OUT_COLLAPSED ? (prof_write_collapsed(p, &o), true)
-             : kind == OUT_FLAME   ? prof_write_flamegraph(p, &o, title)
-                                   : prof_write_pprof(p, &o);
-        if (!ok)
-            cli_error("%s: out of memory", path);
-        if (!ob_flush(&o) || o.failed) {
-            cli_error("%s: write error: %s", tmp, strerror(errno));
-            ok = false;
-        }
-        ob_free(&o);
-    }
-    if (fd >= 0 && close(fd) != 0)
-        ok = false;
-    if (ok && rename(tmp, path) != 0) {
-        cli_error("%s: %s", path, strerror(errno));
-        ok = false;
-    }
-    if (!ok && fd >= 0)
-        unlink(tmp);
-    free(tmp);
-    return ok;
-}
-
-bool prof_write_files(prof *p, const char *collapsed, const char *flame, const char *pprof,
-                      const char *title) {
-    if (!prof_finish(p)) {
-        cli_error("profile: out of memory");
-        return false;
-    }
-    bool ok = true;
-    if (collapsed)
-        ok = write_one(p, collapsed, OUT_COLLAPSED, title) && ok;
-    if (flame)
-        ok = write_one(p, flame, OUT_FLAME, title) && ok;
-    if (pprof)
-        ok = write_one(p, pprof, OUT_PPROF, title) && ok;
-    return ok;
-}
-
-static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **argv) {
+static int run(const cli_command *c, cli_global *g, out_kind kind, int argc, char **argv) {
+    const char *cmd = c->name;
     prof pr;
     prof_init(&pr);
     run_ctx x = {.pr = &pr};
-    const char *out = NULL, *title = NULL;
-    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
-    int npaths = 0;
+    args_ctx ax = {.pr = &pr};
+    const char *out, *title;
     int rc = CLI_EXIT_OK;
-    if (!paths) {
+    ax.paths = calloc((size_t)argc + 1, sizeof *ax.paths);
+    if (!ax.paths) {
         cli_error("out of memory");
         rc = CLI_EXIT_ERROR;
         goto done;
     }
-    for (int i = 0; i < argc;) {
-        int r = cli_take_global(g, argc, argv, &i);
-        if (r < 0) {
-            rc = CLI_EXIT_USAGE;
-            goto done;
-        }
-        if (r > 0)
-            continue;
-        bool taken;
-        rc = prof_options_take(&pr, cmd, argc, argv, &i, &taken);
-        if (rc)
-            goto done;
-        if (taken)
-            continue;
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            cli_usage(stdout);
-            goto done;
-        }
-        if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
-            out = argv[i + 1];
-            i += 2;
-            continue;
-        }
-        if (kind == OUT_FLAME && strcmp(a, "--title") == 0 && i + 1 < argc) {
-            title = argv[i + 1];
-            i += 2;
-            continue;
-        }
-        if (a[0] == '-' && a[1] != '\0') {
-            rc = cli_usage_error("%s: unknown option '%s'", cmd, a);
-            goto done;
-        }
-        paths[npaths++] = a;
-        i++;
-    }
+    rc = cli_args(c, g, argc, argv, on_arg, &ax);
+    if (rc != CLI_ARGS_RUN)
+        goto done;
+    rc = CLI_EXIT_OK;
+    out = ax.out;
+    title = ax.title;
     if (kind == OUT_PPROF && pr.reverse) { /* pprof viewers turn stacks themselves */
         rc = cli_usage_error("%s: --reverse is for collapsed stacks and flame graphs", cmd);
         goto done;
     }
-    if (!npaths) {
+    if (!ax.npaths) {
         rc = cli_usage_error("%s: missing FILE", cmd);
         goto done;
     }
@@ -328,20 +260,20 @@ static int run(cli_global *g, out_kind kind, const char *cmd, int argc, char **a
         goto done;
     }
     /* the output is opened first: no parsing for nothing */
-    int fd = open_out(out);
+    int fd = prof_open_out(out);
     if (fd < 0) {
         rc = CLI_EXIT_ERROR;
         goto done;
     }
-    jfr_callbacks cb = {.on_chunk_begin = on_chunk_begin,
+    jfr_callbacks cb = {.size = sizeof cb, .on_chunk_begin = on_chunk_begin,
                         .on_metadata = on_metadata,
                         .on_record = on_record,
                         .on_chunk_end = on_chunk_end,
                         .on_error = cli_on_error};
     /* several inputs, one profile: each its own source of constant keys */
-    for (int k = 0; k < npaths && !pr.nomem; k++) {
+    for (int k = 0; k < ax.npaths && !pr.nomem; k++) {
         pr.cur_source = (uint64_t)k;
-        int r = cli_parse(g, paths[k], NULL, &cb, &x, setup);
+        int r = cli_parse(g, ax.paths[k], NULL, &cb, &x, setup);
         x.ntypes = 0; /* the parser and its metadata are gone */
         if (r != CLI_EXIT_OK)
             rc = r;
@@ -404,18 +336,18 @@ done:
     free(x.nseen_ev);
     free(x.tptr);
     free(x.slot);
-    free(paths);
+    free(ax.paths);
     return rc;
 }
 
-int cmd_collapsed(cli_global *g, int argc, char **argv) {
-    return run(g, OUT_COLLAPSED, "collapsed", argc, argv);
+int cmd_collapsed(const cli_command *c, cli_global *g, int argc, char **argv) {
+    return run(c, g, OUT_COLLAPSED, argc, argv);
 }
 
-int cmd_flamegraph(cli_global *g, int argc, char **argv) {
-    return run(g, OUT_FLAME, "flamegraph", argc, argv);
+int cmd_flamegraph(const cli_command *c, cli_global *g, int argc, char **argv) {
+    return run(c, g, OUT_FLAME, argc, argv);
 }
 
-int cmd_pprof(cli_global *g, int argc, char **argv) {
-    return run(g, OUT_PPROF, "pprof", argc, argv);
+int cmd_pprof(const cli_command *c, cli_global *g, int argc, char **argv) {
+    return run(c, g, OUT_PPROF, argc, argv);
 }

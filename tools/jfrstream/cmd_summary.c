@@ -7,7 +7,11 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "cli.h"
+#include "args.h"
+#include "commands.h"
+#include "frontend.h"
+#include "report.h"
+#include "usage.h"
 #include "summary.h"
 
 #include <stdio.h>
@@ -47,32 +51,26 @@ static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
     return JFR_CB_CONTINUE;
 }
 
-int cmd_summary(cli_global *g, int argc, char **argv) {
+/* FILE, the only operand; no options. */
+static int on_arg(void *ctx, const cli_arg *a) {
+    const char **path = ctx;
+    if (*path)
+        return cli_usage_error("summary: too many arguments");
+    *path = a->as;
+    return CLI_EXIT_OK;
+}
+
+int cmd_summary(const cli_command *c, cli_global *g, int argc, char **argv) {
     const char *path = NULL;
-    for (int i = 0; i < argc;) {
-        int r = cli_take_global(g, argc, argv, &i);
-        if (r < 0)
-            return CLI_EXIT_USAGE;
-        if (r > 0)
-            continue;
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            cli_usage(stdout);
-            return CLI_EXIT_OK;
-        }
-        if (a[0] == '-' && a[1] != '\0')
-            return cli_usage_error("summary: unknown option '%s'", a);
-        if (path)
-            return cli_usage_error("summary: too many arguments");
-        path = a;
-        i++;
-    }
+    int r = cli_args(c, g, argc, argv, on_arg, &path);
+    if (r != CLI_ARGS_RUN)
+        return r;
     if (!path)
         return cli_usage_error("summary: missing FILE");
 
     sum_table s;
     sum_init(&s, false);
-    jfr_callbacks cb = {.on_chunk_begin = on_chunk_begin,
+    jfr_callbacks cb = {.size = sizeof cb, .on_chunk_begin = on_chunk_begin,
                         .on_metadata = on_metadata,
                         .on_record = on_record,
                         .on_chunk_end = on_chunk_end,

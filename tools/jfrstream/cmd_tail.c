@@ -10,7 +10,10 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "cli.h"
+#include "args.h"
+#include "commands.h"
+#include "report.h"
+#include "usage.h"
 #include "live.h"
 
 #include "jfrstream_uv.h"
@@ -281,10 +284,14 @@ static bool start_tail(tail_ctx *x, const char *path) {
     x->lastfile[0] = '\0';
     x->stuck_ticks = 0;
     jfr_uv_tail_config cfg;
-    memset(&cfg, 0, sizeof cfg);
+    jfr_uv_tail_config_init(&cfg);
     cfg.path = path;
-    live_parser_config(&x->app, &cfg.options, &cfg.callbacks);
-    cfg.idle_ms = x->idle_ms > UINT_MAX ? UINT_MAX : (unsigned)x->idle_ms;
+    jfr_options opts;
+    jfr_callbacks cbs;
+    live_parser_config(&x->app, &opts, &cbs);
+    cfg.options = &opts;
+    cfg.callbacks = &cbs;
+    cfg.idle_ms = x->idle_ms;
     cfg.on_end = on_end;
     cfg.user = x;
     live_src *s = live_src_new(&x->app, x->path);
@@ -295,9 +302,10 @@ static bool start_tail(tail_ctx *x, const char *path) {
     if (!x->started)
         s->replay_bytes = bytes_on_disk(x, path);
     x->started = true;
-    int err = jfr_uv_tail_start(x->app.loop, &cfg, &x->t);
-    if (err) {
-        cli_error("cannot tail %s: %s", path, uv_strerror(err));
+    int err = 0;
+    jfr_status st = jfr_uv_tail_start(x->app.loop, &cfg, &x->t, &err);
+    if (st != JFR_OK) {
+        cli_error("cannot tail %s: %s", path, err ? uv_strerror(err) : jfr_status_str(st));
         s->failed = true;
         live_src_end(s, JFR_OK, NULL, false, 0, "not started");
         x->t = NULL;
@@ -305,7 +313,7 @@ static bool start_tail(tail_ctx *x, const char *path) {
     }
     x->t->data = s; /* before the first poll, which runs from the loop */
     x->src = s;
-    jfr_status st = live_src_subscribe(s, jfr_uv_tail_parser(x->t));
+    st = live_src_subscribe(s, jfr_uv_tail_parser(x->t));
     if (st) {
         live_src_msg(s, "%s", jfr_status_str(st));
         s->failed = true;
@@ -323,53 +331,35 @@ static void stop(live_app *app) {
         finish(x);
 }
 
-int cmd_tail(cli_global *g, int argc, char **argv) {
+static int on_arg(void *ctx, const cli_arg *a) {
+    tail_ctx *x = ctx;
+    if (!a->opt) {
+        if (x->path)
+            return cli_usage_error("tail: too many arguments");
+        x->path = a->as;
+        return CLI_EXIT_OK;
+    }
+    switch (a->opt->key) {
+    case OPT_EXIT_WHEN_DONE:
+        x->exit_when_done = true;
+        return CLI_EXIT_OK;
+    case OPT_IDLE_TIMEOUT: /* or its old spelling --idle */
+        if (!live_parse_seconds(a->value, &x->idle_ms) || x->idle_ms == 0)
+            return cli_usage_error("tail: %s needs a number of seconds > 0", a->as);
+        return CLI_EXIT_OK;
+    default:
+        return live_option(&x->app.o, a);
+    }
+}
+
+int cmd_tail(const cli_command *c, cli_global *g, int argc, char **argv) {
     tail_ctx x;
     memset(&x, 0, sizeof x);
     x.app.o.stack_depth = 5;
-    int rc = CLI_EXIT_OK;
-    for (int i = 0; i < argc;) {
-        int r = cli_take_global(g, argc, argv, &i);
-        if (r < 0) {
-            rc = CLI_EXIT_USAGE;
-            goto out;
-        }
-        if (r > 0)
-            continue;
-        r = live_take_option(&x.app.o, "tail", argc, argv, &i);
-        if (r < 0) {
-            rc = CLI_EXIT_USAGE;
-            goto out;
-        }
-        if (r > 0)
-            continue;
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            cli_usage(stdout);
-            goto out;
-        }
-        if (strcmp(a, "--exit-when-done") == 0) {
-            x.exit_when_done = true;
-            i++;
-        } else if (strcmp(a, "--idle") == 0) {
-            if (i + 1 >= argc || !live_parse_seconds(argv[i + 1], &x.idle_ms) ||
-                x.idle_ms == 0) {
-                rc = cli_usage_error("tail: --idle needs a number of seconds > 0");
-                goto out;
-            }
-            i += 2;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            rc = cli_usage_error("tail: unknown option '%s'", a);
-            goto out;
-        } else {
-            if (x.path) {
-                rc = cli_usage_error("tail: too many arguments");
-                goto out;
-            }
-            x.path = a;
-            i++;
-        }
-    }
+    int rc = cli_args(c, g, argc, argv, on_arg, &x);
+    if (rc != CLI_ARGS_RUN)
+        goto out;
+    rc = CLI_EXIT_OK;
     if (!x.path) {
         rc = cli_usage_error("tail: missing DIR or FILE");
         goto out;

@@ -1,69 +1,151 @@
 /*
- * commands.c — the table of jfrstream's commands and their help: `jfrstream
- * --help` (an overview), `jfrstream COMMAND --help` and `jfrstream help
- * COMMAND` (that command's usage, description and options), and the short
- * usage printed after a usage error. See cli.h.
+ * commands.c — the table of jfrstream's commands: name, summary, usage
+ * line, options (with their help) and handler of each, and `jfrstream
+ * --help`, the overview of them all. A command's --help is generated from
+ * its entry (usage.c); its arguments are parsed from it (args.c). See
+ * args.h and commands.h.
  *
- * A new option's help goes into its command's `options` text below (the
- * profile options are shared by collapsed, flamegraph and pprof, the live
- * options by listen and tail).
+ * A new option goes into its command's option list below, with its help
+ * (the profile options are shared by collapsed, flamegraph and pprof, the
+ * live options by listen and tail, the filters by print, metadata, listen
+ * and tail), and into the man page and README.md (the cli-docs test checks
+ * that every option is documented in all three).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "cli.h"
+#include "commands.h"
+#include "report.h"
 
-#include <ctype.h>
 #include <string.h>
 
-/* Options shared by several commands: one text each. */
-#define FILTER_OPTIONS                                                                    \
-    "  --events FILTER      event types: a comma-separated list of names\n"               \
-    "                       (qualified or simple) or quoted glob patterns\n"              \
-    "  --categories FILTER  event types of these @Category names (or globs)\n"
+/* ------------------------------------------------------------ options */
 
-#define PROFILE_OPTIONS                                                                   \
-    "  --event E    what to fold, comma-separated: cpu (jdk.ExecutionSample,\n"          \
-    "               the default), cputime (jdk.CPUTimeSample), wall\n"                   \
-    "               (jdk.NativeMethodSample, profiler.WallClockSample by its\n"          \
-    "               samples), alloc (allocation events, weighted by bytes), live\n"      \
-    "               (profiler.LiveObject), nativemem (profiler.Malloc, by size),\n"      \
-    "               lock (jdk.JavaMonitorEnter, jdk.ThreadPark, weighted by\n"            \
-    "               duration in ns), or event type names\n"                              \
-    "  --threads    a bottom frame per thread: [name tid=ID]\n"                           \
-    "  --dot        pkg.Class.method instead of pkg/Class.method\n"                       \
-    "  --count      weight every event 1\n"                                               \
-    "  --leak       nativemem: only allocations never freed\n"                            \
-    "  --state LIST only samples in these thread states (default, runnable,\n"           \
-    "               sleeping, ...: the names after STATE_)\n"                             \
-    "  --include RE, --exclude RE\n"                                                      \
-    "               keep / drop stacks with a frame matching RE as a whole\n"             \
-    "               (POSIX extended)\n"                                                   \
-    "  --from T, --to T\n"                                                                \
-    "               by start time: ms (from 1500000000000 absolute, else from\n"          \
-    "               the start, negative from the end), or\n"                              \
-    "               [YYYY-MM-DDT]HH:MM[:SS[.mmm]] local time\n"                           \
-    "  --reverse    stacks top first (collapsed, flamegraph)\n"                           \
-    "  --lines      FRAME:LINE names\n"                                                   \
-    "  --minwidth PCT\n"                                                                  \
-    "               leave out frames below PCT % of the total (collapsed,\n"             \
-    "               flamegraph)\n"
+#define END CLI_OPT_END
 
-#define LIVE_OPTIONS                                                                      \
-    FILTER_OPTIONS                                                                        \
-    "  --json               one event per line on stdout: an element of print\n"          \
-    "                       --json's \"events\" array, compact; events of each\n"         \
-    "                       flush segment in end-time order\n"                            \
-    "  --stack-depth N      stack frames in --json (default 5)\n"                         \
-    "  --summary            the summary table (as `summary`, over all inputs) at\n"       \
-    "                       the end: on stdout, or on stderr with --json\n"               \
-    "  --collapsed FILE, --flamegraph FILE, --pprof FILE\n"                               \
-    "                       write a profile of the events of all inputs (as the\n"        \
-    "                       commands of those names): at the end, or with\n"              \
-    "                       --window every window\n"                                      \
-    "  --profile-event E    what to profile, as --event (default cpu)\n"                  \
-    "  --profile-threads    a frame per thread, as --threads\n"                           \
-    "  --window SECONDS     write the profile of each SECONDS window and start a\n"       \
-    "                       new one; each file is replaced whole (FILE.tmp, renamed)\n"
+/* Options shared by several commands: one list each. */
+static const cli_opt filter_opts[] = {
+    {"--events", "FILTER", OPT_EVENTS,
+     "event types: a comma-separated list of names\n"
+     "(qualified or simple) or quoted glob patterns", NULL, false},
+    {"--categories", "FILTER", OPT_CATEGORIES, "event types of these @Category names (or globs)",
+     NULL, false},
+    END};
+
+static const cli_opt profile_opts[] = {
+    {"--event", "E", OPT_EVENT,
+     "what to fold, comma-separated: cpu (jdk.ExecutionSample,\n"
+     "the default), cputime (jdk.CPUTimeSample), wall\n"
+     "(jdk.NativeMethodSample, profiler.WallClockSample by its\n"
+     "samples), alloc (allocation events, weighted by bytes), live\n"
+     "(profiler.LiveObject), nativemem (profiler.Malloc, by size),\n"
+     "lock (jdk.JavaMonitorEnter, jdk.ThreadPark, weighted by\n"
+     "duration in ns), or event type names", NULL, false},
+    {"--events", "E", OPT_EVENT, NULL, NULL, true}, /* a slip for --event, accepted */
+    {"--threads", NULL, OPT_THREADS, "a bottom frame per thread: [name tid=ID]", NULL, false},
+    {"--dot", NULL, OPT_DOT, "pkg.Class.method instead of pkg/Class.method", NULL, false},
+    {"--count", NULL, OPT_COUNT, "weight every event 1", NULL, false},
+    {"--leak", NULL, OPT_LEAK, "nativemem: only allocations never freed", NULL, false},
+    {"--state", "LIST", OPT_STATE,
+     "only samples in these thread states (default, runnable,\n"
+     "sleeping, ...: the names after STATE_)", NULL, false},
+    {"--include", "RE", OPT_INCLUDE, NULL, NULL, false},
+    {"--exclude", "RE", OPT_EXCLUDE,
+     "keep / drop stacks with a frame matching RE as a whole\n"
+     "(POSIX extended)", NULL, false},
+    {"--from", "T", OPT_FROM, NULL, NULL, false},
+    {"--to", "T", OPT_TO,
+     "by start time: ms (from 1500000000000 absolute, else from\n"
+     "the start, negative from the end), or\n"
+     "[YYYY-MM-DDT]HH:MM[:SS[.mmm]] local time", NULL, false},
+    {"--reverse", NULL, OPT_REVERSE, "stacks top first (collapsed, flamegraph)", NULL, false},
+    {"--lines", NULL, OPT_LINES, "FRAME:LINE names", NULL, false},
+    {"--minwidth", "PCT", OPT_MINWIDTH,
+     "leave out frames below PCT % of the total (collapsed,\n"
+     "flamegraph)", NULL, false},
+    END};
+
+static const cli_opt live_opts[] = {
+    {"--json", NULL, OPT_JSON,
+     "one event per line on stdout: an element of print\n"
+     "--json's \"events\" array, compact; events of each\n"
+     "flush segment in end-time order", NULL, false},
+    {"--stack-depth", "N", OPT_STACK_DEPTH, "stack frames in --json (default 5)", NULL, false},
+    {"--summary", NULL, OPT_SUMMARY,
+     "the summary table (as `summary`, over all inputs) at\n"
+     "the end: on stdout, or on stderr with --json", NULL, false},
+    {"--collapsed", "FILE", OPT_COLLAPSED, NULL, NULL, false},
+    {"--flamegraph", "FILE", OPT_FLAMEGRAPH, NULL, NULL, false},
+    {"--pprof", "FILE", OPT_PPROF,
+     "write a profile of the events of all inputs (as the\n"
+     "commands of those names): at the end, or with\n"
+     "--window every window", NULL, false},
+    {"--event", "E", OPT_EVENT,
+     "what to profile, as collapsed --event (default cpu);\n"
+     "old spelling: --profile-event", "--profile-event", false},
+    {"--profile-threads", NULL, OPT_THREADS, "a frame per thread, as --threads", NULL, false},
+    {"--window", "SECONDS", OPT_WINDOW,
+     "write the profile of each SECONDS window and start a\n"
+     "new one; each file is replaced whole (FILE.tmp, renamed)", NULL, false},
+    END};
+
+static const cli_opt print_opts[] = {
+    {"--json", NULL, OPT_JSON, "JSON (the only format; the default)", NULL, false},
+    {"--xml", NULL, OPT_UNSUPPORTED, NULL, NULL, true},
+    {"--exact", NULL, OPT_UNSUPPORTED, NULL, NULL, true},
+    END};
+
+static const cli_opt print_depth_opts[] = {
+    {"--stack-depth", "N", OPT_STACK_DEPTH, "stack frames per stack trace (default 5)", NULL,
+     false},
+    END};
+
+static const cli_opt metadata_opts[] = {
+    {"--ids", NULL, OPT_IDS, "add type ids", NULL, false},
+    {"--per-chunk", NULL, OPT_PER_CHUNK,
+     "every chunk's metadata separately, with ids and field\n"
+     "flags", NULL, false},
+    END};
+
+static const cli_opt collapsed_opts[] = {
+    {"-o", "OUT", OPT_OUTPUT, "output file (default: standard output)", NULL, false},
+    {"--output", "OUT", OPT_OUTPUT, NULL, NULL, true},
+    END};
+
+static const cli_opt flamegraph_opts[] = {
+    {"--title", "TEXT", OPT_TITLE, "the page's title", NULL, false},
+    {"-o", "OUT.html", OPT_OUTPUT, "output file (default: standard output)", NULL, false},
+    {"--output", "OUT.html", OPT_OUTPUT, NULL, NULL, true},
+    END};
+
+static const cli_opt pprof_opts[] = {
+    {"-o", "OUT.pb.gz", OPT_OUTPUT, "output file (default: standard output)", NULL, false},
+    {"--output", "OUT.pb.gz", OPT_OUTPUT, NULL, NULL, true},
+    END};
+
+static const cli_opt listen_opts[] = {
+    {"--once", NULL, OPT_ONCE, "exit when the first connection ends", NULL, false},
+    {"--max-connections", "N", OPT_MAX_CONNECTIONS,
+     "connections open at once (default 1024); one more\n"
+     "is accepted and closed (\"connection limit N reached\")", NULL, false},
+    {"--max-bytes", "BYTES", OPT_MAX_BYTES,
+     "bytes per connection, K/M/G suffixes (default 0:\n"
+     "unlimited)", NULL, false},
+    {"--idle-timeout", "SECONDS", OPT_IDLE_TIMEOUT,
+     "close a connection that sent nothing for SECONDS\n"
+     "(default 0: never); a slow peer is not idle", NULL, false},
+    END};
+
+static const cli_opt tail_opts[] = {
+    {"--exit-when-done", NULL, OPT_EXIT_WHEN_DONE,
+     "exit when the JVM has finished writing (its final\n"
+     "chunk); without it, a tail of a parent folder waits\n"
+     "for the next JVM's folder", NULL, false},
+    {"--idle-timeout", "SECONDS", OPT_IDLE_TIMEOUT,
+     "exit after SECONDS without new data;\n"
+     "old spelling: --idle", "--idle", false},
+    END};
+
+/* ------------------------------------------------------------- notes */
 
 #define LIVE_NOTE                                                                         \
     "Without --json and --summary: per-type rates once a second on stdout\n"              \
@@ -83,60 +165,42 @@
     "Global options (see " CLI_NAME " --help): --feed-size N|random[:SEED],\n"            \
     "--resync, --max-memory BYTES.\n"
 
+/* ------------------------------------------------------------- table */
+
 static const cli_command commands[] = {
     {"summary", cmd_summary, "summary FILE",
      "version, chunks, per-type event counts and sizes (as `jfr summary`)",
-     "", FILE_NOTE GLOBAL_NOTE},
+     {NULL}, 23, FILE_NOTE GLOBAL_NOTE},
     {"print", cmd_print,
      "print [--json] [--events FILTER] [--categories FILTER]\n"
      "                 [--stack-depth N] FILE",
      "events as JSON, as `jfr print --json` prints them",
-     "  --json               JSON (the only format; the default)\n"
-     FILTER_OPTIONS
-     "  --stack-depth N      stack frames per stack trace (default 5)\n",
-     FILE_NOTE GLOBAL_NOTE},
+     {print_opts, filter_opts, print_depth_opts}, 23, FILE_NOTE GLOBAL_NOTE},
     {"metadata", cmd_metadata,
      "metadata [--events FILTER] [--categories FILTER] [--ids]\n"
      "                 [--per-chunk] FILE",
      "the types, fields and annotations (as `jfr metadata`)",
-     FILTER_OPTIONS
-     "  --ids                add type ids\n"
-     "  --per-chunk          every chunk's metadata separately, with ids and field\n"
-     "                       flags\n",
-     FILE_NOTE GLOBAL_NOTE},
+     {filter_opts, metadata_opts}, 23, FILE_NOTE GLOBAL_NOTE},
     {"collapsed", cmd_collapsed, "collapsed [PROFILE OPTIONS] [-o OUT] FILE...",
      "folded stacks for flamegraph.pl and speedscope",
-     PROFILE_OPTIONS
-     "  -o OUT       output file (default: standard output)\n",
+     {profile_opts, collapsed_opts}, 15,
      "One line per call path, \"frame;frame;frame weight\", with the frame names of\n"
      "async-profiler's converter (pkg/Class.method_[j], ...). Several FILEs make\n"
      "one profile.\n"
      FILE_NOTE GLOBAL_NOTE},
     {"flamegraph", cmd_flamegraph, "flamegraph [PROFILE OPTIONS] [--title TEXT] -o OUT.html FILE...",
      "a self-contained interactive HTML flame graph",
-     PROFILE_OPTIONS
-     "  --title TEXT the page's title\n"
-     "  -o OUT.html  output file (default: standard output)\n",
+     {profile_opts, flamegraph_opts}, 15,
      "Click to zoom; a regular-expression search (#search=REGEX in the address).\n"
      FILE_NOTE GLOBAL_NOTE},
     {"pprof", cmd_pprof, "pprof [PROFILE OPTIONS] -o OUT.pb.gz FILE...",
      "a gzip-compressed pprof profile (pprof, Pyroscope)",
-     PROFILE_OPTIONS
-     "  -o OUT.pb.gz output file (default: standard output)\n",
-     FILE_NOTE GLOBAL_NOTE},
+     {profile_opts, pprof_opts}, 15, FILE_NOTE GLOBAL_NOTE},
     {"listen", cmd_listen,
      "listen [LIVE OPTIONS] [--once] [--max-connections N]\n"
      "                 [--max-bytes BYTES] [--idle-timeout SECONDS] [ADDR:PORT]",
      "accept JFR streams from JVMs (or .jfr files) on a TCP socket",
-     "  --once               exit when the first connection ends\n"
-     "  --max-connections N  connections open at once (default 1024); one more\n"
-     "                       is accepted and closed (\"connection limit N reached\")\n"
-     "  --max-bytes BYTES    bytes per connection, K/M/G suffixes (default 0:\n"
-     "                       unlimited)\n"
-     "  --idle-timeout SECONDS\n"
-     "                       close a connection that sent nothing for SECONDS\n"
-     "                       (default 0: never); a slow peer is not idle\n"
-     LIVE_OPTIONS,
+     {listen_opts, filter_opts, live_opts}, 23,
      "ADDR:PORT is PORT, ADDR:PORT or [IPV6]:PORT; default 127.0.0.1:7091 (port 0:\n"
      "any free port); \"listening on ADDR:PORT\" is printed on stderr. Many\n"
      "connections at once: a JVM's FlightRecorderMXBean stream (tools/jfr-pump)\n"
@@ -144,13 +208,11 @@ static const cli_command commands[] = {
      "(peer, chunk, byte offset) on stderr (--resync: skips to the next chunk).\n\n"
      LIVE_NOTE
      "\nGlobal options: --resync, --max-memory BYTES (see " CLI_NAME " --help).\n"},
-    {"tail", cmd_tail, "tail [LIVE OPTIONS] [--exit-when-done] [--idle SECONDS] DIR|FILE",
+    {"tail", cmd_tail,
+     "tail [LIVE OPTIONS] [--exit-when-done] [--idle-timeout SECONDS]\n"
+     "                 DIR|FILE",
      "follow a JVM's disk repository as it is written",
-     "  --exit-when-done     exit when the JVM has finished writing (its final\n"
-     "                       chunk); without it, a tail of a parent folder waits\n"
-     "                       for the next JVM's folder\n"
-     "  --idle SECONDS       exit after SECONDS without new data\n"
-     LIVE_OPTIONS,
+     {tail_opts, filter_opts, live_opts}, 23,
      "DIR is the folder of chunk files, or its parent (-XX:FlightRecorderOptions:\n"
      "repository=DIR; the newest JVM folder is followed); FILE one chunk file\n"
      "being written (for a saved live stream, use print).\n\n"
@@ -158,30 +220,21 @@ static const cli_command commands[] = {
      "\nGlobal options: --resync, --max-memory BYTES (see " CLI_NAME " --help).\n"},
 };
 
-static const cli_command *current;
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+const cli_command *cli_commands(size_t *n) {
+    *n = NCOMMANDS;
+    return commands;
+}
 
 const cli_command *cli_command_find(const char *name) {
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < NCOMMANDS; i++)
         if (strcmp(commands[i].name, name) == 0)
             return &commands[i];
     return NULL;
 }
 
-void cli_command_set(const cli_command *c) { current = c; }
-
-void cli_command_usage(const cli_command *c, FILE *out) {
-    fprintf(out, "Usage: " CLI_NAME " %s\n", c->usage);
-}
-
-static void command_help(const cli_command *c, FILE *out) {
-    cli_command_usage(c, out);
-    fprintf(out, "\n%c%s.\n", toupper((unsigned char)c->about[0]), c->about + 1);
-    if (*c->options)
-        fprintf(out, "\nOptions:\n%s", c->options);
-    fprintf(out, "\n%s", c->notes);
-}
-
-static void overview(FILE *out) {
+void cli_overview(FILE *out) {
     fputs("Usage: " CLI_NAME " [GLOBAL OPTIONS] COMMAND [OPTIONS] FILE|-\n"
           "       " CLI_NAME " listen|tail [OPTIONS] ...\n"
           "       " CLI_NAME " COMMAND --help      (or: " CLI_NAME " help COMMAND)\n"
@@ -191,7 +244,7 @@ static void overview(FILE *out) {
           "\n"
           "Commands:\n",
           out);
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].about);
     fputs("\n"
           "Global options (before or after the command):\n"
@@ -214,11 +267,4 @@ static void overview(FILE *out) {
           "before it (listen, tail: any connection that ended with an error); 2 usage\n"
           "error. See jfrstream(1).\n",
           out);
-}
-
-void cli_usage(FILE *out) {
-    if (current)
-        command_help(current, out);
-    else
-        overview(out);
 }

@@ -322,11 +322,11 @@ static bool step_field(evjson *pr, evjson_frame *fr) {
     separator(pr, fr->next == 0, false, f->name);
     fr->next++;
     jfr_value v;
-    int r = fr->broken ? -1 : jfr_iter_next(&fr->it, &v);
-    if (r <= 0) {
+    jfr_status r = fr->broken ? JFR_BAD_EVENT : jfr_iter_next(&fr->it, &v);
+    if (r != JFR_OK) {
         /* keep the output valid JSON; the event is reported as an error */
         if (!fr->broken)
-            note_error(pr, r < 0 ? (jfr_status)-r : JFR_BAD_EVENT);
+            note_error(pr, r == JFR_END ? JFR_BAD_EVENT : r);
         fr->broken = true; /* positions after a decode error are unknown */
         put_null(pr);
     } else if (f->array) {
@@ -347,10 +347,10 @@ static bool step_element(evjson *pr, evjson_frame *fr) {
     if (fr->next >= fr->limit)
         return false;
     jfr_value e;
-    int r = jfr_iter_next(&fr->it, &e);
-    if (r <= 0) {
-        if (r < 0)
-            note_error(pr, (jfr_status)-r);
+    jfr_status r = jfr_iter_next(&fr->it, &e);
+    if (r != JFR_OK) {
+        if (r != JFR_END)
+            note_error(pr, r);
         return false;
     }
     if (fr->next > 0)

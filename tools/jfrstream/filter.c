@@ -1,11 +1,13 @@
 /*
  * filter.c — --events / --categories event-type filters, with the matching
  * rules of the JDK's `jfr` tool (names, simple names, globs, category
- * acronyms).
+ * acronyms), the option that gives them, the per-type table.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "cli.h"
+#include "filter.h"
+#include "report.h"
+#include "usage.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -177,4 +179,59 @@ void cli_filter_free(cli_filter *f) {
     free(f->events);
     free(f->categories);
     memset(f, 0, sizeof *f);
+}
+
+int cli_filter_option(cli_filter *f, const cli_arg *a) {
+    bool cat = a->opt->name[2] == 'c'; /* --categories */
+    if (!a->value || strncmp(a->value, "--", 2) == 0)
+        return cli_usage_error("%s: missing filter after %s", a->cmd, a->as);
+    if (cat ? f->has_categories : f->has_events)
+        return cli_usage_error("%s: use %s A,B,C to give several", a->cmd, a->as);
+    if (!cli_filter_add(f, cat, a->value)) {
+        cli_error("out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    return CLI_EXIT_OK;
+}
+
+jfr_status cli_filter_subscribe(const cli_filter *f, jfr_parser *p, jfr_event_cb cb,
+                                void *user) {
+    for (size_t i = 0; i < f->nevents; i++) {
+        bool dup = false;
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(f->events[k], f->events[i]) == 0)
+                dup = true;
+        if (dup)
+            continue;
+        jfr_status s = jfr_parser_on(p, f->events[i], cb, user);
+        if (s)
+            return s;
+    }
+    return JFR_OK;
+}
+
+bool cli_type_set_build(cli_type_set *s, const cli_filter *f, const jfr_metadata *m) {
+    size_t n = m->ntypes;
+    if (n > s->cap) {
+        uint8_t *w = realloc(s->in, n);
+        if (!w)
+            return false;
+        s->in = w;
+        s->cap = n;
+    }
+    if (s->cap)
+        memset(s->in, 0, s->cap);
+    bool active = cli_filter_active(f);
+    for (uint32_t i = 0; i < m->ntypes; i++) {
+        const jfr_type *t = m->types[i];
+        if (t->is_event && t->index < s->cap)
+            s->in[t->index] = !active || cli_filter_match(f, t);
+    }
+    return true;
+}
+
+void cli_type_set_free(cli_type_set *s) {
+    free(s->in);
+    s->in = NULL;
+    s->cap = 0;
 }

@@ -6,7 +6,7 @@
  */
 #include "input.h"
 
-#include "cli.h"
+#include "report.h"
 
 #include <errno.h>
 #include <lz4frame.h>

@@ -6,7 +6,9 @@
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "live.h"
-#include "profile_out.h"
+#include "commands.h"
+#include "usage.h"
+#include "profile_files.h"
 
 #include <errno.h>
 #include <math.h>
@@ -35,90 +37,58 @@ bool live_parse_seconds(const char *s, uint64_t *ms) {
     return true;
 }
 
-int live_take_option(live_opts *o, const char *cmd, int argc, char **argv, int *i) {
-    const char *a = argv[*i];
-    if (strcmp(a, "--json") == 0) {
+int live_option(live_opts *o, const cli_arg *a) {
+    const char *cmd = a->cmd, *v = a->value;
+    switch (a->opt->key) {
+    case OPT_JSON:
         o->json = true;
-        *i += 1;
-        return 1;
-    }
-    if (strcmp(a, "--summary") == 0) {
+        return CLI_EXIT_OK;
+    case OPT_SUMMARY:
         o->summary = true;
-        *i += 1;
-        return 1;
+        return CLI_EXIT_OK;
+    case OPT_EVENTS:
+    case OPT_CATEGORIES:
+        return cli_filter_option(&o->filter, a);
+    case OPT_COLLAPSED:
+    case OPT_FLAMEGRAPH:
+    case OPT_PPROF:
+    case OPT_EVENT: {
+        int key = a->opt->key;
+        if (!v)
+            return cli_usage_error("%s: missing value after %s", cmd, a->as);
+        if (key != OPT_EVENT) {
+            *(key == OPT_COLLAPSED ? &o->prof_collapsed
+              : key == OPT_FLAMEGRAPH ? &o->prof_flame
+                                      : &o->prof_pprof) = v;
+            return CLI_EXIT_OK;
+        }
+        o->prof_event = v;
+        prof t; /* check the words now: a usage error */
+        prof_init(&t);
+        bool ok = prof_select(&t, v);
+        int rc = ok ? CLI_EXIT_OK : cli_usage_error("%s: %s: %s", cmd, a->as, t.err);
+        prof_free(&t);
+        return rc;
     }
-    if (strcmp(a, "--events") == 0 || strcmp(a, "--categories") == 0) {
-        bool cat = a[2] == 'c';
-        if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) {
-            cli_usage_error("%s: missing filter after %s", cmd, a);
-            return -1;
-        }
-        if (cat ? o->filter.has_categories : o->filter.has_events) {
-            cli_usage_error("%s: use %s A,B,C to give several", cmd, a);
-            return -1;
-        }
-        if (!cli_filter_add(&o->filter, cat, argv[*i + 1])) {
-            cli_error("out of memory");
-            return -1;
-        }
-        *i += 2;
-        return 1;
-    }
-    const char **outp = strcmp(a, "--collapsed") == 0    ? &o->prof_collapsed
-                        : strcmp(a, "--flamegraph") == 0 ? &o->prof_flame
-                        : strcmp(a, "--pprof") == 0      ? &o->prof_pprof
-                        : strcmp(a, "--profile-event") == 0 ? &o->prof_event
-                                                          : NULL;
-    if (outp) {
-        if (*i + 1 >= argc) {
-            cli_usage_error("%s: missing value after %s", cmd, a);
-            return -1;
-        }
-        *outp = argv[*i + 1];
-        *i += 2;
-        if (outp == &o->prof_event) { /* check the words now: a usage error */
-            prof t;
-            prof_init(&t);
-            bool ok = prof_select(&t, o->prof_event);
-            if (!ok)
-                cli_usage_error("%s: --profile-event: %s", cmd, t.err);
-            prof_free(&t);
-            return ok ? 1 : -1;
-        }
-        return 1;
-    }
-    if (strcmp(a, "--profile-threads") == 0) {
+    case OPT_THREADS:
         o->prof_threads = true;
-        *i += 1;
-        return 1;
-    }
-    if (strcmp(a, "--window") == 0) {
-        if (*i + 1 >= argc || !live_parse_seconds(argv[*i + 1], &o->window_ms) ||
-            o->window_ms == 0) {
-            cli_usage_error("%s: --window needs a number of seconds > 0", cmd);
-            return -1;
-        }
-        *i += 2;
-        return 1;
-    }
-    if (strcmp(a, "--stack-depth") == 0) {
+        return CLI_EXIT_OK;
+    case OPT_WINDOW:
+        if (!live_parse_seconds(v, &o->window_ms) || o->window_ms == 0)
+            return cli_usage_error("%s: --window needs a number of seconds > 0", cmd);
+        return CLI_EXIT_OK;
+    default: { /* OPT_STACK_DEPTH */
         char *end;
-        if (*i + 1 >= argc) {
-            cli_usage_error("%s: missing value after --stack-depth", cmd);
-            return -1;
-        }
+        if (!v)
+            return cli_usage_error("%s: missing value after --stack-depth", cmd);
         errno = 0;
-        long v = strtol(argv[*i + 1], &end, 10);
-        if (errno || *end || end == argv[*i + 1] || v < 0 || v > INT32_MAX) {
-            cli_usage_error("%s: --stack-depth needs a number >= 0, got '%s'", cmd,
-                            argv[*i + 1]);
-            return -1;
-        }
-        o->stack_depth = (uint32_t)v;
-        *i += 2;
-        return 1;
+        long n = strtol(v, &end, 10);
+        if (errno || *end || end == v || n < 0 || n > INT32_MAX)
+            return cli_usage_error("%s: --stack-depth needs a number >= 0, got '%s'", cmd, v);
+        o->stack_depth = (uint32_t)n;
+        return CLI_EXIT_OK;
     }
-    return 0;
+    }
 }
 
 /* ------------------------------------------------------------ messages */
@@ -197,29 +167,20 @@ static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     if (app->o.json)
         evjson_metadata(&s->ej, m);
     if (m->ntypes > s->ntypes) {
-        uint8_t *w = realloc(s->want, m->ntypes);
-        if (w)
-            s->want = w;
         uint32_t *r = realloc(s->rows, m->ntypes * sizeof *r);
-        if (r)
+        if (r) {
             s->rows = r;
-        if (!w || !r) {
-            live_src_msg(s, "out of memory");
-            s->failed = true;
-            return JFR_CB_STOP;
+            s->ntypes = m->ntypes;
         }
-        s->ntypes = m->ntypes;
     }
-    memset(s->want, 0, s->ntypes);
+    if (s->ntypes < m->ntypes || !cli_type_set_build(&s->want, &app->o.filter, m)) {
+        live_src_msg(s, "out of memory");
+        s->failed = true;
+        return JFR_CB_STOP;
+    }
     for (size_t i = 0; i < s->ntypes; i++)
         s->rows[i] = SUM_NONE;
     sum_metadata(&app->stats, m, s->rows);
-    bool filter = cli_filter_active(&app->o.filter);
-    for (uint32_t i = 0; i < m->ntypes; i++) {
-        const jfr_type *t = m->types[i];
-        if (t->is_event && t->index < s->ntypes)
-            s->want[t->index] = !filter || cli_filter_match(&app->o.filter, t);
-    }
     return JFR_CB_CONTINUE;
 }
 
@@ -238,7 +199,7 @@ static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
     else
         row = sum_row_missing(&app->stats, r->type_id);
     sum_count(&app->stats, row, r->size);
-    if (typed && s->want[r->type->index]) {
+    if (typed && cli_type_set_has(&s->want, r->type)) {
         /* already there at the start (tail: on disk): not a rate of now */
         unsigned old = r->offset < s->replay_bytes;
         s->events++;
@@ -252,25 +213,27 @@ static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
     return JFR_CB_CONTINUE;
 }
 
+/* An event that cannot be (fully) decoded: reported, the source failed. */
+static void event_error(live_src *s, const jfr_event *e, jfr_status st, const char *json_error) {
+    char *m = cli_event_error(e, st, json_error);
+    live_src_msg(s, "%s", m ? m : "out of memory");
+    free(m);
+    s->failed = true;
+}
+
 static void emit(live_src *s, const jfr_event *e) {
-    if (e->type->index >= s->ntypes || !s->want[e->type->index])
+    if (!cli_type_set_has(&s->want, e->type))
         return;
     jfr_value ev;
     jfr_status st = jfr_event_value(e, &ev);
     if (st) {
-        live_src_msg(s, "chunk %llu at byte %llu: %s: %s", (unsigned long long)e->chunk_index,
-                     (unsigned long long)e->offset, e->type->name, jfr_status_str(st));
-        s->failed = true;
+        event_error(s, e, st, NULL);
         return;
     }
     st = evjson_event(&s->ej, e, &ev);
     ob_putc(&cli_out, '\n');
-    if (st) {
-        live_src_msg(s, "chunk %llu at byte %llu: %s event could not be fully decoded: %s",
-                     (unsigned long long)e->chunk_index, (unsigned long long)e->offset,
-                     e->type->name, evjson_error_str(&s->ej));
-        s->failed = true;
-    }
+    if (st)
+        event_error(s, e, st, evjson_error_str(&s->ej));
 }
 
 static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
@@ -303,7 +266,7 @@ static int on_error(jfr_parser *p, jfr_status st, const char *message, void *use
     live_src_msg(s, "%s", m);
     snprintf(s->lasterr, sizeof s->lasterr, "%s", m);
     /* an unfinished chunk: live_src_end decides (not an error when our own
-     * stop, --once or --idle left it) */
+     * stop, --once or --idle-timeout left it) */
     if (st != JFR_TRUNCATED)
         s->failed = true;
     /* listen closes a connection with bad data, unless --resync asks to
@@ -326,7 +289,7 @@ void live_parser_config(const live_app *app, jfr_options *opts, jfr_callbacks *c
     opts->jdk_time_base = true; /* the first chunk's time base, per source */
     opts->resync = app->o.resync;
     opts->max_memory = app->o.max_memory;
-    memset(cb, 0, sizeof *cb);
+    jfr_callbacks_init(cb);
     cb->on_chunk_begin = on_chunk_begin;
     cb->on_metadata = on_metadata;
     cb->on_record = on_record;
@@ -368,19 +331,7 @@ jfr_status live_src_subscribe(live_src *s, jfr_parser *p) {
     }
     if (!literal_subscriptions(app))
         return JFR_OK;
-    const cli_filter *f = &app->o.filter;
-    for (size_t i = 0; i < f->nevents; i++) {
-        bool dup = false;
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(f->events[k], f->events[i]) == 0)
-                dup = true;
-        if (dup)
-            continue;
-        jfr_status st = jfr_parser_on(p, f->events[i], on_event_sub, s);
-        if (st)
-            return st;
-    }
-    return JFR_OK;
+    return cli_filter_subscribe(&app->o.filter, p, on_event_sub, s);
 }
 
 static bool is_error(jfr_status s) {
@@ -404,7 +355,7 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
         app->failed = true;
     app->conns--;
     evjson_free(&s->ej);
-    free(s->want);
+    cli_type_set_free(&s->want);
     free(s->rows);
     free(s);
 }
@@ -413,7 +364,7 @@ void live_src_discard(live_src *s) {
     s->app->conns--;
     s->app->conns_total--;
     evjson_free(&s->ej);
-    free(s->want);
+    cli_type_set_free(&s->want);
     free(s->rows);
     free(s);
 }

@@ -15,7 +15,9 @@
 
 #include <uv.h>
 
-#include "cli.h"
+#include "args.h"
+#include "filter.h"
+#include "report.h"
 #include "evjson.h"
 #include "profile.h"
 #include "summary.h"
@@ -27,7 +29,7 @@ typedef struct live_opts {
     uint32_t stack_depth; /* --stack-depth (5) */
     bool resync;          /* the global --resync */
     uint64_t max_memory;  /* the global --max-memory */
-    /* profiles: --collapsed/--flamegraph/--pprof FILE, --profile-event E,
+    /* profiles: --collapsed/--flamegraph/--pprof FILE, --event E,
      * --profile-threads, --window SECONDS (0: one profile at the end) */
     const char *prof_collapsed, *prof_flame, *prof_pprof;
     const char *prof_event;
@@ -42,9 +44,9 @@ typedef struct live_src {
     live_app *app;
     char name[160];      /* peer address or tailed path, for messages */
     evjson ej;           /* --json: this input's time base and zone */
-    uint8_t *want;       /* per type index: an event type --events selects */
+    cli_type_set want;   /* per type index: an event type --events selects */
     uint32_t *rows;      /* per type index: row in app->stats */
-    size_t ntypes;       /* entries of want/rows */
+    size_t ntypes;       /* entries of rows */
     uint32_t row0, row1; /* rows of records 0 and 1 */
     uint64_t chunks, events;
     uint64_t id;         /* 1, 2, ... in creation order (profile keys) */
@@ -92,9 +94,9 @@ struct live_app {
     uv_timer_t window_timer;
 };
 
-/* Take a shared option at argv[*i]: 1 taken (advanced), 0 not one, -1 usage
- * error (reported; the exit status is CLI_EXIT_USAGE). */
-int live_take_option(live_opts *o, const char *cmd, int argc, char **argv, int *i);
+/* An option shared by listen and tail (the live_opts list of commands.c):
+ * returns a CLI exit status (0: taken). */
+int live_option(live_opts *o, const cli_arg *a);
 /* A number of seconds (fractions allowed) -> ms; false when invalid. */
 bool live_parse_seconds(const char *s, uint64_t *ms);
 

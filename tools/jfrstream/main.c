@@ -1,446 +1,23 @@
 /*
- * main.c — jfrstream command line: global options, input reading and
- * feeding, dispatch to the commands.
+ * main.c — jfrstream's entry point: global options, -h/--help and
+ * -V/--version before the command, `help [COMMAND]`, and dispatch to the
+ * command of the table (commands.c).
  *
  *   jfrstream [--feed-size N|random[:SEED]] [--resync] COMMAND [options] FILE|-
  *   jfrstream listen|tail [options] ...      (cmd_listen.c, cmd_tail.c)
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "cli.h"
-#include "input.h"
+#include "args.h"
+#include "commands.h"
 #include "progress.h"
+#include "report.h"
+#include "usage.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-#define READ_BLOCK ((size_t)1 << 20) /* default read size: 1 MiB */
-#define RANDOM_MAX 65536u            /* largest random feed slice */
-
-outbuf cli_out;
-
-/* The command being run, for the usage line after a usage error. */
-static const cli_command *current_command;
-
-/* Errors reported through cli_on_error / cli_data_error. */
-static uint64_t cli_cb_errors;
-static uint64_t cli_data_errors;
-
-void cli_error(const char *fmt, ...) {
-    /* keep stdout and stderr roughly in order when both go to a terminal */
-    ob_flush(&cli_out);
-    cli_progress_clear();
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(CLI_NAME ": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-void cli_data_error(const char *fmt, ...) {
-    ob_flush(&cli_out);
-    cli_progress_clear();
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(CLI_NAME ": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    cli_data_errors++;
-}
-
-int cli_usage_error(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(CLI_NAME ": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    if (current_command) {
-        cli_command_usage(current_command, stderr);
-        fprintf(stderr, "Try '" CLI_NAME " %s --help' for more information.\n",
-                current_command->name);
-    } else {
-        fputs("Try '" CLI_NAME " --help' for more information.\n", stderr);
-    }
-    return CLI_EXIT_USAGE;
-}
-
-int cli_on_error(jfr_parser *p, jfr_status s, const char *message, void *user) {
-    (void)p;
-    (void)user;
-    cli_cb_errors++;
-    cli_error("%s", message && *message ? message : jfr_status_str(s));
-    return JFR_CB_CONTINUE;
-}
-
-/* ------------------------------------------------------------ options */
-
-static bool parse_u64(const char *s, uint64_t *out) {
-    if (!s || !*s || *s == '-' || *s == '+')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end)
-        return false;
-    *out = v;
-    return true;
-}
-
-static int set_feed(cli_global *g, const char *v) {
-    uint64_t n;
-    if (strncmp(v, "random", 6) == 0 && (v[6] == '\0' || v[6] == ':')) {
-        g->feed_mode = CLI_FEED_RANDOM;
-        g->seed = 1;
-        if (v[6] == ':' && !parse_u64(v + 7, &g->seed)) {
-            cli_usage_error("--feed-size: bad seed '%s'", v + 7);
-            return -1;
-        }
-        return 1;
-    }
-    if (!parse_u64(v, &n) || n == 0 || n > SIZE_MAX / 2) {
-        cli_usage_error("--feed-size: expected a positive byte count or random[:SEED], got '%s'", v);
-        return -1;
-    }
-    g->feed_mode = CLI_FEED_FIXED;
-    g->feed_size = (size_t)n;
-    return 1;
-}
-
-/* BYTES: a number with an optional K, M or G suffix (powers of 1024). */
-bool cli_parse_bytes(const char *s, uint64_t *out) {
-    char *end;
-    if (!s || *s < '0' || *s > '9')
-        return false;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    int shift = 0;
-    if (*end && !end[1])
-        shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : -1;
-    else if (*end)
-        shift = -1;
-    if (errno || shift < 0 || v > (UINT64_MAX >> shift))
-        return false;
-    *out = (uint64_t)v << shift;
-    return true;
-}
-
-int cli_take_global(cli_global *g, int argc, char **argv, int *i) {
-    const char *a = argv[*i];
-    if (strcmp(a, "--feed-size") == 0) {
-        if (*i + 1 >= argc) {
-            cli_usage_error("--feed-size needs a value");
-            return -1;
-        }
-        *i += 1;
-        int r = set_feed(g, argv[*i]);
-        *i += 1;
-        return r;
-    }
-    if (strncmp(a, "--feed-size=", 12) == 0) {
-        *i += 1;
-        return set_feed(g, a + 12);
-    }
-    if (strcmp(a, "--resync") == 0) {
-        g->resync = true;
-        *i += 1;
-        return 1;
-    }
-    if (strcmp(a, "--max-memory") == 0) {
-        if (*i + 1 >= argc || !cli_parse_bytes(argv[*i + 1], &g->max_memory) ||
-            g->max_memory == 0) {
-            cli_usage_error("--max-memory needs a byte count > 0 (K, M, G suffixes)");
-            return -1;
-        }
-        *i += 2;
-        return 1;
-    }
-    return 0;
-}
-
-/* -------------------------------------------------------------- input */
-
-typedef struct slicer {
-    cli_feed_mode mode;
-    size_t fixed;
-    uint64_t state; /* splitmix64 */
-} slicer;
-
-static uint64_t splitmix64(uint64_t *s) {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static size_t next_slice(slicer *sl) {
-    switch (sl->mode) {
-    case CLI_FEED_FIXED:
-        return sl->fixed;
-    case CLI_FEED_RANDOM:
-        return 1 + (size_t)(splitmix64(&sl->state) % RANDOM_MAX);
-    default:
-        return SIZE_MAX;
-    }
-}
-
-typedef struct feeder {
-    jfr_parser *p;
-    uint64_t cb_errors_at_start;
-    bool error;   /* something was reported */
-    bool stopped; /* no more feeding: stopped or fatal error */
-} feeder;
-
-static bool is_error(jfr_status s) {
-    return s != JFR_OK && s != JFR_PAUSED && s != JFR_STOPPED;
-}
-
-/* A status returned by feed/finish: print it unless on_error already did. */
-static void report(feeder *f, jfr_status s) {
-    if (!is_error(s))
-        return;
-    f->error = true;
-    uint64_t lib = jfr_parser_errors(f->p);
-    uint64_t seen = cli_cb_errors - f->cb_errors_at_start;
-    if (lib > seen || seen == 0) {
-        const char *m = jfr_parser_error(f->p);
-        cli_error("%s", m && *m ? m : jfr_status_str(s));
-        cli_cb_errors++; /* count it as reported */
-    }
-}
-
-/* Feed one slice; resumes after JFR_PAUSED. */
-static void feed(feeder *f, const uint8_t *buf, size_t len) {
-    if (f->stopped)
-        return;
-    jfr_status s = jfr_parser_feed(f->p, buf, len);
-    while (s == JFR_PAUSED) {
-        size_t c = jfr_parser_consumed(f->p);
-        if (c > len)
-            c = len;
-        buf += c;
-        len -= c;
-        s = jfr_parser_feed(f->p, buf, len);
-    }
-    if (s != JFR_OK) {
-        f->stopped = true;
-        report(f, s);
-    }
-}
-
-static void feed_memory(feeder *f, slicer *sl, const uint8_t *data, size_t size) {
-    size_t off = 0;
-    if (sl->mode == CLI_FEED_DEFAULT) {
-        /* one chunk per call, parsed in place; then its pages are dropped
-         * from this process (they stay in the page cache), so resident
-         * memory is about one chunk however large the file */
-        long pg = sysconf(_SC_PAGESIZE);
-        size_t page = pg > 0 ? (size_t)pg : 4096, done = 0;
-        while (off < size && !f->stopped) {
-            uint64_t k = jfr_chunk_size_at(data + off, size - off);
-            if (k < 68 || k > size - off)
-                k = size - off; /* damaged or last: the parser reports it */
-#ifdef MADV_POPULATE_READ
-            /* map the chunk's pages in one call rather than fault by fault */
-            size_t lo = off / page * page;
-            (void)madvise((void *)(uintptr_t)(data + lo), off + (size_t)k - lo,
-                          MADV_POPULATE_READ);
-#endif
-            feed(f, data + off, (size_t)k);
-            off += (size_t)k;
-            cli_progress_update(off);
-            size_t upto = off / page * page;
-            if (upto > done) {
-                (void)madvise((void *)(uintptr_t)(data + done), upto - done, MADV_DONTNEED);
-                done = upto;
-            }
-        }
-        return;
-    }
-    while (off < size && !f->stopped) {
-        size_t k = next_slice(sl);
-        if (k > size - off)
-            k = size - off;
-        feed(f, data + off, k);
-        off += k;
-        cli_progress_update(off);
-    }
-}
-
-/* Read the input to the end, feeding as the slicer says. Returns false on a
- * read or decompression error (reported). */
-static bool feed_input(feeder *f, slicer *sl, cli_input *in) {
-    size_t cap = READ_BLOCK;
-    if (sl->mode == CLI_FEED_FIXED && sl->fixed > cap)
-        cap = sl->fixed;
-    uint8_t *buf = malloc(cap);
-    if (!buf) {
-        cli_error("out of memory");
-        return false;
-    }
-    bool ok = true, eof = false;
-    size_t have = 0;
-    size_t want = sl->mode == CLI_FEED_DEFAULT ? 1 : next_slice(sl);
-    while (!f->stopped) {
-        /* fill the buffer up to one slice (default mode: one read) */
-        while (have < want && !eof) {
-            long n = cli_input_read(in, buf + have, cap - have);
-            if (n < 0) {
-                ok = false;
-                eof = true;
-                break;
-            }
-            if (n == 0)
-                eof = true;
-            have += (size_t)n;
-            uint64_t done, total;
-            cli_input_progress(in, &done, &total);
-            cli_progress_update(done);
-            if (sl->mode == CLI_FEED_DEFAULT)
-                break;
-        }
-        size_t off = 0;
-        if (sl->mode == CLI_FEED_DEFAULT) {
-            feed(f, buf, have);
-            off = have;
-        } else {
-            while (!f->stopped && (have - off >= want || (eof && off < have))) {
-                size_t k = want < have - off ? want : have - off;
-                feed(f, buf + off, k);
-                off += k;
-                want = next_slice(sl);
-            }
-        }
-        memmove(buf, buf + off, have - off);
-        have -= off;
-        if (eof && have == 0)
-            break;
-    }
-    /* the parser gave up: corrupt compressed data may be the cause */
-    if (ok && !eof && f->error && !cli_input_check(in, buf, cap))
-        ok = false;
-    free(buf);
-    return ok;
-}
-
-int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
-              const jfr_callbacks *cb, void *user, cli_setup_fn setup) {
-    jfr_options o;
-    if (opts)
-        o = *opts;
-    else
-        jfr_options_init(&o);
-    o.resync = g->resync;
-    o.max_memory = g->max_memory;
-    jfr_parser *p = jfr_parser_new(&o, cb, user);
-    if (!p) {
-        cli_error("out of memory");
-        return CLI_EXIT_ERROR;
-    }
-    feeder f = {p, cli_cb_errors, false, false};
-    uint64_t data_errors_at_start = cli_data_errors;
-    if (setup) {
-        jfr_status s = setup(p, user);
-        if (s) {
-            cli_error("%s", jfr_status_str(s));
-            jfr_parser_free(p);
-            return CLI_EXIT_ERROR;
-        }
-    }
-    bool is_stdin = strcmp(path, "-") == 0;
-    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        cli_error("%s: %s", path, strerror(errno));
-        jfr_parser_free(p);
-        return CLI_EXIT_ERROR;
-    }
-    const char *name = is_stdin ? "<stdin>" : path;
-    slicer sl = {g->feed_mode, g->feed_size, g->seed};
-    bool read_ok = true;
-    struct stat st;
-    void *map = MAP_FAILED;
-    size_t map_size = 0;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        (uint64_t)st.st_size <= SIZE_MAX) {
-        map_size = (size_t)st.st_size;
-        map = mmap(NULL, map_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    }
-    cli_input_format fmt = CLI_INPUT_PLAIN;
-    uint8_t head[CLI_INPUT_HEAD];
-    size_t nhead = 0;
-    bool usable = true;
-    if (map != MAP_FAILED) {
-        fmt = cli_input_detect(map, map_size);
-        /* --resync looks for a chunk after any garbage: no check of the start */
-        usable = g->resync || cli_input_usable(fmt, map, map_size, name);
-        if (fmt != CLI_INPUT_PLAIN || !usable) { /* compressed: read through the decoder */
-            munmap(map, map_size);
-            map = MAP_FAILED;
-        }
-    } else {
-        /* a pipe: its first bytes say the format, and are fed afterwards */
-        while (nhead < sizeof head) {
-            ssize_t n = read(fd, head + nhead, sizeof head - nhead);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                break; /* a read error shows again at the next read */
-            nhead += (size_t)n;
-        }
-        fmt = cli_input_detect(head, nhead);
-        usable = g->resync || cli_input_usable(fmt, head, nhead, name);
-    }
-    if (!usable) {
-        read_ok = false;
-    } else if (map != MAP_FAILED) {
-        (void)madvise(map, map_size, MADV_SEQUENTIAL);
-        cli_progress_begin(name, map_size);
-        feed_memory(&f, &sl, map, map_size);
-    } else {
-        cli_input *in = cli_input_open(fmt, fd, name, head, nhead);
-        if (in) {
-            uint64_t done, total;
-            cli_input_progress(in, &done, &total);
-            cli_progress_begin(name, total);
-            read_ok = feed_input(&f, &sl, in);
-            cli_input_close(in);
-        } else {
-            read_ok = false;
-        }
-    }
-    cli_progress_end();
-    if (!read_ok)
-        f.error = true;
-    /* always finish: it reports a truncated last chunk */
-    jfr_status s = jfr_parser_finish(p);
-    if (!f.stopped)
-        report(&f, s);
-    if (map != MAP_FAILED)
-        munmap(map, map_size);
-    if (!is_stdin)
-        close(fd);
-    if (!f.error && jfr_parser_bytes(p) == 0 && jfr_parser_chunks(p) == 0) {
-        cli_error("%s: empty input, no JFR chunk", name);
-        f.error = true;
-    }
-    if (cli_cb_errors > f.cb_errors_at_start || cli_data_errors > data_errors_at_start)
-        f.error = true;
-    jfr_parser_free(p);
-    return f.error ? CLI_EXIT_ERROR : CLI_EXIT_OK;
-}
-
-/* --------------------------------------------------------------- help */
-
-bool cli_is_help(const char *a) { return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0; }
 
 int main(int argc, char **argv) {
     cli_global g = {CLI_FEED_DEFAULT, 0, 1, false, 0};
@@ -453,7 +30,7 @@ int main(int argc, char **argv) {
     while (i < argc) {
         const char *a = argv[i];
         if (cli_is_help(a)) {
-            cli_usage(stdout);
+            cli_overview(stdout);
             return CLI_EXIT_OK;
         }
         if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
@@ -473,16 +50,17 @@ int main(int argc, char **argv) {
     int rc;
     if (c) {
         cli_command_set(c);
-        current_command = c;
-        rc = c->run(&g, argc - i - 1, argv + i + 1);
+        rc = c->run(c, &g, argc - i - 1, argv + i + 1);
     } else if (strcmp(cmd, "help") == 0) {
         /* help [COMMAND] */
         if (i + 2 < argc)
             return cli_usage_error("help: too many arguments");
         if (i + 1 < argc && !(c = cli_command_find(argv[i + 1])))
             return cli_usage_error("help: unknown command '%s'", argv[i + 1]);
-        cli_command_set(c);
-        cli_usage(stdout);
+        if (c)
+            cli_command_help(c, stdout);
+        else
+            cli_overview(stdout);
         rc = CLI_EXIT_OK;
     } else if (cmd[0] == '-') {
         return cli_usage_error("unknown option '%s'", cmd);

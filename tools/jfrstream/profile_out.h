@@ -31,18 +31,4 @@ bool prof_write_flamegraph(const prof *p, outbuf *o, const char *title);
  */
 bool prof_write_pprof(const prof *p, outbuf *o);
 
-/*
- * Finish the profile and write each output given (NULL: not wanted):
- * collapsed text, flame graph HTML, pprof. Each file is written to
- * PATH.tmp and renamed over PATH, so a reader never sees a partial one.
- * Errors are reported (cli_error); returns false on any.
- */
-bool prof_write_files(prof *p, const char *collapsed, const char *flame, const char *pprof,
-                      const char *title);
-
-/* Shared by the commands: --event, --threads, --dot, --count at argv[*i].
- * *taken tells whether it was one of those; returns a CLI exit status (0 or
- * a usage error already reported). */
-int prof_options_take(prof *pr, const char *cmd, int argc, char **argv, int *i, bool *taken);
-
 #endif

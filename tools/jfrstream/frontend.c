@@ -1,0 +1,330 @@
+/*
+ * frontend.c — the file front end (see frontend.h): a regular file is
+ * mapped and fed chunk by chunk (or in --feed-size slices), a pipe or a
+ * compressed file is read through input.c; errors of the parser, of the
+ * input and of the commands decide the exit status.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#include "frontend.h"
+#include "input.h"
+#include "progress.h"
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define READ_BLOCK ((size_t)1 << 20) /* default read size: 1 MiB */
+#define RANDOM_MAX 65536u            /* largest random feed slice */
+
+/* -------------------------------------------------------------- input */
+
+typedef struct slicer {
+    cli_feed_mode mode;
+    size_t fixed;
+    uint64_t state; /* splitmix64 */
+} slicer;
+
+static uint64_t splitmix64(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static size_t next_slice(slicer *sl) {
+    switch (sl->mode) {
+    case CLI_FEED_FIXED:
+        return sl->fixed;
+    case CLI_FEED_RANDOM:
+        return 1 + (size_t)(splitmix64(&sl->state) % RANDOM_MAX);
+    default:
+        return SIZE_MAX;
+    }
+}
+
+typedef struct feeder {
+    jfr_parser *p;
+    uint64_t cb_errors_at_start;
+    bool error;   /* something was reported */
+    bool stopped; /* no more feeding: stopped or fatal error */
+} feeder;
+
+static bool is_error(jfr_status s) {
+    return s != JFR_OK && s != JFR_PAUSED && s != JFR_STOPPED;
+}
+
+/* A status returned by feed/finish: print it unless on_error already did. */
+static void report(feeder *f, jfr_status s) {
+    if (!is_error(s))
+        return;
+    f->error = true;
+    uint64_t lib = jfr_parser_errors(f->p);
+    uint64_t seen = cli_errors_parse() - f->cb_errors_at_start;
+    if (lib > seen || seen == 0) {
+        const char *m = jfr_parser_error(f->p);
+        cli_error("%s", m && *m ? m : jfr_status_str(s));
+        cli_count_error(); /* count it as reported */
+    }
+}
+
+/* Feed one slice; resumes after JFR_PAUSED. */
+static void feed(feeder *f, const uint8_t *buf, size_t len) {
+    if (f->stopped)
+        return;
+    jfr_status s = jfr_parser_feed(f->p, buf, len);
+    while (s == JFR_PAUSED) {
+        size_t c = jfr_parser_consumed(f->p);
+        if (c > len)
+            c = len;
+        buf += c;
+        len -= c;
+        s = jfr_parser_feed(f->p, buf, len);
+    }
+    if (s != JFR_OK) {
+        f->stopped = true;
+        report(f, s);
+    }
+}
+
+static void feed_memory(feeder *f, slicer *sl, const uint8_t *data, size_t size) {
+    size_t off = 0;
+    if (sl->mode == CLI_FEED_DEFAULT) {
+        /* one chunk per call, parsed in place; then its pages are dropped
+         * from this process (they stay in the page cache), so resident
+         * memory is about one chunk however large the file */
+        long pg = sysconf(_SC_PAGESIZE);
+        size_t page = pg > 0 ? (size_t)pg : 4096, done = 0;
+        while (off < size && !f->stopped) {
+            uint64_t k = jfr_chunk_size_at(data + off, size - off);
+            if (k < 68 || k > size - off)
+                k = size - off; /* damaged or last: the parser reports it */
+#ifdef MADV_POPULATE_READ
+            /* map the chunk's pages in one call rather than fault by fault */
+            size_t lo = off / page * page;
+            (void)madvise((void *)(uintptr_t)(data + lo), off + (size_t)k - lo,
+                          MADV_POPULATE_READ);
+#endif
+            feed(f, data + off, (size_t)k);
+            off += (size_t)k;
+            cli_progress_update(off);
+            size_t upto = off / page * page;
+            if (upto > done) {
+                (void)madvise((void *)(uintptr_t)(data + done), upto - done, MADV_DONTNEED);
+                done = upto;
+            }
+        }
+        return;
+    }
+    while (off < size && !f->stopped) {
+        size_t k = next_slice(sl);
+        if (k > size - off)
+            k = size - off;
+        feed(f, data + off, k);
+        off += k;
+        cli_progress_update(off);
+    }
+}
+
+/* Read the input to the end, feeding as the slicer says. Returns false on a
+ * read or decompression error (reported). */
+static bool feed_input(feeder *f, slicer *sl, cli_input *in) {
+    size_t cap = READ_BLOCK;
+    if (sl->mode == CLI_FEED_FIXED && sl->fixed > cap)
+        cap = sl->fixed;
+    uint8_t *buf = malloc(cap);
+    if (!buf) {
+        cli_error("out of memory");
+        return false;
+    }
+    bool ok = true, eof = false;
+    size_t have = 0;
+    size_t want = sl->mode == CLI_FEED_DEFAULT ? 1 : next_slice(sl);
+    while (!f->stopped) {
+        /* fill the buffer up to one slice (default mode: one read) */
+        while (have < want && !eof) {
+            long n = cli_input_read(in, buf + have, cap - have);
+            if (n < 0) {
+                ok = false;
+                eof = true;
+                break;
+            }
+            if (n == 0)
+                eof = true;
+            have += (size_t)n;
+            uint64_t done, total;
+            cli_input_progress(in, &done, &total);
+            cli_progress_update(done);
+            if (sl->mode == CLI_FEED_DEFAULT)
+                break;
+        }
+        size_t off = 0;
+        if (sl->mode == CLI_FEED_DEFAULT) {
+            feed(f, buf, have);
+            off = have;
+        } else {
+            while (!f->stopped && (have - off >= want || (eof && off < have))) {
+                size_t k = want < have - off ? want : have - off;
+                feed(f, buf + off, k);
+                off += k;
+                want = next_slice(sl);
+            }
+        }
+        memmove(buf, buf + off, have - off);
+        have -= off;
+        if (eof && have == 0)
+            break;
+    }
+    /* the parser gave up: corrupt compressed data may be the cause */
+    if (ok && !eof && f->error && !cli_input_check(in, buf, cap))
+        ok = false;
+    free(buf);
+    return ok;
+}
+
+/* A parser with the command's options and callbacks, and the global
+ * options; NULL on a failure (reported). */
+static jfr_parser *new_parser(const cli_global *g, const jfr_options *opts,
+                              const jfr_callbacks *cb, void *user, cli_setup_fn setup) {
+    jfr_options o;
+    if (opts)
+        o = *opts;
+    else
+        jfr_options_init(&o);
+    o.resync = g->resync;
+    o.max_memory = g->max_memory;
+    jfr_parser *p = jfr_parser_new(&o, cb, user);
+    if (!p) {
+        cli_error("out of memory");
+        return NULL;
+    }
+    if (setup) {
+        jfr_status s = setup(p, user);
+        if (s) {
+            cli_error("%s", jfr_status_str(s));
+            jfr_parser_free(p);
+            return NULL;
+        }
+    }
+    return p;
+}
+
+/* An opened input and what its first bytes say. */
+typedef struct source {
+    int fd;
+    bool is_stdin;
+    const char *name;        /* for messages: the path or "<stdin>" */
+    void *map;               /* a plain regular file, mapped; else MAP_FAILED */
+    size_t map_size;
+    cli_input_format fmt;
+    uint8_t head[CLI_INPUT_HEAD]; /* a pipe's first bytes, fed afterwards */
+    size_t nhead;
+    bool usable;             /* a recording (or --resync): to be fed */
+} source;
+
+/* Map a regular file, or read a pipe's first bytes; recognise the format.
+ * A compressed or unusable file is not left mapped. */
+static void probe(source *src, const cli_global *g) {
+    struct stat st;
+    src->map = MAP_FAILED;
+    src->map_size = 0;
+    src->nhead = 0;
+    if (fstat(src->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size <= SIZE_MAX) {
+        src->map_size = (size_t)st.st_size;
+        src->map = mmap(NULL, src->map_size, PROT_READ, MAP_PRIVATE, src->fd, 0);
+    }
+    if (src->map != MAP_FAILED) {
+        src->fmt = cli_input_detect(src->map, src->map_size);
+        /* --resync looks for a chunk after any garbage: no check of the start */
+        src->usable =
+            g->resync || cli_input_usable(src->fmt, src->map, src->map_size, src->name);
+        if (src->fmt != CLI_INPUT_PLAIN || !src->usable) { /* compressed: read through the decoder */
+            munmap(src->map, src->map_size);
+            src->map = MAP_FAILED;
+        }
+        return;
+    }
+    /* a pipe: its first bytes say the format, and are fed afterwards */
+    while (src->nhead < sizeof src->head) {
+        ssize_t n = read(src->fd, src->head + src->nhead, sizeof src->head - src->nhead);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; /* a read error shows again at the next read */
+        src->nhead += (size_t)n;
+    }
+    src->fmt = cli_input_detect(src->head, src->nhead);
+    src->usable = g->resync || cli_input_usable(src->fmt, src->head, src->nhead, src->name);
+}
+
+/* Feed the whole input: from the mapping, or read (and decompressed)
+ * through input.c. False on a read or decompression error (reported). */
+static bool feed_source(feeder *f, slicer *sl, source *src) {
+    bool read_ok = true;
+    if (!src->usable) {
+        read_ok = false;
+    } else if (src->map != MAP_FAILED) {
+        (void)madvise(src->map, src->map_size, MADV_SEQUENTIAL);
+        cli_progress_begin(src->name, src->map_size);
+        feed_memory(f, sl, src->map, src->map_size);
+    } else {
+        cli_input *in = cli_input_open(src->fmt, src->fd, src->name, src->head, src->nhead);
+        if (in) {
+            uint64_t done, total;
+            cli_input_progress(in, &done, &total);
+            cli_progress_begin(src->name, total);
+            read_ok = feed_input(f, sl, in);
+            cli_input_close(in);
+        } else {
+            read_ok = false;
+        }
+    }
+    cli_progress_end();
+    return read_ok;
+}
+
+int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
+              const jfr_callbacks *cb, void *user, cli_setup_fn setup) {
+    uint64_t cb_errors_at_start = cli_errors_parse();
+    uint64_t data_errors_at_start = cli_errors_data();
+    jfr_parser *p = new_parser(g, opts, cb, user, setup);
+    if (!p)
+        return CLI_EXIT_ERROR;
+    feeder f = {p, cb_errors_at_start, false, false};
+    source src;
+    src.is_stdin = strcmp(path, "-") == 0;
+    src.fd = src.is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (src.fd < 0) {
+        cli_error("%s: %s", path, strerror(errno));
+        jfr_parser_free(p);
+        return CLI_EXIT_ERROR;
+    }
+    src.name = src.is_stdin ? "<stdin>" : path;
+    slicer sl = {g->feed_mode, g->feed_size, g->seed};
+    probe(&src, g);
+    if (!feed_source(&f, &sl, &src))
+        f.error = true;
+    /* always finish: it reports a truncated last chunk */
+    jfr_status s = jfr_parser_finish(p);
+    if (!f.stopped)
+        report(&f, s);
+    if (src.map != MAP_FAILED)
+        munmap(src.map, src.map_size);
+    if (!src.is_stdin)
+        close(src.fd);
+    if (!f.error && jfr_parser_bytes(p) == 0 && jfr_parser_chunks(p) == 0) {
+        cli_error("%s: empty input, no JFR chunk", src.name);
+        f.error = true;
+    }
+    if (cli_errors_parse() > f.cb_errors_at_start || cli_errors_data() > data_errors_at_start)
+        f.error = true;
+    jfr_parser_free(p);
+    return f.error ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+}

@@ -1,0 +1,32 @@
+/*
+ * profile_files.h — writing a profile's outputs to files, with errors
+ * reported on stderr: used by collapsed, flamegraph and pprof
+ * (cmd_profile.c) and by listen and tail (live.c). The output formats
+ * themselves are in profile_out.h.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#ifndef JFRSTREAM_CLI_PROFILE_FILES_H
+#define JFRSTREAM_CLI_PROFILE_FILES_H
+
+#include <stdbool.h>
+
+#include "profile.h"
+
+/* The output formats of a profile. */
+typedef enum { OUT_COLLAPSED, OUT_FLAME, OUT_PPROF } out_kind;
+
+/* Open an output file: "-" or NULL = stdout. Returns the fd or -1
+ * (reported). */
+int prof_open_out(const char *path);
+
+/*
+ * Finish the profile and write each output given (NULL: not wanted):
+ * collapsed text, flame graph HTML, pprof. Each file is written to
+ * PATH.tmp and renamed over PATH, so a reader never sees a partial one.
+ * Errors are reported (cli_error); returns false on any.
+ */
+bool prof_write_files(prof *p, const char *collapsed, const char *flame, const char *pprof,
+                      const char *title);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * report.c — the tool's standard output buffer, its messages on standard
+ * error and the count of the errors reported (see report.h).
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#include "report.h"
+#include "progress.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+outbuf cli_out;
+
+/* Errors reported through cli_on_error / cli_data_error. */
+static uint64_t cb_errors;
+static uint64_t data_errors;
+
+static void say(const char *fmt, va_list ap) {
+    /* keep stdout and stderr roughly in order when both go to a terminal */
+    ob_flush(&cli_out);
+    cli_progress_clear();
+    fputs(CLI_NAME ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    say(fmt, ap);
+    va_end(ap);
+}
+
+void cli_data_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    say(fmt, ap);
+    va_end(ap);
+    data_errors++;
+}
+
+int cli_on_error(jfr_parser *p, jfr_status s, const char *message, void *user) {
+    (void)p;
+    (void)user;
+    cb_errors++;
+    cli_error("%s", message && *message ? message : jfr_status_str(s));
+    return JFR_CB_CONTINUE;
+}
+
+uint64_t cli_errors_parse(void) { return cb_errors; }
+uint64_t cli_errors_data(void) { return data_errors; }
+void cli_count_error(void) { cb_errors++; }
+
+char *cli_event_error(const jfr_event *e, jfr_status s, const char *json_error) {
+    unsigned long long chunk = (unsigned long long)e->chunk_index;
+    unsigned long long at = (unsigned long long)e->offset;
+    const char *fmt = json_error ? "chunk %llu at byte %llu: %s event could not be fully decoded: %s"
+                                 : "chunk %llu at byte %llu: %s: %s";
+    const char *why = json_error ? json_error : jfr_status_str(s);
+    int n = snprintf(NULL, 0, fmt, chunk, at, e->type->name, why);
+    char *m = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (m)
+        snprintf(m, (size_t)n + 1, fmt, chunk, at, e->type->name, why);
+    return m;
+}

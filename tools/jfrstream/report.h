@@ -1,0 +1,57 @@
+/*
+ * report.h — what the tool writes: its buffered standard output, and its
+ * messages and errors on standard error (counted, for the exit status).
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#ifndef JFRSTREAM_CLI_REPORT_H
+#define JFRSTREAM_CLI_REPORT_H
+
+#include <stdint.h>
+
+#include "jfrstream.h"
+#include "outbuf.h"
+
+#define CLI_NAME "jfrstream"
+
+/* Exit statuses. */
+enum { CLI_EXIT_OK = 0, CLI_EXIT_ERROR = 1, CLI_EXIT_USAGE = 2 };
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CLI_PRINTF(f, a)
+#endif
+
+/* Stdout, buffered; flushed by main before exit. */
+extern outbuf cli_out;
+
+/* "jfrstream: <message>" on stderr (stdout flushed first, the progress line
+ * erased). */
+void cli_error(const char *fmt, ...) CLI_PRINTF(1, 2);
+
+/* An error found by a command in the data (e.g. an event that cannot be
+ * decoded): printed like cli_error, and the run's exit status becomes 1. */
+void cli_data_error(const char *fmt, ...) CLI_PRINTF(1, 2);
+
+/* The on_error callback every file command installs: prints the message and
+ * returns JFR_CB_CONTINUE so later good chunks are still processed. */
+int cli_on_error(jfr_parser *p, jfr_status s, const char *message, void *user);
+
+/* Errors printed so far by cli_on_error (and the front end on its behalf)
+ * and by cli_data_error: the front end compares them before and after a
+ * run. cli_count_error counts one the front end printed itself. */
+uint64_t cli_errors_parse(void);
+uint64_t cli_errors_data(void);
+void cli_count_error(void);
+
+/*
+ * The messages for an event that cannot be decoded, the same for every
+ * command: "chunk N at byte M: TYPE: STATUS" when its value cannot be read
+ * (json_error NULL), "chunk N at byte M: TYPE event could not be fully
+ * decoded: JSON_ERROR" when its JSON is incomplete. A malloc'd string (NULL
+ * on no memory) for the caller's reporter.
+ */
+char *cli_event_error(const jfr_event *e, jfr_status s, const char *json_error);
+
+#endif
