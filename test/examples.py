@@ -10,7 +10,15 @@ usage: test/examples.py EXAMPLES_DIR JFRSTREAM FILE.jfr FILE.summary.txt ...
                          `jfrstream print --json` (sorted: ordering is per chunk)
   tail_repo DIR 2000     a folder holding a copy of the fixture: every event,
                          per-type counts as in the summary
+  stream_to_pprof FILE|- [cpu|alloc|lock]
+                         the file, and the same bytes on stdin: the bytes of
+                         `jfrstream pprof --event E -o OUT FILE`, which decode
+                         (python's protobuf reader of test/profile-oracle.py)
+                         to the sample types of E and to the stacks and
+                         weights of `jfrstream collapsed` (suffixes removed)
 """
+import gzip
+import importlib.util
 import json
 import os
 import re
@@ -47,6 +55,21 @@ def summary_counts(path):
 
 def exe(name):
     return os.path.join(ex_dir, name)
+
+
+def oracle_module():
+    """test/profile-oracle.py (its pprof decoder)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'profile-oracle.py')
+    spec = importlib.util.spec_from_file_location('profile_oracle', path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+po = oracle_module()
+PPROF_TYPES = {'cpu': [('samples', 'count')],
+               'alloc': [('alloc_space', 'bytes'), ('alloc_objects', 'count')],
+               'lock': [('delay', 'nanoseconds'), ('contentions', 'count')]}
 
 
 for jfr, summary in pairs:
@@ -101,6 +124,36 @@ for jfr, summary in pairs:
         got = Counter(l.split()[0] for l in p.stdout.splitlines())
         check(f'tail_repo {base}: {sum(got.values())} events = jfr summary ({p.stderr.strip()})',
               p.returncode == 0 and got == want, (p.returncode, p.stderr, want - got, got - want))
+
+    # ---------------------------------------------------- stream_to_pprof
+    with tempfile.TemporaryDirectory() as d:
+        for ev in ('cpu', 'alloc', 'lock'):
+            want_pb = os.path.join(d, ev + '.pb.gz')
+            subprocess.run([jfrstream, 'pprof', '--event', ev, '-o', want_pb, jfr],
+                           capture_output=True, timeout=TIMEOUT, check=True)
+            want_raw = open(want_pb, 'rb').read()
+            collapsed = subprocess.run([jfrstream, 'collapsed', '--event', ev, jfr],
+                                       capture_output=True, text=True, timeout=TIMEOUT,
+                                       check=True).stdout
+            exp = po.strip_suffix(po.parse_collapsed(collapsed, False))
+            with open(jfr, 'rb') as f:
+                p_stdin = subprocess.run([exe('stream_to_pprof'), '-', ev], stdin=f,
+                                         capture_output=True, timeout=TIMEOUT)
+            p = subprocess.run([exe('stream_to_pprof'), jfr, ev], capture_output=True,
+                               timeout=TIMEOUT)
+            try:
+                types, folded, nsamples = po.decode_pprof(gzip.decompress(p.stdout))
+            except Exception as e:  # not gzip, not protobuf
+                types, folded, nsamples = None, {}, 0
+                print(f'  decode: {e!r}')
+            check(f'stream_to_pprof {base} {ev}: {len(p.stdout)} bytes = jfrstream pprof, '
+                  f'also from stdin; {nsamples} samples, {len(folded)} stacks, total '
+                  f'{sum(folded.values())} = collapsed',
+                  p.returncode == 0 and p.stdout == want_raw and
+                  p_stdin.returncode == 0 and p_stdin.stdout == want_raw and
+                  types == PPROF_TYPES[ev] and folded == exp,
+                  (p.returncode, p.stderr[-300:], p_stdin.returncode, len(p.stdout),
+                   len(p_stdin.stdout), len(want_raw), types, len(folded), len(exp)))
 
 print(f'examples: {fails} failures')
 sys.exit(1 if fails else 0)

@@ -8,7 +8,9 @@
 # jfrstream and runs it on test/data/workload.jfr (counts = the committed
 # `jfr summary` output, less metadata and checkpoint records); compiles
 # examples/tail_repo.c against jfrstream-uv and tails a folder holding the
-# fixture; runs the installed CLI; renders the installed man page with
+# fixture; compiles examples/stream_to_pprof.c against jfrstream-conv and
+# checks its profile of the fixture is the installed CLI's `pprof`, byte for
+# byte; runs the installed CLI; renders the installed man page with
 # `man -l` (or groff) and no warning. SANITIZE is meson's b_sanitize, so
 # that programs built here link against sanitized libraries.
 set -uo pipefail
@@ -33,7 +35,10 @@ echo "installed:"
 pc=$(find "$dest" -name jfrstream.pc | head -1)
 [ -n "$pc" ] || { echo "FAIL: no jfrstream.pc installed"; exit 1; }
 [ -n "$(find "$dest" -name jfrstream-uv.pc)" ] || fail "no jfrstream-uv.pc installed"
-for f in include/jfrstream.h include/jfrstream_uv.h bin/jfrstream share/man/man1/jfrstream.1; do
+[ -n "$(find "$dest" -name jfrstream-conv.pc)" ] || fail "no jfrstream-conv.pc installed"
+[ -n "$(find "$dest" -name 'libjfrstream_conv.*')" ] || fail "no libjfrstream_conv installed"
+for f in include/jfrstream.h include/jfrstream_uv.h include/jfrstream_conv.h bin/jfrstream \
+        share/man/man1/jfrstream.1; do
     [ -n "$(find "$dest" -path "*/$f" | head -1)" ] || fail "$f not installed"
 done
 export PKG_CONFIG_PATH
@@ -81,6 +86,24 @@ else
     else
         fail "tail_repo (installed library): $n events, want $want_n"
     fi
+fi
+
+# ------------------------------------ stream_to_pprof against jfrstream-conv
+convflags=$(pkg-config --cflags --libs jfrstream-conv) || fail "pkg-config jfrstream-conv"
+echo "pkg-config --cflags --libs jfrstream-conv: $convflags"
+# shellcheck disable=SC2086
+if ! "${cc[@]}" -std=c11 -Wall -Wextra -Werror "${flags[@]}" -o "$tmp/stream_to_pprof" \
+        "$src/examples/stream_to_pprof.c" $convflags 2>"$tmp/cc.err"; then
+    fail "stream_to_pprof.c does not build against the installed library: $(cat "$tmp/cc.err")"
+elif ! LD_LIBRARY_PATH="$libdir" "$tmp/stream_to_pprof" - alloc <"$src/test/data/workload.jfr" \
+        >"$tmp/conv.pb.gz" 2>"$tmp/conv.err" ||
+        ! LD_LIBRARY_PATH="$libdir" "$bindir/jfrstream" pprof --event alloc -o "$tmp/cli.pb.gz" \
+        "$src/test/data/workload.jfr" 2>>"$tmp/conv.err"; then
+    fail "stream_to_pprof or jfrstream pprof (installed): $(head -c 300 "$tmp/conv.err")"
+elif ! cmp -s "$tmp/conv.pb.gz" "$tmp/cli.pb.gz" || ! gzip -t "$tmp/conv.pb.gz" 2>/dev/null; then
+    fail "stream_to_pprof (installed library) differs from jfrstream pprof"
+else
+    echo "ok: stream_to_pprof built with pkg-config jfrstream-conv: $(wc -c <"$tmp/conv.pb.gz") bytes = jfrstream pprof --event alloc"
 fi
 
 # ---------------------------------------------------------- installed CLI

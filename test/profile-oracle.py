@@ -8,7 +8,7 @@ usage: profile-oracle.py --jfrstream BIN (--jfr JFR | --json STORED.json)
 For each FILE and each profile (cpu, alloc, lock, cpu --threads, alloc --dot)
 the events are printed by `jfr print --json --stack-depth 4096` and folded
 with the naming rules of async-profiler's converter (see
-tools/jfrstream/profile.h); the result must equal `jfrstream collapsed`
+lib/conv/profile.h); the result must equal `jfrstream collapsed`
 line for line and count for count. --threads frames carry the thread's
 constant-pool key, which `jfr print` does not show: there `tid=N` is
 compared as `tid=?` (and lines that become equal are summed on both sides).

@@ -1,6 +1,7 @@
 /*
- * fuzz_json.c — libFuzzer target: the CLI's JSON printer (tools/jfrstream/
- * evjson.c, with outbuf.c and jformat.c) over every event of the input, with
+ * fuzz_json.c — libFuzzer target: the converter library's JSON writer
+ * (lib/conv/evjson.c, with outbuf.c and jformat.c; public as jfrc_json in
+ * jfrstream_conv.h) over every event of the input, with
  * the options of `jfrstream print --json` (ordered, the JDK's time base).
  * Events alternate between the pretty and the compact layout and between
  * stack depths 5, 64 and 0.

@@ -16,7 +16,6 @@
 #include "frontend.h"
 #include "report.h"
 #include "usage.h"
-#include "jformat.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +70,7 @@ static void sb_u64(sbuf *b, uint64_t v) {
 }
 
 static size_t sb_column(const sbuf *b) {
-    return jfmt_utf16_length(b->s + b->line, b->len - b->line);
+    return jfrc_utf16_length(b->s + b->line, b->len - b->line);
 }
 
 /* ----------------------------------------------------------- rendering */
@@ -142,7 +141,7 @@ static size_t element_values(const jfr_annotation *a, const char *name, bool arr
 /* One annotation element value as the JDK tool shows it (quoteIfNeeded of
  * the value parsed into the element's Java type). */
 static void put_scalar(render *r, const jfr_type *t, const char *text) {
-    char buf[JFMT_NUM_MAX];
+    char buf[JFRC_NUM_MAX];
     switch (t ? t->base : JFR_BASE_STRING) {
     case JFR_BASE_STRING:
         sb_puts(r->b, "\"");
@@ -167,11 +166,11 @@ static void put_scalar(render *r, const jfr_type *t, const char *text) {
         return;
     }
     case JFR_BASE_FLOAT:
-        jfmt_float(strtof(text, NULL), buf);
+        jfrc_java_float(strtof(text, NULL), buf);
         sb_puts(r->b, buf);
         return;
     case JFR_BASE_DOUBLE:
-        jfmt_double(strtod(text, NULL), buf);
+        jfrc_java_double(strtod(text, NULL), buf);
         sb_puts(r->b, buf);
         return;
     default:
@@ -236,7 +235,7 @@ static void render_type(render *r, const jfr_type *t) {
         sb_u64(b, t->id);
         sb_nl(b);
     }
-    r->comment_col = jfmt_utf16_length(t->name, strlen(t->name)) + 10;
+    r->comment_col = jfrc_utf16_length(t->name, strlen(t->name)) + 10;
     r->indent = 0;
     if (strchr(t->name, '.')) {
         sb_puts(b, "@Name(\"");
@@ -314,7 +313,7 @@ static size_t package_len(const char *name) {
 
 static int cmp_prefix(const char *a, size_t na, const char *b, size_t nb) {
     char *x = strndup(a, na), *y = strndup(b, nb);
-    int c = (x && y) ? jfmt_utf16_compare(x, y) : 0;
+    int c = (x && y) ? jfrc_utf16_compare(x, y) : 0;
     free(x);
     free(y);
     return c;
@@ -329,7 +328,7 @@ static int cmp_entries(const void *pa, const void *pb) {
     } else {
         size_t la = package_len(a->name), lb = package_len(b->name);
         if (la == lb && strncmp(a->name, b->name, la) == 0)
-            c = jfmt_utf16_compare(a->name, b->name);
+            c = jfrc_utf16_compare(a->name, b->name);
         else
             c = cmp_prefix(a->name, la, b->name, lb);
     }
@@ -379,8 +378,8 @@ static void print_chunk(metacmd *mc, const jfr_metadata *m) {
         list[n++] = (entry){t->id, (char *)t->name, (char *)t->super_type, NULL, i};
     }
     qsort(list, n, sizeof *list, cmp_entries);
-    outbuf *o = &cli_out;
-    ob_printf(o, "// metadata id %llu, %u types, gmtOffset %lld ms, dst %lld ms, locale %s%s\n\n",
+    jfrc_out *o = cli_out;
+    jfrc_out_printf(o, "// metadata id %llu, %u types, gmtOffset %lld ms, dst %lld ms, locale %s%s\n\n",
               (unsigned long long)m->metadata_id, (unsigned)m->ntypes,
               (long long)m->gmt_offset_ms, (long long)m->dst_ms, m->locale ? m->locale : "-",
               m->reused ? " (same as previous chunk)" : "");
@@ -394,7 +393,7 @@ static void print_chunk(metacmd *mc, const jfr_metadata *m) {
             mc->nomem = true;
             break;
         }
-        ob_write(o, b.s, b.len);
+        jfrc_out_write(o, b.s, b.len);
     }
     free(b.s);
     free(list);
@@ -449,7 +448,7 @@ static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     (void)p;
     metacmd *mc = user;
     if (mc->per_chunk)
-        ob_printf(&cli_out, "// chunk %llu at byte %llu: version %u.%u, %lld bytes\n",
+        jfrc_out_printf(cli_out, "// chunk %llu at byte %llu: version %u.%u, %lld bytes\n",
                   (unsigned long long)c->index, (unsigned long long)c->offset, (unsigned)c->major,
                   (unsigned)c->minor, (long long)c->size);
     return JFR_CB_CONTINUE;
@@ -495,7 +494,7 @@ int cmd_metadata(const cli_command *c, cli_global *g, int argc, char **argv) {
         qsort(mc.entries, mc.nentries, sizeof *mc.entries, cmp_entries);
         for (size_t i = 0; i < mc.nentries; i++)
             if (mc.entries[i].text)
-                ob_puts(&cli_out, mc.entries[i].text);
+                jfrc_out_puts(cli_out, mc.entries[i].text);
     }
     if (mc.nomem) {
         cli_error("out of memory");

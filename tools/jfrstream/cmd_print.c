@@ -37,8 +37,6 @@
 #include "frontend.h"
 #include "report.h"
 #include "usage.h"
-#include "evjson.h"
-#include "jformat.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -46,7 +44,8 @@
 #include <string.h>
 
 typedef struct printer {
-    evjson ej;
+    jfrc_json *ej;
+    uint32_t stack_depth; /* --stack-depth */
     bool first_event;
     cli_filter filter;
     bool table;        /* filter through `want` (not by subscription) */
@@ -76,25 +75,25 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
         return JFR_CB_CONTINUE;
     }
     if (!pr->first_event)
-        ob_write(pr->ej.o, ", ", 2); /* array elements: no newline */
+        jfrc_out_write(cli_out, ", ", 2); /* array elements: no newline */
     pr->first_event = false;
-    s = evjson_event(&pr->ej, e, &ev);
+    s = jfrc_json_event(pr->ej, e, &ev);
     if (s)
-        data_error(e, s, evjson_error_str(&pr->ej));
+        data_error(e, s, jfrc_json_error(pr->ej));
     return JFR_CB_CONTINUE;
 }
 
 static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     (void)p;
     printer *pr = user;
-    evjson_chunk_begin(&pr->ej, c);
+    jfrc_json_chunk_begin(pr->ej, c);
     return JFR_CB_CONTINUE;
 }
 
 static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     (void)p;
     printer *pr = user;
-    evjson_metadata(&pr->ej, m);
+    jfrc_json_metadata(pr->ej, m);
     if (pr->table && !cli_type_set_build(&pr->want, &pr->filter, m)) {
         pr->nomem = true;
         return JFR_CB_STOP;
@@ -133,7 +132,7 @@ static int on_arg(void *ctx, const cli_arg *a) {
         if (errno || *end || end == a->value || v < 0 || v > INT32_MAX)
             return cli_usage_error("print: --stack-depth needs a number >= 0, got '%s'",
                                    a->value);
-        pr->ej.stack_depth = (uint32_t)v;
+        pr->stack_depth = (uint32_t)v;
         return CLI_EXIT_OK;
     }
     default: /* OPT_UNSUPPORTED */
@@ -144,7 +143,7 @@ static int on_arg(void *ctx, const cli_arg *a) {
 int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv) {
     printer pr;
     memset(&pr, 0, sizeof pr);
-    evjson_init(&pr.ej, &cli_out, 5, false);
+    pr.stack_depth = 5;
     pr.first_event = true;
     const char *path;
     int rc = cli_args(c, g, argc, argv, on_arg, &pr);
@@ -156,6 +155,12 @@ int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv) {
         goto out;
     }
 
+    pr.ej = jfrc_json_new(cli_out, pr.stack_depth, false);
+    if (!pr.ej) {
+        cli_error("out of memory");
+        rc = CLI_EXIT_ERROR;
+        goto out;
+    }
     jfr_options opts;
     jfr_options_init(&opts);
     opts.ordered = true;
@@ -174,23 +179,23 @@ int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv) {
         pr.table = cli_filter_active(&pr.filter);
     }
 
-    evjson *ej = &pr.ej;
-    evjson_object_begin(ej);
-    evjson_put_name(ej, "recording");
-    evjson_object_begin(ej);
-    evjson_put_name(ej, "events");
-    ob_putc(ej->o, '[');
+    jfrc_json *ej = pr.ej;
+    jfrc_json_object_begin(ej);
+    jfrc_json_name(ej, "recording");
+    jfrc_json_object_begin(ej);
+    jfrc_json_name(ej, "events");
+    jfrc_out_putc(cli_out, '[');
     rc = cli_parse(g, path, &opts, &cb, &pr, setup);
-    ob_putc(ej->o, ']');
-    evjson_object_end(ej);
-    evjson_object_end(ej);
+    jfrc_out_putc(cli_out, ']');
+    jfrc_json_object_end(ej);
+    jfrc_json_object_end(ej);
     if (pr.nomem) {
         cli_error("out of memory");
         rc = CLI_EXIT_ERROR;
     }
 out:
     cli_filter_free(&pr.filter);
-    evjson_free(&pr.ej);
+    jfrc_json_free(pr.ej);
     cli_type_set_free(&pr.want);
     return rc;
 }

@@ -10,9 +10,7 @@
 #include "frontend.h"
 #include "report.h"
 #include "usage.h"
-#include "profile.h"
 #include "profile_files.h"
-#include "profile_out.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +25,7 @@
  * metadata may be gone) and its slot in the list of names (0: not yet),
  * filled at the type's first record; then one increment per record. */
 typedef struct run_ctx {
-    prof *pr;
+    jfrc_profile *pr;
     const jfr_type **tptr; /* NULL: not a type with a stackTrace field */
     uint32_t *slot;
     uint32_t ntypes;
@@ -89,32 +87,33 @@ static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
 
 static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     (void)p;
-    prof_chunk_begin(((run_ctx *)user)->pr, c);
+    jfrc_profile_chunk_begin(((run_ctx *)user)->pr, c);
     return JFR_CB_CONTINUE;
 }
 
 static int on_chunk_end(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     (void)p;
     (void)c;
-    prof_chunk_end(((run_ctx *)user)->pr);
+    jfrc_profile_chunk_end(((run_ctx *)user)->pr);
     return JFR_CB_CONTINUE;
 }
 
 static jfr_status setup(jfr_parser *p, void *user) {
     run_ctx *x = user;
     x->ntypes = 0; /* a new parser: its metadata comes with its first chunk */
-    return prof_subscribe(x->pr, p);
+    return jfrc_profile_subscribe(x->pr, p);
 }
 
 /* An empty profile: say so, and name the event types with a stack trace
  * the inputs do have. */
 static void tell_empty(const run_ctx *x, const char *cmd) {
-    const prof *pr = x->pr;
+    const jfrc_profile *pr = x->pr;
     char sel[256];
     size_t n = 0;
     sel[0] = '\0';
-    for (uint32_t i = 0; i < pr->nsubs && n < sizeof sel; i++)
-        n += (size_t)snprintf(sel + n, sizeof sel - n, "%s%s", i ? "," : "", pr->subs[i].name);
+    for (size_t i = 0; i < jfrc_profile_ntypes(pr) && n < sizeof sel; i++)
+        n += (size_t)snprintf(sel + n, sizeof sel - n, "%s%s", i ? "," : "",
+                              jfrc_profile_type(pr, i));
     if (x->nseen == 0) {
         cli_error("%s: empty profile: no %s event matched (the input has no event of a type "
                   "with a stackTrace field)", cmd, sel);
@@ -146,15 +145,20 @@ static void tell_empty(const run_ctx *x, const char *cmd) {
 
 /* The command's options and FILE operands. */
 typedef struct args_ctx {
-    prof *pr;
+    jfrc_profile *pr;
     const char *out, *title;
     const char **paths;
     int npaths;
 } args_ctx;
 
+/* Add a JFRC_PROFILE_* flag. */
+static void prof_flag(jfrc_profile *pr, unsigned flag) {
+    jfrc_profile_set_flags(pr, jfrc_profile_flags(pr) | flag);
+}
+
 static int on_arg(void *ctx, const cli_arg *a) {
     args_ctx *x = ctx;
-    prof *pr = x->pr;
+    jfrc_profile *pr = x->pr;
     const char *cmd = a->cmd, *v = a->value;
     if (!a->opt) {
         x->paths[x->npaths++] = a->as;
@@ -169,45 +173,45 @@ static int on_arg(void *ctx, const cli_arg *a) {
     bool ok = true;
     switch (key) {
     case OPT_EVENT:
-        ok = prof_select(pr, v);
+        ok = jfrc_profile_select(pr, v) == JFR_OK;
         break;
     case OPT_THREADS:
-        pr->threads = true;
+        prof_flag(pr, JFRC_PROFILE_THREADS);
         break;
     case OPT_DOT:
-        pr->dot = true;
+        prof_flag(pr, JFRC_PROFILE_DOT);
         break;
     case OPT_COUNT:
-        pr->count = true;
+        prof_flag(pr, JFRC_PROFILE_COUNT);
         break;
     case OPT_REVERSE:
-        pr->reverse = true;
+        prof_flag(pr, JFRC_PROFILE_REVERSE);
         break;
     case OPT_LINES:
-        pr->lines = true;
+        prof_flag(pr, JFRC_PROFILE_LINES);
         break;
     case OPT_LEAK:
-        pr->leak = true;
+        prof_flag(pr, JFRC_PROFILE_LEAK);
         break;
     case OPT_STATE:
-        ok = prof_set_state(pr, v);
+        ok = jfrc_profile_set_state(pr, v) == JFR_OK;
         break;
     case OPT_INCLUDE:
     case OPT_EXCLUDE:
-        ok = prof_set_regex(pr, key == OPT_INCLUDE, v);
+        ok = (key == OPT_INCLUDE ? jfrc_profile_set_include(pr, v)
+                                 : jfrc_profile_set_exclude(pr, v)) == JFR_OK;
         break;
     case OPT_MINWIDTH: {
         char *end;
-        pr->minwidth = strtod(v, &end);
-        if (end == v || *end || !(pr->minwidth >= 0 && pr->minwidth <= 100)) {
-            snprintf(pr->err, sizeof pr->err, "--minwidth: a percentage from 0 to 100");
-            ok = false;
-        }
+        double w = strtod(v, &end);
+        if (end == v || *end || jfrc_profile_set_minwidth(pr, w) != JFR_OK)
+            return cli_usage_error("%s: --minwidth: a percentage from 0 to 100", cmd);
         break;
     }
     case OPT_FROM:
     case OPT_TO:
-        ok = prof_set_time(pr, key == OPT_TO, v);
+        ok = (key == OPT_TO ? jfrc_profile_set_to(pr, v)
+                            : jfrc_profile_set_from(pr, v)) == JFR_OK;
         break;
     case OPT_OUTPUT:
         x->out = v;
@@ -217,20 +221,19 @@ static int on_arg(void *ctx, const cli_arg *a) {
         break;
     }
     if (!ok)
-        return cli_usage_error("%s: %s", cmd, pr->err);
+        return cli_usage_error("%s: %s", cmd, jfrc_profile_error(pr));
     return CLI_EXIT_OK;
 }
 
 static int run(const cli_command *c, cli_global *g, out_kind kind, int argc, char **argv) {
     const char *cmd = c->name;
-    prof pr;
-    prof_init(&pr);
-    run_ctx x = {.pr = &pr};
-    args_ctx ax = {.pr = &pr};
+    jfrc_profile *pr = jfrc_profile_new();
+    run_ctx x = {.pr = pr};
+    args_ctx ax = {.pr = pr};
     const char *out, *title;
     int rc = CLI_EXIT_OK;
     ax.paths = calloc((size_t)argc + 1, sizeof *ax.paths);
-    if (!ax.paths) {
+    if (!ax.paths || !pr) {
         cli_error("out of memory");
         rc = CLI_EXIT_ERROR;
         goto done;
@@ -241,7 +244,8 @@ static int run(const cli_command *c, cli_global *g, out_kind kind, int argc, cha
     rc = CLI_EXIT_OK;
     out = ax.out;
     title = ax.title;
-    if (kind == OUT_PPROF && pr.reverse) { /* pprof viewers turn stacks themselves */
+    /* pprof viewers turn stacks themselves */
+    if (kind == OUT_PPROF && (jfrc_profile_flags(pr) & JFRC_PROFILE_REVERSE)) {
         rc = cli_usage_error("%s: --reverse is for collapsed stacks and flame graphs", cmd);
         goto done;
     }
@@ -249,13 +253,8 @@ static int run(const cli_command *c, cli_global *g, out_kind kind, int argc, cha
         rc = cli_usage_error("%s: missing FILE", cmd);
         goto done;
     }
-    if (pr.nsubs == 0 && !prof_select(&pr, "cpu")) {
-        cli_error("%s", pr.err);
-        rc = CLI_EXIT_ERROR;
-        goto done;
-    }
-    if (pr.nomem) {
-        cli_error("out of memory");
+    if (jfrc_profile_ntypes(pr) == 0 && jfrc_profile_select(pr, "cpu") != JFR_OK) {
+        cli_error("%s", jfrc_profile_error(pr));
         rc = CLI_EXIT_ERROR;
         goto done;
     }
@@ -271,65 +270,64 @@ static int run(const cli_command *c, cli_global *g, out_kind kind, int argc, cha
                         .on_chunk_end = on_chunk_end,
                         .on_error = cli_on_error};
     /* several inputs, one profile: each its own source of constant keys */
-    for (int k = 0; k < ax.npaths && !pr.nomem; k++) {
-        pr.cur_source = (uint64_t)k;
+    for (int k = 0; k < ax.npaths && jfrc_profile_ok(pr); k++) {
+        jfrc_profile_set_source(pr, (uint64_t)k);
         int r = cli_parse(g, ax.paths[k], NULL, &cb, &x, setup);
         x.ntypes = 0; /* the parser and its metadata are gone */
         if (r != CLI_EXIT_OK)
             rc = r;
     }
-    if (pr.err[0]) {
-        cli_error("%s", pr.err);
+    if (jfrc_profile_error(pr)) {
+        cli_error("%s", jfrc_profile_error(pr));
         rc = CLI_EXIT_ERROR;
     }
-    if (!prof_finish(&pr)) {
+    if (jfrc_profile_finish(pr) != JFR_OK) {
         cli_error("out of memory");
         if (fd != STDOUT_FILENO)
             close(fd);
         rc = CLI_EXIT_ERROR;
         goto done;
     }
-    outbuf ob, *o = &cli_out;
+    jfrc_out *o = cli_out;
     if (fd != STDOUT_FILENO) {
-        if (!ob_init(&ob, fd, (size_t)1 << 20)) {
+        if (!(o = jfrc_out_new_fd(fd, (size_t)1 << 20))) {
             close(fd);
             cli_error("out of memory");
             rc = CLI_EXIT_ERROR;
             goto done;
         }
-        o = &ob;
     }
     bool ok = true;
     switch (kind) {
     case OUT_COLLAPSED:
-        prof_write_collapsed(&pr, o);
+        jfrc_profile_write_collapsed(pr, o);
         break;
     case OUT_FLAME:
-        ok = prof_write_flamegraph(&pr, o, title ? title : "Flame Graph");
+        ok = jfrc_profile_write_flamegraph(pr, o, title ? title : "Flame Graph") == JFR_OK;
         break;
     case OUT_PPROF:
-        ok = prof_write_pprof(&pr, o);
+        ok = jfrc_profile_write_pprof(pr, o) == JFR_OK;
         break;
     }
     if (!ok) {
         cli_error("out of memory");
         rc = CLI_EXIT_ERROR;
     }
-    if (pr.nodes && pr.nodes[0].total == 0 && pr.events == 0 && rc == CLI_EXIT_OK)
+    if (jfrc_profile_total(pr) == 0 && jfrc_profile_events(pr) == 0 && rc == CLI_EXIT_OK)
         tell_empty(&x, cmd);
-    if (o != &cli_out) {
-        if (!ob_flush(o) || o->failed) {
+    if (o != cli_out) {
+        if (jfrc_out_flush(o) != JFR_OK) {
             cli_error("%s: write error: %s", out, strerror(errno));
             rc = CLI_EXIT_ERROR;
         }
-        ob_free(o);
+        jfrc_out_free(o);
         if (close(fd) != 0 && rc == CLI_EXIT_OK) {
             cli_error("%s: %s", out, strerror(errno));
             rc = CLI_EXIT_ERROR;
         }
     }
 done:
-    prof_free(&pr);
+    jfrc_profile_free(pr);
     for (size_t k = 0; k < x.nseen; k++)
         free(x.seen[k]);
     free(x.seen);

@@ -12,7 +12,6 @@
 #include "frontend.h"
 #include "report.h"
 #include "usage.h"
-#include "summary.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,35 +19,32 @@
 
 static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     (void)p;
-    sum_table *s = user;
-    if (s->nrows == 0) /* the JDK names records 0 and 1 up front */
-        sum_chunk_begin(s, c, NULL, NULL);
-    return s->nomem ? JFR_CB_STOP : JFR_CB_CONTINUE;
+    jfrc_summary *s = user;
+    if (jfrc_summary_nrows(s) == 0) /* the JDK names records 0 and 1 up front */
+        jfrc_summary_chunk_begin(s, c, NULL, NULL);
+    return jfrc_summary_ok(s) ? JFR_CB_CONTINUE : JFR_CB_STOP;
 }
 
 /* Chunks are counted when complete (a truncated last chunk is an error, not
  * a chunk); version and start come from the first complete one. */
 static int on_chunk_end(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     (void)p;
-    sum_chunk_end(user, c);
+    jfrc_summary_chunk_end(user, c);
     return JFR_CB_CONTINUE;
 }
 
 static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     (void)p;
-    sum_table *s = user;
-    sum_metadata(s, m, NULL);
-    return s->nomem ? JFR_CB_STOP : JFR_CB_CONTINUE;
+    jfrc_summary *s = user;
+    jfrc_summary_metadata(s, m, NULL);
+    return jfrc_summary_ok(s) ? JFR_CB_CONTINUE : JFR_CB_STOP;
 }
 
 static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
     (void)p;
-    sum_table *s = user;
-    uint32_t row = sum_row_missing(s, r->type_id); /* found by id, or added */
-    if (row == SUM_NONE)
-        return JFR_CB_STOP;
-    sum_count(s, row, r->size);
-    return JFR_CB_CONTINUE;
+    jfrc_summary *s = user;
+    /* the row of its type id: found, or added */
+    return jfrc_summary_record(s, r) == JFRC_SUMMARY_NONE ? JFR_CB_STOP : JFR_CB_CONTINUE;
 }
 
 /* FILE, the only operand; no options. */
@@ -68,20 +64,23 @@ int cmd_summary(const cli_command *c, cli_global *g, int argc, char **argv) {
     if (!path)
         return cli_usage_error("summary: missing FILE");
 
-    sum_table s;
-    sum_init(&s, false);
+    jfrc_summary *s = jfrc_summary_new(false);
+    if (!s) {
+        cli_error("out of memory");
+        return CLI_EXIT_ERROR;
+    }
     jfr_callbacks cb = {.size = sizeof cb, .on_chunk_begin = on_chunk_begin,
                         .on_metadata = on_metadata,
                         .on_record = on_record,
                         .on_chunk_end = on_chunk_end,
                         .on_error = cli_on_error};
-    int rc = cli_parse(g, path, NULL, &cb, &s, NULL);
-    if (s.nomem) {
+    int rc = cli_parse(g, path, NULL, &cb, s, NULL);
+    if (!jfrc_summary_ok(s)) {
         cli_error("out of memory");
         rc = CLI_EXIT_ERROR;
     }
-    if (s.have_first) /* nothing to show without a complete chunk */
-        sum_print(&s, &cli_out);
-    sum_free(&s);
+    if (jfrc_summary_has_chunks(s)) /* nothing to show without a complete chunk */
+        jfrc_summary_print(s, cli_out);
+    jfrc_summary_free(s);
     return rc;
 }

@@ -63,11 +63,12 @@ int live_option(live_opts *o, const cli_arg *a) {
             return CLI_EXIT_OK;
         }
         o->prof_event = v;
-        prof t; /* check the words now: a usage error */
-        prof_init(&t);
-        bool ok = prof_select(&t, v);
-        int rc = ok ? CLI_EXIT_OK : cli_usage_error("%s: %s: %s", cmd, a->as, t.err);
-        prof_free(&t);
+        jfrc_profile *t = jfrc_profile_new(); /* check the words now: a usage error */
+        const char *why = !t ? "out of memory"
+                          : jfrc_profile_select(t, v) != JFR_OK ? jfrc_profile_error(t)
+                                                                : NULL;
+        int rc = !why ? CLI_EXIT_OK : cli_usage_error("%s: %s: %s", cmd, a->as, why);
+        jfrc_profile_free(t);
         return rc;
     }
     case OPT_THREADS:
@@ -100,7 +101,7 @@ static char recent[RECENT][160];
 static unsigned nrecent;
 
 static void put_msg(const char *name, const char *text) {
-    ob_flush(&cli_out); /* keep stdout and stderr roughly in order */
+    jfrc_out_flush(cli_out); /* keep stdout and stderr roughly in order */
     fprintf(stderr, CLI_NAME ": %s: %s\n", name, text);
     char *r = recent[nrecent++ % RECENT];
     size_t cap = sizeof recent[0];
@@ -127,7 +128,7 @@ void live_msg(const char *fmt, ...) {
         *colon = '\0';
         put_msg(text, colon + 2);
     } else {
-        ob_flush(&cli_out);
+        jfrc_out_flush(cli_out);
         fprintf(stderr, CLI_NAME ": %s\n", text);
     }
 }
@@ -152,11 +153,11 @@ static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     live_src *s = src_of(user);
     if (s->app->chunk_hook)
         s->app->chunk_hook(s->app, s);
-    sum_chunk_begin(&s->app->stats, c, &s->row0, &s->row1);
+    jfrc_summary_chunk_begin(s->app->stats, c, &s->row0, &s->row1);
     if (s->app->prof)
-        prof_chunk_begin(s->app->prof, c);
+        jfrc_profile_chunk_begin(s->app->prof, c);
     if (s->app->o.json)
-        evjson_chunk_begin(&s->ej, c);
+        jfrc_json_chunk_begin(s->ej, c);
     return JFR_CB_CONTINUE;
 }
 
@@ -165,7 +166,7 @@ static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     live_src *s = src_of(user);
     live_app *app = s->app;
     if (app->o.json)
-        evjson_metadata(&s->ej, m);
+        jfrc_json_metadata(s->ej, m);
     if (m->ntypes > s->ntypes) {
         uint32_t *r = realloc(s->rows, m->ntypes * sizeof *r);
         if (r) {
@@ -179,9 +180,35 @@ static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
         return JFR_CB_STOP;
     }
     for (size_t i = 0; i < s->ntypes; i++)
-        s->rows[i] = SUM_NONE;
-    sum_metadata(&app->stats, m, s->rows);
+        s->rows[i] = JFRC_SUMMARY_NONE;
+    jfrc_summary_metadata(app->stats, m, s->rows);
     return JFR_CB_CONTINUE;
+}
+
+/* Make room for the counters of summary row `row`; false on no memory. */
+static bool row_counters(live_app *app, uint32_t row) {
+    if (row < app->caprows)
+        return true;
+    size_t cap = app->caprows ? app->caprows * 2 : 64;
+    while (cap <= row)
+        cap *= 2;
+    uint64_t *e = realloc(app->row_events, cap * sizeof *e);
+    if (!e)
+        return false;
+    app->row_events = e;
+    uint64_t *r = realloc(app->row_replayed, cap * sizeof *r);
+    if (!r)
+        return false;
+    app->row_replayed = r;
+    memset(e + app->caprows, 0, (cap - app->caprows) * sizeof *e);
+    memset(r + app->caprows, 0, (cap - app->caprows) * sizeof *r);
+    app->caprows = cap;
+    return true;
+}
+
+/* Events counted in a summary row. */
+static uint64_t row_events(const live_app *app, size_t row) {
+    return row < app->caprows ? app->row_events[row] : 0;
 }
 
 static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
@@ -197,17 +224,17 @@ static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
     else if (typed)
         row = s->rows[r->type->index];
     else
-        row = sum_row_missing(&app->stats, r->type_id);
-    sum_count(&app->stats, row, r->size);
+        row = jfrc_summary_row_missing(app->stats, r->type_id);
+    jfrc_summary_count(app->stats, row, r->size);
     if (typed && cli_type_set_has(&s->want, r->type)) {
         /* already there at the start (tail: on disk): not a rate of now */
         unsigned old = r->offset < s->replay_bytes;
         s->events++;
         app->events_total++;
         app->replayed_total += old;
-        if (row != SUM_NONE) {
-            app->stats.rows[row].events++;
-            app->stats.rows[row].replayed += old;
+        if (row != JFRC_SUMMARY_NONE && row_counters(app, row)) {
+            app->row_events[row]++;
+            app->row_replayed[row] += old;
         }
     }
     return JFR_CB_CONTINUE;
@@ -230,10 +257,10 @@ static void emit(live_src *s, const jfr_event *e) {
         event_error(s, e, st, NULL);
         return;
     }
-    st = evjson_event(&s->ej, e, &ev);
-    ob_putc(&cli_out, '\n');
+    st = jfrc_json_event(s->ej, e, &ev);
+    jfrc_out_putc(cli_out, '\n');
     if (st)
-        event_error(s, e, st, evjson_error_str(&s->ej));
+        event_error(s, e, st, jfrc_json_error(s->ej));
 }
 
 static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
@@ -253,9 +280,9 @@ static int on_chunk_end(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     (void)p;
     live_src *s = src_of(user);
     s->chunks++;
-    sum_chunk_end(&s->app->stats, c);
+    jfrc_summary_chunk_end(s->app->stats, c);
     if (s->app->prof)
-        prof_chunk_end(s->app->prof);
+        jfrc_profile_chunk_end(s->app->prof);
     return JFR_CB_CONTINUE;
 }
 
@@ -307,8 +334,11 @@ live_src *live_src_new(live_app *app, const char *name) {
         return NULL;
     s->app = app;
     snprintf(s->name, sizeof s->name, "%s", name);
-    evjson_init(&s->ej, &cli_out, app->o.stack_depth, true);
-    s->row0 = s->row1 = SUM_NONE;
+    if (app->o.json && !(s->ej = jfrc_json_new(cli_out, app->o.stack_depth, true))) {
+        free(s);
+        return NULL;
+    }
+    s->row0 = s->row1 = JFRC_SUMMARY_NONE;
     app->conns++;
     app->conns_total++;
     s->id = app->conns_total;
@@ -318,14 +348,14 @@ live_src *live_src_new(live_app *app, const char *name) {
 static int on_prof_event(jfr_parser *p, const jfr_event *e, void *user) {
     (void)p;
     live_src *s = user;
-    prof_add(s->app->prof, e, s->id);
+    jfrc_profile_add(s->app->prof, e, s->id);
     return JFR_CB_CONTINUE;
 }
 
 jfr_status live_src_subscribe(live_src *s, jfr_parser *p) {
     const live_app *app = s->app;
-    for (uint32_t i = 0; app->prof && i < app->prof->nsubs; i++) {
-        jfr_status st = jfr_parser_on(p, app->prof->subs[i].name, on_prof_event, s);
+    for (size_t i = 0; app->prof && i < jfrc_profile_ntypes(app->prof); i++) {
+        jfr_status st = jfr_parser_on(p, jfrc_profile_type(app->prof, i), on_prof_event, s);
         if (st)
             return st;
     }
@@ -354,7 +384,7 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
     if (s->failed)
         app->failed = true;
     app->conns--;
-    evjson_free(&s->ej);
+    jfrc_json_free(s->ej);
     cli_type_set_free(&s->want);
     free(s->rows);
     free(s);
@@ -363,7 +393,7 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
 void live_src_discard(live_src *s) {
     s->app->conns--;
     s->app->conns_total--;
-    evjson_free(&s->ej);
+    jfrc_json_free(s->ej);
     cli_type_set_free(&s->want);
     free(s->rows);
     free(s);
@@ -376,30 +406,32 @@ typedef struct rate_row {
     double rate;
 } rate_row;
 
-static const sum_table *sort_table; /* for the comparison (single-threaded) */
+static const live_app *sort_app; /* for the comparison (single-threaded) */
 
 static int cmp_rate(const void *a, const void *b) {
     const rate_row *x = a, *y = b;
     if (x->rate != y->rate)
         return x->rate > y->rate ? -1 : 1;
-    uint64_t ex = sort_table->rows[x->row].events, ey = sort_table->rows[y->row].events;
+    uint64_t ex = row_events(sort_app, x->row), ey = row_events(sort_app, y->row);
     if (ex != ey)
         return ex > ey ? -1 : 1;
-    return strcmp(sort_table->rows[x->row].name, sort_table->rows[y->row].name);
+    return strcmp(jfrc_summary_row_name(sort_app->stats, x->row),
+                  jfrc_summary_row_name(sort_app->stats, y->row));
 }
 
-static void fmt_rate(outbuf *o, double r) {
+static void fmt_rate(jfrc_out *o, double r) {
     if (r >= 100 || r == 0)
-        ob_printf(o, "%.0f", r);
+        jfrc_out_printf(o, "%.0f", r);
     else
-        ob_printf(o, "%.1f", r);
+        jfrc_out_printf(o, "%.1f", r);
 }
 
 static void on_view(uv_timer_t *t) {
     live_app *app = t->data;
-    sum_table *st = &app->stats;
-    if (st->nrows > app->capsnap) {
-        size_t cap = st->nrows * 2;
+    const jfrc_summary *st = app->stats;
+    size_t nrows = jfrc_summary_nrows(st);
+    if (nrows > app->capsnap) {
+        size_t cap = nrows * 2;
         uint64_t *n = realloc(app->snap, cap * VIEW_WIN * sizeof *n);
         if (!n)
             return;
@@ -418,79 +450,80 @@ static void on_view(uv_timer_t *t) {
     double secs = (double)(now - (k > w ? app->tms[old_i] : app->start_ms)) / 1000.0;
     if (secs < 0.001)
         secs = 0.001;
-    rate_row *rr = malloc((st->nrows ? st->nrows : 1) * sizeof *rr);
+    rate_row *rr = malloc((nrows ? nrows : 1) * sizeof *rr);
     if (!rr)
         return;
     size_t n = 0;
-    for (size_t r = 0; r < st->nrows; r++) {
+    for (size_t r = 0; r < nrows; r++) {
         uint64_t *sn = app->snap + r * VIEW_WIN;
-        uint64_t cur = st->rows[r].events - st->rows[r].replayed;
+        uint64_t cur = row_events(app, r) - (r < app->caprows ? app->row_replayed[r] : 0);
         double rate = (double)(cur - sn[old_i]) / secs;
         sn[now_i] = cur;
-        if (st->rows[r].events)
+        if (row_events(app, r))
             rr[n++] = (rate_row){(uint32_t)r, rate};
     }
     uint64_t arrived = app->events_total - app->replayed_total;
     double total_rate = (double)(arrived - app->tsnap[old_i]) / secs;
     app->tsnap[now_i] = arrived;
-    sort_table = st;
+    sort_app = app;
     qsort(rr, n, sizeof *rr, cmp_rate);
     uint64_t up = (uv_now(app->loop) - app->start_ms + 500) / 1000;
-    outbuf *o = &cli_out;
+    jfrc_out *o = cli_out;
     if (app->tty) {
-        ob_puts(o, "\x1b[H\x1b[2J");
-        ob_printf(o, "jfrstream %s %s   up %llus   ", app->cmd, app->where,
-                  (unsigned long long)up);
+        jfrc_out_puts(o, "\x1b[H\x1b[2J");
+        jfrc_out_printf(o, "jfrstream %s %s   up %llus   ", app->cmd, app->where,
+                        (unsigned long long)up);
         if (strcmp(app->cmd, "listen") == 0)
-            ob_printf(o, "connections %u (%llu total)   ", app->conns,
-                      (unsigned long long)app->conns_total);
-        ob_printf(o, "events %llu   ", (unsigned long long)app->events_total);
+            jfrc_out_printf(o, "connections %u (%llu total)   ", app->conns,
+                            (unsigned long long)app->conns_total);
+        jfrc_out_printf(o, "events %llu   ", (unsigned long long)app->events_total);
         if (app->replayed_total)
-            ob_printf(o, "(%llu replayed: there at the start)   ",
-                      (unsigned long long)app->replayed_total);
+            jfrc_out_printf(o, "(%llu replayed: there at the start)   ",
+                            (unsigned long long)app->replayed_total);
         fmt_rate(o, total_rate);
-        ob_puts(o, " events/s\n\n  events/s        total  event type\n");
+        jfrc_out_puts(o, " events/s\n\n  events/s        total  event type\n");
         for (size_t i = 0; i < n && i < VIEW_TOP_TTY; i++) {
             char rate[32];
             snprintf(rate, sizeof rate, rr[i].rate >= 100 || rr[i].rate == 0 ? "%.0f" : "%.1f",
                      rr[i].rate);
-            ob_printf(o, "%10s %12llu  %s\n", rate,
-                      (unsigned long long)st->rows[rr[i].row].events, st->rows[rr[i].row].name);
+            jfrc_out_printf(o, "%10s %12llu  %s\n", rate,
+                            (unsigned long long)row_events(app, rr[i].row),
+                            jfrc_summary_row_name(st, rr[i].row));
         }
         if (n == 0)
-            ob_puts(o, "  (no events yet)\n");
+            jfrc_out_puts(o, "  (no events yet)\n");
         if (nrecent) {
-            ob_puts(o, "\nmessages:\n");
+            jfrc_out_puts(o, "\nmessages:\n");
             for (unsigned i = nrecent > RECENT ? nrecent - RECENT : 0; i < nrecent; i++)
-                ob_printf(o, "  %s\n", recent[i % RECENT]);
+                jfrc_out_printf(o, "  %s\n", recent[i % RECENT]);
         }
     } else {
-        ob_printf(o, "t=%llus conns=%u/%llu events=%llu", (unsigned long long)up,
-                  app->conns, (unsigned long long)app->conns_total,
-                  (unsigned long long)app->events_total);
+        jfrc_out_printf(o, "t=%llus conns=%u/%llu events=%llu", (unsigned long long)up,
+                        app->conns, (unsigned long long)app->conns_total,
+                        (unsigned long long)app->events_total);
         if (app->replayed_total)
-            ob_printf(o, " replayed=%llu", (unsigned long long)app->replayed_total);
-        ob_puts(o, " rate=");
+            jfrc_out_printf(o, " replayed=%llu", (unsigned long long)app->replayed_total);
+        jfrc_out_puts(o, " rate=");
         fmt_rate(o, total_rate);
-        ob_puts(o, "/s");
+        jfrc_out_puts(o, "/s");
         if (n)
-            ob_puts(o, " top:");
+            jfrc_out_puts(o, " top:");
         for (size_t i = 0; i < n && i < VIEW_TOP_LINE; i++) {
-            ob_printf(o, " %s=", st->rows[rr[i].row].name);
+            jfrc_out_printf(o, " %s=", jfrc_summary_row_name(st, rr[i].row));
             fmt_rate(o, rr[i].rate);
-            ob_puts(o, "/s");
+            jfrc_out_puts(o, "/s");
         }
-        ob_putc(o, '\n');
+        jfrc_out_putc(o, '\n');
     }
     free(rr);
-    ob_flush(o);
+    jfrc_out_flush(o);
 }
 
 /* ------------------------------------------------------------ the loop */
 
 static void on_flush(uv_prepare_t *h) {
     live_app *app = h->data;
-    if (cli_out.len && !ob_flush(&cli_out) && !app->failed) {
+    if (jfrc_out_pending(cli_out) && jfrc_out_flush(cli_out) != JFR_OK && !app->failed) {
         cli_error("write error: %s", strerror(errno));
         app->failed = true;
         live_request_stop(app);
@@ -500,7 +533,7 @@ static void on_flush(uv_prepare_t *h) {
 static void on_signal(uv_signal_t *h, int signum) {
     live_app *app = h->data;
     if (app->stopping) { /* a second one: give up at once */
-        ob_flush(&cli_out);
+        jfrc_out_flush(cli_out);
         cli_error("%s again: exiting", signum == SIGINT ? "SIGINT" : "SIGTERM");
         _exit(CLI_EXIT_ERROR);
     }
@@ -512,23 +545,23 @@ static void on_signal(uv_signal_t *h, int signum) {
  * one. A window without events is not written (the files keep the last
  * one that had some); without --window the single profile always is. */
 static void write_window(live_app *app) {
-    prof *pr = app->prof;
-    if (app->o.window_ms && pr->events == 0 && !pr->err[0]) {
-        prof_reset(pr);
+    jfrc_profile *pr = app->prof;
+    if (app->o.window_ms && jfrc_profile_events(pr) == 0 && !jfrc_profile_error(pr)) {
+        jfrc_profile_reset(pr);
         return;
     }
     char title[256];
     snprintf(title, sizeof title, "jfrstream %s %s: %s, window %llu", app->cmd, app->where,
-             app->o.prof_event ? app->o.prof_event : "cpu", (unsigned long long)pr->windows + 1);
-    if (pr->err[0]) {
-        cli_error("profile: %s", pr->err);
-        pr->err[0] = '\0';
+             app->o.prof_event ? app->o.prof_event : "cpu", (unsigned long long)app->prof_windows + 1);
+    if (jfrc_profile_error(pr)) {
+        cli_error("profile: %s", jfrc_profile_error(pr));
+        jfrc_profile_clear_error(pr);
     }
     if (!prof_write_files(pr, app->o.prof_collapsed, app->o.prof_flame, app->o.prof_pprof,
                           title))
         app->failed = true;
-    pr->windows++;
-    prof_reset(pr);
+    app->prof_windows++;
+    jfrc_profile_reset(pr);
 }
 
 static void on_window(uv_timer_t *t) { write_window(t->data); }
@@ -537,7 +570,10 @@ bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *wher
     app->loop = loop;
     app->cmd = cmd;
     snprintf(app->where, sizeof app->where, "%s", where);
-    sum_init(&app->stats, true);
+    if (!(app->stats = jfrc_summary_new(true))) {
+        cli_error("out of memory");
+        return false;
+    }
     app->view = !app->o.json && !app->o.summary;
     app->tty = isatty(STDOUT_FILENO);
     app->start_ms = uv_now(loop);
@@ -556,16 +592,15 @@ bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *wher
     uv_timer_init(loop, &app->window_timer);
     app->window_timer.data = app;
     if (app->o.prof_collapsed || app->o.prof_flame || app->o.prof_pprof) {
-        app->prof = malloc(sizeof *app->prof);
+        app->prof = jfrc_profile_new();
         if (!app->prof)
             return false;
-        prof_init(app->prof);
-        app->prof->threads = app->o.prof_threads;
-        if (app->prof->nomem ||
-            !prof_select(app->prof, app->o.prof_event ? app->o.prof_event : "cpu")) {
-            cli_error("%s: %s", cmd, app->prof->nomem ? "out of memory" : app->prof->err);
-            prof_free(app->prof);
-            free(app->prof);
+        if (app->o.prof_threads)
+            jfrc_profile_set_flags(app->prof, JFRC_PROFILE_THREADS);
+        if (jfrc_profile_select(app->prof, app->o.prof_event ? app->o.prof_event : "cpu")) {
+            const char *why = jfrc_profile_error(app->prof);
+            cli_error("%s: %s", cmd, why ? why : "out of memory");
+            jfrc_profile_free(app->prof);
             app->prof = NULL;
             app->failed = true;
             return false;
@@ -604,32 +639,33 @@ int live_report(live_app *app) {
         write_window(app);
     if (app->o.summary) {
         /* with --json stdout holds only events: the table goes to stderr */
-        outbuf err;
-        outbuf *o = &cli_out;
-        bool to_err = app->o.json && ob_init(&err, STDERR_FILENO, 1 << 16);
-        if (to_err) {
-            ob_flush(&cli_out);
-            o = &err;
+        jfrc_out *err = app->o.json ? jfrc_out_new_fd(STDERR_FILENO, 1 << 16) : NULL;
+        jfrc_out *o = cli_out;
+        if (err) {
+            jfrc_out_flush(cli_out);
+            o = err;
         }
-        if (app->stats.have_first)
-            sum_print(&app->stats, o);
+        if (jfrc_summary_has_chunks(app->stats))
+            jfrc_summary_print(app->stats, o);
         else
             cli_error("summary: no complete chunk");
-        if (to_err) {
-            ob_flush(&err);
-            ob_free(&err);
+        if (err) {
+            jfrc_out_flush(err);
+            jfrc_out_free(err);
         }
     }
     return app->failed ? CLI_EXIT_ERROR : CLI_EXIT_OK;
 }
 
 void live_free(live_app *app) {
-    if (app->prof) {
-        prof_free(app->prof);
-        free(app->prof);
-        app->prof = NULL;
-    }
-    sum_free(&app->stats);
+    jfrc_profile_free(app->prof);
+    app->prof = NULL;
+    jfrc_summary_free(app->stats);
+    app->stats = NULL;
+    free(app->row_events);
+    free(app->row_replayed);
+    app->row_events = app->row_replayed = NULL;
+    app->caprows = 0;
     cli_filter_free(&app->o.filter);
     free(app->snap);
     app->snap = NULL;

@@ -18,9 +18,7 @@
 #include "args.h"
 #include "filter.h"
 #include "report.h"
-#include "evjson.h"
-#include "profile.h"
-#include "summary.h"
+#include "jfrstream_conv.h"
 
 typedef struct live_opts {
     cli_filter filter;
@@ -43,7 +41,7 @@ typedef struct live_app live_app;
 typedef struct live_src {
     live_app *app;
     char name[160];      /* peer address or tailed path, for messages */
-    evjson ej;           /* --json: this input's time base and zone */
+    jfrc_json *ej;       /* --json: this input's time base and zone */
     cli_type_set want;   /* per type index: an event type --events selects */
     uint32_t *rows;      /* per type index: row in app->stats */
     size_t ntypes;       /* entries of rows */
@@ -63,7 +61,10 @@ struct live_app {
     live_opts o;
     const char *cmd;     /* "listen" or "tail" */
     char where[200];     /* the address or path, for the view */
-    sum_table stats;     /* per type name, over all inputs */
+    jfrc_summary *stats; /* per type name, over all inputs */
+    /* per row of stats: the events counted (--events), of those replayed */
+    uint64_t *row_events, *row_replayed;
+    size_t caprows;      /* rows covered by row_events and row_replayed */
     bool view;           /* the once-a-second rate view */
     bool tty;            /* stdout is a terminal: redraw the view */
     bool stopping;       /* shutdown requested: truncations are ours */
@@ -90,7 +91,8 @@ struct live_app {
     size_t capsnap;      /* rows covered by snap */
     uint64_t tsnap[8];   /* arrived events of all rows at the last ticks */
     uint64_t tms[8];     /* uv_now() at the last ticks */
-    prof *prof;          /* the profile being collected, or NULL */
+    jfrc_profile *prof;  /* the profile being collected, or NULL */
+    uint64_t prof_windows; /* profile windows written */
     uv_timer_t window_timer;
 };
 

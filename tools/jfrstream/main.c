@@ -21,11 +21,11 @@
 
 int main(int argc, char **argv) {
     cli_global g = {CLI_FEED_DEFAULT, 0, 1, false, 0};
-    if (!ob_init(&cli_out, STDOUT_FILENO, (size_t)1 << 20)) {
+    if (!(cli_out = jfrc_out_new_fd(STDOUT_FILENO, (size_t)1 << 20))) {
         fputs(CLI_NAME ": out of memory\n", stderr);
         return CLI_EXIT_ERROR;
     }
-    cli_out.before_write = cli_progress_stdout; /* erase the progress line first */
+    jfrc_out_on_write(cli_out, cli_progress_stdout); /* erase the progress line first */
     int i = 1;
     while (i < argc) {
         const char *a = argv[i];
@@ -67,10 +67,10 @@ int main(int argc, char **argv) {
     } else {
         return cli_usage_error("unknown command '%s'", cmd);
     }
-    if (!ob_flush(&cli_out)) {
+    if (jfrc_out_flush(cli_out) != JFR_OK) {
         fprintf(stderr, CLI_NAME ": write error: %s\n", strerror(errno));
         rc = CLI_EXIT_ERROR;
     }
-    ob_free(&cli_out);
+    jfrc_out_free(cli_out);
     return rc;
 }

@@ -5,7 +5,6 @@
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "profile_files.h"
-#include "profile_out.h"
 #include "report.h"
 
 #include <errno.h>
@@ -24,7 +23,7 @@ int prof_open_out(const char *path) {
     return fd;
 }
 
-static bool write_one(prof *p, const char *path, out_kind kind, const char *title) {
+static bool write_one(jfrc_profile *p, const char *path, out_kind kind, const char *title) {
     size_t n = strlen(path);
     char *tmp = malloc(n + 5);
     if (!tmp) {
@@ -35,18 +34,18 @@ static bool write_one(prof *p, const char *path, out_kind kind, const char *titl
     memcpy(tmp + n, ".tmp", 5);
     bool ok = false;
     int fd = prof_open_out(tmp);
-    outbuf o;
-    if (fd >= 0 && ob_init(&o, fd, (size_t)1 << 20)) {
-        ok = kind == OUT_COLLAPSED ? (prof_write_collapsed(p, &o), true)
-             : kind == OUT_FLAME   ? prof_write_flamegraph(p, &o, title)
-                                   : prof_write_pprof(p, &o);
+    jfrc_out *o;
+    if (fd >= 0 && (o = jfrc_out_new_fd(fd, (size_t)1 << 20))) {
+        ok = (kind == OUT_COLLAPSED ? jfrc_profile_write_collapsed(p, o)
+              : kind == OUT_FLAME   ? jfrc_profile_write_flamegraph(p, o, title)
+                                    : jfrc_profile_write_pprof(p, o)) == JFR_OK;
         if (!ok)
             cli_error("%s: out of memory", path);
-        if (!ob_flush(&o) || o.failed) {
+        if (jfrc_out_flush(o) != JFR_OK) {
             cli_error("%s: write error: %s", tmp, strerror(errno));
             ok = false;
         }
-        ob_free(&o);
+        jfrc_out_free(o);
     }
     if (fd >= 0 && close(fd) != 0)
         ok = false;
@@ -60,9 +59,9 @@ static bool write_one(prof *p, const char *path, out_kind kind, const char *titl
     return ok;
 }
 
-bool prof_write_files(prof *p, const char *collapsed, const char *flame, const char *pprof,
-                      const char *title) {
-    if (!prof_finish(p)) {
+bool prof_write_files(jfrc_profile *p, const char *collapsed, const char *flame,
+                      const char *pprof, const char *title) {
+    if (jfrc_profile_finish(p) != JFR_OK) {
         cli_error("profile: out of memory");
         return false;
     }

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include "profile.h"
+#include "jfrstream_conv.h"
 
 /* The output formats of a profile. */
 typedef enum { OUT_COLLAPSED, OUT_FLAME, OUT_PPROF } out_kind;
@@ -26,7 +26,7 @@ int prof_open_out(const char *path);
  * PATH.tmp and renamed over PATH, so a reader never sees a partial one.
  * Errors are reported (cli_error); returns false on any.
  */
-bool prof_write_files(prof *p, const char *collapsed, const char *flame, const char *pprof,
-                      const char *title);
+bool prof_write_files(jfrc_profile *p, const char *collapsed, const char *flame,
+                      const char *pprof, const char *title);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-outbuf cli_out;
+jfrc_out *cli_out;
 
 /* Errors reported through cli_on_error / cli_data_error. */
 static uint64_t cb_errors;
@@ -19,7 +19,7 @@ static uint64_t data_errors;
 
 static void say(const char *fmt, va_list ap) {
     /* keep stdout and stderr roughly in order when both go to a terminal */
-    ob_flush(&cli_out);
+    jfrc_out_flush(cli_out);
     cli_progress_clear();
     fputs(CLI_NAME ": ", stderr);
     vfprintf(stderr, fmt, ap);

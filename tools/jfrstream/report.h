@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "jfrstream.h"
-#include "outbuf.h"
+#include "jfrstream_conv.h"
 
 #define CLI_NAME "jfrstream"
 
@@ -24,7 +24,7 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_ERROR = 1, CLI_EXIT_USAGE = 2 };
 #endif
 
 /* Stdout, buffered; flushed by main before exit. */
-extern outbuf cli_out;
+extern jfrc_out *cli_out;
 
 /* "jfrstream: <message>" on stderr (stdout flushed first, the progress line
  * erased). */

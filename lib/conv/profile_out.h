@@ -3,8 +3,8 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#ifndef JFRSTREAM_CLI_PROFILE_OUT_H
-#define JFRSTREAM_CLI_PROFILE_OUT_H
+#ifndef JFRSTREAM_CONV_PROFILE_OUT_H
+#define JFRSTREAM_CONV_PROFILE_OUT_H
 
 #include <stdbool.h>
 

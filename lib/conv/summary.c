@@ -6,6 +6,7 @@
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "summary.h"
+#include "jfrstream_conv.h"
 #include "jformat.h"
 
 #include <stdio.h>
@@ -157,6 +158,24 @@ uint32_t sum_row_missing(sum_table *s, uint64_t id) {
     char name[64];
     snprintf(name, sizeof name, "%lld (missing event metadata)", (long long)(int64_t)id);
     return sum_row_of(s, id, name);
+}
+
+/* The public per-record calls of jfrstream_conv.h live here, next to what
+ * they use, so that a record costs one call into the library. */
+JFRC_API uint32_t jfrc_summary_row_missing(jfrc_summary *s, uint64_t type_id) {
+    return sum_row_missing(s, type_id);
+}
+
+JFRC_API void jfrc_summary_count(jfrc_summary *s, uint32_t row, uint64_t size) {
+    sum_count(s, row, size);
+}
+
+JFRC_API uint32_t jfrc_summary_record(jfrc_summary *s, const jfr_record *r) {
+    if (s->by_name)
+        return SUM_NONE;
+    uint32_t row = sum_row_missing(s, r->type_id);
+    sum_count(s, row, r->size);
+    return row;
 }
 
 /* java.util.HashMap<Long, ?> bucket of a key at table size cap. */

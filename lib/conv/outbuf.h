@@ -1,23 +1,28 @@
 /*
- * outbuf.h — a simple buffered writer to a file descriptor (stdout).
+ * outbuf.h — a simple buffered writer to a file descriptor or a callback
+ * (private to the converter library; public as jfrc_out).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#ifndef JFRSTREAM_CLI_OUTBUF_H
-#define JFRSTREAM_CLI_OUTBUF_H
+#ifndef JFRSTREAM_CONV_OUTBUF_H
+#define JFRSTREAM_CONV_OUTBUF_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-typedef struct outbuf {
+typedef struct jfrc_out { /* jfrc_out of jfrstream_conv.h */
     char *buf;
     size_t len;
     size_t cap;
     int fd;
     bool failed; /* a write error happened (EPIPE, ENOSPC, ...) */
     void (*before_write)(void); /* if set, called before each write */
+    /* if set, where the bytes go instead of fd: 0 ok, else failed */
+    int (*write_fn)(void *user, const void *data, size_t len);
+    void *write_user;
 } outbuf;
 
 /* Initialise with a heap buffer of `cap` bytes writing to `fd`. */
@@ -64,6 +69,7 @@ void ob_fill(outbuf *o, char c, size_t n);
 void ob_i64(outbuf *o, int64_t v);
 void ob_u64(outbuf *o, uint64_t v);
 /* printf-style (slow path, for rare output). */
+void ob_vprintf(outbuf *o, const char *fmt, va_list ap);
 void ob_printf(outbuf *o, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

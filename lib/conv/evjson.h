@@ -1,6 +1,7 @@
 /*
  * evjson.h — one event as JSON, the way `jfr print --json` prints an element
- * of its "events" array (shared by `print` and the live commands).
+ * of its "events" array (public as jfrc_json; `print` and the live commands
+ * use it).
  *
  * Two layouts: pretty (the JDK's: two-space indentation, ", " and ": "
  * separators, one field per line) and compact (the same tokens with no
@@ -9,8 +10,8 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#ifndef JFRSTREAM_CLI_EVJSON_H
-#define JFRSTREAM_CLI_EVJSON_H
+#ifndef JFRSTREAM_CONV_EVJSON_H
+#define JFRSTREAM_CONV_EVJSON_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,7 +44,7 @@ typedef struct evjson_frame {
     bool broken;            /* objects: a decode error, the rest is null */
 } evjson_frame;
 
-typedef struct evjson {
+typedef struct jfrc_json { /* jfrc_json of jfrstream_conv.h */
     outbuf *o;
     bool compact;
     size_t indent;

@@ -1,5 +1,5 @@
 /*
- * outbuf.c — buffered writer to a file descriptor.
+ * outbuf.c — buffered writer to a file descriptor or a callback.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -18,6 +18,8 @@ bool ob_init(outbuf *o, int fd, size_t cap) {
     o->fd = fd;
     o->failed = false;
     o->before_write = NULL;
+    o->write_fn = NULL;
+    o->write_user = NULL;
     return o->buf != NULL;
 }
 
@@ -31,7 +33,9 @@ bool ob_flush(outbuf *o) {
     size_t off = 0;
     if (o->len && o->before_write)
         o->before_write();
-    while (off < o->len && !o->failed) {
+    if (o->write_fn && o->len && !o->failed && o->write_fn(o->write_user, o->buf, o->len) != 0)
+        o->failed = true;
+    while (!o->write_fn && off < o->len && !o->failed) {
         ssize_t n = write(o->fd, o->buf + off, o->len - off);
         if (n < 0) {
             if (errno == EINTR)
@@ -82,24 +86,27 @@ void ob_i64(outbuf *o, int64_t v) {
     }
 }
 
-void ob_printf(outbuf *o, const char *fmt, ...) {
+void ob_vprintf(outbuf *o, const char *fmt, va_list ap) {
     char tmp[512];
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    if (n >= 0 && (size_t)n < sizeof tmp) {
+        ob_write(o, tmp, (size_t)n);
+    } else if (n >= 0) {
+        char *big = malloc((size_t)n + 1);
+        if (big) {
+            vsnprintf(big, (size_t)n + 1, fmt, again);
+            ob_write(o, big, (size_t)n);
+            free(big);
+        }
+    }
+    va_end(again);
+}
+
+void ob_printf(outbuf *o, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    ob_vprintf(o, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof tmp) {
-        ob_write(o, tmp, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    ob_write(o, big, (size_t)n);
-    free(big);
 }

@@ -1,13 +1,13 @@
 /*
- * jformat.h — Java-compatible text formatting for the jfrstream CLI:
+ * jformat.h — Java-compatible text formatting for the converters:
  * Double/Float.toString (JDK 19+ shortest decimal), java.time.Duration and
  * OffsetDateTime toString, JFR time conversions as the JDK does them, and the
  * JSON string escaping of `jfr print --json`.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#ifndef JFRSTREAM_CLI_JFORMAT_H
-#define JFRSTREAM_CLI_JFORMAT_H
+#ifndef JFRSTREAM_CONV_JFORMAT_H
+#define JFRSTREAM_CONV_JFORMAT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,8 +7,8 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#ifndef JFRSTREAM_CLI_SUMMARY_H
-#define JFRSTREAM_CLI_SUMMARY_H
+#ifndef JFRSTREAM_CONV_SUMMARY_H
+#define JFRSTREAM_CONV_SUMMARY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,7 +29,7 @@ typedef struct sum_row {
     uint64_t replayed; /* of those, read from what was there at the start */
 } sum_row;
 
-typedef struct sum_table {
+typedef struct jfrc_summary { /* jfrc_summary of jfrstream_conv.h */
     sum_row *rows;
     size_t nrows, caprows;
     uint32_t *slots; /* open addressing: row index + 1, 0 = empty */

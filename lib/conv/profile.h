@@ -55,8 +55,8 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#ifndef JFRSTREAM_CLI_PROFILE_H
-#define JFRSTREAM_CLI_PROFILE_H
+#ifndef JFRSTREAM_CONV_PROFILE_H
+#define JFRSTREAM_CONV_PROFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -125,7 +125,7 @@ bool prof_map_put(prof_map *m, const uint64_t k[4], uint32_t v);
 void prof_map_clear(prof_map *m);
 void prof_map_free(prof_map *m);
 
-typedef struct prof prof;
+typedef struct jfrc_profile prof; /* jfrc_profile of jfrstream_conv.h */
 
 typedef struct prof_sub {
     prof *owner;
@@ -144,7 +144,7 @@ typedef struct prof_mem_ev {
     uint32_t leaf, seq;
 } prof_mem_ev;
 
-struct prof {
+struct jfrc_profile {
     /* options */
     bool threads, dot, count; /* count: weight 1 for every event */
     bool reverse, lines, leak;
@@ -186,7 +186,6 @@ struct prof {
     struct prof_live { uint32_t leaf; uint64_t size; } *live;
     size_t nlive, live_cap;
     uint64_t events, skipped; /* events folded / without a stack trace */
-    uint64_t windows;         /* windows written (live)               */
     int64_t start_nanos, end_nanos; /* over all chunks seen             */
     bool nomem;
     char err[160];      /* first decode problem, "" if none            */

@@ -1,0 +1,297 @@
+/*
+ * jfrstream_conv.h — converters on top of the jfrstream parser: events as
+ * the JSON of `jfr print --json`, stack-trace profiles (folded stacks, a
+ * flame-graph page, pprof) and the record table of `jfr summary`. The
+ * `jfrstream` CLI is built on this library (libjfrstream_conv,
+ * `pkg-config jfrstream-conv`).
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ *
+ * Every converter is fed from the parser's callbacks (jfrstream.h): hand it
+ * the chunk headers, metadata tables and events (or records) the callbacks
+ * receive, then ask for the output. Output goes through a jfrc_out, a
+ * buffered writer to a file descriptor or to a callback of yours.
+ *
+ * Conventions:
+ *   - every public name starts with jfrc_ (JFRC_ for macros);
+ *   - the objects are opaque; *_new returns NULL only when out of memory,
+ *     *_free accepts NULL;
+ *   - functions returning jfr_status return JFR_OK, JFR_NOMEM, or
+ *     JFR_INVALID_ARG for a value they refuse (the profile's reason is then
+ *     in jfrc_profile_error); a JSON event may also return a decode error
+ *     of the event (see jfrc_json_event);
+ *   - pointers handed in (parsers, events, metadata, chunk headers) are
+ *     borrowed for the call only, except a jfrc_out given to jfrc_json_new,
+ *     which must outlive the writer; strings returned are owned by the
+ *     object and valid until its next call;
+ *   - an object is used from one thread at a time.
+ */
+#ifndef JFRSTREAM_CONV_H
+#define JFRSTREAM_CONV_H
+
+#include "jfrstream.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Marks every public function, as JFR_API does in jfrstream.h: the library
+ * is built with hidden visibility and exports only what this header
+ * declares. Define JFRC_API before including this header to override it. */
+#ifndef JFRC_API
+#define JFRC_API JFR_API
+#endif
+
+#if defined(__GNUC__)
+#define JFRC_PRINTF_(f, a) __attribute__((format(printf, f, a)))
+#else
+#define JFRC_PRINTF_(f, a)
+#endif
+
+/* ------------------------------------------------------------------ output */
+
+typedef struct jfrc_out jfrc_out;
+
+/* Where a jfrc_out's bytes go: write all `len` bytes of `data`; return 0, or
+ * non-zero on an error (the output is then failed: later bytes are dropped
+ * and jfrc_out_flush returns JFR_IO). */
+typedef int (*jfrc_write_fn)(void *user, const void *data, size_t len);
+
+/* A writer to the file descriptor `fd` (not closed by jfrc_out_free), or to
+ * `write(user, ...)`, buffering `cap` bytes (0: 64 KiB). Bytes reach the
+ * destination when the buffer is full and at jfrc_out_flush. NULL when out
+ * of memory (jfrc_out_new: also when `write` is NULL). */
+JFRC_API jfrc_out *jfrc_out_new_fd(int fd, size_t cap);
+JFRC_API jfrc_out *jfrc_out_new(jfrc_write_fn write, void *user, size_t cap);
+/* Free without flushing (flush first to keep what is buffered). */
+JFRC_API void jfrc_out_free(jfrc_out *o);
+/* Write what is buffered. JFR_OK, or JFR_IO when this or an earlier write
+ * failed (errno is the failed write(2)'s for a file descriptor). NULL:
+ * JFR_OK. */
+JFRC_API jfr_status jfrc_out_flush(jfrc_out *o);
+/* True once a write has failed. */
+JFRC_API bool jfrc_out_failed(const jfrc_out *o);
+/* Bytes buffered and not yet written. */
+JFRC_API size_t jfrc_out_pending(const jfrc_out *o);
+/* Append bytes, a NUL-terminated string, one byte, printf-style text. */
+JFRC_API void jfrc_out_write(jfrc_out *o, const void *data, size_t len);
+JFRC_API void jfrc_out_puts(jfrc_out *o, const char *s);
+JFRC_API void jfrc_out_putc(jfrc_out *o, char c);
+JFRC_API void jfrc_out_printf(jfrc_out *o, const char *fmt, ...) JFRC_PRINTF_(2, 3);
+/* Call `fn` before each write that has bytes (e.g. to erase a progress
+ * line on the same terminal); NULL: none. */
+JFRC_API void jfrc_out_on_write(jfrc_out *o, void (*fn)(void));
+
+/* ---------------------------------------------------------- events as JSON */
+
+/*
+ * One event as JSON, byte for byte what `jfr print --json` prints for an
+ * element of its "events" array (`jfrstream print --json` is built on it):
+ * the JDK's pretty layout (two-space indentation), or compact (the same
+ * tokens without whitespace outside strings, on one line). Times are
+ * converted with the first chunk's time base and zone, as the JDK does.
+ * Pooled objects are followed as deep as the data goes; past 4096 nested
+ * levels or 2^20 objects in one event the value prints as null and the
+ * event reports JFR_LIMIT.
+ */
+typedef struct jfrc_json jfrc_json;
+
+/* A writer appending to `o` (borrowed: it must outlive the writer).
+ * `stack_depth`: frames printed per stack trace (the JDK's default is 5). */
+JFRC_API jfrc_json *jfrc_json_new(jfrc_out *o, uint32_t stack_depth, bool compact);
+JFRC_API void jfrc_json_free(jfrc_json *j);
+/* Hand it every chunk header (on_chunk_begin) and metadata table
+ * (on_metadata) of the input. */
+JFRC_API void jfrc_json_chunk_begin(jfrc_json *j, const jfr_chunk_info *c);
+JFRC_API void jfrc_json_metadata(jfrc_json *j, const jfr_metadata *m);
+/* Append `{"type": ..., "values": {...}}` for the event `e`, whose value
+ * `ev` is jfr_event_value(e) (the caller reports that call's error). Returns
+ * JFR_OK, or the first error met while decoding the event: the JSON is
+ * complete and valid anyway, with null where a value could not be read
+ * (jfrc_json_error tells why). Writes no separator or newline. */
+JFRC_API jfr_status jfrc_json_event(jfrc_json *j, const jfr_event *e, const jfr_value *ev);
+/* What the last event's error means: its status text, or for JFR_LIMIT the
+ * limit that was reached. */
+JFRC_API const char *jfrc_json_error(const jfrc_json *j);
+/* The document around the events, in the pretty layout: `{` with the
+ * indentation that follows, `"name": `, and `}`. `jfr print --json` is
+ * object_begin, name "recording", object_begin, name "events", then `[`,
+ * the events separated by ", ", `]`, object_end, object_end. */
+JFRC_API void jfrc_json_object_begin(jfrc_json *j);
+JFRC_API void jfrc_json_name(jfrc_json *j, const char *name);
+JFRC_API void jfrc_json_object_end(jfrc_json *j);
+
+/* ----------------------------------------------------------------- profiles */
+
+/*
+ * Stack-trace profiles, as async-profiler's JFR converter makes them
+ * (frame names, type suffixes, weights: the README's "Profiles"). Events
+ * with a stack trace are folded into a tree of frames; then the tree is
+ * written as folded stacks, a self-contained HTML flame graph, or a
+ * gzip-compressed pprof profile. Per event: one hash probe, no allocation
+ * once the tables have grown.
+ *
+ * Use: jfrc_profile_new; options (select, flags, filters); for each parser
+ * jfrc_profile_subscribe (or jfr_parser_on with your callback calling
+ * jfrc_profile_add for each jfrc_profile_type), and chunk_begin / chunk_end
+ * from the parser's chunk callbacks; then jfrc_profile_finish and the
+ * writers. Several inputs may feed one profile.
+ */
+typedef struct jfrc_profile jfrc_profile;
+
+/* Flags (jfrc_profile_set_flags). */
+enum {
+    JFRC_PROFILE_THREADS = 1u << 0, /* a bottom frame per thread: "[name tid=KEY]"    */
+    JFRC_PROFILE_DOT = 1u << 1,     /* java.util.Map.get, not java/util/Map.get      */
+    JFRC_PROFILE_COUNT = 1u << 2,   /* weight 1 for every event                     */
+    JFRC_PROFILE_REVERSE = 1u << 3, /* top frame first (collapsed, flame graph)     */
+    JFRC_PROFILE_LINES = 1u << 4,   /* frames named method:LINE                      */
+    JFRC_PROFILE_LEAK = 1u << 5     /* nativemem: only allocations never freed       */
+};
+
+JFRC_API jfrc_profile *jfrc_profile_new(void);
+JFRC_API void jfrc_profile_free(jfrc_profile *p);
+
+/* Add event types: a comma-separated list of "cpu", "cputime", "wall",
+ * "alloc", "live", "nativemem", "lock" and full type names (at most 16
+ * types). JFR_INVALID_ARG on an unknown word or too many types. Without a
+ * selection the profile is empty: select "cpu" for the usual one. */
+JFRC_API jfr_status jfrc_profile_select(jfrc_profile *p, const char *spec);
+/* The selected event types: how many, and the name of the i-th. */
+JFRC_API size_t jfrc_profile_ntypes(const jfrc_profile *p);
+JFRC_API const char *jfrc_profile_type(const jfrc_profile *p, size_t i);
+/* JFRC_PROFILE_* flags, set before the first event. */
+JFRC_API void jfrc_profile_set_flags(jfrc_profile *p, unsigned flags);
+JFRC_API unsigned jfrc_profile_flags(const jfrc_profile *p);
+/* Filters, set before the first event; JFR_INVALID_ARG for a bad value:
+ *   state:    keep events whose thread state is "STATE_" + one of these
+ *             comma-separated, case-insensitive prefixes (types without a
+ *             state field are kept);
+ *   include / exclude: keep / drop the stacks with a frame (no suffix) that
+ *             a POSIX extended regular expression matches as a whole;
+ *   from / to: keep events by start time: milliseconds (from 1500000000000
+ *             absolute, else after the start, negative before the end of
+ *             the chunks read so far) or [YYYY-MM-DDT]HH:MM[:SS[.mmm]] in
+ *             local time;
+ *   minwidth: leave out frames below `percent` (0..100) of the total in
+ *             the folded stacks and the flame graph. */
+JFRC_API jfr_status jfrc_profile_set_state(jfrc_profile *p, const char *list);
+JFRC_API jfr_status jfrc_profile_set_include(jfrc_profile *p, const char *regex);
+JFRC_API jfr_status jfrc_profile_set_exclude(jfrc_profile *p, const char *regex);
+JFRC_API jfr_status jfrc_profile_set_from(jfrc_profile *p, const char *time);
+JFRC_API jfr_status jfrc_profile_set_to(jfrc_profile *p, const char *time);
+JFRC_API jfr_status jfrc_profile_set_minwidth(jfrc_profile *p, double percent);
+
+/* Feeding. jfrc_profile_subscribe registers the selected types on a parser
+ * (jfr_parser_on) with a callback adding each event from the current
+ * source (jfrc_profile_set_source, 0 at first). Several inputs feeding one
+ * profile each need their own source number (below 2^47): constant-pool
+ * keys are per input. Call chunk_begin / chunk_end from the parser's
+ * on_chunk_begin / on_chunk_end. */
+JFRC_API jfr_status jfrc_profile_subscribe(jfrc_profile *p, jfr_parser *parser);
+JFRC_API void jfrc_profile_set_source(jfrc_profile *p, uint64_t source);
+JFRC_API void jfrc_profile_chunk_begin(jfrc_profile *p, const jfr_chunk_info *c);
+JFRC_API void jfrc_profile_chunk_end(jfrc_profile *p);
+JFRC_API void jfrc_profile_add(jfrc_profile *p, const jfr_event *e, uint64_t source);
+
+/* Events folded so far; the total weight (after jfrc_profile_finish). */
+JFRC_API uint64_t jfrc_profile_events(const jfrc_profile *p);
+/* False once an allocation failed: the profile is incomplete (the callback
+ * of jfrc_profile_subscribe then stops the parser). */
+JFRC_API bool jfrc_profile_ok(const jfrc_profile *p);
+JFRC_API uint64_t jfrc_profile_total(const jfrc_profile *p);
+/* The first problem met (an option refused, an event that could not be
+ * decoded), or NULL; clear_error forgets it. */
+JFRC_API const char *jfrc_profile_error(const jfrc_profile *p);
+JFRC_API void jfrc_profile_clear_error(jfrc_profile *p);
+
+/* After the last event: totals and the merged tree the writers need.
+ * JFR_OK or JFR_NOMEM. */
+JFRC_API jfr_status jfrc_profile_finish(jfrc_profile *p);
+/* Writers of a finished profile, appending to `o`:
+ *   collapsed: folded stacks "frame;frame;frame weight\n" (flamegraph.pl,
+ *              speedscope), frames with async-profiler's type suffix;
+ *   flamegraph: one HTML page with its script and style (no network),
+ *              titled `title`;
+ *   pprof:     profile.proto, gzip-compressed: one sample per call path
+ *              and line; sample types samples/count, alloc_space/bytes +
+ *              alloc_objects/count, delay/nanoseconds + contentions/count,
+ *              or events/count. JFR_INVALID_ARG with JFRC_PROFILE_REVERSE.
+ * JFR_OK, or JFR_NOMEM (also for a zlib failure). */
+JFRC_API jfr_status jfrc_profile_write_collapsed(const jfrc_profile *p, jfrc_out *o);
+JFRC_API jfr_status jfrc_profile_write_flamegraph(const jfrc_profile *p, jfrc_out *o,
+                                                  const char *title);
+JFRC_API jfr_status jfrc_profile_write_pprof(const jfrc_profile *p, jfrc_out *o);
+/* Empty the profile for a new window, keeping the options, the selected
+ * types and the frame names seen. */
+JFRC_API void jfrc_profile_reset(jfrc_profile *p);
+
+/* ------------------------------------------------------------ summary table */
+
+/*
+ * The record table of `jfr summary` (JDK 25 layout): per record type its
+ * count and summed size, and the first chunk's version and start, the chunk
+ * count and total duration. Rows are keyed by type id (one input, as the
+ * JDK does) or by type name (many inputs: ids differ between JVMs). A row
+ * is a number, stable until jfrc_summary_print.
+ */
+typedef struct jfrc_summary jfrc_summary;
+
+/* No row (out of memory, or a type that is not an event). */
+#define JFRC_SUMMARY_NONE UINT32_MAX
+
+JFRC_API jfrc_summary *jfrc_summary_new(bool by_name);
+JFRC_API void jfrc_summary_free(jfrc_summary *s);
+/* From on_chunk_begin: the rows of records 0 (Metadata) and 1 (Checkpoint)
+ * come first; *row0 / *row1 (may be NULL) get them. */
+JFRC_API void jfrc_summary_chunk_begin(jfrc_summary *s, const jfr_chunk_info *c,
+                                       uint32_t *row0, uint32_t *row1);
+/* From on_chunk_end of complete chunks: chunk count and duration. */
+JFRC_API void jfrc_summary_chunk_end(jfrc_summary *s, const jfr_chunk_info *c);
+/* From on_metadata: every event type gets a row (count 0 until seen). When
+ * rows != NULL (m->ntypes entries), rows[t->index] is the row of each event
+ * type, JFRC_SUMMARY_NONE for the other types. */
+JFRC_API void jfrc_summary_metadata(jfrc_summary *s, const jfr_metadata *m, uint32_t *rows);
+/* The row of a record type id without an event type in the metadata (found
+ * or added). */
+JFRC_API uint32_t jfrc_summary_row_missing(jfrc_summary *s, uint64_t type_id);
+/* Count one record of `size` bytes in a row (JFRC_SUMMARY_NONE: nothing). */
+JFRC_API void jfrc_summary_count(jfrc_summary *s, uint32_t row, uint64_t size);
+/* From on_record, for a table keyed by type id: count the record in the row
+ * of its type id (found, or added as jfrc_summary_row_missing does).
+ * Returns the row, or JFRC_SUMMARY_NONE when out of memory (nothing
+ * counted). A table keyed by name counts nothing here: its caller picks
+ * the rows (chunk_begin, metadata) and counts with jfrc_summary_count. */
+JFRC_API uint32_t jfrc_summary_record(jfrc_summary *s, const jfr_record *r);
+/* Rows so far; a row's type name. */
+JFRC_API size_t jfrc_summary_nrows(const jfrc_summary *s);
+JFRC_API const char *jfrc_summary_row_name(const jfrc_summary *s, uint32_t row);
+/* True once a chunk has been counted; false after an allocation failed. */
+JFRC_API bool jfrc_summary_has_chunks(const jfrc_summary *s);
+JFRC_API bool jfrc_summary_ok(const jfrc_summary *s);
+/* Append the table as `jfr summary` prints it. Sorts the rows: row numbers
+ * handed out before are void. */
+JFRC_API void jfrc_summary_print(jfrc_summary *s, jfrc_out *o);
+
+/* ------------------------------------------------------ Java text formatting */
+
+/* Room for any jfrc_java_double / jfrc_java_float result, NUL included. */
+#define JFRC_NUM_MAX 40
+/* Double.toString / Float.toString of JDK 19+ ("NaN", "-0.0", "1.0E-5"):
+ * writes it and a NUL into buf, returns its length. */
+JFRC_API size_t jfrc_java_double(double v, char *buf);
+JFRC_API size_t jfrc_java_float(float v, char *buf);
+/* Length in UTF-16 units of a UTF-8 string (Java's String.length()). */
+JFRC_API size_t jfrc_utf16_length(const char *s, size_t len);
+/* Compare UTF-8 strings in UTF-16 code-unit order (String.compareTo). */
+JFRC_API int jfrc_utf16_compare(const char *a, const char *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

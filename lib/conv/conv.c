@@ -1,0 +1,304 @@
+/*
+ * conv.c — the public API of the converter library (jfrstream_conv.h): thin
+ * wrappers over the writers, profile and summary of this folder. The
+ * public opaque types are the private structs (outbuf.h, evjson.h,
+ * profile.h, summary.h name them jfrc_*), so no call here copies data.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#include "jfrstream_conv.h"
+
+#include "evjson.h"
+#include "jformat.h"
+#include "outbuf.h"
+#include "profile.h"
+#include "profile_out.h"
+#include "summary.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ------------------------------------------------------------------ output */
+
+#define DEFAULT_CAP ((size_t)64 << 10)
+
+JFRC_API jfrc_out *jfrc_out_new_fd(int fd, size_t cap) {
+    outbuf *o = malloc(sizeof *o);
+    if (!o)
+        return NULL;
+    if (!ob_init(o, fd, cap ? cap : DEFAULT_CAP)) {
+        free(o);
+        return NULL;
+    }
+    return o;
+}
+
+JFRC_API jfrc_out *jfrc_out_new(jfrc_write_fn write, void *user, size_t cap) {
+    if (!write)
+        return NULL;
+    outbuf *o = jfrc_out_new_fd(-1, cap);
+    if (o) {
+        o->write_fn = write;
+        o->write_user = user;
+    }
+    return o;
+}
+
+JFRC_API void jfrc_out_free(jfrc_out *o) {
+    if (!o)
+        return;
+    ob_free(o);
+    free(o);
+}
+
+JFRC_API jfr_status jfrc_out_flush(jfrc_out *o) {
+    if (!o)
+        return JFR_OK;
+    return ob_flush(o) && !o->failed ? JFR_OK : JFR_IO;
+}
+
+JFRC_API bool jfrc_out_failed(const jfrc_out *o) { return o->failed; }
+
+JFRC_API size_t jfrc_out_pending(const jfrc_out *o) { return o->len; }
+
+JFRC_API void jfrc_out_write(jfrc_out *o, const void *data, size_t len) {
+    ob_write(o, data, len);
+}
+
+JFRC_API void jfrc_out_puts(jfrc_out *o, const char *s) { ob_puts(o, s); }
+
+JFRC_API void jfrc_out_putc(jfrc_out *o, char c) { ob_putc(o, c); }
+
+JFRC_API void jfrc_out_printf(jfrc_out *o, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    ob_vprintf(o, fmt, ap);
+    va_end(ap);
+}
+
+JFRC_API void jfrc_out_on_write(jfrc_out *o, void (*fn)(void)) { o->before_write = fn; }
+
+/* ---------------------------------------------------------- events as JSON */
+
+JFRC_API jfrc_json *jfrc_json_new(jfrc_out *o, uint32_t stack_depth, bool compact) {
+    evjson *j = malloc(sizeof *j);
+    if (j)
+        evjson_init(j, o, stack_depth, compact);
+    return j;
+}
+
+JFRC_API void jfrc_json_free(jfrc_json *j) {
+    if (!j)
+        return;
+    evjson_free(j);
+    free(j);
+}
+
+JFRC_API void jfrc_json_chunk_begin(jfrc_json *j, const jfr_chunk_info *c) {
+    evjson_chunk_begin(j, c);
+}
+
+JFRC_API void jfrc_json_metadata(jfrc_json *j, const jfr_metadata *m) { evjson_metadata(j, m); }
+
+JFRC_API jfr_status jfrc_json_event(jfrc_json *j, const jfr_event *e, const jfr_value *ev) {
+    return evjson_event(j, e, ev);
+}
+
+JFRC_API const char *jfrc_json_error(const jfrc_json *j) { return evjson_error_str(j); }
+
+JFRC_API void jfrc_json_object_begin(jfrc_json *j) { evjson_object_begin(j); }
+
+JFRC_API void jfrc_json_name(jfrc_json *j, const char *name) { evjson_put_name(j, name); }
+
+JFRC_API void jfrc_json_object_end(jfrc_json *j) { evjson_object_end(j); }
+
+/* ----------------------------------------------------------------- profiles */
+
+JFRC_API jfrc_profile *jfrc_profile_new(void) {
+    prof *p = malloc(sizeof *p);
+    if (!p)
+        return NULL;
+    prof_init(p);
+    if (p->nomem) {
+        prof_free(p);
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+JFRC_API void jfrc_profile_free(jfrc_profile *p) {
+    if (!p)
+        return;
+    prof_free(p);
+    free(p);
+}
+
+static jfr_status refused(const prof *p, bool ok) {
+    return ok ? JFR_OK : p->nomem ? JFR_NOMEM : JFR_INVALID_ARG;
+}
+
+JFRC_API jfr_status jfrc_profile_select(jfrc_profile *p, const char *spec) {
+    return refused(p, prof_select(p, spec));
+}
+
+JFRC_API size_t jfrc_profile_ntypes(const jfrc_profile *p) { return p->nsubs; }
+
+JFRC_API const char *jfrc_profile_type(const jfrc_profile *p, size_t i) {
+    return i < p->nsubs ? p->subs[i].name : NULL;
+}
+
+JFRC_API void jfrc_profile_set_flags(jfrc_profile *p, unsigned flags) {
+    p->threads = flags & JFRC_PROFILE_THREADS;
+    p->dot = flags & JFRC_PROFILE_DOT;
+    p->count = flags & JFRC_PROFILE_COUNT;
+    p->reverse = flags & JFRC_PROFILE_REVERSE;
+    p->lines = flags & JFRC_PROFILE_LINES;
+    p->leak = flags & JFRC_PROFILE_LEAK;
+}
+
+JFRC_API unsigned jfrc_profile_flags(const jfrc_profile *p) {
+    return (p->threads ? JFRC_PROFILE_THREADS : 0u) | (p->dot ? JFRC_PROFILE_DOT : 0u) |
+           (p->count ? JFRC_PROFILE_COUNT : 0u) | (p->reverse ? JFRC_PROFILE_REVERSE : 0u) |
+           (p->lines ? JFRC_PROFILE_LINES : 0u) | (p->leak ? JFRC_PROFILE_LEAK : 0u);
+}
+
+JFRC_API jfr_status jfrc_profile_set_state(jfrc_profile *p, const char *list) {
+    return refused(p, prof_set_state(p, list));
+}
+
+JFRC_API jfr_status jfrc_profile_set_include(jfrc_profile *p, const char *regex) {
+    return refused(p, prof_set_regex(p, true, regex));
+}
+
+JFRC_API jfr_status jfrc_profile_set_exclude(jfrc_profile *p, const char *regex) {
+    return refused(p, prof_set_regex(p, false, regex));
+}
+
+JFRC_API jfr_status jfrc_profile_set_from(jfrc_profile *p, const char *time) {
+    return refused(p, prof_set_time(p, false, time));
+}
+
+JFRC_API jfr_status jfrc_profile_set_to(jfrc_profile *p, const char *time) {
+    return refused(p, prof_set_time(p, true, time));
+}
+
+JFRC_API jfr_status jfrc_profile_set_minwidth(jfrc_profile *p, double percent) {
+    if (!(percent >= 0 && percent <= 100)) {
+        snprintf(p->err, sizeof p->err, "--minwidth: a percentage from 0 to 100");
+        return JFR_INVALID_ARG;
+    }
+    p->minwidth = percent;
+    return JFR_OK;
+}
+
+JFRC_API jfr_status jfrc_profile_subscribe(jfrc_profile *p, jfr_parser *parser) {
+    return prof_subscribe(p, parser);
+}
+
+JFRC_API void jfrc_profile_set_source(jfrc_profile *p, uint64_t source) {
+    p->cur_source = source;
+}
+
+JFRC_API void jfrc_profile_chunk_begin(jfrc_profile *p, const jfr_chunk_info *c) {
+    prof_chunk_begin(p, c);
+}
+
+JFRC_API void jfrc_profile_chunk_end(jfrc_profile *p) { prof_chunk_end(p); }
+
+JFRC_API void jfrc_profile_add(jfrc_profile *p, const jfr_event *e, uint64_t source) {
+    prof_add(p, e, source);
+}
+
+JFRC_API uint64_t jfrc_profile_events(const jfrc_profile *p) { return p->events; }
+
+JFRC_API bool jfrc_profile_ok(const jfrc_profile *p) { return !p->nomem; }
+
+JFRC_API uint64_t jfrc_profile_total(const jfrc_profile *p) {
+    return p->nodes ? p->nodes[0].total : 0;
+}
+
+JFRC_API const char *jfrc_profile_error(const jfrc_profile *p) {
+    return p->err[0] ? p->err : NULL;
+}
+
+JFRC_API void jfrc_profile_clear_error(jfrc_profile *p) { p->err[0] = '\0'; }
+
+JFRC_API jfr_status jfrc_profile_finish(jfrc_profile *p) {
+    return prof_finish(p) ? JFR_OK : JFR_NOMEM;
+}
+
+JFRC_API jfr_status jfrc_profile_write_collapsed(const jfrc_profile *p, jfrc_out *o) {
+    prof_write_collapsed(p, o);
+    return JFR_OK;
+}
+
+JFRC_API jfr_status jfrc_profile_write_flamegraph(const jfrc_profile *p, jfrc_out *o,
+                                                  const char *title) {
+    return prof_write_flamegraph(p, o, title) ? JFR_OK : JFR_NOMEM;
+}
+
+JFRC_API jfr_status jfrc_profile_write_pprof(const jfrc_profile *p, jfrc_out *o) {
+    if (p->reverse) /* pprof viewers turn stacks themselves */
+        return JFR_INVALID_ARG;
+    return prof_write_pprof(p, o) ? JFR_OK : JFR_NOMEM;
+}
+
+JFRC_API void jfrc_profile_reset(jfrc_profile *p) { prof_reset(p); }
+
+/* ------------------------------------------------------------ summary table */
+
+JFRC_API jfrc_summary *jfrc_summary_new(bool by_name) {
+    sum_table *s = malloc(sizeof *s);
+    if (s)
+        sum_init(s, by_name);
+    return s;
+}
+
+JFRC_API void jfrc_summary_free(jfrc_summary *s) {
+    if (!s)
+        return;
+    sum_free(s);
+    free(s);
+}
+
+JFRC_API void jfrc_summary_chunk_begin(jfrc_summary *s, const jfr_chunk_info *c, uint32_t *row0,
+                                       uint32_t *row1) {
+    sum_chunk_begin(s, c, row0, row1);
+}
+
+JFRC_API void jfrc_summary_chunk_end(jfrc_summary *s, const jfr_chunk_info *c) {
+    sum_chunk_end(s, c);
+}
+
+JFRC_API void jfrc_summary_metadata(jfrc_summary *s, const jfr_metadata *m, uint32_t *rows) {
+    sum_metadata(s, m, rows);
+}
+
+/* jfrc_summary_row_missing, jfrc_summary_count and jfrc_summary_record,
+ * called per record, are defined in summary.c. */
+
+JFRC_API size_t jfrc_summary_nrows(const jfrc_summary *s) { return s->nrows; }
+
+JFRC_API const char *jfrc_summary_row_name(const jfrc_summary *s, uint32_t row) {
+    return row < s->nrows ? s->rows[row].name : NULL;
+}
+
+JFRC_API bool jfrc_summary_has_chunks(const jfrc_summary *s) { return s->have_first; }
+
+JFRC_API bool jfrc_summary_ok(const jfrc_summary *s) { return !s->nomem; }
+
+JFRC_API void jfrc_summary_print(jfrc_summary *s, jfrc_out *o) { sum_print(s, o); }
+
+/* ------------------------------------------------------ Java text formatting */
+
+_Static_assert(JFRC_NUM_MAX >= JFMT_NUM_MAX, "JFRC_NUM_MAX holds every number");
+
+JFRC_API size_t jfrc_java_double(double v, char *buf) { return jfmt_double(v, buf); }
+
+JFRC_API size_t jfrc_java_float(float v, char *buf) { return jfmt_float(v, buf); }
+
+JFRC_API size_t jfrc_utf16_length(const char *s, size_t len) { return jfmt_utf16_length(s, len); }
+
+JFRC_API int jfrc_utf16_compare(const char *a, const char *b) { return jfmt_utf16_compare(a, b); }
