@@ -4,8 +4,8 @@
 usage: lib_layers.py NM BUILD_LIB_DIR
 
 BUILD_LIB_DIR is the build directory of lib/ (BUILD/lib): the object files
-of both libraries are found there (*.p/*.o, and uv/*.p/*.o for the libuv
-front ends). From each object file (one per lib .c file), nm gives the
+of the libraries are found there (*.p/*.o for the parser, uv/*.p/*.o for
+the libuv front ends, conv/*.p/*.o for the converters). From each object file (one per lib .c file), nm gives the
 functions it defines and those it calls but does not define. A call from
 file A to a function defined in file B is an edge A -> B. The test fails
 when the edges form a cycle (it prints the files of each cycle and the
@@ -21,7 +21,7 @@ import sys
 def objects(libdir):
     """(label, path) of each object file: label is the source's path in lib/."""
     found = {}
-    for sub in ('', 'uv'):
+    for sub in ('', 'uv', 'conv'):
         d = os.path.join(libdir, sub)
         for pdir in sorted(glob.glob(os.path.join(d, '*.p'))):
             for o in sorted(glob.glob(os.path.join(pdir, '*.o'))):
