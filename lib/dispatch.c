@@ -8,14 +8,12 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-typedef struct rec {
-    uint64_t pos, size, type, payload; /* payload: offset after size and type */
-} rec;
+typedef jfr_rec rec;
 
 static bool read_rec_slow(const jfr_chunk *c, uint64_t pos, rec *r) {
     jfr_cur cur = {c->base + pos, c->base + c->size, !c->compressed, c->base, 0};
     uint64_t sz, ty;
-    if (!jfr_cur_int(&cur, &sz) || !jfr_cur_long(&cur, &ty))
+    if (!jfr__cur_int(&cur, &sz) || !jfr__cur_long(&cur, &ty))
         return false;
     uint64_t hdr = (uint64_t)(cur.p - (c->base + pos));
     if (sz < hdr || sz > c->size - pos)
@@ -57,7 +55,7 @@ static inline bool read_rec(const jfr_chunk *c, uint64_t pos, rec *r) {
 }
 
 static uint64_t abs_off(const jfr_parser *p, uint64_t pos) {
-    return p->chunk.offset + p->chunk.base_off + pos;
+    return jfr__abs_off(p, pos);
 }
 
 static jfr_status bad_record(jfr_parser *p, uint64_t pos) {
@@ -74,7 +72,7 @@ static jfr_status load_metadata(jfr_parser *p) {
     /* The type system proper follows startTicks, duration and metadata id. */
     jfr_cur cur = {c->base + r.payload, c->base + r.pos + r.size, !c->compressed, c->base, 0};
     uint64_t v, id = 0;
-    if (!jfr_cur_long(&cur, &v) || !jfr_cur_long(&cur, &v) || !jfr_cur_long(&cur, &id)) {
+    if (!jfr__cur_long(&cur, &v) || !jfr__cur_long(&cur, &v) || !jfr__cur_long(&cur, &id)) {
         jfr__fail(p, JFR_BAD_METADATA, abs_off(p, r.pos), "metadata header truncated");
         return JFR_BAD_METADATA;
     }
@@ -174,96 +172,6 @@ static jfr_status map_subscriptions(jfr_parser *p) {
     return JFR_OK;
 }
 
-/* Index every checkpoint's pool entries: (type, key) -> value offset. */
-static jfr_status index_checkpoint(jfr_parser *p, const rec *r) {
-    jfr_chunk *c = &p->chunk;
-    jfr_cur cur = {c->base + r->payload, c->base + r->pos + r->size, !c->compressed, c->base, 0};
-    if (p->live) {
-        /* Keep the record for the rest of the chunk: segments are released. */
-        jfr_buf *pb = &p->poolbuf;
-        jfr_status s = jfr__buf_reserve(&p->opt.allocator, pb, r->size, p->opt.max_chunk_size);
-        if (s) {
-            jfr__fail(p, s == JFR_LIMIT ? JFR_CHUNK_TOO_LARGE : s, abs_off(p, r->pos),
-                      "constant pools of the chunk exceed the maximum chunk size");
-            return p->status;
-        }
-        uint64_t at = pb->len;
-        memcpy(pb->data + at, c->base + r->pos, r->size);
-        pb->len += r->size;
-        c->pbase = pb->data;
-        c->psize = pb->len;
-        cur = (jfr_cur){pb->data + at + (r->payload - r->pos), pb->data + at + r->size,
-                        !c->compressed, pb->data, JFR_POOL_TAG};
-    }
-    const uint8_t *rstart = cur.p - (r->payload - r->pos);
-#define OFF_OF(q) abs_off(p, r->pos + (uint64_t)((q) - rstart))
-#define CUR_OFF() OFF_OF(cur.p)
-    uint64_t v, npools;
-    uint8_t b;
-    bool ok = jfr_cur_long(&cur, &v) && jfr_cur_long(&cur, &v) && jfr_cur_long(&cur, &v);
-    ok = ok && (c->compressed ? jfr_cur_varint(&cur, &v) : jfr_cur_u8(&cur, &b));
-    const uint8_t *at_n = cur.p; /* errors point at the count or id at fault */
-    if (!ok || !jfr_cur_int(&cur, &npools)) {
-        jfr__fail(p, JFR_BAD_CHECKPOINT, abs_off(p, r->pos), "checkpoint header truncated");
-        return JFR_BAD_CHECKPOINT;
-    }
-    /* counts are checked against the bytes left, so that a hostile count
-     * says so instead of running into the record's end */
-    if (npools > (uint64_t)(cur.end - cur.p)) {
-        jfr__fail(p, JFR_BAD_CHECKPOINT, OFF_OF(at_n),
-                  "%llu constant pools cannot fit in the record", (unsigned long long)npools);
-        return JFR_BAD_CHECKPOINT;
-    }
-    for (uint32_t i = 0; i < npools; i++) {
-        uint64_t tid, n;
-        const uint8_t *at_tid = cur.p;
-        bool ok_tid = jfr_cur_long(&cur, &tid);
-        at_n = cur.p;
-        if (!ok_tid || !jfr_cur_int(&cur, &n)) {
-            jfr__fail(p, JFR_BAD_CHECKPOINT, CUR_OFF(),
-                      "pool %u of checkpoint truncated", i);
-            return JFR_BAD_CHECKPOINT;
-        }
-        const jfr_type *t = jfr__md_type_by_id(c->md, tid);
-        if (!t) {
-            jfr__fail(p, JFR_BAD_CHECKPOINT, OFF_OF(at_tid),
-                      "constant pool of unknown type id %llu", (unsigned long long)tid);
-            return JFR_BAD_CHECKPOINT;
-        }
-        if (n > (uint64_t)(cur.end - cur.p)) {
-            jfr__fail(p, JFR_BAD_CHECKPOINT, OFF_OF(at_n),
-                      "pool %s: %llu entries cannot fit in the record", t->name,
-                      (unsigned long long)n);
-            return JFR_BAD_CHECKPOINT;
-        }
-        uint8_t op = jfr__op_for_type(t);
-        for (uint64_t k = 0; k < n; k++) {
-            uint64_t key;
-            if (!jfr_cur_long(&cur, &key)) {
-                jfr__fail(p, JFR_BAD_CHECKPOINT, CUR_OFF(),
-                          "pool %s entry %llu truncated", t->name,
-                          (unsigned long long)k);
-                return JFR_BAD_CHECKPOINT;
-            }
-            uint64_t val = jfr__cur_pos(&cur), at = CUR_OFF();
-            jfr_status s = jfr__skip_value(c, &cur, t, op, 0);
-            if (s) {
-                jfr__fail(p, JFR_BAD_CHECKPOINT, at,
-                          "pool %s entry %llu: value does not match its type", t->name,
-                          (unsigned long long)k);
-                return JFR_BAD_CHECKPOINT;
-            }
-            if ((s = jfr__pool_put(&p->opt.allocator, &c->pool, t->index, key, val))) {
-                jfr__fail(p, s, at, "cannot grow the pool index");
-                return s;
-            }
-        }
-    }
-    return JFR_OK;
-#undef CUR_OFF
-#undef OFF_OF
-}
-
 /* Walk the unit's records once: validate sizes, find the metadata, index the
  * checkpoints. A live segment before any metadata is deferred (kept and
  * merged with the next one). */
@@ -323,10 +231,10 @@ static void make_event(jfr_parser *p, const rec *r, const jfr_type *t, jfr_event
     e->start_ticks = e->duration_ticks = 0;
     jfr_cur cur = {c->base + r->payload, c->base + r->pos + r->size, !c->compressed, c->base, 0};
     uint64_t v;
-    if (t->nfields && inf->ops[0] == JFR_OP_LONG && !t->fields[0].array && jfr_cur_long(&cur, &v)) {
+    if (t->nfields && inf->ops[0] == JFR_OP_LONG && !t->fields[0].array && jfr__cur_long(&cur, &v)) {
         e->start_ticks = (int64_t)v;
         if (inf->has_duration && inf->ops[1] == JFR_OP_LONG && !t->fields[1].array &&
-            jfr_cur_long(&cur, &v))
+            jfr__cur_long(&cur, &v))
             e->duration_ticks = (int64_t)v;
     }
     e->start_nanos = jfr__ticks_to_epoch_nanos(c, e->start_ticks);
@@ -409,7 +317,7 @@ static inline __attribute__((always_inline)) jfr_status scan_records(jfr_parser 
         if (!read_rec(c, pos, &r) || r.size == 0)
             return bad_record(p, pos);
         if (r.type == 1) {
-            if ((s = index_checkpoint(p, &r)))
+            if ((s = jfr__pool_index_checkpoint(p, &r)))
                 return s;
             continue;
         }
@@ -519,10 +427,83 @@ static jfr_status cb_result(jfr_parser *p, int rc) {
     return JFR_OK;
 }
 
+/* PH_RECORDS from the list: the wanted events only (ordered or not). */
+static jfr_status deliver_listed(jfr_parser *p) {
+    jfr_chunk *c = &p->chunk;
+    int rc;
+    while (p->ord_i < p->nord) {
+        rec r = {0};
+        read_rec(c, p->ord[p->ord_i].pos, &r); /* checked by scan_unit */
+        rc = deliver(p, &r, jfr__md_type_by_id(c->md, r.type));
+        if (rc != JFR_CB_CONTINUE)
+            return cb_result(p, rc);
+        p->ord_i++;
+        p->ev_stage = 0;
+    }
+    p->phase = PH_END;
+    return JFR_OK;
+}
+
+/* PH_RECORDS by walking every record: on_record for each, the wanted events
+ * delivered as they come (unordered); when ordered, the events follow from
+ * the list. The hot loop of a walk: state lives in locals and is saved only
+ * when a callback pauses or stops. */
+static jfr_status walk_records(jfr_parser *p) {
+    jfr_chunk *c = &p->chunk;
+    int rc;
+    uint64_t pos = p->rec_pos;
+    bool done = p->rec_done;
+    const jfr_mdtab *md = c->md;
+    jfr_record_cb on_rec = p->cb.on_record;
+    const uint8_t *want = p->opt.ordered ? NULL : p->want;
+    while (pos < c->size) {
+        rec r;
+        if (!read_rec(c, pos, &r) || r.size == 0) {
+            p->rec_pos = pos;
+            return bad_record(p, pos);
+        }
+        const jfr_type *t; /* the event type, or NULL */
+        bool w;
+        if (r.type < md->nby_id) {
+            t = md->ev_by_id[r.type];
+            w = want && p->want_id[r.type];
+        } else {
+            t = r.type > 1 ? jfr__md_type_by_id(md, r.type) : NULL;
+            t = t && t->is_event ? t : NULL;
+            w = t && want && want[t->index];
+        }
+        if (!done && on_rec) {
+            jfr_record jr = {c->index, abs_off(p, pos), r.size, r.type, t};
+            if ((rc = on_rec(p, &jr, p->user)) != JFR_CB_CONTINUE) {
+                p->rec_pos = pos;
+                p->rec_done = true;
+                p->ev_stage = 0;
+                return cb_result(p, rc);
+            }
+        }
+        done = false;
+        if (w) {
+            p->rec_pos = pos;
+            p->rec_done = true;
+            if ((rc = deliver(p, &r, t)) != JFR_CB_CONTINUE)
+                return cb_result(p, rc);
+            p->ev_stage = 0;
+        }
+        pos += r.size;
+    }
+    p->rec_pos = pos;
+    p->rec_done = false;
+    p->ev_stage = 0;
+    if (p->opt.ordered) /* on_record saw every record; now the events */
+        p->use_list = true;
+    else
+        p->phase = PH_END;
+    return JFR_OK;
+}
+
 jfr_status jfr__chunk_process(jfr_parser *p) {
     jfr_chunk *c = &p->chunk;
     jfr_status s;
-    int rc;
     for (;;) {
         switch (p->phase) {
         case PH_BEGIN:
@@ -555,10 +536,9 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
                 return s;
             }
             p->subs_dirty = false;
-            if (p->prep) { /* prepared on a helper thread (parallel.c) */
-                s = adopt_scan(p, p->prep);
-                jfr__par_release(p);
-                if (s)
+            if (p->prep) { /* prepared on a helper thread (parallel.c); the
+                              caller releases it when the chunk is done */
+                if ((s = adopt_scan(p, p->prep)))
                     return s;
             } else if ((s = scan_unit(p))) {
                 return s;
@@ -570,70 +550,8 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
             p->phase = PH_RECORDS;
             break;
         case PH_RECORDS:
-            if (p->use_list) { /* the wanted events only (ordered or not) */
-                while (p->ord_i < p->nord) {
-                    rec r = {0};
-                    read_rec(c, p->ord[p->ord_i].pos, &r); /* checked by scan_unit */
-                    rc = deliver(p, &r, jfr__md_type_by_id(c->md, r.type));
-                    if (rc != JFR_CB_CONTINUE)
-                        return cb_result(p, rc);
-                    p->ord_i++;
-                    p->ev_stage = 0;
-                }
-                p->phase = PH_END;
-                break;
-            }
-            {
-                /* the hot loop of a walk: state lives in locals and is saved
-                 * only when a callback pauses or stops */
-                uint64_t pos = p->rec_pos;
-                bool done = p->rec_done;
-                const jfr_mdtab *md = c->md;
-                jfr_record_cb on_rec = p->cb.on_record;
-                const uint8_t *want = p->opt.ordered ? NULL : p->want;
-                while (pos < c->size) {
-                    rec r;
-                    if (!read_rec(c, pos, &r) || r.size == 0) {
-                        p->rec_pos = pos;
-                        return bad_record(p, pos);
-                    }
-                    const jfr_type *t; /* the event type, or NULL */
-                    bool w;
-                    if (r.type < md->nby_id) {
-                        t = md->ev_by_id[r.type];
-                        w = want && p->want_id[r.type];
-                    } else {
-                        t = r.type > 1 ? jfr__md_type_by_id(md, r.type) : NULL;
-                        t = t && t->is_event ? t : NULL;
-                        w = t && want && want[t->index];
-                    }
-                    if (!done && on_rec) {
-                        jfr_record jr = {c->index, abs_off(p, pos), r.size, r.type, t};
-                        if ((rc = on_rec(p, &jr, p->user)) != JFR_CB_CONTINUE) {
-                            p->rec_pos = pos;
-                            p->rec_done = true;
-                            p->ev_stage = 0;
-                            return cb_result(p, rc);
-                        }
-                    }
-                    done = false;
-                    if (w) {
-                        p->rec_pos = pos;
-                        p->rec_done = true;
-                        if ((rc = deliver(p, &r, t)) != JFR_CB_CONTINUE)
-                            return cb_result(p, rc);
-                        p->ev_stage = 0;
-                    }
-                    pos += r.size;
-                }
-                p->rec_pos = pos;
-                p->rec_done = false;
-                p->ev_stage = 0;
-            }
-            if (p->opt.ordered) /* on_record saw every record; now the events */
-                p->use_list = true;
-            else
-                p->phase = PH_END;
+            if ((s = p->use_list ? deliver_listed(p) : walk_records(p)))
+                return s;
             break;
         case PH_END:
             p->phase = PH_DONE;

@@ -5,50 +5,6 @@
 
 #include <stdio.h>
 
-/* jdk.types.NAME, or in a format 1.0 chunk (JDK 9, 10) com.oracle.jfr.types.NAME */
-static const jfr_type *jdk_type(const jfr_metadata *pub, const char *name) {
-    char full[64];
-    snprintf(full, sizeof full, "jdk.types.%s", name);
-    const jfr_type *t = jfr_metadata_type_named(pub, full);
-    if (!t) {
-        snprintf(full, sizeof full, "com.oracle.jfr.types.%s", name);
-        t = jfr_metadata_type_named(pub, full);
-    }
-    return t;
-}
-
-void jfr__known_init(jfr_mdtab *m) {
-    jfr_known *k = &m->known;
-    const jfr_metadata *pub = &m->pub;
-    k->thread = jfr_metadata_type_named(pub, "java.lang.Thread");
-    k->stacktrace = jdk_type(pub, "StackTrace");
-    k->frame = jdk_type(pub, "StackFrame");
-    k->method = jdk_type(pub, "Method");
-    k->klass = jfr_metadata_type_named(pub, "java.lang.Class");
-    k->th_os_name = jfr_type_field_index(k->thread, "osName");
-    k->th_os_id = jfr_type_field_index(k->thread, "osThreadId");
-    k->th_java_name = jfr_type_field_index(k->thread, "javaName");
-    k->th_java_id = jfr_type_field_index(k->thread, "javaThreadId");
-    k->st_truncated = jfr_type_field_index(k->stacktrace, "truncated");
-    k->st_frames = jfr_type_field_index(k->stacktrace, "frames");
-    k->fr_method = jfr_type_field_index(k->frame, "method");
-    k->fr_line = jfr_type_field_index(k->frame, "lineNumber");
-    k->fr_bci = jfr_type_field_index(k->frame, "bytecodeIndex");
-    k->fr_type = jfr_type_field_index(k->frame, "type");
-    k->m_type = jfr_type_field_index(k->method, "type");
-    k->m_name = jfr_type_field_index(k->method, "name");
-    k->m_desc = jfr_type_field_index(k->method, "descriptor");
-    k->c_name = jfr_type_field_index(k->klass, "name");
-    for (uint32_t i = 0; i < pub->ntypes; i++) {
-        const jfr_type *t = &m->types[i];
-        int32_t th = jfr_type_field_index(t, "eventThread");
-        if (th < 0)
-            th = jfr_type_field_index(t, "sampledThread");
-        m->tinfo[i].thread_field = th;
-        m->tinfo[i].stack_field = jfr_type_field_index(t, "stackTrace");
-    }
-}
-
 static const jfr_known *known_of(const jfr_value *v) {
     return &v->chunk_->md->known;
 }

@@ -4,17 +4,13 @@
 
 #define JFRSTREAM_EXPERIMENTAL /* the library defines the experimental API too */
 #include "jfrstream.h"
+#include "header.h"
 #include "sized.h"
 #include "wire.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
 
-#define JFR_HEADER_SIZE 68
-/* Chunk format majors read, as the JDK's own reader does (any minor): 1 is
- * JDK 9 and 10 (event names com.oracle.jdk.*), 2 is JDK 11+; both have the
- * same layout. 0 (0.9) is JDK 7 and 8, a different format. */
-static inline bool jfr__major_ok(uint64_t major) { return major == 1 || major == 2; }
 #define JFR_DEFAULT_MAX_CHUNK (1ull << 30)
 /* Inline struct nesting (structs and arrays inside one event or one pool
  * entry) deeper than this is treated as corrupt: bounds recursion on hostile
@@ -121,8 +117,21 @@ jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
                                  uint64_t fingerprint, jfr_mdtab **out,
                                  char *why, size_t whylen, uint64_t *err_off);
 void jfr__metadata_free(const jfr_allocator *a, jfr_mdtab *m);
-/* helpers.c: fill md->known and the per-type thread/stack field indexes. */
-void jfr__known_init(jfr_mdtab *m);
+/* The decode op for a value of type t held inline (not pooled). */
+static inline uint8_t jfr__op_for_type(const jfr_type *t) {
+    switch (t->base) {
+    case JFR_BASE_BOOLEAN: return JFR_OP_BOOLEAN;
+    case JFR_BASE_BYTE: return JFR_OP_BYTE;
+    case JFR_BASE_CHAR: return JFR_OP_CHAR;
+    case JFR_BASE_SHORT: return JFR_OP_SHORT;
+    case JFR_BASE_INT: return JFR_OP_INT;
+    case JFR_BASE_LONG: return JFR_OP_LONG;
+    case JFR_BASE_FLOAT: return JFR_OP_FLOAT;
+    case JFR_BASE_DOUBLE: return JFR_OP_DOUBLE;
+    case JFR_BASE_STRING: return JFR_OP_STRING;
+    default: return JFR_OP_STRUCT;
+    }
+}
 const jfr_type *jfr__md_type_by_id_slow(const jfr_mdtab *m, uint64_t id);
 static inline const jfr_type *jfr__md_type_by_id(const jfr_mdtab *m, uint64_t id) {
     if (id < m->nby_id)
@@ -145,8 +154,6 @@ typedef struct jfr_pool {
     size_t count;
 } jfr_pool;
 
-jfr_status jfr__pool_put(const jfr_allocator *a, jfr_pool *pl, uint32_t type,
-                         uint64_t key, uint64_t pos);
 /* Offset of the value for (type, key), or 0 if absent. */
 uint64_t jfr__pool_get(const jfr_pool *pl, uint32_t type, uint64_t key);
 void jfr__pool_clear(jfr_pool *pl);
@@ -243,11 +250,6 @@ struct jfr_chunk {
 /* Skip one inline value of type t (decode op `op`) at the cursor. */
 jfr_status jfr__skip_value(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
                            uint8_t op, uint32_t depth);
-/* Element i of an array, starting the skip from element `from` whose bytes
- * start at from_pos (0 / arr->pos_ for the beginning); *next_pos receives
- * where element i+1 starts. */
-jfr_status jfr__value_index_from(const jfr_value *arr, uint32_t i, uint32_t from,
-                                 uint64_t from_pos, jfr_value *out, uint64_t *next_pos);
 /* The pool entry (t, key) as a value (NULL kind when absent). */
 jfr_status jfr__value_resolve(const jfr_chunk *c, const jfr_type *t, uint64_t key,
                               jfr_value *out);
@@ -258,8 +260,6 @@ jfr_status jfr__value_resolve(const jfr_chunk *c, const jfr_type *t, uint64_t ke
 jfr_status jfr__struct_scan(const jfr_chunk *c, uint64_t pos, const jfr_type *t,
                             uint32_t depth, const int32_t want[4], uint64_t raw[4],
                             uint8_t ops[4], uint64_t *end_pos);
-/* The decode op for a value of type t held inline (not pooled). */
-uint8_t jfr__op_for_type(const jfr_type *t);
 /* A cursor at an offset of the chunk, or of the pool store (JFR_POOL_TAG). */
 static inline jfr_cur jfr__cur_at(const jfr_chunk *c, uint64_t pos) {
     if (pos & JFR_POOL_TAG) {
@@ -274,12 +274,6 @@ static inline uint64_t jfr__cur_pos(const jfr_cur *cur) {
 }
 int64_t jfr__ticks_to_epoch_nanos(const jfr_chunk *c, int64_t ticks);
 int64_t jfr__ticks_to_nanos(const jfr_chunk *c, int64_t ticks);
-/* Java's (long) cast of a double: truncation, saturating, NaN -> 0. */
-int64_t jfr__d2l(double d);
-
-/* ---------------------------------------------------------------- parser */
-
-char *jfr__parser_scratch(jfr_parser *p, size_t n);
 
 /* ------------------------------------------------------- the parser itself */
 
@@ -379,11 +373,73 @@ struct jfr_parser {
                              holding md, pools and event list), or NULL */
 };
 
+/* status.c: record an error at an absolute input offset (p->status,
+ * p->msg, the error count); returns false. */
+bool jfr__fail(jfr_parser *p, jfr_status s, uint64_t offset, const char *fmt, ...);
+/* After an error: ask on_error whether to skip the chunk and go on. */
+bool jfr__error_continue(jfr_parser *p);
+/* The parser stops for good (ST_ERROR); returns p->status. */
+jfr_status jfr__fatal(jfr_parser *p);
+/* The same for an error that cannot be skipped (framing lost, no memory):
+ * on_error is told all the same; its answer does not matter. */
+jfr_status jfr__fatal_told(jfr_parser *p);
+
+/* parser.c: the parser object without its parallel helpers (lifecycle.c
+ * adds them; the helpers' worker parsers are such objects). */
+jfr_parser *jfr__parser_create(const jfr_options *opts, const jfr_callbacks *cb, void *user);
+void jfr__parser_clear(jfr_parser *p); /* back to the state of a new parser */
+void jfr__parser_destroy(jfr_parser *p);
+
+/* The absolute input offset of chunk offset pos of the unit. */
+static inline uint64_t jfr__abs_off(const jfr_parser *p, uint64_t pos) {
+    return p->chunk.offset + p->chunk.base_off + pos;
+}
+
+/* A record header, as dispatch.c reads it. */
+typedef struct jfr_rec {
+    uint64_t pos, size, type, payload; /* payload: offset after size and type */
+} jfr_rec;
+
+/* pool.c: index the pool entries of the checkpoint record r of the unit. */
+jfr_status jfr__pool_index_checkpoint(jfr_parser *p, const jfr_rec *r);
+
 /* dispatch.c: run the chunk's phases from p->phase (chunk bytes complete). */
 jfr_status jfr__chunk_process(jfr_parser *p);
-/* parser.c: record an error at an absolute input offset; calls on_error.
- * Returns true when the caller should skip the rest of the chunk and go on. */
-bool jfr__fail(jfr_parser *p, jfr_status s, uint64_t offset, const char *fmt, ...);
+
+/* header.c: what jfr__header_done found. */
+enum { HD_GO, HD_SKIP, HD_RESCAN, HD_REJECT };
+/* A header is complete in p->hdr or at `h`; p->input_off is its offset.
+ * Sets up p->info and p->chunk and says in *act what comes next. */
+jfr_status jfr__header_done(jfr_parser *p, const uint8_t *h, int *act);
+
+/* resync.c (opt.resync): what the state machine left to copy to the replay
+ * buffer once it has returned (p->want_push). */
+enum { PUSH_NONE, PUSH_HDR, PUSH_CHUNK };
+/* A header found by the scan: plausible enough to try. `left` input bytes
+ * follow from its first byte; `prev` is the byte before it (-1: unknown). */
+bool jfr__resync_candidate_ok(const jfr_parser *p, const uint8_t *h, uint64_t left, int prev);
+/* Can the n bytes at h begin a header of a version we read (magic, major)? */
+bool jfr__header_lead(const uint8_t *h, size_t n);
+/* Skip from `from`, the first byte of the damaged header or chunk. */
+void jfr__resync_begin(jfr_parser *p, uint64_t from);
+/* The scan found a chunk at `at` (or the input ended there): say how many
+ * bytes were skipped. False when on_error wants to stop. */
+bool jfr__resync_report(jfr_parser *p, uint64_t at, bool at_end);
+/* Scan for the next plausible chunk header; returns the bytes taken. */
+size_t jfr__resync_scan(jfr_parser *p, const uint8_t *in, size_t len, jfr_status *st);
+/* Queue the bytes p->want_push asks for ahead of the replay buffer. */
+jfr_status jfr__replay_push(jfr_parser *p);
+/* The chunk just run failed and was passed over: scan it again from its
+ * second byte, from our buffer. */
+void jfr__rescan_buffered_chunk(jfr_parser *p, uint64_t len);
+
+/* live.c: a live chunk's header was taken: frame its records. */
+void jfr__live_begin(jfr_parser *p);
+/* Take bytes of a live chunk: frame records, dispatch at segment ends.
+ * Returns bytes taken (stops early when dispatch pauses/stops/fails). */
+size_t jfr__live_take(jfr_parser *p, const uint8_t *in, size_t avail, jfr_status *st);
+/* Run (or resume) the dispatch of the buffered segment. */
+jfr_status jfr__live_dispatch(jfr_parser *p);
 
 /* ------------------------------------------------- parallel preparation
  * With p->threads > 1, the whole finished chunks that follow the current

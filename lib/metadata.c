@@ -64,61 +64,39 @@ static bool grow(const jfr_allocator *a, void **arr, uint32_t *cap, uint32_t nee
     return true;
 }
 
+static char *arena_room(void *m, size_t n) {
+    mdparse *mp = m;
+    return jfr__arena_alloc(mp->a, &mp->md->arena, n, 1);
+}
+
 /* Read one string of the string table into the arena as UTF-8. */
 static jfr_status read_string(mdparse *m, const char **out) {
     jfr_cur *c = &m->cur;
     const uint8_t *at = c->p;
-    uint8_t enc;
-    uint32_t n;
-    if (!jfr_cur_u8(c, &enc))
+    if (c->p < c->end && *c->p == JFR_STR_POOL) /* no pool to refer to yet */
+        return fail_at(m, at, "string encoding %u not allowed in metadata", JFR_STR_POOL);
+    jfr_wstr ws;
+    switch (jfr__cur_string(c, JFR__STR_COPY, arena_room, m, &ws)) {
+    case 0:
+        *out = ws.str;
+        return JFR_OK;
+    case JFR__STR_END:
         return fail_at(m, at, "string table truncated");
-    switch (enc) {
-    case JFR_STR_NULL:
-        *out = NULL;
-        return JFR_OK;
-    case JFR_STR_EMPTY:
-        *out = "";
-        return JFR_OK;
-    case JFR_STR_UTF8:
-    case JFR_STR_LATIN1: {
-        if (!jfr_cur_count(c, &n) || n > (size_t)(c->end - c->p))
-            return fail_at(m, at, "string length out of range");
-        char *d;
-        if (enc == JFR_STR_UTF8) {
-            d = jfr__arena_strndup(m->a, &m->md->arena, (const char *)c->p, n);
-        } else {
-            d = jfr__arena_alloc(m->a, &m->md->arena, (size_t)n * 2 + 1, 1);
-            if (d)
-                d[jfr_wire_latin1_to_utf8(c->p, n, (uint8_t *)d)] = 0;
-        }
-        if (!d)
-            return JFR_NOMEM;
-        c->p += n;
-        *out = d;
-        return JFR_OK;
-    }
-    case JFR_STR_CHARS: {
-        if (!jfr_cur_count(c, &n) || n > (size_t)(c->end - c->p))
-            return fail_at(m, at, "string length out of range");
-        char *d = jfr__arena_alloc(m->a, &m->md->arena, (size_t)n * 3 + 1, 1);
-        if (!d)
-            return JFR_NOMEM;
-        long w = jfr_wire_chars_to_utf8(c, n, (uint8_t *)d);
-        if (w < 0)
-            return fail_at(m, at, "string truncated");
-        d[w] = 0;
-        *out = d;
-        return JFR_OK;
-    }
+    case JFR__STR_BAD_LEN:
+        return fail_at(m, at, "string length out of range");
+    case JFR__STR_TRUNCATED:
+        return fail_at(m, at, "string truncated");
+    case JFR__STR_NOMEM:
+        return JFR_NOMEM;
     default:
-        return fail_at(m, at, "string encoding %u not allowed in metadata", enc);
+        return fail_at(m, at, "string encoding %u not allowed in metadata", ws.enc);
     }
 }
 
 static jfr_status read_index(mdparse *m, uint32_t *idx) {
     const uint8_t *at = m->cur.p;
     uint64_t v;
-    if (!jfr_cur_int(&m->cur, &v))
+    if (!jfr__cur_int(&m->cur, &v))
         return fail_at(m, at, "element truncated");
     if (v >= m->nstr)
         return fail_at(m, at, "string index %llu out of range (%u strings)",
@@ -136,7 +114,7 @@ static jfr_status read_element(mdparse *m, uint32_t depth, uint32_t *out) {
     if ((s = read_index(m, &name)))
         return s;
     at = m->cur.p;
-    if (!jfr_cur_count(&m->cur, &nattr) || nattr > (size_t)(m->cur.end - m->cur.p))
+    if (!jfr__cur_count(&m->cur, &nattr) || nattr > (size_t)(m->cur.end - m->cur.p))
         return fail_at(m, at, "attribute count out of range");
     if (!grow(m->a, (void **)&m->nodes, &m->capnodes, m->nnodes + 1, sizeof(node)) ||
         !grow(m->a, (void **)&m->attrs, &m->capattrs, m->nattrs + 2 * nattr, sizeof(uint32_t)))
@@ -147,7 +125,7 @@ static jfr_status read_element(mdparse *m, uint32_t depth, uint32_t *out) {
         if ((s = read_index(m, &m->attrs[m->nattrs++])))
             return s;
     at = m->cur.p;
-    if (!jfr_cur_count(&m->cur, &nchild) || nchild > (size_t)(m->cur.end - m->cur.p))
+    if (!jfr__cur_count(&m->cur, &nchild) || nchild > (size_t)(m->cur.end - m->cur.p))
         return fail_at(m, at, "child count out of range");
     uint32_t prev = 0;
     for (uint32_t i = 0; i < nchild; i++) {
@@ -338,65 +316,103 @@ static void plan_type(jfr_mdtab *md, uint32_t ti, uint8_t *color, uint32_t depth
     color[ti] = 2;
 }
 
-jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
-                                 const uint8_t *end, bool compressed,
-                                 uint64_t fingerprint, jfr_mdtab **out,
-                                 char *why, size_t whylen, uint64_t *err_off) {
-    jfr_status s = JFR_OK;
-    mdparse m = {.a = a, .cur = {p, end, !compressed, p, 0}, .why = why, .whylen = whylen};
-    uint8_t *color = NULL;
-    uint32_t ntypes = 0;
-    jfr_mdtab *md = jfr__calloc(a, sizeof *md);
-    if (!md)
-        return JFR_NOMEM;
-    m.md = md;
-    md->pub.fingerprint = fingerprint;
+/* jdk.types.NAME, or in a format 1.0 chunk (JDK 9, 10) com.oracle.jfr.types.NAME */
+static const jfr_type *jdk_type(const jfr_metadata *pub, const char *name) {
+    char full[64];
+    snprintf(full, sizeof full, "jdk.types.%s", name);
+    const jfr_type *t = jfr_metadata_type_named(pub, full);
+    if (!t) {
+        snprintf(full, sizeof full, "com.oracle.jfr.types.%s", name);
+        t = jfr_metadata_type_named(pub, full);
+    }
+    return t;
+}
 
+/* The types and field indexes the helpers (helpers.c) use, and the per-type
+ * thread and stack field indexes: found once per metadata. */
+static void known_init(jfr_mdtab *m) {
+    jfr_known *k = &m->known;
+    const jfr_metadata *pub = &m->pub;
+    k->thread = jfr_metadata_type_named(pub, "java.lang.Thread");
+    k->stacktrace = jdk_type(pub, "StackTrace");
+    k->frame = jdk_type(pub, "StackFrame");
+    k->method = jdk_type(pub, "Method");
+    k->klass = jfr_metadata_type_named(pub, "java.lang.Class");
+    k->th_os_name = jfr_type_field_index(k->thread, "osName");
+    k->th_os_id = jfr_type_field_index(k->thread, "osThreadId");
+    k->th_java_name = jfr_type_field_index(k->thread, "javaName");
+    k->th_java_id = jfr_type_field_index(k->thread, "javaThreadId");
+    k->st_truncated = jfr_type_field_index(k->stacktrace, "truncated");
+    k->st_frames = jfr_type_field_index(k->stacktrace, "frames");
+    k->fr_method = jfr_type_field_index(k->frame, "method");
+    k->fr_line = jfr_type_field_index(k->frame, "lineNumber");
+    k->fr_bci = jfr_type_field_index(k->frame, "bytecodeIndex");
+    k->fr_type = jfr_type_field_index(k->frame, "type");
+    k->m_type = jfr_type_field_index(k->method, "type");
+    k->m_name = jfr_type_field_index(k->method, "name");
+    k->m_desc = jfr_type_field_index(k->method, "descriptor");
+    k->c_name = jfr_type_field_index(k->klass, "name");
+    for (uint32_t i = 0; i < pub->ntypes; i++) {
+        const jfr_type *t = &m->types[i];
+        int32_t th = jfr_type_field_index(t, "eventThread");
+        if (th < 0)
+            th = jfr_type_field_index(t, "sampledThread");
+        m->tinfo[i].thread_field = th;
+        m->tinfo[i].stack_field = jfr_type_field_index(t, "stackTrace");
+    }
+}
+
+/* Step 1: the record's header, its string table and its element tree;
+ * *root receives the root element. */
+static jfr_status read_tree(mdparse *m, const uint8_t *p, uint32_t *root) {
+    jfr_status s;
     uint64_t v;
     uint32_t nstr;
-    if (!jfr_cur_long(&m.cur, &v) || !jfr_cur_long(&m.cur, &v) ||
-        !jfr_cur_long(&m.cur, &md->pub.metadata_id)) {
-        s = fail_at(&m, p, "header truncated");
-        goto out;
-    }
-    const uint8_t *at = m.cur.p;
-    if (!jfr_cur_count(&m.cur, &nstr) || nstr > (size_t)(end - m.cur.p)) {
-        s = fail_at(&m, at, "string count out of range");
-        goto out;
-    }
-    m.str = jfr__calloc(a, (size_t)(nstr ? nstr : 1) * sizeof *m.str);
-    if (!m.str) {
-        s = JFR_NOMEM;
-        goto out;
-    }
-    m.nstr = nstr;
+    if (!jfr__cur_long(&m->cur, &v) || !jfr__cur_long(&m->cur, &v) ||
+        !jfr__cur_long(&m->cur, &m->md->pub.metadata_id))
+        return fail_at(m, p, "header truncated");
+    const uint8_t *at = m->cur.p;
+    if (!jfr__cur_count(&m->cur, &nstr) || nstr > (size_t)(m->cur.end - m->cur.p))
+        return fail_at(m, at, "string count out of range");
+    m->str = jfr__calloc(m->a, (size_t)(nstr ? nstr : 1) * sizeof *m->str);
+    if (!m->str)
+        return JFR_NOMEM;
+    m->nstr = nstr;
     for (uint32_t i = 0; i < nstr; i++)
-        if ((s = read_string(&m, &m.str[i])))
-            goto out;
-    uint32_t root = 0; /* as ch in read_element */
-    if ((s = read_element(&m, 0, &root)))
-        goto out;
+        if ((s = read_string(m, &m->str[i])))
+            return s;
+    *root = 0; /* as ch in read_element */
+    return read_element(m, 0, root);
+}
 
-    /* pass 1: classes */
-    const node *rn = &m.nodes[root], *meta = NULL;
-    FOR_CHILDREN(&m, rn, c) {
-        const char *nm = nname(&m, c);
-        if (strcmp(nm, "metadata") == 0 && !meta)
-            meta = c;
+/* Step 2: the root's <metadata> element (*meta) and its <region>. */
+static jfr_status read_root(mdparse *m, uint32_t root, const node **meta) {
+    jfr_mdtab *md = m->md;
+    const node *rn = &m->nodes[root];
+    *meta = NULL;
+    FOR_CHILDREN(m, rn, c) {
+        const char *nm = nname(m, c);
+        if (strcmp(nm, "metadata") == 0 && !*meta)
+            *meta = c;
         else if (strcmp(nm, "region") == 0) {
-            const char *g = attr(&m, c, "gmtOffset"), *d = attr(&m, c, "dst");
+            const char *g = attr(m, c, "gmtOffset"), *d = attr(m, c, "dst");
             md->pub.gmt_offset_ms = g ? strtoll(g, NULL, 10) : 0;
             md->pub.dst_ms = d ? strtoll(d, NULL, 10) : 0;
-            md->pub.locale = attr(&m, c, "locale");
+            md->pub.locale = attr(m, c, "locale");
         }
     }
-    if (!meta) {
-        s = fail(&m, "no <metadata> element");
-        goto out;
-    }
-    FOR_CHILDREN(&m, meta, c) if (strcmp(nname(&m, c), "class") == 0) ntypes++;
+    return *meta ? JFR_OK : fail(m, "no <metadata> element");
+}
+
+/* Step 3: the tables of one type per <class>; *tptr receives the array of
+ * pointers that becomes pub.types. */
+static jfr_status alloc_types(mdparse *m, const node *meta, const jfr_type ***tptr) {
+    const jfr_allocator *a = m->a;
+    jfr_mdtab *md = m->md;
+    uint32_t ntypes = 0;
+    FOR_CHILDREN(m, meta, c) if (strcmp(nname(m, c), "class") == 0) ntypes++;
     md->types = jfr__arena_alloc(a, &md->arena, (ntypes ? ntypes : 1) * sizeof(jfr_type), _Alignof(jfr_type));
-    const jfr_type **tptr = jfr__arena_alloc(a, &md->arena, (ntypes ? ntypes : 1) * sizeof(jfr_type *), _Alignof(jfr_type *));
+    *tptr = jfr__arena_alloc(a, &md->arena, (ntypes ? ntypes : 1) * sizeof(jfr_type *), _Alignof(jfr_type *));
     md->tinfo = jfr__calloc(a, (ntypes ? ntypes : 1) * sizeof(jfr_tinfo));
     md->pub.ntypes = ntypes; /* metadata_free sizes tinfo by it */
     uint32_t cap = 16;
@@ -404,28 +420,28 @@ jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
         cap *= 2;
     md->id_slots = jfr__calloc(a, cap * sizeof(uint32_t));
     md->id_mask = cap - 1;
-    if (!md->types || !tptr || !md->tinfo || !md->id_slots) {
-        s = JFR_NOMEM;
-        goto out;
-    }
+    if (!md->types || !*tptr || !md->tinfo || !md->id_slots)
+        return JFR_NOMEM;
+    return JFR_OK;
+}
+
+/* Step 4 (pass 1): each class's name, id and kind, indexed by id. */
+static jfr_status read_classes(mdparse *m, const node *meta, const jfr_type **tptr) {
+    jfr_mdtab *md = m->md;
     uint32_t ti = 0;
-    FOR_CHILDREN(&m, meta, c) {
-        if (strcmp(nname(&m, c), "class") != 0)
+    FOR_CHILDREN(m, meta, c) {
+        if (strcmp(nname(m, c), "class") != 0)
             continue;
         jfr_type *t = &md->types[ti];
         memset(t, 0, sizeof *t);
         t->index = ti;
-        t->name = attr(&m, c, "name");
-        if (!t->name || !parse_u64(attr(&m, c, "id"), &t->id)) {
-            s = fail(&m, "class without name or id");
-            goto out;
-        }
-        if (jfr__md_type_by_id(md, t->id)) {
-            s = fail(&m, "duplicate type id %llu", (unsigned long long)t->id);
-            goto out;
-        }
-        t->super_type = attr(&m, c, "superType");
-        const char *simple = attr(&m, c, "simpleType");
+        t->name = attr(m, c, "name");
+        if (!t->name || !parse_u64(attr(m, c, "id"), &t->id))
+            return fail(m, "class without name or id");
+        if (jfr__md_type_by_id(md, t->id))
+            return fail(m, "duplicate type id %llu", (unsigned long long)t->id);
+        t->super_type = attr(m, c, "superType");
+        const char *simple = attr(m, c, "simpleType");
         t->simple = simple && strcmp(simple, "true") == 0;
         t->is_event = t->super_type && strcmp(t->super_type, "jdk.jfr.Event") == 0;
         uint32_t h = id_hash(t->id) & md->id_mask;
@@ -437,117 +453,170 @@ jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
             md->t_string = t;
         ti++;
     }
-    md->pub.ntypes = ntypes;
     md->pub.types = tptr;
+    return JFR_OK;
+}
 
-    /* pass 2: fields, settings, annotations */
-    ti = 0;
-    FOR_CHILDREN(&m, meta, c) {
-        if (strcmp(nname(&m, c), "class") != 0)
-            continue;
-        jfr_type *t = &md->types[ti];
-        jfr_tinfo *inf = &md->tinfo[ti];
-        ti++;
-        uint32_t nf = 0, ns = 0;
-        FOR_CHILDREN(&m, c, f) {
-            if (strcmp(nname(&m, f), "field") == 0) nf++;
-            else if (strcmp(nname(&m, f), "setting") == 0) ns++;
-        }
-        jfr_field *fields = jfr__arena_alloc(a, &md->arena, (nf ? nf : 1) * sizeof *fields, _Alignof(jfr_field));
-        jfr_setting *settings = jfr__arena_alloc(a, &md->arena, (ns ? ns : 1) * sizeof *settings, _Alignof(jfr_setting));
-        inf->ops = jfr__arena_alloc(a, &md->arena, nf ? nf : 1, 1);
-        if (!fields || !settings || !inf->ops) {
-            s = JFR_NOMEM;
-            goto out;
-        }
-        uint32_t fi = 0, si = 0;
-        FOR_CHILDREN(&m, c, f) {
-            const char *en = nname(&m, f);
-            uint64_t tid;
-            const jfr_type *ft;
-            if (strcmp(en, "field") == 0) {
-                jfr_field *fd = &fields[fi];
-                memset(fd, 0, sizeof *fd);
-                fd->name = attr(&m, f, "name");
-                if (!fd->name || !parse_u64(attr(&m, f, "class"), &tid) ||
-                    !(ft = jfr__md_type_by_id(md, tid))) {
-                    s = fail(&m, "field %s.%s has an unknown type", t->name,
-                             fd->name ? fd->name : "?");
-                    goto out;
-                }
-                fd->type = ft;
-                fd->index = fi;
-                const char *dim = attr(&m, f, "dimension");
-                if (dim && strcmp(dim, "0") != 0) {
-                    if (strcmp(dim, "1") != 0) {
-                        s = fail(&m, "field %s.%s: dimension %s unsupported", t->name, fd->name, dim);
-                        goto out;
-                    }
-                    fd->array = true;
-                }
-                fd->pooled = attr(&m, f, "constantPool") != NULL;
-                if ((s = read_annotations(&m, f, &fd->nannotations, &fd->annotations,
-                                          &fd->label, &fd->description, &fd->units)))
-                    goto out;
-                fi++;
-            } else if (strcmp(en, "setting") == 0) {
-                jfr_setting *st = &settings[si++];
-                memset(st, 0, sizeof *st);
-                st->name = attr(&m, f, "name");
-                st->default_value = attr(&m, f, "defaultValue");
-                st->type = parse_u64(attr(&m, f, "class"), &tid) ? jfr__md_type_by_id(md, tid) : NULL;
-                const char *l = NULL, *d = NULL;
-                uint32_t u = 0;
-                if ((s = read_annotations(&m, f, &st->nannotations, &st->annotations, &l, &d, &u)))
-                    goto out;
-            }
-        }
-        t->nfields = nf;
-        t->fields = fields;
-        t->nsettings = ns;
-        t->settings = settings;
-        if ((s = read_annotations(&m, c, &t->nannotations, &t->annotations, &t->label,
-                                  &t->description, &t->units)))
-            goto out;
-        t->base = nf == 0 ? base_of(t->name) : JFR_BASE_STRUCT;
-        inf->has_duration = nf > 1 && strcmp(fields[1].name, "duration") == 0;
+/* A <field> element f of type t. */
+static jfr_status read_field(mdparse *m, const node *f, const jfr_type *t, jfr_field *fd,
+                             uint32_t fi) {
+    uint64_t tid;
+    const jfr_type *ft;
+    memset(fd, 0, sizeof *fd);
+    fd->name = attr(m, f, "name");
+    if (!fd->name || !parse_u64(attr(m, f, "class"), &tid) ||
+        !(ft = jfr__md_type_by_id(m->md, tid)))
+        return fail(m, "field %s.%s has an unknown type", t->name, fd->name ? fd->name : "?");
+    fd->type = ft;
+    fd->index = fi;
+    const char *dim = attr(m, f, "dimension");
+    if (dim && strcmp(dim, "0") != 0) {
+        if (strcmp(dim, "1") != 0)
+            return fail(m, "field %s.%s: dimension %s unsupported", t->name, fd->name, dim);
+        fd->array = true;
     }
+    fd->pooled = attr(m, f, "constantPool") != NULL;
+    return read_annotations(m, f, &fd->nannotations, &fd->annotations, &fd->label,
+                            &fd->description, &fd->units);
+}
+
+/* A <setting> element f. */
+static jfr_status read_setting(mdparse *m, const node *f, jfr_setting *st) {
+    uint64_t tid;
+    memset(st, 0, sizeof *st);
+    st->name = attr(m, f, "name");
+    st->default_value = attr(m, f, "defaultValue");
+    st->type = parse_u64(attr(m, f, "class"), &tid) ? jfr__md_type_by_id(m->md, tid) : NULL;
+    const char *l = NULL, *d = NULL;
+    uint32_t u = 0;
+    return read_annotations(m, f, &st->nannotations, &st->annotations, &l, &d, &u);
+}
+
+/* The fields, settings and annotations of the <class> element c (type t). */
+static jfr_status read_members(mdparse *m, const node *c, jfr_type *t, jfr_tinfo *inf) {
+    const jfr_allocator *a = m->a;
+    jfr_mdtab *md = m->md;
+    jfr_status s;
+    uint32_t nf = 0, ns = 0;
+    FOR_CHILDREN(m, c, f) {
+        if (strcmp(nname(m, f), "field") == 0) nf++;
+        else if (strcmp(nname(m, f), "setting") == 0) ns++;
+    }
+    jfr_field *fields = jfr__arena_alloc(a, &md->arena, (nf ? nf : 1) * sizeof *fields, _Alignof(jfr_field));
+    jfr_setting *settings = jfr__arena_alloc(a, &md->arena, (ns ? ns : 1) * sizeof *settings, _Alignof(jfr_setting));
+    inf->ops = jfr__arena_alloc(a, &md->arena, nf ? nf : 1, 1);
+    if (!fields || !settings || !inf->ops)
+        return JFR_NOMEM;
+    uint32_t fi = 0, si = 0;
+    FOR_CHILDREN(m, c, f) {
+        const char *en = nname(m, f);
+        if (strcmp(en, "field") == 0) {
+            if ((s = read_field(m, f, t, &fields[fi], fi)))
+                return s;
+            fi++;
+        } else if (strcmp(en, "setting") == 0) {
+            if ((s = read_setting(m, f, &settings[si++])))
+                return s;
+        }
+    }
+    t->nfields = nf;
+    t->fields = fields;
+    t->nsettings = ns;
+    t->settings = settings;
+    if ((s = read_annotations(m, c, &t->nannotations, &t->annotations, &t->label,
+                              &t->description, &t->units)))
+        return s;
+    t->base = nf == 0 ? base_of(t->name) : JFR_BASE_STRUCT;
+    inf->has_duration = nf > 1 && strcmp(fields[1].name, "duration") == 0;
+    return JFR_OK;
+}
+
+/* Step 5 (pass 2): every class's members. */
+static jfr_status read_all_members(mdparse *m, const node *meta) {
+    jfr_status s;
+    uint32_t ti = 0;
+    FOR_CHILDREN(m, meta, c) {
+        if (strcmp(nname(m, c), "class") != 0)
+            continue;
+        if ((s = read_members(m, c, &m->md->types[ti], &m->md->tinfo[ti])))
+            return s;
+        ti++;
+    }
+    return JFR_OK;
+}
+
+/* Step 6: the decode ops of every field, and each type's plan (*color: the
+ * marks of the walk, freed by the caller). */
+static jfr_status plan_types(const jfr_allocator *a, jfr_mdtab *md, uint8_t **color_out) {
+    uint32_t ntypes = md->pub.ntypes;
     for (uint32_t i = 0; i < ntypes; i++)
         for (uint32_t f = 0; f < md->types[i].nfields; f++)
             md->tinfo[i].ops[f] = (uint8_t)(op_of(&md->types[i].fields[f]) |
                                             (md->types[i].fields[f].array ? JFR_OP_ARRAY : 0));
-    color = jfr__calloc(a, ntypes ? ntypes : 1);
-    if (!color) {
-        s = JFR_NOMEM;
-        goto out;
-    }
+    uint8_t *color = *color_out = jfr__calloc(a, ntypes ? ntypes : 1);
+    if (!color)
+        return JFR_NOMEM;
     for (uint32_t i = 0; i < ntypes; i++)
         plan_type(md, i, color, 0);
-    /* ids are small in every writer seen (HotSpot < 10^4, async-profiler
-     * < 10^3): a direct table makes the per-record lookup one load */
+    return JFR_OK;
+}
+
+/* Step 7: ids are small in every writer seen (HotSpot < 10^4,
+ * async-profiler < 10^3): a direct table makes the per-record lookup one
+ * load. */
+static jfr_status index_ids(const jfr_allocator *a, jfr_mdtab *md) {
+    uint32_t ntypes = md->pub.ntypes;
     uint64_t maxid = 0;
     for (uint32_t i = 0; i < ntypes; i++)
         if (md->types[i].id > maxid)
             maxid = md->types[i].id;
-    if (ntypes && maxid < 65536) {
-        /* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
-        md->by_id = jfr__calloc(a, (size_t)(maxid + 1) * sizeof *md->by_id);
-        md->ev_by_id = jfr__calloc(a, (size_t)(maxid + 1) * sizeof *md->ev_by_id);
-        /* NOLINTEND(bugprone-sizeof-expression) */
-        md->nby_id = (uint32_t)maxid + 1;
-        if (!md->by_id || !md->ev_by_id) {
-            s = JFR_NOMEM;
-            goto out;
-        }
-        for (uint32_t i = 0; i < ntypes; i++) {
-            const jfr_type *t = &md->types[i];
-            md->by_id[t->id] = t;
-            md->ev_by_id[t->id] = t->is_event ? t : NULL;
-        }
+    if (!ntypes || maxid >= 65536)
+        return JFR_OK;
+    /* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
+    md->by_id = jfr__calloc(a, (size_t)(maxid + 1) * sizeof *md->by_id);
+    md->ev_by_id = jfr__calloc(a, (size_t)(maxid + 1) * sizeof *md->ev_by_id);
+    /* NOLINTEND(bugprone-sizeof-expression) */
+    md->nby_id = (uint32_t)maxid + 1;
+    if (!md->by_id || !md->ev_by_id)
+        return JFR_NOMEM;
+    for (uint32_t i = 0; i < ntypes; i++) {
+        const jfr_type *t = &md->types[i];
+        md->by_id[t->id] = t;
+        md->ev_by_id[t->id] = t->is_event ? t : NULL;
     }
-    jfr__known_init(md);
-out:
-    jfr__free(a, color, ntypes ? ntypes : 1);
+    return JFR_OK;
+}
+
+jfr_status jfr__metadata_compile(const jfr_allocator *a, const uint8_t *p,
+                                 const uint8_t *end, bool compressed,
+                                 uint64_t fingerprint, jfr_mdtab **out,
+                                 char *why, size_t whylen, uint64_t *err_off) {
+    mdparse m = {.a = a, .cur = {p, end, !compressed, p, 0}, .why = why, .whylen = whylen};
+    jfr_mdtab *md = jfr__calloc(a, sizeof *md);
+    if (!md)
+        return JFR_NOMEM;
+    m.md = md;
+    md->pub.fingerprint = fingerprint;
+    uint32_t root;
+    const node *meta;
+    const jfr_type **tptr;
+    uint8_t *color = NULL;
+    jfr_status s = read_tree(&m, p, &root);
+    if (!s)
+        s = read_root(&m, root, &meta);
+    if (!s)
+        s = alloc_types(&m, meta, &tptr);
+    if (!s)
+        s = read_classes(&m, meta, tptr);
+    if (!s)
+        s = read_all_members(&m, meta);
+    if (!s)
+        s = plan_types(a, md, &color);
+    if (!s)
+        s = index_ids(a, md);
+    if (!s)
+        known_init(md);
+    jfr__free(a, color, md->pub.ntypes ? md->pub.ntypes : 1);
     if (m.str)
         jfr__free(a, m.str, (size_t)(m.nstr ? m.nstr : 1) * sizeof *m.str);
     jfr__free(a, m.nodes, (size_t)m.capnodes * sizeof(node));

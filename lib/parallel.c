@@ -97,7 +97,8 @@ static void par_destroy(jfr_parser *p, jfr_par *par) {
             pthread_join(par->threads[i], NULL);
     }
     for (unsigned i = 0; par->slots && i < par->nslots; i++)
-        jfr_parser_free(par->slots[i].w);
+        if (par->slots[i].w)
+            jfr__parser_destroy(par->slots[i].w);
     jfr__free(a, par->slots, par->nslots * sizeof *par->slots);
     jfr__free(a, par->threads, par->nslots * sizeof *par->threads);
     pthread_cond_destroy(&par->done);
@@ -140,7 +141,7 @@ static jfr_par *par_new(jfr_parser *p) {
         atomic_init(&par->slots[i].cancel, false);
         /* the callbacks are copied for what scan_unit decides from them
          * (never called there) */
-        if (!(par->slots[i].w = jfr_parser_new(&wo, &p->cb, NULL))) {
+        if (!(par->slots[i].w = jfr__parser_create(&wo, &p->cb, NULL))) {
             par_destroy(p, par);
             return NULL;
         }
@@ -161,12 +162,15 @@ static jfr_par *par_new(jfr_parser *p) {
 }
 
 /* A header that the serial path would accept as a whole finished chunk of
- * `left` bytes or fewer; its size, or 0. */
-static uint64_t finished_chunk(const jfr_parser *p, const uint8_t *h, size_t left) {
-    if (left < JFR_HEADER_SIZE || memcmp(h, "FLR\0", 4) != 0 || !jfr__major_ok(jfr_be(h + 4, 2)) ||
-        h[64] != 0)
+ * `left` bytes or fewer; its size (and *ci decoded), or 0. */
+static uint64_t finished_chunk(const jfr_parser *p, const uint8_t *h, size_t left,
+                               jfr_chunk_info *ci) {
+    if (left < JFR_HEADER_SIZE || !jfr__header_magic(h))
         return 0;
-    int64_t size = (int64_t)jfr_be(h + 8, 8);
+    jfr__header_decode(h, ci);
+    if (!jfr__major_ok(ci->major) || ci->state != 0)
+        return 0;
+    int64_t size = ci->size;
     if (size <= JFR_HEADER_SIZE || (uint64_t)size > p->opt.max_chunk_size ||
         (uint64_t)size > left)
         return 0;
@@ -175,8 +179,9 @@ static uint64_t finished_chunk(const jfr_parser *p, const uint8_t *h, size_t lef
 
 /* Under the lock, slot FREE: set its worker parser up for the chunk at h.
  * False when the subscriptions cannot be copied (memory). */
-static bool queue(jfr_parser *p, jfr_slot *sl, const uint8_t *h, uint64_t size,
+static bool queue(jfr_parser *p, jfr_slot *sl, const uint8_t *h, const jfr_chunk_info *hi,
                   uint64_t offset, uint64_t index) {
+    uint64_t size = (uint64_t)hi->size;
     jfr_parser *w = sl->w;
     /* subscriptions only grow: copy the new ones, so that the helper lists
      * the events of the types wanted now (adopt_scan checks that this is
@@ -190,8 +195,8 @@ static bool queue(jfr_parser *p, jfr_slot *sl, const uint8_t *h, uint64_t size,
     w->info.index = index; /* messages only: a failure is redone serially */
     w->info.offset = offset;
     w->info.size = (int64_t)size;
-    w->info.metadata_offset = (int64_t)jfr_be(h + 24, 8);
-    w->info.flags = (uint16_t)jfr_be(h + 66, 2);
+    w->info.metadata_offset = hi->metadata_offset;
+    w->info.flags = hi->flags;
     w->live = false;
     jfr_chunk *c = &w->chunk;
     c->base = h;
@@ -250,7 +255,8 @@ void jfr__par_chunk(jfr_parser *p, const uint8_t *at, size_t avail) {
         left -= size;
         off += size;
         index++;
-        if (!(size = finished_chunk(p, h, left)))
+        jfr_chunk_info hi;
+        if (!(size = finished_chunk(p, h, left, &hi)))
             break;
         jfr_slot *fr = NULL;
         bool have = false;
@@ -263,7 +269,7 @@ void jfr__par_chunk(jfr_parser *p, const uint8_t *at, size_t avail) {
         }
         if (have)
             continue;
-        if (!fr || !queue(p, fr, h, size, off, index))
+        if (!fr || !queue(p, fr, h, &hi, off, index))
             break;
     }
     pthread_mutex_unlock(&par->mu);

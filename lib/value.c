@@ -12,93 +12,7 @@ static inline uint64_t pos_of(const jfr_chunk *c, const jfr_cur *cur) {
     return jfr__cur_pos(cur);
 }
 
-static inline const jfr_tinfo *tinfo(const jfr_chunk *c, const jfr_type *t) {
-    return &c->md->tinfo[t->index];
-}
-
-static jfr_status skip_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
-                           uint8_t op, uint32_t depth);
-
-/* One field's value (array-aware: op may carry JFR_OP_ARRAY). */
-static jfr_status skip_field(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
-                             uint8_t op, uint32_t depth) {
-    if (!(op & JFR_OP_ARRAY))
-        return skip_one(c, cur, t, op, depth);
-    uint32_t n;
-    if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
-        return JFR_BAD_EVENT;
-    op &= (uint8_t)~JFR_OP_ARRAY;
-    for (uint32_t k = 0; k < n; k++) {
-        jfr_status s = skip_one(c, cur, t, op, depth);
-        if (s)
-            return s;
-    }
-    return JFR_OK;
-}
-
-/* The hot loop of pool indexing and field access: scalar ops inline. */
-static jfr_status skip_struct(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
-                              uint32_t depth) {
-    const jfr_tinfo *inf = tinfo(c, t);
-    if (inf->bad || depth > JFR_MAX_DEPTH)
-        return JFR_BAD_EVENT;
-    const uint8_t *ops = inf->ops;
-    bool varints = c->compressed;
-    for (uint32_t i = 0; i < t->nfields; i++) {
-        uint8_t op = ops[i];
-        switch (op) {
-        case JFR_OP_BOOLEAN:
-        case JFR_OP_BYTE:
-            if (cur->p >= cur->end)
-                return JFR_BAD_EVENT;
-            cur->p++;
-            continue;
-        case JFR_OP_CHAR:
-        case JFR_OP_SHORT:
-        case JFR_OP_INT:
-        case JFR_OP_LONG:
-        case JFR_OP_POOL:
-            if (varints) {
-                if (!jfr_cur_skip_varint(cur))
-                    return JFR_BAD_VARINT;
-                continue;
-            }
-            break;
-        default:
-            break;
-        }
-        jfr_status s = skip_field(c, cur, t->fields[i].type, op, depth + 1);
-        if (s)
-            return s;
-    }
-    return JFR_OK;
-}
-
-static jfr_status skip_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
-                           uint8_t op, uint32_t depth) {
-    uint64_t v;
-    switch (op) {
-    case JFR_OP_BOOLEAN:
-    case JFR_OP_BYTE:
-        return jfr_cur_skip(cur, 1) ? JFR_OK : JFR_BAD_EVENT;
-    case JFR_OP_CHAR:
-    case JFR_OP_SHORT:
-        return jfr_cur_short(cur, &v) ? JFR_OK : JFR_BAD_VARINT;
-    case JFR_OP_INT:
-        return jfr_cur_int(cur, &v) ? JFR_OK : JFR_BAD_VARINT;
-    case JFR_OP_LONG:
-    case JFR_OP_POOL:
-        return jfr_cur_long(cur, &v) ? JFR_OK : JFR_BAD_VARINT;
-    case JFR_OP_FLOAT:
-        return jfr_cur_skip(cur, 4) ? JFR_OK : JFR_BAD_EVENT;
-    case JFR_OP_DOUBLE:
-        return jfr_cur_skip(cur, 8) ? JFR_OK : JFR_BAD_EVENT;
-    case JFR_OP_STRING:
-        return jfr_cur_skip_string(cur) ? JFR_OK : JFR_BAD_STRING;
-    default:
-        return skip_struct(c, cur, t, depth);
-    }
-}
+#include "skip.h"
 
 jfr_status jfr__skip_value(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
                            uint8_t op, uint32_t depth) {
@@ -109,21 +23,6 @@ jfr_status jfr__skip_value(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
 
 static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
                            uint8_t op, uint32_t depth, bool need_end, jfr_value *out);
-
-uint8_t jfr__op_for_type(const jfr_type *t) {
-    switch (t->base) {
-    case JFR_BASE_BOOLEAN: return JFR_OP_BOOLEAN;
-    case JFR_BASE_BYTE: return JFR_OP_BYTE;
-    case JFR_BASE_CHAR: return JFR_OP_CHAR;
-    case JFR_BASE_SHORT: return JFR_OP_SHORT;
-    case JFR_BASE_INT: return JFR_OP_INT;
-    case JFR_BASE_LONG: return JFR_OP_LONG;
-    case JFR_BASE_FLOAT: return JFR_OP_FLOAT;
-    case JFR_BASE_DOUBLE: return JFR_OP_DOUBLE;
-    case JFR_BASE_STRING: return JFR_OP_STRING;
-    default: return JFR_OP_STRUCT;
-    }
-}
 
 /* The pool entry (t, key) as a value; NULL kind when absent. Following a
  * reference starts a new top-level value: its struct nesting counts from 0,
@@ -164,38 +63,40 @@ static uint64_t string_entry(const jfr_chunk *c, uint64_t key) {
                 return 0;
             jfr_cur pc = cur_at(c, pos);
             uint8_t enc;
-            if (!jfr_cur_u8(&pc, &enc) || enc != JFR_STR_POOL || !jfr_cur_long(&pc, &fast))
+            if (!jfr__cur_u8(&pc, &enc) || enc != JFR_STR_POOL || !jfr__cur_long(&pc, &fast))
                 return pos; /* not a reference: read (and checked) by the caller */
         }
         jfr_cur sc = cur_at(c, jfr__pool_get(&c->pool, ts->index, slow));
         uint8_t enc;
-        (void)jfr_cur_u8(&sc, &enc); /* slow trails fast: a valid reference */
-        (void)jfr_cur_long(&sc, &slow);
+        (void)jfr__cur_u8(&sc, &enc); /* slow trails fast: a valid reference */
+        (void)jfr__cur_long(&sc, &slow);
         if (slow == fast)
             return 0;
     }
 }
 
+/* Room for a converted string in the parser's scratch arena (reset before
+ * each event callback). */
+static char *scratch_room(void *parser, size_t n) {
+    jfr_parser *p = parser;
+    return jfr__arena_alloc(&p->opt.allocator, &p->scratch, n ? n : 1, 1);
+}
+
 static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) {
-    uint8_t enc;
-    uint32_t n;
-    uint64_t key;
-    if (!jfr_cur_u8(cur, &enc))
+    jfr_wstr ws;
+    int r = jfr__cur_string(cur, JFR__STR_BORROW, scratch_room, c->parser, &ws);
+    if (r == JFR__STR_END)
         return JFR_BAD_STRING;
-    out->encoding = enc;
+    out->encoding = ws.enc;
     out->kind = JFR_KIND_STRING;
     out->str = "";
     out->len = 0;
-    switch (enc) {
-    case JFR_STR_NULL:
+    if (r)
+        return r == JFR__STR_NOMEM ? JFR_NOMEM : JFR_BAD_STRING;
+    if (ws.enc == JFR_STR_NULL) {
         out->kind = JFR_KIND_NULL;
-        return JFR_OK;
-    case JFR_STR_EMPTY:
-        return JFR_OK;
-    case JFR_STR_POOL: {
-        if (!jfr_cur_long(cur, &key))
-            return JFR_BAD_STRING;
-        uint64_t pos = string_entry(c, key);
+    } else if (ws.enc == JFR_STR_POOL) {
+        uint64_t pos = string_entry(c, ws.key);
         if (!pos) {
             out->kind = JFR_KIND_NULL;
         } else {
@@ -205,52 +106,12 @@ static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) 
                 return s;
         }
         out->pooled = true;
-        out->key = key;
-        return JFR_OK;
+        out->key = ws.key;
+    } else {
+        out->str = ws.str;
+        out->len = ws.len;
     }
-    case JFR_STR_UTF8:
-        if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
-            return JFR_BAD_STRING;
-        out->str = (const char *)cur->p;
-        out->len = n;
-        cur->p += n;
-        return JFR_OK;
-    case JFR_STR_LATIN1: {
-        if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
-            return JFR_BAD_STRING;
-        const uint8_t *s = cur->p;
-        cur->p += n;
-        size_t i = 0;
-        while (i < n && s[i] < 0x80)
-            i++;
-        if (i == n) { /* ASCII: borrow */
-            out->str = (const char *)s;
-            out->len = n;
-            return JFR_OK;
-        }
-        char *d = jfr__parser_scratch(c->parser, (size_t)n * 2);
-        if (!d)
-            return JFR_NOMEM;
-        out->len = jfr_wire_latin1_to_utf8(s, n, (uint8_t *)d);
-        out->str = d;
-        return JFR_OK;
-    }
-    case JFR_STR_CHARS: {
-        if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
-            return JFR_BAD_STRING;
-        char *d = jfr__parser_scratch(c->parser, (size_t)n * 3 + 1);
-        if (!d)
-            return JFR_NOMEM;
-        long w = jfr_wire_chars_to_utf8(cur, n, (uint8_t *)d);
-        if (w < 0)
-            return JFR_BAD_STRING;
-        out->str = d;
-        out->len = (size_t)w;
-        return JFR_OK;
-    }
-    default:
-        return JFR_BAD_STRING;
-    }
+    return JFR_OK;
 }
 
 static float be_float(uint32_t b) {
@@ -269,7 +130,7 @@ static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
     out->depth_ = depth;
     switch (op) {
     case JFR_OP_BOOLEAN:
-        if (!jfr_cur_be(cur, 1, &v))
+        if (!jfr__cur_be(cur, 1, &v))
             return JFR_BAD_EVENT;
         out->kind = JFR_KIND_BOOLEAN;
         out->b = v != 0;
@@ -277,7 +138,7 @@ static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
         out->u = out->b;
         return JFR_OK;
     case JFR_OP_BYTE:
-        if (!jfr_cur_be(cur, 1, &v))
+        if (!jfr__cur_be(cur, 1, &v))
             return JFR_BAD_EVENT;
         out->kind = JFR_KIND_INT;
         /* NOLINTNEXTLINE(bugprone-signed-char-misuse,cert-str34-c): a Java byte is signed */
@@ -285,41 +146,41 @@ static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
         out->u = (uint8_t)v;
         return JFR_OK;
     case JFR_OP_SHORT:
-        if (!jfr_cur_short(cur, &v))
+        if (!jfr__cur_short(cur, &v))
             return JFR_BAD_VARINT;
         out->kind = JFR_KIND_INT;
         out->i = (int16_t)(uint16_t)v;
         out->u = (uint16_t)v;
         return JFR_OK;
     case JFR_OP_CHAR:
-        if (!jfr_cur_short(cur, &v))
+        if (!jfr__cur_short(cur, &v))
             return JFR_BAD_VARINT;
         out->kind = JFR_KIND_CHAR;
         out->u = (uint16_t)v;
         out->i = (int64_t)out->u;
         return JFR_OK;
     case JFR_OP_INT:
-        if (!jfr_cur_int(cur, &v))
+        if (!jfr__cur_int(cur, &v))
             return JFR_BAD_VARINT;
         out->kind = JFR_KIND_INT;
         out->i = (int32_t)(uint32_t)v;
         out->u = (uint32_t)v;
         return JFR_OK;
     case JFR_OP_LONG:
-        if (!jfr_cur_long(cur, &v))
+        if (!jfr__cur_long(cur, &v))
             return JFR_BAD_VARINT;
         out->kind = JFR_KIND_INT;
         out->i = (int64_t)v;
         out->u = v;
         return JFR_OK;
     case JFR_OP_FLOAT:
-        if (!jfr_cur_be(cur, 4, &v))
+        if (!jfr__cur_be(cur, 4, &v))
             return JFR_BAD_EVENT;
         out->kind = JFR_KIND_FLOAT;
         out->d = be_float((uint32_t)v);
         return JFR_OK;
     case JFR_OP_DOUBLE:
-        if (!jfr_cur_be(cur, 8, &v))
+        if (!jfr__cur_be(cur, 8, &v))
             return JFR_BAD_EVENT;
         out->kind = JFR_KIND_DOUBLE;
         memcpy(&out->d, &v, sizeof out->d);
@@ -327,7 +188,7 @@ static jfr_status read_one(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
     case JFR_OP_STRING:
         return read_string(c, cur, out);
     case JFR_OP_POOL:
-        if (!jfr_cur_long(cur, &v))
+        if (!jfr__cur_long(cur, &v))
             return JFR_BAD_VARINT;
         return resolve(c, t, v, out);
     default: /* inline struct */
@@ -361,7 +222,7 @@ static jfr_status read_field(const jfr_chunk *c, jfr_cur *cur, const jfr_field *
     if (!f->array)
         return read_one(c, cur, f->type, op, depth, need_end, out);
     uint32_t n;
-    if (!jfr_cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
+    if (!jfr__cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
         return JFR_BAD_EVENT;
     out->kind = JFR_KIND_ARRAY;
     out->type = f->type;
@@ -405,11 +266,11 @@ jfr_status jfr__struct_scan(const jfr_chunk *c, uint64_t pos, const jfr_type *t,
             bool ok;
             switch (op) {
             case JFR_OP_BOOLEAN:
-            case JFR_OP_BYTE: ok = jfr_cur_be(&cur, 1, &raw[k]); break;
+            case JFR_OP_BYTE: ok = jfr__cur_be(&cur, 1, &raw[k]); break;
             case JFR_OP_CHAR:
-            case JFR_OP_SHORT: ok = jfr_cur_short(&cur, &raw[k]); break;
-            case JFR_OP_INT: ok = jfr_cur_int(&cur, &raw[k]); break;
-            default: ok = jfr_cur_long(&cur, &raw[k]); break;
+            case JFR_OP_SHORT: ok = jfr__cur_short(&cur, &raw[k]); break;
+            case JFR_OP_INT: ok = jfr__cur_int(&cur, &raw[k]); break;
+            default: ok = jfr__cur_long(&cur, &raw[k]); break;
             }
             if (!ok)
                 return JFR_BAD_VARINT;
@@ -458,8 +319,11 @@ jfr_status jfr_value_field_named(const jfr_value *obj, const char *name, jfr_val
     return jfr_value_field(obj, (uint32_t)i, out);
 }
 
-jfr_status jfr__value_index_from(const jfr_value *arr, uint32_t i, uint32_t from,
-                                 uint64_t from_pos, jfr_value *out, uint64_t *next_pos) {
+/* Element i of an array, starting the skip from element `from` whose bytes
+ * start at from_pos (0 / arr->pos_ for the beginning); *next_pos receives
+ * where element i+1 starts. */
+static jfr_status value_index_from(const jfr_value *arr, uint32_t i, uint32_t from,
+                                   uint64_t from_pos, jfr_value *out, uint64_t *next_pos) {
     if (!arr || !out)
         return JFR_INVALID_ARG;
     if (arr->kind != JFR_KIND_ARRAY || !arr->field)
@@ -487,7 +351,7 @@ jfr_status jfr__value_index_from(const jfr_value *arr, uint32_t i, uint32_t from
 }
 
 jfr_status jfr_value_index(const jfr_value *arr, uint32_t i, jfr_value *out) {
-    return jfr__value_index_from(arr, i, 0, arr ? arr->pos_ : 0, out, NULL);
+    return value_index_from(arr, i, 0, arr ? arr->pos_ : 0, out, NULL);
 }
 
 jfr_status jfr_value_unwrap(const jfr_value *v, jfr_value *out) {
@@ -545,7 +409,8 @@ jfr_status jfr_iter_next(jfr_iter *it, jfr_value *out) {
 
 /* ------------------------------------------------------------------ time */
 
-int64_t jfr__d2l(double d) {
+/* Java's (long) cast of a double: truncation, saturating, NaN -> 0. */
+static int64_t d2l(double d) {
     if (isnan(d))
         return 0;
     if (d >= 9223372036854775807.0)
@@ -562,14 +427,14 @@ int64_t jfr__d2l(double d) {
 int64_t jfr__ticks_to_epoch_nanos(const jfr_chunk *c, int64_t ticks) {
     int64_t diff = (int64_t)((uint64_t)ticks - (uint64_t)c->tb_start_ticks);
     int64_t ns = c->tb_divisor == 1.0 && diff > -JFR_EXACT_D && diff < JFR_EXACT_D
-                     ? diff : jfr__d2l((double)diff / c->tb_divisor);
+                     ? diff : d2l((double)diff / c->tb_divisor);
     return (int64_t)((uint64_t)c->tb_start_nanos + (uint64_t)ns);
 }
 
 int64_t jfr__ticks_to_nanos(const jfr_chunk *c, int64_t ticks) {
     if (c->tb_divisor == 1.0 && ticks > -JFR_EXACT_D && ticks < JFR_EXACT_D)
         return ticks;
-    return jfr__d2l((double)ticks / c->tb_divisor);
+    return d2l((double)ticks / c->tb_divisor);
 }
 
 /* ----------------------------------------------------------------- events */

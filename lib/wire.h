@@ -29,7 +29,7 @@ enum {
 
 /* LEB128-style JFR varint: at most 9 bytes, the 9th carries 8 full bits;
  * padded (non-minimal) forms are accepted. */
-static inline bool jfr_cur_varint(jfr_cur *c, uint64_t *v) {
+static inline bool jfr__cur_varint(jfr_cur *c, uint64_t *v) {
     const uint8_t *p = c->p;
     if ((size_t)(c->end - p) >= 9) {
         uint64_t r = 0;
@@ -68,7 +68,7 @@ static inline bool jfr_cur_varint(jfr_cur *c, uint64_t *v) {
 }
 
 /* Skip a varint without decoding it. */
-static inline bool jfr_cur_skip_varint(jfr_cur *c) {
+static inline bool jfr__cur_skip_varint(jfr_cur *c) {
     const uint8_t *p = c->p;
     size_t avail = (size_t)(c->end - p);
     size_t lim = avail < 9 ? avail : 9;
@@ -81,29 +81,29 @@ static inline bool jfr_cur_skip_varint(jfr_cur *c) {
     return false;
 }
 
-static inline bool jfr_cur_u8(jfr_cur *c, uint8_t *v) {
+static inline bool jfr__cur_u8(jfr_cur *c, uint8_t *v) {
     if (c->p >= c->end)
         return false;
     *v = *c->p++;
     return true;
 }
 
-static inline uint64_t jfr_be(const uint8_t *p, int n) {
+static inline uint64_t jfr__be(const uint8_t *p, int n) {
     uint64_t r = 0;
     for (int i = 0; i < n; i++)
         r = (r << 8) | p[i];
     return r;
 }
 
-static inline bool jfr_cur_be(jfr_cur *c, int n, uint64_t *v) {
+static inline bool jfr__cur_be(jfr_cur *c, int n, uint64_t *v) {
     if ((size_t)(c->end - c->p) < (size_t)n)
         return false;
-    *v = jfr_be(c->p, n);
+    *v = jfr__be(c->p, n);
     c->p += n;
     return true;
 }
 
-static inline bool jfr_cur_skip(jfr_cur *c, uint64_t n) {
+static inline bool jfr__cur_skip(jfr_cur *c, uint64_t n) {
     if ((uint64_t)(c->end - c->p) < n)
         return false;
     c->p += n;
@@ -112,58 +112,28 @@ static inline bool jfr_cur_skip(jfr_cur *c, uint64_t n) {
 
 /* Integers of a declared Java width: varints in compressed chunks, big-endian
  * fixed widths otherwise (the widths JMC uses). Callers narrow the result. */
-static inline bool jfr_cur_long(jfr_cur *c, uint64_t *v) {
-    return c->fixed ? jfr_cur_be(c, 8, v) : jfr_cur_varint(c, v);
+static inline bool jfr__cur_long(jfr_cur *c, uint64_t *v) {
+    return c->fixed ? jfr__cur_be(c, 8, v) : jfr__cur_varint(c, v);
 }
-static inline bool jfr_cur_int(jfr_cur *c, uint64_t *v) {
-    return c->fixed ? jfr_cur_be(c, 4, v) : jfr_cur_varint(c, v);
+static inline bool jfr__cur_int(jfr_cur *c, uint64_t *v) {
+    return c->fixed ? jfr__cur_be(c, 4, v) : jfr__cur_varint(c, v);
 }
-static inline bool jfr_cur_short(jfr_cur *c, uint64_t *v) {
-    return c->fixed ? jfr_cur_be(c, 2, v) : jfr_cur_varint(c, v);
+static inline bool jfr__cur_short(jfr_cur *c, uint64_t *v) {
+    return c->fixed ? jfr__cur_be(c, 2, v) : jfr__cur_varint(c, v);
 }
 
 /* A count (array length, string length, pool count...) that must fit in 31 bits. */
-static inline bool jfr_cur_count(jfr_cur *c, uint32_t *n) {
+static inline bool jfr__cur_count(jfr_cur *c, uint32_t *n) {
     uint64_t v;
-    if (!jfr_cur_int(c, &v) || v > 0x7fffffffu)
+    if (!jfr__cur_int(c, &v) || v > 0x7fffffffu)
         return false;
     *n = (uint32_t)v;
     return true;
 }
 
-/* Skip a string value of any encoding. */
-static inline bool jfr_cur_skip_string(jfr_cur *c) {
-    uint8_t enc;
-    uint64_t v;
-    uint32_t n;
-    if (!jfr_cur_u8(c, &enc))
-        return false;
-    switch (enc) {
-    case JFR_STR_NULL:
-    case JFR_STR_EMPTY:
-        return true;
-    case JFR_STR_POOL:
-        return jfr_cur_long(c, &v);
-    case JFR_STR_UTF8:
-    case JFR_STR_LATIN1:
-        return jfr_cur_count(c, &n) && jfr_cur_skip(c, n);
-    case JFR_STR_CHARS:
-        if (!jfr_cur_count(c, &n) || n > (size_t)(c->end - c->p))
-            return false;
-        if (c->fixed)
-            return jfr_cur_skip(c, (uint64_t)n * 2);
-        for (uint32_t i = 0; i < n; i++)
-            if (!jfr_cur_varint(c, &v))
-                return false;
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* Append the UTF-8 form of code point cp (lone surrogates as WTF-8) to out;
  * returns bytes written (1..4). out needs 4 bytes. */
-static inline size_t jfr_utf8_put(uint8_t *out, uint32_t cp) {
+static inline size_t jfr__utf8_put(uint8_t *out, uint32_t cp) {
     if (cp < 0x80) {
         out[0] = (uint8_t)cp;
         return 1;
@@ -189,8 +159,128 @@ static inline size_t jfr_utf8_put(uint8_t *out, uint32_t cp) {
 /* Convert a UTF-16 char-array string payload (count already read: n units
  * follow at c) into UTF-8 at out (needs 3*n bytes). Returns bytes written or
  * -1 on malformed input. Surrogate pairs combine; lone ones stay WTF-8. */
-long jfr_wire_chars_to_utf8(jfr_cur *c, uint32_t n, uint8_t *out);
+long jfr__wire_chars_to_utf8(jfr_cur *c, uint32_t n, uint8_t *out);
 /* Latin-1 bytes to UTF-8 (out needs 2*n bytes); returns bytes written. */
-size_t jfr_wire_latin1_to_utf8(const uint8_t *in, size_t n, uint8_t *out);
+size_t jfr__wire_latin1_to_utf8(const uint8_t *in, size_t n, uint8_t *out);
+
+/* ------------------------------------------------------------- strings */
+
+/* A string value as jfr__cur_string read it. */
+typedef struct jfr_wstr {
+    uint8_t enc;     /* JFR_STR_* */
+    uint64_t key;    /* JFR_STR_POOL: the key into the string pool */
+    const char *str; /* UTF-8 (NULL for JFR_STR_NULL; unset when skipping) */
+    size_t len;
+} jfr_wstr;
+
+/* What jfr__cur_string does with the characters. */
+enum {
+    JFR__STR_SKIP,   /* only moves past them */
+    JFR__STR_BORROW, /* UTF-8 and ASCII Latin-1 point into the bytes; other
+                        strings are converted into room(ctx, n) */
+    JFR__STR_COPY    /* every string is converted or copied into room(ctx, n),
+                        NUL-terminated */
+};
+
+/* What jfr__cur_string found wrong (0: nothing). */
+enum {
+    JFR__STR_END = 1,   /* no encoding byte */
+    JFR__STR_BAD_LEN,   /* the length is out of range */
+    JFR__STR_TRUNCATED, /* the UTF-16 units run out */
+    JFR__STR_BAD_ENC,   /* an unknown encoding (in out->enc) */
+    JFR__STR_NOMEM      /* room() returned NULL */
+};
+
+/* The one decoder of the six string encodings: reads a string value at the
+ * cursor into *out. `mode` is a constant at every call site, so that each
+ * inlined copy keeps only its own work (a skip converts nothing). room(ctx,
+ * n) gives n writable bytes (not called when skipping). Returns 0 or a
+ * JFR__STR_* problem; out->enc is set once the encoding byte was read. */
+static inline int jfr__cur_string(jfr_cur *c, int mode, char *(*room)(void *, size_t),
+                                  void *ctx, jfr_wstr *out) {
+    uint8_t enc;
+    uint32_t n;
+    char *d;
+    if (!jfr__cur_u8(c, &enc))
+        return JFR__STR_END;
+    out->enc = enc;
+    out->str = "";
+    out->len = 0;
+    switch (enc) {
+    case JFR_STR_NULL:
+        out->str = NULL;
+        return 0;
+    case JFR_STR_EMPTY:
+        return 0;
+    case JFR_STR_POOL:
+        return jfr__cur_long(c, &out->key) ? 0 : JFR__STR_BAD_LEN;
+    case JFR_STR_UTF8:
+    case JFR_STR_LATIN1: {
+        if (!jfr__cur_count(c, &n) || n > (size_t)(c->end - c->p))
+            return JFR__STR_BAD_LEN;
+        const uint8_t *b = c->p;
+        c->p += n;
+        if (mode == JFR__STR_SKIP)
+            return 0;
+        if (mode == JFR__STR_BORROW) {
+            size_t i = 0;
+            if (enc == JFR_STR_LATIN1)
+                while (i < n && b[i] < 0x80)
+                    i++;
+            if (enc == JFR_STR_UTF8 || i == n) { /* UTF-8 or ASCII: borrow */
+                out->str = (const char *)b;
+                out->len = n;
+                return 0;
+            }
+        }
+        bool nul = mode == JFR__STR_COPY;
+        if (enc == JFR_STR_UTF8) { /* JFR__STR_COPY */
+            if (!(d = room(ctx, (size_t)n + 1)))
+                return JFR__STR_NOMEM;
+            if (n)
+                memcpy(d, b, n);
+            out->len = n;
+        } else {
+            if (!(d = room(ctx, (size_t)n * 2 + nul)))
+                return JFR__STR_NOMEM;
+            out->len = jfr__wire_latin1_to_utf8(b, n, (uint8_t *)d);
+        }
+        if (nul)
+            d[out->len] = 0;
+        out->str = d;
+        return 0;
+    }
+    case JFR_STR_CHARS:
+        if (!jfr__cur_count(c, &n) || n > (size_t)(c->end - c->p))
+            return JFR__STR_BAD_LEN;
+        if (mode == JFR__STR_SKIP) {
+            uint64_t v;
+            if (c->fixed)
+                return jfr__cur_skip(c, (uint64_t)n * 2) ? 0 : JFR__STR_TRUNCATED;
+            for (uint32_t i = 0; i < n; i++)
+                if (!jfr__cur_varint(c, &v))
+                    return JFR__STR_TRUNCATED;
+            return 0;
+        }
+        if (!(d = room(ctx, (size_t)n * 3 + 1)))
+            return JFR__STR_NOMEM;
+        long w = jfr__wire_chars_to_utf8(c, n, (uint8_t *)d);
+        if (w < 0)
+            return JFR__STR_TRUNCATED;
+        if (mode == JFR__STR_COPY)
+            d[w] = 0;
+        out->str = d;
+        out->len = (size_t)w;
+        return 0;
+    default:
+        return JFR__STR_BAD_ENC;
+    }
+}
+
+/* Skip a string value of any encoding. */
+static inline bool jfr__cur_skip_string(jfr_cur *c) {
+    jfr_wstr s;
+    return jfr__cur_string(c, JFR__STR_SKIP, NULL, NULL, &s) == 0;
+}
 
 #endif

@@ -72,16 +72,16 @@ static void test_fixed_widths(void) {
     const uint8_t b[] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
     jfr_cur c = {b, b + 8, true, b, 0};
     uint64_t v;
-    CHECK(jfr_cur_short(&c, &v) && v == 0x0102);
-    CHECK(jfr_cur_int(&c, &v) && v == 0x03040506);
-    CHECK(!jfr_cur_int(&c, &v)); /* only 2 bytes left */
+    CHECK(jfr__cur_short(&c, &v) && v == 0x0102);
+    CHECK(jfr__cur_int(&c, &v) && v == 0x03040506);
+    CHECK(!jfr__cur_int(&c, &v)); /* only 2 bytes left */
     c = (jfr_cur){b, b + 8, true, b, 0};
-    CHECK(jfr_cur_long(&c, &v) && v == 0x0102030405060708ull && c.p == b + 8);
+    CHECK(jfr__cur_long(&c, &v) && v == 0x0102030405060708ull && c.p == b + 8);
     /* counts above 2^31 are refused */
     const uint8_t big[] = {0x80, 0x80, 0x80, 0x80, 0x08};
     jfr_cur cc = {big, big + 5, false, big, 0};
     uint32_t n;
-    CHECK(!jfr_cur_count(&cc, &n));
+    CHECK(!jfr__cur_count(&cc, &n));
 }
 
 static void test_strings(void) {
@@ -97,36 +97,36 @@ static void test_strings(void) {
         sb_str_latin1(&b, l1, 3);
         jfr_cur c = {b.d, b.d + b.n, fixed, b.d, 0};
         for (int i = 0; i < 6; i++)
-            CHECK(jfr_cur_skip_string(&c));
+            CHECK(jfr__cur_skip_string(&c));
         CHECK(c.p == b.d + b.n);
         /* the char array converts to UTF-8: pair combined, lone ones WTF-8 */
         jfr_cur s = {b.d, b.d + b.n, fixed, b.d, 0};
         for (int i = 0; i < 4; i++)
-            jfr_cur_skip_string(&s);
+            jfr__cur_skip_string(&s);
         uint8_t enc = 0;
         uint32_t n = 0;
-        CHECK(jfr_cur_u8(&s, &enc) && enc == JFR_STR_CHARS);
-        CHECK(jfr_cur_count(&s, &n) && n == 5);
+        CHECK(jfr__cur_u8(&s, &enc) && enc == JFR_STR_CHARS);
+        CHECK(jfr__cur_count(&s, &n) && n == 5);
         uint8_t out[32];
-        long w = jfr_wire_chars_to_utf8(&s, n, out);
+        long w = jfr__wire_chars_to_utf8(&s, n, out);
         const char *want = "a\xf0\x9f\x98\x80\xed\xb0\x80\xed\xa0\x80";
         CHECK(w == (long)strlen(want) && memcmp(out, want, (size_t)w) == 0);
-        CHECK(jfr_cur_u8(&s, &enc) && enc == JFR_STR_LATIN1);
-        CHECK(jfr_cur_count(&s, &n) && n == 3);
-        size_t lw = jfr_wire_latin1_to_utf8(s.p, n, out);
+        CHECK(jfr__cur_u8(&s, &enc) && enc == JFR_STR_LATIN1);
+        CHECK(jfr__cur_count(&s, &n) && n == 3);
+        size_t lw = jfr__wire_latin1_to_utf8(s.p, n, out);
         CHECK(lw == 5 && memcmp(out, "c\xc3\xa9\xc3\xbf", 5) == 0);
         /* every truncation of the sequence fails to skip somewhere, never overruns */
         for (size_t cut = 0; cut < b.n; cut++) {
             jfr_cur t = {b.d, b.d + cut, fixed, b.d, 0};
             int ok = 0;
-            while (ok < 6 && jfr_cur_skip_string(&t))
+            while (ok < 6 && jfr__cur_skip_string(&t))
                 ok++;
             CHECK(ok < 6 && t.p <= b.d + cut);
         }
         /* bad encoding byte */
         const uint8_t bad[] = {6, 0};
         jfr_cur bc = {bad, bad + 2, fixed, bad, 0};
-        CHECK(!jfr_cur_skip_string(&bc));
+        CHECK(!jfr__cur_skip_string(&bc));
         free(b.d);
     }
     printf("strings: six encodings, compressed and uncompressed\n");

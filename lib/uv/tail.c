@@ -1,6 +1,7 @@
 /* Tail of a JFR disk repository (or one chunk file): a libuv timer polls the
  * current chunk file's header and feeds each newly flushed byte once. */
 #include "jfrstream_uv.h"
+#include "header.h"
 #include "sized.h"
 
 #include <errno.h>
@@ -129,13 +130,6 @@ static bool feed(tail *t, const void *p, size_t n) {
     return false;
 }
 
-static uint64_t be64(const uint8_t *b) {
-    uint64_t r = 0;
-    for (int i = 0; i < 8; i++)
-        r = (r << 8) | b[i];
-    return r;
-}
-
 static void close_file(tail *t, bool finished) {
     uv_fs_t req;
     if (t->fd >= 0) {
@@ -199,19 +193,21 @@ static bool open_next(tail *t) {
 
 /* One poll: read the header with the writer's guard, feed what was flushed. */
 static void poll_file(tail *t) {
-    uint8_t h[68], again;
+    uint8_t h[JFR_HEADER_SIZE], again;
     int64_t at = (int64_t)t->chunk_off;
     if (pread_at(t, h, sizeof h, at) != (ssize_t)sizeof h)
         return; /* header not written yet */
     if (h[64] == 255 || pread_at(t, &again, 1, at + 64) != 1 || again != h[64])
         return; /* being rewritten: next poll */
-    if (memcmp(h, "FLR\0", 4) != 0) {
+    if (!jfr__header_magic(h)) {
         tail_end(t, JFR_UV_TAIL_ERROR, JFR_BAD_MAGIC, "not a JFR chunk file");
         return;
     }
-    uint64_t size = be64(h + 8);
-    uint8_t state = h[64];
-    uint16_t flags = (uint16_t)((h[66] << 8) | h[67]);
+    jfr_chunk_info ci;
+    jfr__header_decode(h, &ci);
+    uint64_t size = (uint64_t)ci.size;
+    uint8_t state = ci.state;
+    uint16_t flags = ci.flags;
     if (!t->header_fed) {
         t->header_fed = true;
         t->fed = sizeof h;
@@ -236,7 +232,7 @@ static void poll_file(tail *t) {
         /* another chunk after this one in the same file (a finished
          * multi-chunk recording)? Repository files hold one chunk each. */
         uint8_t magic[4];
-        if (pread_at(t, magic, 4, at + (int64_t)size) == 4 && memcmp(magic, "FLR\0", 4) == 0) {
+        if (pread_at(t, magic, 4, at + (int64_t)size) == 4 && jfr__header_magic(magic)) {
             t->chunk_off += size;
             t->fed = 0;
             t->header_fed = false;
