@@ -859,7 +859,9 @@ static bool state_kept(prof *p, prof_sub *s, const jfr_event *e) {
     return keep;
 }
 
-void prof_add(prof *p, const jfr_event *e, uint64_t source) {
+/* The subscription for e's type: by type pointer, or for the first event of
+ * a type in the chunk by name (then resolved); NULL when not subscribed. */
+static prof_sub *find_sub(prof *p, const jfr_event *e) {
     prof_sub *s = NULL;
     for (uint32_t i = 0; i < p->nsubs && !s; i++)
         if (p->subs[i].type == e->type)
@@ -871,54 +873,41 @@ void prof_add(prof *p, const jfr_event *e, uint64_t source) {
             if (strcmp(p->subs[i].name, e->type->name) == 0)
                 s = &p->subs[i];
         if (!s)
-            return;
+            return NULL;
         resolve(s, e);
     }
-    if (e->start_nanos < p->from_nanos || e->start_nanos > p->to_nanos)
-        return;
-    if (s->state_idx >= 0 && !state_kept(p, s, e))
-        return;
-    if (s->rule == PROF_RULE_FREE) { /* only --leak uses frees: an address */
-        if (p->leak) {
-            uint64_t a = int_field(e, s->addr_idx);
-            if (!grow((void **)&p->mem, &p->mem_cap, p->nmem + 1, sizeof *p->mem)) {
-                p->nomem = true;
-                return;
-            }
-            p->mem[p->nmem] = (prof_mem_ev){e->start_nanos, a, 0, 0, (uint32_t)p->nmem};
-            p->nmem++;
+    return s;
+}
+
+/* --leak: a free, remembered by its address. */
+static void add_free(prof *p, const prof_sub *s, const jfr_event *e) {
+    if (p->leak) {
+        uint64_t a = int_field(e, s->addr_idx);
+        if (!grow((void **)&p->mem, &p->mem_cap, p->nmem + 1, sizeof *p->mem)) {
+            p->nomem = true;
+            return;
         }
-        return;
+        p->mem[p->nmem] = (prof_mem_ev){e->start_nanos, a, 0, 0, (uint32_t)p->nmem};
+        p->nmem++;
     }
-    if (s->stack_idx < 0) {
-        p->skipped++;
-        return;
-    }
-    jfr_value sv, tv, cv;
-    jfr_status st = jfr_event_field(e, (uint32_t)s->stack_idx, &sv);
-    if (st != JFR_OK) {
-        note_error(p, e, st);
-        return;
-    }
-    if (sv.kind == JFR_KIND_NULL) {
-        p->skipped++;
-        return;
-    }
-    /* weight */
+}
+
+/* The event's weight by its subscription's rule, and in *ctype the type of
+ * the class frame (kernel: allocated outside a TLAB). */
+static uint64_t event_weight(const prof_sub *s, const jfr_event *e, uint8_t *ctype) {
     uint64_t w = 1;
-    uint8_t ctype = PROF_T_INLINED;
     switch (s->rule) {
     case PROF_RULE_TLAB:
         w = int_field(e, s->w_idx);
         if (w == 0) {
             w = int_field(e, s->w2_idx);
-            ctype = PROF_T_KERNEL;
+            *ctype = PROF_T_KERNEL;
         }
         break;
     case PROF_RULE_OUTSIDE:
     case PROF_RULE_ALLOC_SAMPLE:
         w = int_field(e, s->w_idx);
-        ctype = PROF_T_KERNEL;
+        *ctype = PROF_T_KERNEL;
         break;
     case PROF_RULE_WALL:
     case PROF_RULE_LIVE:
@@ -932,10 +921,18 @@ void prof_add(prof *p, const jfr_event *e, uint64_t source) {
     default:
         break;
     }
-    uint64_t size = w; /* --leak: the malloc's size, whatever --count says */
-    if (p->count)
-        w = 1;
-    bool cacheable = sv.pooled;
+    return w;
+}
+
+/* The leaf node of the event's stack (with its thread and class frames):
+ * from the stack cache when every constant is pooled, else walked into the
+ * trie and cached. Returns the leaf, PROF_EXCLUDED, or UINT32_MAX when the
+ * event is dropped (no memory, or a decode error: p->err). */
+static uint32_t stack_leaf(prof *p, const prof_sub *s, const jfr_event *e, jfr_value *sv,
+                           uint8_t ctype, uint64_t source) {
+    jfr_value tv, cv;
+    jfr_status st;
+    bool cacheable = sv->pooled;
     bool have_thread = false, have_class = false;
     uint64_t tkey = 0, ckey = 0;
     if (p->threads) {
@@ -952,36 +949,77 @@ void prof_add(prof *p, const jfr_event *e, uint64_t source) {
         cacheable = cacheable && cv.pooled;
     }
     /* constant keys are per chunk of one source: the source is in the key */
-    uint64_t k[4] = {sv.key, tkey, ckey,
+    uint64_t k[4] = {sv->key, tkey, ckey,
                      (uint64_t)s->rule << 8 | (uint64_t)ctype << 2 | (uint64_t)have_class << 1 |
                          have_thread | source << 16};
     uint32_t leaf = cacheable ? prof_map_get(&p->stack_cache, k) : 0;
     if (!leaf) {
         jfr_stack stack;
-        st = jfr_value_stack(&sv, &stack);
+        st = jfr_value_stack(sv, &stack);
         if (st != JFR_OK) {
             note_error(p, e, st);
-            return;
+            return UINT32_MAX;
         }
         leaf = build_path(p, e, &stack, have_thread ? &tv : NULL, tkey, have_class ? &cv : NULL,
                           ctype, s->ap_frames);
         if (leaf == UINT32_MAX)
-            return;
+            return UINT32_MAX;
         if (leaf != 0 && cacheable && !prof_map_put(&p->stack_cache, k, leaf)) {
             p->nomem = true;
-            return;
+            return UINT32_MAX;
         }
     }
-    if (leaf == PROF_EXCLUDED)
+    return leaf;
+}
+
+/* --leak: a malloc, counted at the end if never freed. */
+static void add_malloc(prof *p, const prof_sub *s, const jfr_event *e, uint64_t size,
+                       uint32_t leaf) {
+    if (!grow((void **)&p->mem, &p->mem_cap, p->nmem + 1, sizeof *p->mem)) {
+        p->nomem = true;
+        return;
+    }
+    p->mem[p->nmem] =
+        (prof_mem_ev){e->start_nanos, int_field(e, s->addr_idx), size, leaf, (uint32_t)p->nmem};
+    p->nmem++;
+}
+
+void prof_add(prof *p, const jfr_event *e, uint64_t source) {
+    prof_sub *s = find_sub(p, e);
+    if (!s)
+        return;
+    if (e->start_nanos < p->from_nanos || e->start_nanos > p->to_nanos)
+        return;
+    if (s->state_idx >= 0 && !state_kept(p, s, e))
+        return;
+    if (s->rule == PROF_RULE_FREE) { /* only --leak uses frees: an address */
+        add_free(p, s, e);
+        return;
+    }
+    if (s->stack_idx < 0) {
+        p->skipped++;
+        return;
+    }
+    jfr_value sv;
+    jfr_status st = jfr_event_field(e, (uint32_t)s->stack_idx, &sv);
+    if (st != JFR_OK) {
+        note_error(p, e, st);
+        return;
+    }
+    if (sv.kind == JFR_KIND_NULL) {
+        p->skipped++;
+        return;
+    }
+    uint8_t ctype = PROF_T_INLINED;
+    uint64_t w = event_weight(s, e, &ctype);
+    uint64_t size = w; /* --leak: the malloc's size, whatever --count says */
+    if (p->count)
+        w = 1;
+    uint32_t leaf = stack_leaf(p, s, e, &sv, ctype, source);
+    if (leaf == UINT32_MAX || leaf == PROF_EXCLUDED)
         return;
     if (s->rule == PROF_RULE_MALLOC && p->leak) { /* counted at the end if never freed */
-        if (!grow((void **)&p->mem, &p->mem_cap, p->nmem + 1, sizeof *p->mem)) {
-            p->nomem = true;
-            return;
-        }
-        p->mem[p->nmem] =
-            (prof_mem_ev){e->start_nanos, int_field(e, s->addr_idx), size, leaf, (uint32_t)p->nmem};
-        p->nmem++;
+        add_malloc(p, s, e, size, leaf);
         return;
     }
     /* leaf 0: an empty stack and no extra frame, counted at the root */
