@@ -1,16 +1,15 @@
 /*
- * profile.c — stack aggregation (see profile.h for the naming rules).
+ * profile.c — stack aggregation (see profile.h for the naming rules); the
+ * selection and the filters are parsed in profile_select.c.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "profile.h"
 
-#include <ctype.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <xxhash.h>
 
 /* ------------------------------------------------------------- hash map */
@@ -199,249 +198,6 @@ void prof_free(prof *p) {
     free(p->sbuf);
     free(p->path);
     memset(p, 0, sizeof *p);
-}
-
-static const struct {
-    const char *name;
-    prof_rule rule;
-} known_types[] = {
-    {"jdk.ExecutionSample", PROF_RULE_SAMPLE},
-    {"jdk.NativeMethodSample", PROF_RULE_SAMPLE},
-    {"jdk.ObjectAllocationInNewTLAB", PROF_RULE_TLAB},
-    {"jdk.ObjectAllocationOutsideTLAB", PROF_RULE_OUTSIDE},
-    {"jdk.ObjectAllocationSample", PROF_RULE_ALLOC_SAMPLE},
-    {"jdk.JavaMonitorEnter", PROF_RULE_MONITOR},
-    {"jdk.ThreadPark", PROF_RULE_PARK},
-    {"jdk.CPUTimeSample", PROF_RULE_SAMPLE},
-    {"profiler.WallClockSample", PROF_RULE_WALL},
-    {"profiler.LiveObject", PROF_RULE_LIVE},
-    {"profiler.Malloc", PROF_RULE_MALLOC},
-    {"profiler.Free", PROF_RULE_FREE},
-    /* JDK 9 and 10 (format 1.0): the same events and fields, other names */
-    {"com.oracle.jdk.ExecutionSample", PROF_RULE_SAMPLE},
-    {"com.oracle.jdk.NativeMethodSample", PROF_RULE_SAMPLE},
-    {"com.oracle.jdk.ObjectAllocationInNewTLAB", PROF_RULE_TLAB},
-    {"com.oracle.jdk.ObjectAllocationOutsideTLAB", PROF_RULE_OUTSIDE},
-    {"com.oracle.jdk.JavaMonitorEnter", PROF_RULE_MONITOR},
-    {"com.oracle.jdk.ThreadPark", PROF_RULE_PARK},
-};
-
-static bool add_sub(prof *p, const char *name, size_t len) {
-    for (uint32_t i = 0; i < p->nsubs; i++)
-        if (strlen(p->subs[i].name) == len && memcmp(p->subs[i].name, name, len) == 0)
-            return true;
-    if (p->nsubs == PROF_MAX_TYPES) {
-        snprintf(p->err, sizeof p->err, "too many event types (at most %d)", PROF_MAX_TYPES);
-        return false;
-    }
-    prof_sub *s = &p->subs[p->nsubs];
-    memset(s, 0, sizeof *s);
-    s->owner = p;
-    s->rule = PROF_RULE_COUNT;
-    s->name = malloc(len + 1);
-    if (!s->name) {
-        snprintf(p->err, sizeof p->err, "out of memory");
-        return false;
-    }
-    memcpy(s->name, name, len);
-    s->name[len] = '\0';
-    for (size_t k = 0; k < sizeof known_types / sizeof known_types[0]; k++)
-        if (strcmp(known_types[k].name, s->name) == 0)
-            s->rule = known_types[k].rule;
-    p->nsubs++;
-    return true;
-}
-
-bool prof_select(prof *p, const char *spec) {
-    static const struct {
-        const char *word;
-        const char *types[5];
-    } words[] = {
-        {"cpu", {"jdk.ExecutionSample", "com.oracle.jdk.ExecutionSample"}},
-        {"alloc",
-         {"jdk.ObjectAllocationInNewTLAB", "jdk.ObjectAllocationOutsideTLAB",
-          "jdk.ObjectAllocationSample", "com.oracle.jdk.ObjectAllocationInNewTLAB",
-          "com.oracle.jdk.ObjectAllocationOutsideTLAB"}},
-        {"lock",
-         {"jdk.JavaMonitorEnter", "jdk.ThreadPark", "com.oracle.jdk.JavaMonitorEnter",
-          "com.oracle.jdk.ThreadPark"}},
-        {"wall",
-         {"jdk.NativeMethodSample", "profiler.WallClockSample",
-          "com.oracle.jdk.NativeMethodSample"}},
-        {"cputime", {"jdk.CPUTimeSample"}},
-        {"live", {"profiler.LiveObject"}},
-        {"nativemem", {"profiler.Malloc", "profiler.Free"}},
-    };
-    const char *s = spec;
-    while (*s) {
-        const char *e = strchr(s, ',');
-        size_t len = e ? (size_t)(e - s) : strlen(s);
-        bool done = false;
-        for (size_t w = 0; w < sizeof words / sizeof words[0] && !done; w++) {
-            if (strlen(words[w].word) != len || memcmp(words[w].word, s, len) != 0)
-                continue;
-            for (int t = 0; t < 5 && words[w].types[t]; t++)
-                if (!add_sub(p, words[w].types[t], strlen(words[w].types[t])))
-                    return false;
-            done = true;
-        }
-        if (!done) {
-            if (len == 0 || !memchr(s, '.', len)) {
-                snprintf(p->err, sizeof p->err,
-                         "unknown event '%.*s' (cpu, cputime, wall, alloc, live, nativemem, "
-                         "lock or a type name)",
-                         (int)(len > 60 ? 60 : len), s);
-                return false;
-            }
-            if (!add_sub(p, s, len))
-                return false;
-        }
-        if (!e)
-            break;
-        s = e + 1;
-    }
-    if (p->nsubs == 0) {
-        snprintf(p->err, sizeof p->err, "no event type given");
-        return false;
-    }
-    return true;
-}
-
-bool prof_set_state(prof *p, const char *list) {
-    for (const char *s = list; *s;) {
-        const char *e = strchr(s, ',');
-        size_t len = e ? (size_t)(e - s) : strlen(s);
-        if (len == 0) {
-            snprintf(p->err, sizeof p->err, "--state: empty state name");
-            return false;
-        }
-        char **ns = realloc(p->states, (p->nstates + 1) * sizeof *ns);
-        char *w = malloc(len + 1);
-        if (ns)
-            p->states = ns;
-        if (!ns || !w) {
-            free(w);
-            snprintf(p->err, sizeof p->err, "out of memory");
-            return false;
-        }
-        for (size_t i = 0; i < len; i++)
-            w[i] = (char)toupper((unsigned char)s[i]);
-        w[len] = '\0';
-        /* "STATE_RUNNABLE" given whole is the same as "RUNNABLE" */
-        if (len > 6 && memcmp(w, "STATE_", 6) == 0)
-            memmove(w, w + 6, len - 5);
-        p->states[p->nstates++] = w;
-        if (!e)
-            break;
-        s = e + 1;
-    }
-    if (!p->nstates) {
-        snprintf(p->err, sizeof p->err, "--state: no state given");
-        return false;
-    }
-    return true;
-}
-
-bool prof_set_regex(prof *p, bool include, const char *re) {
-    void **slot = include ? &p->include : &p->exclude;
-    size_t n = strlen(re);
-    char *whole = malloc(n + 5);
-    regex_t *r = calloc(1, sizeof *r);
-    if (!whole || !r) {
-        free(whole);
-        free(r);
-        snprintf(p->err, sizeof p->err, "out of memory");
-        return false;
-    }
-    /* the converter matches a frame name as a whole (Matcher.matches) */
-    memcpy(whole, "^(", 2);
-    memcpy(whole + 2, re, n);
-    memcpy(whole + 2 + n, ")$", 3);
-    int rc = regcomp(r, whole, REG_EXTENDED | REG_NOSUB);
-    free(whole);
-    if (rc != 0) {
-        char msg[100];
-        regerror(rc, r, msg, sizeof msg);
-        free(r);
-        snprintf(p->err, sizeof p->err, "--%s: bad regular expression: %s",
-                 include ? "include" : "exclude", msg);
-        return false;
-    }
-    if (*slot) {
-        regfree(*slot);
-        free(*slot);
-    }
-    *slot = r;
-    return true;
-}
-
-bool prof_set_time(prof *p, bool to, const char *spec) {
-    int64_t ms = 0;
-    if (!strchr(spec, ':')) {
-        char *end;
-        long long v = strtoll(spec, &end, 10);
-        if (end == spec || *end || v < -9000000000000000LL / 1000000 ||
-            v > 9000000000000000LL / 1000000)
-            goto bad;
-        ms = v;
-    } else {
-        /* HH:MM[:SS[.mmm]] today, or YYYY-MM-DDTHH:MM[:SS[.mmm]], local time */
-        time_t now = time(NULL);
-        struct tm tm;
-        if (!localtime_r(&now, &tm))
-            goto bad;
-        int y = tm.tm_year + 1900, mo = tm.tm_mon + 1, d = tm.tm_mday, h = 0, mi = 0, sec = 0,
-            milli = 0, n = 0;
-        const char *t = spec;
-        if (strchr(spec, 'T')) {
-            if (sscanf(spec, "%4d-%2d-%2dT%n", &y, &mo, &d, &n) != 3 || n == 0)
-                goto bad;
-            t = spec + n;
-        }
-        n = 0;
-        int got = sscanf(t, "%2d:%2d%n", &h, &mi, &n);
-        if (got != 2)
-            goto bad;
-        t += n;
-        if (*t == ':') {
-            n = 0;
-            if (sscanf(t, ":%2d%n", &sec, &n) != 1)
-                goto bad;
-            t += n;
-            if (*t == '.') {
-                n = 0;
-                if (sscanf(t, ".%3d%n", &milli, &n) != 1)
-                    goto bad;
-                t += n;
-            }
-        }
-        if (*t)
-            goto bad;
-        struct tm lt = {0};
-        lt.tm_year = y - 1900;
-        lt.tm_mon = mo - 1;
-        lt.tm_mday = d;
-        lt.tm_hour = h;
-        lt.tm_min = mi;
-        lt.tm_sec = sec;
-        lt.tm_isdst = -1;
-        time_t at = mktime(&lt);
-        if (at == (time_t)-1)
-            goto bad;
-        ms = (int64_t)at * 1000 + milli;
-    }
-    if (to) {
-        p->have_to = ms != 0; /* 0 means "not given", as in the converter */
-        p->to_ms = ms;
-    } else {
-        p->have_from = ms != 0;
-        p->from_ms = ms;
-    }
-    return true;
-bad:
-    snprintf(p->err, sizeof p->err, "--%s: bad time '%.40s' (milliseconds, HH:MM:SS or "
-             "YYYY-MM-DDTHH:MM:SS)", to ? "to" : "from", spec);
-    return false;
 }
 
 static int on_prof_event(jfr_parser *parser, const jfr_event *e, void *user) {
@@ -859,7 +615,9 @@ static bool state_kept(prof *p, prof_sub *s, const jfr_event *e) {
     return keep;
 }
 
-void prof_add(prof *p, const jfr_event *e, uint64_t source) {
+/* The subscription for e's type: by type pointer, or for the first event of
+ * a type in the chunk by name (then resolved); NULL when not subscribed. */
+static prof_sub *find_sub(prof *p, const jfr_event *e) {
     prof_sub *s = NULL;
     for (uint32_t i = 0; i < p->nsubs && !s; i++)
         if (p->subs[i].type == e->type)
@@ -871,54 +629,41 @@ void prof_add(prof *p, const jfr_event *e, uint64_t source) {
             if (strcmp(p->subs[i].name, e->type->name) == 0)
                 s = &p->subs[i];
         if (!s)
-            return;
+            return NULL;
         resolve(s, e);
     }
-    if (e->start_nanos < p->from_nanos || e->start_nanos > p->to_nanos)
-        return;
-    if (s->state_idx >= 0 && !state_kept(p, s, e))
-        return;
-    if (s->rule == PROF_RULE_FREE) { /* only --leak uses frees: an address */
-        if (p->leak) {
-            uint64_t a = int_field(e, s->addr_idx);
-            if (!grow((void **)&p->mem, &p->mem_cap, p->nmem + 1, sizeof *p->mem)) {
-                p->nomem = true;
-                return;
-            }
-            p->mem[p->nmem] = (prof_mem_ev){e->start_nanos, a, 0, 0, (uint32_t)p->nmem};
-            p->nmem++;
+    return s;
+}
+
+/* --leak: a free, remembered by its address. */
+static void add_free(prof *p, const prof_sub *s, const jfr_event *e) {
+    if (p->leak) {
+        uint64_t a = int_field(e, s->addr_idx);
+        if (!grow((void **)&p->mem, &p->mem_cap, p->nmem + 1, sizeof *p->mem)) {
+            p->nomem = true;
+            return;
         }
-        return;
+        p->mem[p->nmem] = (prof_mem_ev){e->start_nanos, a, 0, 0, (uint32_t)p->nmem};
+        p->nmem++;
     }
-    if (s->stack_idx < 0) {
-        p->skipped++;
-        return;
-    }
-    jfr_value sv, tv, cv;
-    jfr_status st = jfr_event_field(e, (uint32_t)s->stack_idx, &sv);
-    if (st != JFR_OK) {
-        note_error(p, e, st);
-        return;
-    }
-    if (sv.kind == JFR_KIND_NULL) {
-        p->skipped++;
-        return;
-    }
-    /* weight */
+}
+
+/* The event's weight by its subscription's rule, and in *ctype the type of
+ * the class frame (kernel: allocated outside a TLAB). */
+static uint64_t event_weight(const prof_sub *s, const jfr_event *e, uint8_t *ctype) {
     uint64_t w = 1;
-    uint8_t ctype = PROF_T_INLINED;
     switch (s->rule) {
     case PROF_RULE_TLAB:
         w = int_field(e, s->w_idx);
         if (w == 0) {
             w = int_field(e, s->w2_idx);
-            ctype = PROF_T_KERNEL;
+            *ctype = PROF_T_KERNEL;
         }
         break;
     case PROF_RULE_OUTSIDE:
     case PROF_RULE_ALLOC_SAMPLE:
         w = int_field(e, s->w_idx);
-        ctype = PROF_T_KERNEL;
+        *ctype = PROF_T_KERNEL;
         break;
     case PROF_RULE_WALL:
     case PROF_RULE_LIVE:
@@ -932,10 +677,18 @@ void prof_add(prof *p, const jfr_event *e, uint64_t source) {
     default:
         break;
     }
-    uint64_t size = w; /* --leak: the malloc's size, whatever --count says */
-    if (p->count)
-        w = 1;
-    bool cacheable = sv.pooled;
+    return w;
+}
+
+/* The leaf node of the event's stack (with its thread and class frames):
+ * from the stack cache when every constant is pooled, else walked into the
+ * trie and cached. Returns the leaf, PROF_EXCLUDED, or UINT32_MAX when the
+ * event is dropped (no memory, or a decode error: p->err). */
+static uint32_t stack_leaf(prof *p, const prof_sub *s, const jfr_event *e, jfr_value *sv,
+                           uint8_t ctype, uint64_t source) {
+    jfr_value tv, cv;
+    jfr_status st;
+    bool cacheable = sv->pooled;
     bool have_thread = false, have_class = false;
     uint64_t tkey = 0, ckey = 0;
     if (p->threads) {
@@ -952,36 +705,77 @@ void prof_add(prof *p, const jfr_event *e, uint64_t source) {
         cacheable = cacheable && cv.pooled;
     }
     /* constant keys are per chunk of one source: the source is in the key */
-    uint64_t k[4] = {sv.key, tkey, ckey,
+    uint64_t k[4] = {sv->key, tkey, ckey,
                      (uint64_t)s->rule << 8 | (uint64_t)ctype << 2 | (uint64_t)have_class << 1 |
                          have_thread | source << 16};
     uint32_t leaf = cacheable ? prof_map_get(&p->stack_cache, k) : 0;
     if (!leaf) {
         jfr_stack stack;
-        st = jfr_value_stack(&sv, &stack);
+        st = jfr_value_stack(sv, &stack);
         if (st != JFR_OK) {
             note_error(p, e, st);
-            return;
+            return UINT32_MAX;
         }
         leaf = build_path(p, e, &stack, have_thread ? &tv : NULL, tkey, have_class ? &cv : NULL,
                           ctype, s->ap_frames);
         if (leaf == UINT32_MAX)
-            return;
+            return UINT32_MAX;
         if (leaf != 0 && cacheable && !prof_map_put(&p->stack_cache, k, leaf)) {
             p->nomem = true;
-            return;
+            return UINT32_MAX;
         }
     }
-    if (leaf == PROF_EXCLUDED)
+    return leaf;
+}
+
+/* --leak: a malloc, counted at the end if never freed. */
+static void add_malloc(prof *p, const prof_sub *s, const jfr_event *e, uint64_t size,
+                       uint32_t leaf) {
+    if (!grow((void **)&p->mem, &p->mem_cap, p->nmem + 1, sizeof *p->mem)) {
+        p->nomem = true;
+        return;
+    }
+    p->mem[p->nmem] =
+        (prof_mem_ev){e->start_nanos, int_field(e, s->addr_idx), size, leaf, (uint32_t)p->nmem};
+    p->nmem++;
+}
+
+void prof_add(prof *p, const jfr_event *e, uint64_t source) {
+    prof_sub *s = find_sub(p, e);
+    if (!s)
+        return;
+    if (e->start_nanos < p->from_nanos || e->start_nanos > p->to_nanos)
+        return;
+    if (s->state_idx >= 0 && !state_kept(p, s, e))
+        return;
+    if (s->rule == PROF_RULE_FREE) { /* only --leak uses frees: an address */
+        add_free(p, s, e);
+        return;
+    }
+    if (s->stack_idx < 0) {
+        p->skipped++;
+        return;
+    }
+    jfr_value sv;
+    jfr_status st = jfr_event_field(e, (uint32_t)s->stack_idx, &sv);
+    if (st != JFR_OK) {
+        note_error(p, e, st);
+        return;
+    }
+    if (sv.kind == JFR_KIND_NULL) {
+        p->skipped++;
+        return;
+    }
+    uint8_t ctype = PROF_T_INLINED;
+    uint64_t w = event_weight(s, e, &ctype);
+    uint64_t size = w; /* --leak: the malloc's size, whatever --count says */
+    if (p->count)
+        w = 1;
+    uint32_t leaf = stack_leaf(p, s, e, &sv, ctype, source);
+    if (leaf == UINT32_MAX || leaf == PROF_EXCLUDED)
         return;
     if (s->rule == PROF_RULE_MALLOC && p->leak) { /* counted at the end if never freed */
-        if (!grow((void **)&p->mem, &p->mem_cap, p->nmem + 1, sizeof *p->mem)) {
-            p->nomem = true;
-            return;
-        }
-        p->mem[p->nmem] =
-            (prof_mem_ev){e->start_nanos, int_field(e, s->addr_idx), size, leaf, (uint32_t)p->nmem};
-        p->nmem++;
+        add_malloc(p, s, e, size, leaf);
         return;
     }
     /* leaf 0: an empty stack and no extra frame, counted at the root */

@@ -184,92 +184,118 @@ enum {
     P_TIME = 9, P_DURATION = 10, P_COMMENT = 13, P_DEFAULT_TYPE = 14
 };
 
-bool prof_write_pprof(const prof *p, outbuf *o) {
-    const prof_node *n = p->nodes;
-    pb w = {0}, sub = {0}, sub2 = {0};
-    prof_map locs = {0}, ptree = {0};
-    uint32_t nlocs = 0;
+/* One node of the sample tree: the exact nodes folded by location. */
+typedef struct pp_node {
+    uint32_t id, parent;
+    uint64_t what, weight, count;
+} pp_node;
+
+/* Everything the pprof steps share: the buffers, the maps and the trees. */
+typedef struct pprof_ctx {
+    const prof *p;
+    pb w, sub, sub2;
+    prof_map locs, ptree;
+    uint32_t nlocs, npn;
     /* sample tree: per exact node its id there (pn[i].id); per sample-tree
      * node its parent, location (or thread), weight and count */
-    struct {
-        uint32_t id, parent;
-        uint64_t what, weight, count;
-    } *pn = NULL;
-    bool ok = false;
-    /* string table: "" then every name (index = name id + 1), then ours */
-    const char *type, *unit, *type2 = NULL;
-    prof_value_type(p, &type, &unit);
-    if (!p->count && strcmp(unit, "bytes") == 0)
-        type2 = "alloc_objects";
-    else if (!p->count && strcmp(unit, "nanoseconds") == 0)
-        type2 = "contentions";
-    const char *extra[] = {type, unit, "count", "thread", "Produced by jfrstream",
-                           type2 ? type2 : "samples", "jfr"};
-    enum { S_TYPE, S_UNIT, S_COUNT, S_THREAD, S_COMMENT, S_TYPE2, S_MAPPING };
-    uint64_t xbase = (uint64_t)p->nnames + 1;
+    pp_node *pn;
+    uint32_t *locid;
+    uint64_t xbase;
+    const char *type2;
+} pprof_ctx;
 
+/* string table: "" then every name (index = name id + 1), then ours */
+enum { S_TYPE, S_UNIT, S_COUNT, S_THREAD, S_COMMENT, S_TYPE2, S_MAPPING };
+
+/* The one mapping and the sample types. */
+static void pprof_mapping_and_types(pprof_ctx *c) {
+    pb *w = &c->w, *sub = &c->sub;
+    uint64_t xbase = c->xbase;
     /* one mapping with functions: the names are final, nothing to symbolize */
-    pb_uint(&sub, 1, 1);
-    pb_uint(&sub, 5, xbase + S_MAPPING);
-    pb_uint(&sub, 7, 1); /* has_functions */
-    pb_msg(&w, P_MAPPING, &sub);
+    pb_uint(sub, 1, 1);
+    pb_uint(sub, 5, xbase + S_MAPPING);
+    pb_uint(sub, 7, 1); /* has_functions */
+    pb_msg(w, P_MAPPING, sub);
     /* sample types */
-    pb_uint(&sub, 1, xbase + S_TYPE);
-    pb_uint(&sub, 2, xbase + S_UNIT);
-    pb_msg(&w, P_SAMPLE_TYPE, &sub);
-    if (type2) {
-        pb_uint(&sub, 1, xbase + S_TYPE2);
-        pb_uint(&sub, 2, xbase + S_COUNT);
-        pb_msg(&w, P_SAMPLE_TYPE, &sub);
+    pb_uint(sub, 1, xbase + S_TYPE);
+    pb_uint(sub, 2, xbase + S_UNIT);
+    pb_msg(w, P_SAMPLE_TYPE, sub);
+    if (c->type2) {
+        pb_uint(sub, 1, xbase + S_TYPE2);
+        pb_uint(sub, 2, xbase + S_COUNT);
+        pb_msg(w, P_SAMPLE_TYPE, sub);
     }
+}
+
+/* One Location per distinct (name, line) of the non-thread exact nodes;
+ * locid[i] is exact node i's. False when out of memory. */
+static bool pprof_locations(pprof_ctx *c) {
+    const prof *p = c->p;
+    const prof_node *n = p->nodes;
     /* samples: every exact node with events, its path leaf first */
-    uint32_t *locid = calloc(p->nnodes ? p->nnodes : 1, sizeof *locid);
-    if (!locid)
-        goto out;
+    c->locid = calloc(p->nnodes ? p->nnodes : 1, sizeof *c->locid);
+    if (!c->locid)
+        return false;
     for (uint32_t i = 1; i < p->nnodes; i++) {
         if (n[i].thread)
             continue;
         uint64_t k[4] = {n[i].name, (uint32_t)n[i].line, 0, 0};
-        uint32_t id = prof_map_get(&locs, k);
+        uint32_t id = prof_map_get(&c->locs, k);
         if (!id) {
-            id = ++nlocs;
-            if (!prof_map_put(&locs, k, id))
-                goto out;
+            id = ++c->nlocs;
+            if (!prof_map_put(&c->locs, k, id))
+                return false;
             /* Location{id, line{function_id = name + 1, line}} */
-            pb_uint(&sub, 1, id);
-            pb_uint(&sub, 2, 1); /* mapping 1 */
-            pb_uint(&sub2, 1, (uint64_t)n[i].name + 1);
+            pb_uint(&c->sub, 1, id);
+            pb_uint(&c->sub, 2, 1); /* mapping 1 */
+            pb_uint(&c->sub2, 1, (uint64_t)n[i].name + 1);
             if (n[i].line > 0)
-                pb_uint(&sub2, 2, (uint64_t)n[i].line);
-            pb_msg(&sub, 4, &sub2);
-            pb_msg(&w, P_LOCATION, &sub);
+                pb_uint(&c->sub2, 2, (uint64_t)n[i].line);
+            pb_msg(&c->sub, 4, &c->sub2);
+            pb_msg(&c->w, P_LOCATION, &c->sub);
         }
-        locid[i] = id;
+        c->locid[i] = id;
     }
-    /* exact nodes that differ only by frame type have the same locations:
-     * fold them into one tree keyed by location ids (thread: name | 2^32) */
-    pn = calloc(p->nnodes, sizeof *pn);
+    return true;
+}
+
+/* Exact nodes that differ only by frame type have the same locations:
+ * fold them into one tree keyed by location ids (thread: name | 2^32),
+ * summing their weights and counts. False when out of memory. */
+static bool pprof_fold_tree(pprof_ctx *c) {
+    const prof *p = c->p;
+    const prof_node *n = p->nodes;
+    pp_node *pn = c->pn = calloc(p->nnodes, sizeof *c->pn);
     if (!pn)
-        goto out;
+        return false;
     uint32_t npn = 1;
     for (uint32_t i = 1; i < p->nnodes; i++) {
-        uint64_t what = n[i].thread ? (uint64_t)n[i].name | 1ull << 32 : locid[i];
+        uint64_t what = n[i].thread ? (uint64_t)n[i].name | 1ull << 32 : c->locid[i];
         uint64_t k[4] = {pn[n[i].parent].id, what, 0, 0};
-        uint32_t j = prof_map_get(&ptree, k);
+        uint32_t j = prof_map_get(&c->ptree, k);
         if (!j) {
             j = npn++;
-            if (!prof_map_put(&ptree, k, j))
-                goto out;
+            if (!prof_map_put(&c->ptree, k, j))
+                return false;
             pn[j].parent = pn[n[i].parent].id;
             pn[j].what = what;
         }
         pn[i].id = j;
     }
+    c->npn = npn;
     for (uint32_t i = 0; i < p->nnodes; i++) {
         pn[pn[i].id].weight += n[i].self_weight;
         pn[pn[i].id].count += n[i].self_count;
     }
-    for (uint32_t i = 0; i < npn; i++) {
+    return true;
+}
+
+/* One Sample per sample-tree node with events: its location ids leaf first,
+ * its values, and its thread as a label. */
+static void pprof_samples(pprof_ctx *c) {
+    const pp_node *pn = c->pn;
+    pb *w = &c->w, *sub = &c->sub, *sub2 = &c->sub2;
+    for (uint32_t i = 0; i < c->npn; i++) {
         if (pn[i].count == 0)
             continue;
         uint64_t thread = 0;
@@ -277,55 +303,65 @@ bool prof_write_pprof(const prof *p, outbuf *o) {
             if (pn[j].what >> 32)
                 thread = (uint32_t)pn[j].what + 1ull;
             else
-                pb_varint(&sub2, pn[j].what);
+                pb_varint(sub2, pn[j].what);
         }
-        pb_msg(&sub, 1, &sub2); /* packed location ids */
-        pb_varint(&sub2, pn[i].weight);
-        if (type2)
-            pb_varint(&sub2, pn[i].count);
-        pb_msg(&sub, 2, &sub2); /* packed values */
+        pb_msg(sub, 1, sub2); /* packed location ids */
+        pb_varint(sub2, pn[i].weight);
+        if (c->type2)
+            pb_varint(sub2, pn[i].count);
+        pb_msg(sub, 2, sub2); /* packed values */
         if (thread) {
-            pb_uint(&sub2, 1, xbase + S_THREAD);
-            pb_uint(&sub2, 2, thread);
-            pb_msg(&sub, 3, &sub2);
+            pb_uint(sub2, 1, c->xbase + S_THREAD);
+            pb_uint(sub2, 2, thread);
+            pb_msg(sub, 3, sub2);
         }
-        pb_msg(&w, P_SAMPLE, &sub);
+        pb_msg(w, P_SAMPLE, sub);
     }
+}
+
+/* The functions, the string table (names, then `extra`) and the profile's
+ * scalar fields. */
+static void pprof_functions_strings_fields(pprof_ctx *c, const char *const *extra,
+                                           size_t nextra) {
+    const prof *p = c->p;
+    pb *w = &c->w, *sub = &c->sub;
     /* functions: one per name (name 0, "all", is unused but harmless) */
     for (uint32_t i = 1; i < p->nnames; i++) {
-        pb_uint(&sub, 1, (uint64_t)i + 1);
-        pb_uint(&sub, 2, (uint64_t)i + 1);
-        pb_uint(&sub, 3, (uint64_t)i + 1);
-        pb_msg(&w, P_FUNCTION, &sub);
+        pb_uint(sub, 1, (uint64_t)i + 1);
+        pb_uint(sub, 2, (uint64_t)i + 1);
+        pb_uint(sub, 3, (uint64_t)i + 1);
+        pb_msg(w, P_FUNCTION, sub);
     }
-    pb_bytes(&w, P_STRING, "", 0);
+    pb_bytes(w, P_STRING, "", 0);
     for (uint32_t i = 0; i < p->nnames; i++)
-        pb_bytes(&w, P_STRING, prof_name(p, i), p->name_len[i]);
-    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
-        pb_bytes(&w, P_STRING, extra[i], strlen(extra[i]));
+        pb_bytes(w, P_STRING, prof_name(p, i), p->name_len[i]);
+    for (size_t i = 0; i < nextra; i++)
+        pb_bytes(w, P_STRING, extra[i], strlen(extra[i]));
     if (p->start_nanos != INT64_MAX) {
-        pb_uint(&w, P_TIME, (uint64_t)p->start_nanos);
+        pb_uint(w, P_TIME, (uint64_t)p->start_nanos);
         if (p->end_nanos > p->start_nanos)
-            pb_uint(&w, P_DURATION, (uint64_t)(p->end_nanos - p->start_nanos));
+            pb_uint(w, P_DURATION, (uint64_t)(p->end_nanos - p->start_nanos));
     }
-    pb_uint(&w, P_COMMENT, xbase + S_COMMENT);
-    pb_uint(&w, P_DEFAULT_TYPE, xbase + S_TYPE);
-    if (w.nomem || sub.nomem || sub2.nomem || w.len > (size_t)UINT32_MAX / 2)
-        goto out; /* (one deflate call takes at most 4 GiB) */
+    pb_uint(w, P_COMMENT, c->xbase + S_COMMENT);
+    pb_uint(w, P_DEFAULT_TYPE, c->xbase + S_TYPE);
+}
 
-    /* gzip (windowBits 15 + 16) in one call */
+/* The encoded profile gzipped (windowBits 15 + 16) in one call into `o`;
+ * false on failure, with nothing written. */
+static bool pprof_gzip(const pb *w, outbuf *o) {
+    bool ok = false;
     z_stream z;
     memset(&z, 0, sizeof z);
     if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        goto out;
-    uLong bound = deflateBound(&z, (uLong)w.len);
+        return false;
+    uLong bound = deflateBound(&z, (uLong)w->len);
     uint8_t *gz = malloc(bound);
     if (!gz) {
         deflateEnd(&z);
-        goto out;
+        return false;
     }
-    z.next_in = w.b;
-    z.avail_in = (uInt)w.len;
+    z.next_in = w->b;
+    z.avail_in = (uInt)w->len;
     z.next_out = gz;
     z.avail_out = (uInt)bound;
     int zr = deflate(&z, Z_FINISH);
@@ -336,13 +372,37 @@ bool prof_write_pprof(const prof *p, outbuf *o) {
         ok = true;
     }
     free(gz);
+    return ok;
+}
+
+bool prof_write_pprof(const prof *p, outbuf *o) {
+    pprof_ctx c = {.p = p};
+    bool ok = false;
+    const char *type, *unit;
+    prof_value_type(p, &type, &unit);
+    if (!p->count && strcmp(unit, "bytes") == 0)
+        c.type2 = "alloc_objects";
+    else if (!p->count && strcmp(unit, "nanoseconds") == 0)
+        c.type2 = "contentions";
+    const char *extra[] = {type, unit, "count", "thread", "Produced by jfrstream",
+                           c.type2 ? c.type2 : "samples", "jfr"};
+    c.xbase = (uint64_t)p->nnames + 1;
+
+    pprof_mapping_and_types(&c);
+    if (!pprof_locations(&c) || !pprof_fold_tree(&c))
+        goto out;
+    pprof_samples(&c);
+    pprof_functions_strings_fields(&c, extra, sizeof extra / sizeof extra[0]);
+    if (c.w.nomem || c.sub.nomem || c.sub2.nomem || c.w.len > (size_t)UINT32_MAX / 2)
+        goto out; /* (one deflate call takes at most 4 GiB) */
+    ok = pprof_gzip(&c.w, o);
 out:
-    free(locid);
-    free(pn);
-    prof_map_free(&locs);
-    prof_map_free(&ptree);
-    free(w.b);
-    free(sub.b);
-    free(sub2.b);
+    free(c.locid);
+    free(c.pn);
+    prof_map_free(&c.locs);
+    prof_map_free(&c.ptree);
+    free(c.w.b);
+    free(c.sub.b);
+    free(c.sub2.b);
     return ok;
 }

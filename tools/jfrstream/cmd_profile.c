@@ -225,55 +225,35 @@ static int on_arg(void *ctx, const cli_arg *a) {
     return CLI_EXIT_OK;
 }
 
-static int run(const cli_command *c, cli_global *g, out_kind kind, int argc, char **argv) {
-    const char *cmd = c->name;
-    jfrc_profile *pr = jfrc_profile_new();
-    run_ctx x = {.pr = pr};
-    args_ctx ax = {.pr = pr};
-    const char *out, *title;
-    int rc = CLI_EXIT_OK;
-    ax.paths = calloc((size_t)argc + 1, sizeof *ax.paths);
-    if (!ax.paths || !pr) {
-        cli_error("out of memory");
-        rc = CLI_EXIT_ERROR;
-        goto done;
-    }
-    rc = cli_args(c, g, argc, argv, on_arg, &ax);
-    if (rc != CLI_ARGS_RUN)
-        goto done;
-    rc = CLI_EXIT_OK;
-    out = ax.out;
-    title = ax.title;
+/* What the options leave to check before any input is read: pprof cannot
+ * take --reverse, a FILE is needed, and no --event means cpu. */
+static int check_options(const char *cmd, jfrc_profile *pr, out_kind kind, int npaths) {
     /* pprof viewers turn stacks themselves */
-    if (kind == OUT_PPROF && (jfrc_profile_flags(pr) & JFRC_PROFILE_REVERSE)) {
-        rc = cli_usage_error("%s: --reverse is for collapsed stacks and flame graphs", cmd);
-        goto done;
-    }
-    if (!ax.npaths) {
-        rc = cli_usage_error("%s: missing FILE", cmd);
-        goto done;
-    }
+    if (kind == OUT_PPROF && (jfrc_profile_flags(pr) & JFRC_PROFILE_REVERSE))
+        return cli_usage_error("%s: --reverse is for collapsed stacks and flame graphs", cmd);
+    if (!npaths)
+        return cli_usage_error("%s: missing FILE", cmd);
     if (jfrc_profile_ntypes(pr) == 0 && jfrc_profile_select(pr, "cpu") != JFR_OK) {
         cli_error("%s", jfrc_profile_error(pr));
-        rc = CLI_EXIT_ERROR;
-        goto done;
+        return CLI_EXIT_ERROR;
     }
-    /* the output is opened first: no parsing for nothing */
-    int fd = prof_open_out(out);
-    if (fd < 0) {
-        rc = CLI_EXIT_ERROR;
-        goto done;
-    }
+    return CLI_EXIT_OK;
+}
+
+/* Every input into the one profile; the exit code so far. */
+static int read_inputs(cli_global *g, run_ctx *x, const args_ctx *ax) {
+    jfrc_profile *pr = x->pr;
+    int rc = CLI_EXIT_OK;
     jfr_callbacks cb = {.size = sizeof cb, .on_chunk_begin = on_chunk_begin,
                         .on_metadata = on_metadata,
                         .on_record = on_record,
                         .on_chunk_end = on_chunk_end,
                         .on_error = cli_on_error};
     /* several inputs, one profile: each its own source of constant keys */
-    for (int k = 0; k < ax.npaths && jfrc_profile_ok(pr); k++) {
+    for (int k = 0; k < ax->npaths && jfrc_profile_ok(pr); k++) {
         jfrc_profile_set_source(pr, (uint64_t)k);
-        int r = cli_parse(g, ax.paths[k], NULL, &cb, &x, setup);
-        x.ntypes = 0; /* the parser and its metadata are gone */
+        int r = cli_parse(g, ax->paths[k], NULL, &cb, x, setup);
+        x->ntypes = 0; /* the parser and its metadata are gone */
         if (r != CLI_EXIT_OK)
             rc = r;
     }
@@ -281,22 +261,11 @@ static int run(const cli_command *c, cli_global *g, out_kind kind, int argc, cha
         cli_error("%s", jfrc_profile_error(pr));
         rc = CLI_EXIT_ERROR;
     }
-    if (jfrc_profile_finish(pr) != JFR_OK) {
-        cli_error("out of memory");
-        if (fd != STDOUT_FILENO)
-            close(fd);
-        rc = CLI_EXIT_ERROR;
-        goto done;
-    }
-    jfrc_out *o = cli_out;
-    if (fd != STDOUT_FILENO) {
-        if (!(o = jfrc_out_new_fd(fd, (size_t)1 << 20))) {
-            close(fd);
-            cli_error("out of memory");
-            rc = CLI_EXIT_ERROR;
-            goto done;
-        }
-    }
+    return rc;
+}
+
+/* The finished profile in the command's format; false on no memory. */
+static bool write_format(jfrc_profile *pr, out_kind kind, jfrc_out *o, const char *title) {
     bool ok = true;
     switch (kind) {
     case OUT_COLLAPSED:
@@ -309,12 +278,29 @@ static int run(const cli_command *c, cli_global *g, out_kind kind, int argc, cha
         ok = jfrc_profile_write_pprof(pr, o) == JFR_OK;
         break;
     }
-    if (!ok) {
+    return ok;
+}
+
+/* The finished profile written to fd (stdout or the --output file, then
+ * flushed and closed), or the message about an empty one; the exit code,
+ * given the one so far. */
+static int write_profile(const char *cmd, run_ctx *x, out_kind kind, int fd, const char *out,
+                         const char *title, int rc) {
+    jfrc_profile *pr = x->pr;
+    jfrc_out *o = cli_out;
+    if (fd != STDOUT_FILENO) {
+        if (!(o = jfrc_out_new_fd(fd, (size_t)1 << 20))) {
+            close(fd);
+            cli_error("out of memory");
+            return CLI_EXIT_ERROR;
+        }
+    }
+    if (!write_format(pr, kind, o, title)) {
         cli_error("out of memory");
         rc = CLI_EXIT_ERROR;
     }
     if (jfrc_profile_total(pr) == 0 && jfrc_profile_events(pr) == 0 && rc == CLI_EXIT_OK)
-        tell_empty(&x, cmd);
+        tell_empty(x, cmd);
     if (o != cli_out) {
         if (jfrc_out_flush(o) != JFR_OK) {
             cli_error("%s: write error: %s", out, strerror(errno));
@@ -326,14 +312,54 @@ static int run(const cli_command *c, cli_global *g, out_kind kind, int argc, cha
             rc = CLI_EXIT_ERROR;
         }
     }
+    return rc;
+}
+
+static void run_ctx_free(run_ctx *x) {
+    for (size_t k = 0; k < x->nseen; k++)
+        free(x->seen[k]);
+    free(x->seen);
+    free(x->nseen_ev);
+    free(x->tptr);
+    free(x->slot);
+}
+
+static int run(const cli_command *c, cli_global *g, out_kind kind, int argc, char **argv) {
+    const char *cmd = c->name;
+    jfrc_profile *pr = jfrc_profile_new();
+    run_ctx x = {.pr = pr};
+    args_ctx ax = {.pr = pr};
+    int rc = CLI_EXIT_OK;
+    ax.paths = calloc((size_t)argc + 1, sizeof *ax.paths);
+    if (!ax.paths || !pr) {
+        cli_error("out of memory");
+        rc = CLI_EXIT_ERROR;
+        goto done;
+    }
+    rc = cli_args(c, g, argc, argv, on_arg, &ax);
+    if (rc != CLI_ARGS_RUN)
+        goto done;
+    rc = check_options(cmd, pr, kind, ax.npaths);
+    if (rc != CLI_EXIT_OK)
+        goto done;
+    /* the output is opened first: no parsing for nothing */
+    int fd = prof_open_out(ax.out);
+    if (fd < 0) {
+        rc = CLI_EXIT_ERROR;
+        goto done;
+    }
+    rc = read_inputs(g, &x, &ax);
+    if (jfrc_profile_finish(pr) != JFR_OK) {
+        cli_error("out of memory");
+        if (fd != STDOUT_FILENO)
+            close(fd);
+        rc = CLI_EXIT_ERROR;
+        goto done;
+    }
+    rc = write_profile(cmd, &x, kind, fd, ax.out, ax.title, rc);
 done:
     jfrc_profile_free(pr);
-    for (size_t k = 0; k < x.nseen; k++)
-        free(x.seen[k]);
-    free(x.seen);
-    free(x.nseen_ev);
-    free(x.tptr);
-    free(x.slot);
+    run_ctx_free(&x);
     free(ax.paths);
     return rc;
 }
