@@ -25,27 +25,20 @@ typedef struct mdparse {
     const uint8_t *err_at; /* the bytes a decoding error is about, or NULL */
 } mdparse;
 
-static jfr_status vfail(mdparse *m, const uint8_t *at, const char *fmt, va_list ap) {
+static void fail_(mdparse *m, const uint8_t *at, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
     m->err_at = at;
     vsnprintf(m->why, m->whylen, fmt, ap);
-    return JFR_BAD_METADATA;
-}
-/* An inconsistency of the decoded tree: no one byte to point at. */
-static jfr_status fail(mdparse *m, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    jfr_status s = vfail(m, NULL, fmt, ap);
     va_end(ap);
-    return s;
 }
-/* Bytes that cannot be decoded, starting at `at`. */
-static jfr_status fail_at(mdparse *m, const uint8_t *at, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    jfr_status s = vfail(m, at, fmt, ap);
-    va_end(ap);
-    return s;
-}
+/* fail: an inconsistency of the decoded tree, no one byte to point at;
+ * fail_at: bytes that cannot be decoded, starting at `at`. Both are
+ * JFR_BAD_METADATA in the expression itself, so that the static analysers
+ * (which do not follow variadic calls) see that a failed step never
+ * returns JFR_OK and leaves its outputs unset only then. */
+#define fail(m, ...) (fail_((m), NULL, __VA_ARGS__), JFR_BAD_METADATA)
+#define fail_at(m, at, ...) (fail_((m), (at), __VA_ARGS__), JFR_BAD_METADATA)
 
 static bool grow(const jfr_allocator *a, void **arr, uint32_t *cap, uint32_t need, size_t elem) {
     if (need <= *cap)
@@ -129,7 +122,7 @@ static jfr_status read_element(mdparse *m, uint32_t depth, uint32_t *out) {
         return fail_at(m, at, "child count out of range");
     uint32_t prev = 0;
     for (uint32_t i = 0; i < nchild; i++) {
-        uint32_t ch = 0; /* set when JFR_OK; analysers do not see that fail() is never OK */
+        uint32_t ch = 0; /* set when JFR_OK */
         if ((s = read_element(m, depth + 1, &ch)))
             return s;
         if (prev)
