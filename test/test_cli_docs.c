@@ -44,12 +44,8 @@ static char *slurp(FILE *f) {
     return s;
 }
 
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
+/* All of `f`, which is closed; out of memory ends the test. */
+static char *slurp_close(FILE *f) {
     char *s = slurp(f);
     fclose(f);
     if (!s) {
@@ -57,6 +53,15 @@ static char *read_file(const char *path) {
         exit(1);
     }
     return s;
+}
+
+static char *read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    return slurp_close(f);
 }
 
 /* The text a FILE* function writes. */
@@ -68,13 +73,7 @@ static char *capture(void (*fn)(const cli_command *, FILE *), const cli_command 
     }
     fn(c, f);
     rewind(f);
-    char *s = slurp(f);
-    fclose(f);
-    if (!s) {
-        fprintf(stderr, "out of memory\n");
-        exit(1);
-    }
-    return s;
+    return slurp_close(f);
 }
 
 static void overview(const cli_command *c, FILE *f) {
