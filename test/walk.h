@@ -91,6 +91,10 @@ struct jwalk {
 
 #define JW_FNV_BASIS 14695981039346656037ULL
 
+/* Names looked up to check that absent things are not found. */
+#define JW_BOGUS_TYPE "no.such.Type"
+#define JW_BOGUS_FIELD "no such field, surely"
+
 static inline void jwalk_init(jwalk *w) {
     memset(w, 0, sizeof *w);
     w->max_depth = 10;
@@ -400,7 +404,10 @@ static inline void jwalk_random_access(jwalk *w, const jfr_value *v, uint32_t n,
     }
     if (t && n == t->nfields && jfr_value_field(v, n, &ra) == JFR_OK)
         jw_fail(w, "jfr_value_field(nfields) returned JFR_OK");
-    if (jfr_value_field_named(v, "no such field, surely", &ra) == JFR_OK)
+    /* A name the type does not have is not found. (libFuzzer learns strcmp's
+     * operands, so a fuzzed type may well have a field of this very name.) */
+    if (jfr_value_field_named(v, JW_BOGUS_FIELD, &ra) == JFR_OK &&
+        jfr_type_field_index(t, JW_BOGUS_FIELD) == JFR_NO_FIELD)
         jw_fail(w, "jfr_value_field_named(bogus) returned JFR_OK");
 }
 
@@ -535,8 +542,16 @@ static inline void jwalk_metadata(jwalk *w, const jfr_metadata *m) {
         it = (jw_item){.metadata = m, .type = t, .index = i};
         jw_visit(w, JW_TYPE, &it);
     }
-    if (jfr_metadata_type_named(m, "no.such.Type") != NULL)
-        jw_fail(w, "jfr_metadata_type_named(bogus) is not NULL");
+    /* A name no type has is not found; one a type has (a fuzzer can make one
+     * named so) finds a type of that name. */
+    const jfr_type *bogus = jfr_metadata_type_named(m, JW_BOGUS_TYPE);
+    bool bogus_named = false;
+    for (uint32_t i = 0; i < m->ntypes; i++)
+        if (m->types[i]->name && strcmp(m->types[i]->name, JW_BOGUS_TYPE) == 0)
+            bogus_named = true;
+    if ((bogus != NULL) != bogus_named || (bogus && strcmp(bogus->name, JW_BOGUS_TYPE) != 0))
+        jw_fail(w, "jfr_metadata_type_named(bogus) is %s but %s type has that name",
+                bogus ? "a type" : "NULL", bogus_named ? "a" : "no");
 }
 
 /* ------------------------------------------------------ the hashing visit */
