@@ -111,7 +111,7 @@ names:
 
 static void on_conn_start(jfr_uv_conn *c, void *user) {
     listen_ctx *x = user;
-    live_src *s = live_src_new(&x->app, jfr_uv_conn_peer(c));
+    live_src *s = live_src_new(&x->app, jfr_uv_conn_peer(c), "peer");
     if (!s) {
         cli_error("%s: out of memory", jfr_uv_conn_peer(c));
         x->app.failed = true;

@@ -294,7 +294,7 @@ static bool start_tail(tail_ctx *x, const char *path) {
     cfg.idle_ms = x->idle_ms;
     cfg.on_end = on_end;
     cfg.user = x;
-    live_src *s = live_src_new(&x->app, x->path);
+    live_src *s = live_src_new(&x->app, x->path, "path");
     if (!s) {
         cli_error("out of memory");
         return false;

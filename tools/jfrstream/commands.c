@@ -88,6 +88,13 @@ static const cli_opt live_opts[] = {
      "new one; each file is replaced whole (FILE.tmp, renamed)", NULL, false},
     END};
 
+/* The ingestion edge (listen, tail): labels and sinks. */
+static const cli_opt sink_opts[] = {
+    {"--label", "KEY=VALUE", OPT_LABEL,
+     "a label of every input, beside those read from its\n"
+     "recording (repeatable; KEY: letters, digits, _)", NULL, false},
+    END};
+
 static const cli_opt print_opts[] = {
     {"--json", NULL, OPT_JSON, "JSON (the only format; the default)", NULL, false},
     {"--xml", NULL, OPT_UNSUPPORTED, NULL, NULL, true},
@@ -200,7 +207,7 @@ static const cli_command commands[] = {
      "listen [LIVE OPTIONS] [--once] [--max-connections N]\n"
      "                 [--max-bytes BYTES] [--idle-timeout SECONDS] [ADDR:PORT]",
      "accept JFR streams from JVMs (or .jfr files) on a TCP socket",
-     {listen_opts, filter_opts, live_opts}, 23,
+     {listen_opts, filter_opts, live_opts, sink_opts}, 23,
      "ADDR:PORT is PORT, ADDR:PORT or [IPV6]:PORT; default 127.0.0.1:7091 (port 0:\n"
      "any free port); \"listening on ADDR:PORT\" is printed on stderr. Many\n"
      "connections at once: a JVM's FlightRecorderMXBean stream (tools/jfr-pump)\n"
@@ -212,7 +219,7 @@ static const cli_command commands[] = {
      "tail [LIVE OPTIONS] [--exit-when-done] [--idle-timeout SECONDS]\n"
      "                 DIR|FILE",
      "follow a JVM's disk repository as it is written",
-     {tail_opts, filter_opts, live_opts}, 23,
+     {tail_opts, filter_opts, live_opts, sink_opts}, 23,
      "DIR is the folder of chunk files, or its parent (-XX:FlightRecorderOptions:\n"
      "repository=DIR; the newest JVM folder is followed); FILE one chunk file\n"
      "being written (for a saved live stream, use print).\n\n"

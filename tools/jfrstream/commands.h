@@ -54,6 +54,14 @@ enum cli_opt_key {
     OPT_MAX_BYTES,
     OPT_IDLE_TIMEOUT,
     OPT_EXIT_WHEN_DONE,
+    /* the sinks of listen and tail (lib/sink) */
+    OPT_LABEL,
+    OPT_KAFKA,
+    OPT_KAFKA_TOPIC,
+    OPT_KAFKA_FORMAT,
+    OPT_KAFKA_OPTION,
+    OPT_PYROSCOPE,
+    OPT_PYROSCOPE_APP,
 };
 
 /* The command of that name, or NULL. */

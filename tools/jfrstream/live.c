@@ -71,6 +71,26 @@ int live_option(live_opts *o, const cli_arg *a) {
         jfrc_profile_free(t);
         return rc;
     }
+    case OPT_LABEL: {
+        const char *eq = v ? strchr(v, '=') : NULL;
+        if (!eq)
+            return cli_usage_error("%s: --label needs KEY=VALUE", cmd);
+        jfrs_source *t = jfrs_source_new("peer", "", "x"); /* check it now: a usage error */
+        char key[80];
+        size_t kl = (size_t)(eq - v);
+        snprintf(key, sizeof key, "%.*s", (int)(kl < sizeof key - 1 ? kl : sizeof key - 1), v);
+        jfr_status st = !t ? JFR_NOMEM : kl >= sizeof key ? JFR_INVALID_ARG : jfrs_source_set(t, key, eq + 1);
+        jfrs_source_free(t);
+        if (st == JFR_NOMEM)
+            return cli_usage_error("%s: out of memory", cmd);
+        if (st != JFR_OK)
+            return cli_usage_error("%s: --label %s: KEY must be letters, digits and _ (not first a "
+                                   "digit, at most 64), VALUE at most 1024 bytes", cmd, v);
+        if (o->nlabels == LIVE_MAX_LABELS)
+            return cli_usage_error("%s: at most %d --label options", cmd, LIVE_MAX_LABELS);
+        o->labels[o->nlabels++] = v;
+        return CLI_EXIT_OK;
+    }
     case OPT_THREADS:
         o->prof_threads = true;
         return CLI_EXIT_OK;
@@ -328,13 +348,30 @@ void live_parser_config(const live_app *app, jfr_options *opts, jfr_callbacks *c
 
 /* ------------------------------------------------------------ sources */
 
-live_src *live_src_new(live_app *app, const char *name) {
+/* The source's labels: its origin and the --label options. */
+static jfrs_source *new_labels(const live_app *app, const char *name, const char *origin_key) {
+    jfrs_source *src = jfrs_source_new(origin_key, name, NULL);
+    for (size_t i = 0; src && i < app->o.nlabels; i++) {
+        const char *kv = app->o.labels[i], *eq = strchr(kv, '=');
+        char key[80];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
+        if (jfrs_source_set(src, key, eq + 1) != JFR_OK) { /* checked by live_option */
+            jfrs_source_free(src);
+            return NULL;
+        }
+    }
+    return src;
+}
+
+live_src *live_src_new(live_app *app, const char *name, const char *origin_key) {
     live_src *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->app = app;
     snprintf(s->name, sizeof s->name, "%s", name);
-    if (app->o.json && !(s->ej = jfrc_json_new(cli_out, app->o.stack_depth, true))) {
+    if (!(s->src = new_labels(app, name, origin_key)) ||
+        (app->o.json && !(s->ej = jfrc_json_new(cli_out, app->o.stack_depth, true)))) {
+        jfrs_source_free(s->src);
         free(s);
         return NULL;
     }
@@ -354,6 +391,9 @@ static int on_prof_event(jfr_parser *p, const jfr_event *e, void *user) {
 
 jfr_status live_src_subscribe(live_src *s, jfr_parser *p) {
     const live_app *app = s->app;
+    jfr_status sst = jfrs_source_subscribe(s->src, p);
+    if (sst)
+        return sst;
     for (size_t i = 0; app->prof && i < jfrc_profile_ntypes(app->prof); i++) {
         jfr_status st = jfr_parser_on(p, jfrc_profile_type(app->prof, i), on_prof_event, s);
         if (st)
@@ -384,6 +424,7 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
     if (s->failed)
         app->failed = true;
     app->conns--;
+    jfrs_source_free(s->src);
     jfrc_json_free(s->ej);
     cli_type_set_free(&s->want);
     free(s->rows);
@@ -393,6 +434,7 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
 void live_src_discard(live_src *s) {
     s->app->conns--;
     s->app->conns_total--;
+    jfrs_source_free(s->src);
     jfrc_json_free(s->ej);
     cli_type_set_free(&s->want);
     free(s->rows);

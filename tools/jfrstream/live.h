@@ -19,6 +19,9 @@
 #include "filter.h"
 #include "report.h"
 #include "jfrstream_conv.h"
+#include "jfrstream_sink.h"
+
+#define LIVE_MAX_LABELS 64
 
 typedef struct live_opts {
     cli_filter filter;
@@ -33,6 +36,9 @@ typedef struct live_opts {
     const char *prof_event;
     bool prof_threads;
     uint64_t window_ms;
+    /* --label KEY=VALUE, in the order given */
+    const char *labels[LIVE_MAX_LABELS];
+    size_t nlabels;
 } live_opts;
 
 typedef struct live_app live_app;
@@ -41,6 +47,7 @@ typedef struct live_app live_app;
 typedef struct live_src {
     live_app *app;
     char name[160];      /* peer address or tailed path, for messages */
+    jfrs_source *src;    /* who is sending: its labels (jfrstream_sink.h) */
     jfrc_json *ej;       /* --json: this input's time base and zone */
     cli_type_set want;   /* per type index: an event type --events selects */
     uint32_t *rows;      /* per type index: row in app->stats */
@@ -110,7 +117,8 @@ bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *wher
 void live_parser_config(const live_app *app, jfr_options *opts, jfr_callbacks *cb);
 
 /* Per source. */
-live_src *live_src_new(live_app *app, const char *name);
+/* origin_key: "peer" (listen) or "path" (tail), the label naming `name`. */
+live_src *live_src_new(live_app *app, const char *name, const char *origin_key);
 /* Subscribe the literal --events names (with --json), after the parser is
  * created and before it is fed. */
 jfr_status live_src_subscribe(live_src *s, jfr_parser *p);
