@@ -1,0 +1,193 @@
+"""kafkalib.py — helpers of the Kafka sink tests (test/sink/kafka_*.py) and
+of bench/sink-kafka.py: the mock cluster (test/sink/mock_kafka), kcat as the
+independent consumer, the listener's --kafka flag and its final counts.
+
+Python 3 standard library only; processes are started through
+test/live/livelib.py (killed by their own pid when a test ends).
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "live"))
+import livelib as L  # noqa: E402
+
+
+def missing(jfrstream, mock, need_java=False):
+    """Why the Kafka tests cannot run here (-> SKIP), or None."""
+    if not mock or not os.access(mock, os.X_OK):
+        return "mock_kafka not built (librdkafka with rdkafka_mock.h missing: -Dkafka)"
+    if not shutil.which("kcat"):
+        return "no kcat (Debian package kcat): the independent consumer"
+    if need_java and not L.java_bin():
+        return "no java (JDK 17)"
+    try:
+        r = subprocess.run([jfrstream, "listen", "--help"], capture_output=True, text=True,
+                           timeout=30)
+    except OSError as e:
+        return "cannot run %s: %s" % (jfrstream, e)
+    if "--kafka" not in r.stdout + r.stderr:
+        return "listen --kafka not built"
+    return None
+
+
+class Mock:
+    """test/sink/mock_kafka BROKERS TOPIC...: librdkafka's mock cluster in a
+    process of its own; its first stdout line is the bootstrap list; stdin
+    takes "down ID" / "up ID"; EOF or SIGTERM ends it."""
+
+    def __init__(self, path, brokers=3, topics=()):
+        self.p = L.start([path, str(brokers)] + list(topics), stdin=subprocess.PIPE)
+        self.out = L.Lines(self.p.stdout)
+        self.err = L.Lines(self.p.stderr)
+        m = self.out.wait_for(r"^(\S+:\d+.*)$", 20)
+        self.bootstrap = m.group(1).strip() if m else None
+
+    def command(self, line):
+        L.log("  mock_kafka <- %s" % line)
+        self.p.stdin.write((line + "\n").encode())
+        self.p.stdin.flush()
+
+    def stop(self):
+        if self.p.poll() is None:
+            try:
+                self.p.stdin.close()
+            except OSError:
+                pass
+            if L.wait(self.p, 20, "mock_kafka") is None:
+                return
+        self.out.join()
+        self.err.join()
+
+
+def metadata(bootstrap, topic, timeout=20):
+    """{partition: leader broker id} from `kcat -L`."""
+    r = subprocess.run(["kcat", "-L", "-b", bootstrap, "-t", topic], capture_output=True,
+                       text=True, timeout=timeout)
+    out = {}
+    for m in re.finditer(r"partition (\d+), leader (-?\d+)", r.stdout):
+        out[int(m.group(1))] = int(m.group(2))
+    return out
+
+
+class Message:
+    __slots__ = ("key", "partition", "offset", "value")
+
+    def __init__(self, key, partition, offset, value):
+        self.key, self.partition, self.offset, self.value = key, partition, offset, value
+
+
+def consume(bootstrap, topic, timeout=120, count=None):
+    """Everything in TOPIC from the beginning, read by kcat (-e: stop at the
+    end of every partition): [Message]. Values are one line each (compact JSON)."""
+    args = ["kcat", "-C", "-q", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e",
+            "-f", "%k\\t%p\\t%o\\t%S\\t%s\\n"]
+    if count:
+        args += ["-c", str(count)]
+    r = subprocess.run(args, capture_output=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError("kcat -C exit %d: %s" % (r.returncode, r.stderr.decode()[-500:]))
+    msgs = []
+    data = r.stdout
+    pos = 0
+    # "%S" (the value's size) makes the split exact even if a value held a
+    # newline or a tab
+    while pos < len(data):
+        parts = []
+        for _ in range(4):
+            t = data.index(b"\t", pos)
+            parts.append(data[pos:t])
+            pos = t + 1
+        size = int(parts[3])
+        value = data[pos:pos + size]
+        pos += size
+        if data[pos:pos + 1] != b"\n":
+            raise RuntimeError("kcat output out of step at byte %d" % pos)
+        pos += 1
+        msgs.append(Message(parts[0].decode("utf-8", "replace"), int(parts[1]), int(parts[2]),
+                            value))
+    return msgs
+
+
+COUNT_RX = [re.compile(r"(\d+)\s+([a-z][a-z_-]*)"), re.compile(r"([a-z][a-z_-]*)[=:]\s*(\d+)")]
+
+
+def final_counts(stderr_text):
+    """The listener's Kafka counts from its stderr at exit: {word: number}
+    from the lines that mention kafka ("N delivered", "failed=N", ...); later
+    lines win."""
+    counts = {}
+    for line in stderr_text.splitlines():
+        if "kafka" not in line.lower():
+            continue
+        low = line.lower()
+        for m in COUNT_RX[0].finditer(low):
+            counts[m.group(2)] = int(m.group(1))
+        for m in COUNT_RX[1].finditer(low):
+            counts[m.group(1)] = int(m.group(2))
+    return counts
+
+
+class Peak:
+    """Sample /proc/PID/status (VmHWM, VmRSS) of a process every 100 ms."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.hwm_kb = 0
+        self.rss_max_kb = 0
+        self.stop_ev = threading.Event()
+        self.t = threading.Thread(target=self._run, daemon=True)
+        self.t.start()
+
+    def sample(self):
+        try:
+            with open("/proc/%d/status" % self.pid) as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        self.hwm_kb = max(self.hwm_kb, int(line.split()[1]))
+                    elif line.startswith("VmRSS:"):
+                        self.rss_max_kb = max(self.rss_max_kb, int(line.split()[1]))
+        except (OSError, ValueError):
+            pass
+
+    def _run(self):
+        while not self.stop_ev.wait(0.1):
+            self.sample()
+
+    def stop(self):
+        self.sample()
+        self.stop_ev.set()
+        self.t.join(2)
+
+
+def cpu_seconds(pid):
+    """utime + stime of a process (/proc/PID/stat), in seconds."""
+    with open("/proc/%d/stat" % pid) as f:
+        s = f.read()
+    fields = s[s.rindex(")") + 2:].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / tick
+
+
+def sanitized(pid):
+    """True when the process runs with ASan (its memory figures are not the
+    program's own)."""
+    try:
+        with open("/proc/%d/maps" % pid) as f:
+            return any("libasan" in l or "libclang_rt.asan" in l for l in f)
+    except OSError:
+        return False
+
+
+def wait_quiet(lines, pattern, timeout):
+    m = lines.wait_for(pattern, timeout)
+    return m is not None
+
+
+def now():
+    return time.monotonic()
