@@ -114,22 +114,29 @@ def consume(bootstrap, topic, timeout=120, count=None):
     return msgs
 
 
-COUNT_RX = [re.compile(r"(\d+)\s+([a-z][a-z_-]*)"), re.compile(r"([a-z][a-z_-]*)[=:]\s*(\d+)")]
+COUNT_RX = re.compile(r"(\d+) (?:events? )?([a-z][a-z_-]*)")
 
 
 def final_counts(stderr_text):
-    """The listener's Kafka counts from its stderr at exit: {word: number}
-    from the lines that mention kafka ("N delivered", "failed=N", ...); later
-    lines win."""
-    counts = {}
+    """The listener's Kafka counts from its stderr at exit: {word: number},
+    from its total line ("jfrstream: kafka: N events produced, N delivered,
+    N failed, N undelivered"; a line naming a peer is one source's). The
+    last such line wins; without a total line, the last line about kafka."""
+    total = None
+    any_line = None
     for line in stderr_text.splitlines():
-        if "kafka" not in line.lower():
-            continue
         low = line.lower()
-        for m in COUNT_RX[0].finditer(low):
+        i = low.find("kafka:")
+        if i < 0:
+            continue
+        any_line = low[i + 6:]
+        if low.startswith("jfrstream: kafka:"):
+            total = low[i + 6:]
+    text = total if total is not None else any_line
+    counts = {}
+    if text:
+        for m in COUNT_RX.finditer(text):
             counts[m.group(2)] = int(m.group(1))
-        for m in COUNT_RX[1].finditer(low):
-            counts[m.group(1)] = int(m.group(2))
     return counts
 
 
@@ -161,6 +168,49 @@ class Peak:
 
     def stop(self):
         self.sample()
+        self.stop_ev.set()
+        self.t.join(2)
+
+
+class RecvQ:
+    """Sample, every 20 ms, the bytes waiting in the kernel's receive queue
+    of the established TCP connections accepted on local PORT (/proc/net/tcp):
+    data stays there while the listener has paused the connection."""
+
+    def __init__(self, port):
+        self.port = port
+        self.max = 0
+        self.nonzero = 0
+        self.samples = 0
+        self.stop_ev = threading.Event()
+        self.t = threading.Thread(target=self._run, daemon=True)
+        self.t.start()
+
+    def sample(self):
+        total = 0
+        for path in ("/proc/net/tcp", "/proc/net/tcp6"):
+            try:
+                with open(path) as f:
+                    next(f)
+                    for line in f:
+                        fl = line.split()
+                        if len(fl) < 5 or fl[3] != "01":
+                            continue
+                        if int(fl[1].rsplit(":", 1)[1], 16) != self.port:
+                            continue
+                        total += int(fl[4].split(":")[1], 16)
+            except (OSError, ValueError, StopIteration):
+                pass
+        self.samples += 1
+        if total:
+            self.nonzero += 1
+        self.max = max(self.max, total)
+
+    def _run(self):
+        while not self.stop_ev.wait(0.02):
+            self.sample()
+
+    def stop(self):
         self.stop_ev.set()
         self.t.join(2)
 

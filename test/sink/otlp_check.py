@@ -115,6 +115,34 @@ def _walk_rules(node, path, errors):
             _walk_rules(v, "%s[%d]" % (path, i), errors)
 
 
+def _lone_surrogates(node):
+    """(node with every lone UTF-16 surrogate replaced by U+FFFD, how many).
+    json.loads joins a valid \\uD83D\\uDE00 pair into one character and
+    leaves a lone \\uD83D as a surrogate code point, which no protobuf string
+    (valid UTF-8) can hold."""
+    if isinstance(node, str):
+        n = sum(1 for c in node if 0xD800 <= ord(c) <= 0xDFFF)
+        if n:
+            node = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in node)
+        return node, n
+    if isinstance(node, dict):
+        total = 0
+        out = {}
+        for k, v in node.items():
+            out[k], n = _lone_surrogates(v)
+            total += n
+        return out, total
+    if isinstance(node, list):
+        total = 0
+        out = []
+        for v in node:
+            v, n = _lone_surrogates(v)
+            out.append(v)
+            total += n
+        return out, total
+    return node, 0
+
+
 def _hex_ids_to_base64(node):
     """OTLP/JSON carries traceId/spanId as hex; the proto3 JSON mapping of
     bytes is base64: convert before json_format.Parse."""
@@ -159,8 +187,12 @@ class Schema:
         self.Request = logs_service_pb2.ExportLogsServiceRequest
         self.logs_pb2 = logs_pb2
 
-    def check_one(self, text, where="message"):
-        """One ExportLogsServiceRequest JSON document -> the decoded message."""
+    def check_one(self, text, where="message", surrogates=None):
+        """One ExportLogsServiceRequest JSON document -> the decoded message.
+        A string with a lone UTF-16 surrogate (\\uD83D alone) is refused,
+        unless `surrogates` is a list: then each is read as U+FFFD (what Go's
+        JSON decoders, the OpenTelemetry Collector's among them, do) and the
+        count is appended to the list."""
         if isinstance(text, bytes):
             text = text.decode("utf-8")
         try:
@@ -169,6 +201,13 @@ class Schema:
             raise Invalid("%s: not JSON: %s" % (where, e))
         if not isinstance(doc, dict):
             raise Invalid("%s: not a JSON object" % where)
+        doc, lone = _lone_surrogates(doc)
+        if lone:
+            if surrogates is None:
+                raise Invalid("%s: %d lone UTF-16 surrogate(s) in strings (\\uD800-\\uDFFF "
+                              "without its pair: not valid UTF-8, no protobuf string holds it)"
+                              % (where, lone))
+            surrogates.append(lone)
         errors = []
         _walk_rules(doc, "", errors)
         if errors:
@@ -186,9 +225,9 @@ class Schema:
             raise Invalid("%s: binary round trip differs" % where)
         return again
 
-    def check(self, texts):
+    def check(self, texts, surrogates=None):
         """Many messages -> [decoded messages]; raises Invalid at the first bad one."""
-        return [self.check_one(t, "message %d" % i) for i, t in enumerate(texts)]
+        return [self.check_one(t, "message %d" % i, surrogates) for i, t in enumerate(texts)]
 
 
 def value(av):
@@ -220,7 +259,8 @@ GOOD = ('{"resourceLogs":[{"resource":{"attributes":['
         '"timeUnixNano":"1700000000000000001","eventName":"jdk.CPULoad","severityNumber":9,'
         '"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708",'
         '"body":{"kvlistValue":{"values":[{"key":"machineTotal","value":{"doubleValue":0.5}},'
-        '{"key":"list","value":{"arrayValue":{"values":[{"intValue":3},{"boolValue":true}]}}}]}},'
+        '{"key":"list","value":{"arrayValue":{"values":[{"intValue":3},{"boolValue":true}]}}},'
+        '{"key":"emoji","value":{"stringValue":"\\ud83d\\ude00 \\u2615"}}]}},'
         '"attributes":[{"key":"event.name","value":{"stringValue":"jdk.CPULoad"}}]}]}]}]}')
 BAD = [
     ('snake_case key', '{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"time_unix_nano":"1"}]}]}]}'),
@@ -230,6 +270,8 @@ BAD = [
     ('timestamp not an integer', '{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"timeUnixNano":"1.5e3x"}]}]}]}'),
     ('two values in a oneof', '{"resourceLogs":[{"resource":{"attributes":[{"key":"k","value":'
      '{"stringValue":"a","intValue":"1"}}]}}]}'),
+    ('lone surrogate', '{"resourceLogs":[{"resource":{"attributes":[{"key":"k","value":'
+     '{"stringValue":"\\ud83d"}}]}}]}'),
     ('not a request', '[1,2]'),
 ]
 
@@ -242,7 +284,8 @@ def selftest(schema):
     got = (attrs(rl.resource.attributes), rec.time_unix_nano, rec.event_name, rec.severity_number,
            rec.trace_id.hex(), value(rec.body), attrs(rec.attributes))
     want = ({"service.name": "app", "process.pid": 14951}, 1700000000000000001, "jdk.CPULoad", 9,
-            "0102030405060708090a0b0c0d0e0f10", {"machineTotal": 0.5, "list": [3, True]},
+            "0102030405060708090a0b0c0d0e0f10",
+            {"machineTotal": 0.5, "list": [3, True], "emoji": "\U0001F600 \u2615"},
             {"event.name": "jdk.CPULoad"})
     if got != want:
         fails.append("good message read back as %r, expected %r" % (got, want))
