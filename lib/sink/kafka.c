@@ -214,11 +214,9 @@ static void dr_msg(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque) {
 
 static void log_cb(const rd_kafka_t *rk, int level, const char *fac, const char *buf) {
     jfrs_kafka *k = rd_kafka_opaque(rk);
-    if (k && k->on_log) {
-        char text[1024];
-        snprintf(text, sizeof text, "%s: %s", fac, buf);
-        k->on_log(k->user, level, text);
-    }
+    /* a connection failure (FAIL) also comes through error_cb: once is enough */
+    if (k && k->on_log && strcmp(fac, "FAIL") != 0)
+        k->on_log(k->user, level, buf);
 }
 
 static void error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque) {
