@@ -237,6 +237,11 @@ JFRS_API void jfrs_kafka_free(jfrs_kafka *k);
 /* Serve delivery reports and log lines, and retry the messages waiting for
  * room (every source's, in order). Never blocks. */
 JFRS_API void jfrs_kafka_poll(jfrs_kafka *k);
+/* A file descriptor that becomes readable when delivery reports (or log
+ * lines) wait: watch it in your loop (uv_poll) and call jfrs_kafka_poll,
+ * which empties it; -1 when there is none (poll on a timer then). Owned by
+ * the producer. */
+JFRS_API int jfrs_kafka_event_fd(const jfrs_kafka *k);
 /* Release every held event, then wait up to timeout_ms for everything to be
  * handed over and acknowledged. JFR_OK, or JFR_LIMIT when messages remain
  * (see the stats). */

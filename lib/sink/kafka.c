@@ -51,6 +51,10 @@ jfr_status jfrs_kafka_new(const jfrs_kafka_config *cfg, jfrs_kafka **out, char *
 }
 void jfrs_kafka_free(jfrs_kafka *k) { (void)k; }
 void jfrs_kafka_poll(jfrs_kafka *k) { (void)k; }
+int jfrs_kafka_event_fd(const jfrs_kafka *k) {
+    (void)k;
+    return -1;
+}
 jfr_status jfrs_kafka_flush(jfrs_kafka *k, uint64_t timeout_ms) {
     (void)k;
     (void)timeout_ms;
@@ -103,7 +107,9 @@ void jfrs_kafka_src_free(jfrs_kafka_src *ks) { (void)ks; }
 #else /* JFRS_HAVE_KAFKA */
 
 #include <librdkafka/rdkafka.h>
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
 
 #define DEFAULT_HOLD_EVENTS 10000
 #define DEFAULT_HOLD_BYTES (16u << 20)
@@ -144,6 +150,8 @@ typedef struct ktopic {
 
 struct jfrs_kafka {
     rd_kafka_t *rk;
+    rd_kafka_queue_t *mainq;
+    int evfd[2];        /* readable when delivery reports wait (-1: none) */
     jfrs_kafka_format format;
     char *topic;        /* the pattern */
     bool per_type;      /* it holds "{type}" */
@@ -369,6 +377,18 @@ jfr_status jfrs_kafka_new(const jfrs_kafka_config *cfg, jfrs_kafka **out, char *
         return JFR_INVALID_ARG;
     }
     rd_kafka_set_log_queue(k->rk, NULL); /* the main queue */
+    /* a byte on evfd[0] when the main queue (delivery reports, logs) gets
+     * something: a loop can wait on it */
+    k->evfd[0] = k->evfd[1] = -1;
+    if ((k->mainq = rd_kafka_queue_get_main(k->rk)) != NULL && pipe(k->evfd) == 0) {
+        for (int i = 0; i < 2; i++) {
+            fcntl(k->evfd[i], F_SETFL, fcntl(k->evfd[i], F_GETFL) | O_NONBLOCK);
+            fcntl(k->evfd[i], F_SETFD, FD_CLOEXEC);
+        }
+        rd_kafka_queue_io_event_enable(k->mainq, k->evfd[1], "1", 1);
+    } else {
+        k->evfd[0] = k->evfd[1] = -1;
+    }
     if (!k->per_type && !(k->fixed = rd_kafka_topic_new(k->rk, k->topic, NULL))) {
         put_err(errbuf, errlen, "topic %s: %s", k->topic,
                 rd_kafka_err2str(rd_kafka_last_error()));
@@ -815,9 +835,16 @@ void jfrs_kafka_src_free(jfrs_kafka_src *ks) {
 
 /* ------------------------------------------------------------ the producer's life */
 
+int jfrs_kafka_event_fd(const jfrs_kafka *k) { return k ? k->evfd[0] : -1; }
+
 void jfrs_kafka_poll(jfrs_kafka *k) {
     if (!k)
         return;
+    if (k->evfd[0] >= 0) { /* empty the pipe first: a report after this wakes again */
+        char buf[256];
+        while (read(k->evfd[0], buf, sizeof buf) > 0)
+            ;
+    }
     rd_kafka_poll(k->rk, 0);
     for (krec *r = k->recs; r; r = r->next)
         if (r->pend.head)
@@ -882,7 +909,14 @@ void jfrs_kafka_free(jfrs_kafka *k) {
         rd_kafka_topic_destroy(t->rkt);
         free(t);
     }
+    if (k->mainq) {
+        rd_kafka_queue_io_event_enable(k->mainq, -1, NULL, 0);
+        rd_kafka_queue_destroy(k->mainq);
+    }
     rd_kafka_destroy(k->rk);
+    for (int i = 0; i < 2; i++)
+        if (k->evfd[i] >= 0)
+            close(k->evfd[i]);
     while (k->recs) /* records of live senders are freed with them: not here */
         rec_unlink_free(k, k->recs);
     jfrs_buf_free(&k->scratch);

@@ -38,6 +38,8 @@ struct live_kafka {
     jfrs_kafka *k;
     uv_timer_t timer;
     uv_check_t check;
+    uv_poll_t evpoll;        /* the producer's event fd: delivery reports */
+    bool polling;
     bool started, closed;
     live_src *srcs;          /* sources with a sender */
     uint64_t stop_budget_ms; /* left for waits at a stop */
@@ -181,6 +183,11 @@ static void retry_paused(live_app *app) {
 }
 
 static void on_timer(uv_timer_t *t) { retry_paused(t->data); }
+static void on_evpoll(uv_poll_t *h, int status, int events) {
+    (void)status;
+    (void)events;
+    retry_paused(h->data);
+}
 static void on_check(uv_check_t *c) {
     live_app *app = c->data;
     for (live_src *s = app->kafka->srcs; s; s = s->knext)
@@ -201,6 +208,12 @@ void live_kafka_start(live_app *app) {
     uv_check_init(app->loop, &lk->check);
     lk->check.data = app;
     uv_check_start(&lk->check, on_check);
+    int fd = jfrs_kafka_event_fd(lk->k);
+    if (fd >= 0 && uv_poll_init(app->loop, &lk->evpoll, fd) == 0) {
+        lk->polling = true;
+        lk->evpoll.data = app;
+        uv_poll_start(&lk->evpoll, UV_READABLE, on_evpoll);
+    }
 }
 
 void live_kafka_close(live_app *app) {
@@ -212,6 +225,10 @@ void live_kafka_close(live_app *app) {
     uv_close((uv_handle_t *)&lk->timer, NULL);
     uv_check_stop(&lk->check);
     uv_close((uv_handle_t *)&lk->check, NULL);
+    if (lk->polling) {
+        uv_poll_stop(&lk->evpoll);
+        uv_close((uv_handle_t *)&lk->evpoll, NULL);
+    }
 }
 
 bool live_kafka_src_new(live_src *s) {
