@@ -13,9 +13,9 @@
  * bound is reached: counted as dropped).
  *
  * Stop. Once a stop was asked (SIGINT/SIGTERM, --once, ...), the input that
- * is finished still produces events: a full queue is then waited for (at
- * most LIVE_KAFKA_FLUSH_MS over the whole stop) instead of pausing. At the
- * end the producer is flushed (at most LIVE_KAFKA_FLUSH_MS) and the counts
+ * is finished still produces events: a full queue is then waited for
+ * instead of pausing. Those waits and the final flush share one budget of
+ * LIVE_KAFKA_FLUSH_MS (10 s): then the counts
  * are printed per source and in total; a failed or undelivered message
  * makes the exit status 1.
  *
@@ -311,7 +311,7 @@ void live_kafka_finish(live_app *app) {
     if (!lk)
         return;
     /* every source has ended (uv_run returned): their messages remain */
-    jfrs_kafka_flush(lk->k, LIVE_KAFKA_FLUSH_MS);
+    jfrs_kafka_flush(lk->k, lk->stop_budget_ms); /* what waits at a stop left */
     jfrs_kafka_stats st;
     jfrs_kafka_stats_get(lk->k, &st);
     jfrs_kafka_free(lk->k); /* per-source lines of those still waiting */

@@ -12,8 +12,8 @@
 
 #include "live.h"
 
-/* How long the end of a run waits for the brokers (ms): the flush at the
- * end, and in total what finishing paused sources may wait at a stop. */
+/* How long the end of a run waits for the brokers (ms), in all: what
+ * finishing paused sources waits at a stop, then the final flush. */
 #define LIVE_KAFKA_FLUSH_MS 10000
 
 /* --kafka, --kafka-topic, --kafka-format, --kafka-option: CLI exit status. */
