@@ -151,6 +151,10 @@ def main():
         print("usage: kafka_basic.py JFRSTREAM MOCK_KAFKA FIXTURE", file=sys.stderr)
         return 2
     jfrstream, mock, fixture = sys.argv[1:]
+    # JFRSTREAM_TEST_WRAPPER (meson test --setup valgrind) runs the CLI under it
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "live"))
+    import livelib
+    jfrstream = livelib.cli(jfrstream)
     if not mock or not os.access(mock, os.X_OK):
         print("SKIP: %s: built without librdkafka (no mock_kafka)" % NAME, flush=True)
         return SKIP
