@@ -867,7 +867,7 @@ jfr_status jfrs_kafka_flush(jfrs_kafka *k, uint64_t timeout_ms) {
             if (r->pend.head && drain(k, r) != JFR_OK)
                 waiting = true;
         sweep(k);
-        if (!waiting && k->tot.in_flight == 0 && rd_kafka_outq_len(k->rk) == 0)
+        if (!waiting && k->tot.in_flight == 0)
             return JFR_OK;
         clock_gettime(CLOCK_MONOTONIC, &t);
         uint64_t ms = (uint64_t)(t.tv_sec - t0.tv_sec) * 1000 +

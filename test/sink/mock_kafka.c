@@ -14,6 +14,10 @@
  * (ID -1: all brokers), each acknowledged by "ok" on stdout. Exits on EOF
  * or SIGTERM/SIGINT.
  *
+ * librdkafka 2.0's mock keeps the last 5 MiB (or 100,000 message sets) of
+ * each partition and drops older ones: a test that sends more reads while
+ * producing, or spreads the messages over partitions or topics.
+ *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include <librdkafka/rdkafka.h>

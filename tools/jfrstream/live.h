@@ -71,7 +71,7 @@ typedef struct live_src {
      * room in the producer's queue; conn: listen's connection, resumed
      * when there is room; the list of sources with a sender */
     jfrs_kafka_src *ks;
-    bool kpaused;
+    bool kpaused, kresume;
     void *conn;
     struct live_src *knext, *kprev;
 } live_src;

@@ -165,20 +165,25 @@ int live_kafka_open(live_app *app) {
 static void retry_paused(live_app *app) {
     struct live_kafka *lk = app->kafka;
     jfrs_kafka_poll(lk->k);
-    /* a resume may end sources (an input that ended, then --once stops
-     * them all): walk the list again from its start after each one */
-    for (bool again = true; again;) {
-        again = false;
-        for (live_src *s = lk->srcs; s; s = s->knext) {
-            if (!s->kpaused || jfrs_kafka_src_retry(s->ks) != JFR_OK)
-                continue;
+    /* first retry every paused source once, then resume those with room:
+     * a resume may end sources (an input that ended, then --once stops them
+     * all), so the list is walked again from its start after each one */
+    bool any = false;
+    for (live_src *s = lk->srcs; s; s = s->knext)
+        if (s->kpaused && jfrs_kafka_src_retry(s->ks) == JFR_OK) {
             s->kpaused = false;
-            if (s->conn) {
+            s->kresume = s->conn != NULL;
+            any |= s->kresume;
+        }
+    while (any) {
+        any = false;
+        for (live_src *s = lk->srcs; s; s = s->knext)
+            if (s->kresume) {
+                s->kresume = false;
                 jfr_uv_conn_resume(s->conn);
-                again = true;
+                any = true;
                 break;
             }
-        }
     }
 }
 
