@@ -540,7 +540,8 @@ static jfr_status send_msg(jfrs_kafka_src *ks, rd_kafka_topic_t *rkt, const char
     m->start_ns = 0;
     m->a = keylen;
     m->b = len;
-    memcpy(m->data, key, keylen);
+    if (keylen)
+        memcpy(m->data, key, keylen);
     memcpy(m->data + keylen, value, len);
     q_push(&r->pend, m, keylen + len);
     r->st.pending = r->pend.n;
