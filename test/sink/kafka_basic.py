@@ -129,6 +129,55 @@ def consume(bootstrap, topic, expect):
     return msgs
 
 
+KINDS = {"stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue"}
+
+
+def from_any(v, where):
+    """An OTLP/JSON AnyValue back to plain JSON; fails on a malformed one."""
+    check(isinstance(v, dict) and len(v) <= 1 and set(v) <= KINDS, "%s: bad AnyValue %r"
+          % (where, v))
+    if not v:
+        return None
+    (k, x), = v.items()
+    if k == "intValue":
+        check(isinstance(x, str) and x.lstrip("-").isdigit() and -2**63 <= int(x) < 2**63,
+              "%s: intValue %r" % (where, x))
+        return int(x)
+    if k == "doubleValue":
+        check(isinstance(x, (int, float)), "%s: doubleValue %r" % (where, x))
+        return float(x)
+    if k == "boolValue":
+        check(isinstance(x, bool), "%s: boolValue %r" % (where, x))
+        return x
+    if k == "stringValue":
+        check(isinstance(x, str), "%s: stringValue %r" % (where, x))
+        return x
+    check(isinstance(x, dict) and set(x) <= {"values"}, "%s: %s %r" % (where, k, x))
+    vals = x.get("values", [])
+    if k == "arrayValue":
+        return [from_any(e, where) for e in vals]
+    out = {}
+    for kv in vals:
+        check(set(kv) == {"key", "value"}, "%s: KeyValue %r" % (where, kv))
+        out[kv["key"]] = from_any(kv["value"], where + "." + kv["key"])
+    return out
+
+
+def same(a, b):
+    """Event values equal, ints beyond int64 sent as text."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(b, bool) or isinstance(a, bool):
+        return a is b
+    if isinstance(b, int) and isinstance(a, str):
+        return a == str(b)
+    if isinstance(b, (int, float)) and isinstance(a, (int, float)):
+        return float(a) == float(b)
+    return a == b
+
+
 def summary_events(jfrstream, fixture):
     out = subprocess.run([jfrstream, "summary", fixture], capture_output=True, text=True,
                          timeout=60, check=True).stdout
@@ -253,8 +302,12 @@ def main():
         check([kv["key"] for kv in body] == list(ev["values"].keys()),
               "message %d: body keys %s, event %s" % (i, [kv["key"] for kv in body],
                                                        list(ev["values"].keys())))
+        back = from_any(rec["body"], "message %d body" % i)
+        check(same(back, ev["values"]), "message %d: the body is not the event's values:\n"
+              "  %s\n  %s" % (i, json.dumps(back)[:400], json.dumps(ev["values"])[:400]))
     print("otlp-json: %d ExportLogsServiceRequests, one log record each, resource "
-          "service.name/process.pid/team" % len(msgs), flush=True)
+          "service.name/process.pid/team, every body = the event's values" % len(msgs),
+          flush=True)
 
     # 4. an unknown librdkafka property: a usage error
     r = subprocess.run([jfrstream, "listen", "127.0.0.1:0", "--kafka", bootstrap,
