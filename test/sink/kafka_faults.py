@@ -288,6 +288,13 @@ def scenario(a, java, name, work):
     for k in ("received", "events", "produced", "queued", "sent"):
         if k in counts and counts[k] != len(msgs):
             fails.append("listen counts %s=%d, kcat read %d" % (k, counts[k], len(msgs)))
+    if name == "broker-down":
+        # the producer saw the outage (librdkafka's connection errors, logged)
+        seen = [l for l in stderr.splitlines() if "refused" in l or "Disconnected" in l]
+        L.log("  the outage on listen's stderr: %d line(s)%s"
+              % (len(seen), (": " + seen[0][:120]) if seen else ""))
+        if not seen:
+            fails.append("no connection error on listen's stderr: the outage went unseen")
     if name == "tiny-queue":
         hwm_mb = peak.hwm_kb / 1024
         san = K.sanitized(lp.pid) if lp.poll() is None else False

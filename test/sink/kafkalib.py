@@ -84,11 +84,14 @@ class Message:
 
 def consume(bootstrap, topic, timeout=120, count=None):
     """Everything in TOPIC from the beginning, read by kcat (-e: stop at the
-    end of every partition): [Message]. Values are one line each (compact JSON)."""
-    args = ["kcat", "-C", "-q", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e",
+    end of every partition), or the first COUNT messages (waiting for them,
+    up to timeout): [Message]."""
+    args = ["kcat", "-C", "-q", "-b", bootstrap, "-t", topic, "-o", "beginning",
             "-f", "%k\\t%p\\t%o\\t%S\\t%s\\n"]
     if count:
-        args += ["-c", str(count)]
+        args += ["-c", str(count)]  # wait for them (bounded by timeout)
+    else:
+        args += ["-e"]
     r = subprocess.run(args, capture_output=True, timeout=timeout)
     if r.returncode != 0:
         raise RuntimeError("kcat -C exit %d: %s" % (r.returncode, r.stderr.decode()[-500:]))
