@@ -200,6 +200,7 @@ def scenario(a, java, name, work):
         return ["listen did not start: " + lerr.text()[-800:]]
     peak = K.Peak(lp.pid)
     recvq = K.RecvQ(port)
+    san = K.sanitized(lp.pid)
     w, wout, werr = L.seq_workload(
         java, ["--rate", str(rate), "--duration", str(seconds), "--wait-recordings", "1",
                "--linger", "120"])
@@ -297,7 +298,6 @@ def scenario(a, java, name, work):
             fails.append("no connection error on listen's stderr: the outage went unseen")
     if name == "tiny-queue":
         hwm_mb = peak.hwm_kb / 1024
-        san = K.sanitized(lp.pid) if lp.poll() is None else False
         limit = RSS_LIMIT_MB
         if os.environ.get("JFRSTREAM_TEST_WRAPPER") or "asan" in os.environ.get("LD_PRELOAD", "") \
                 or os.environ.get("ASAN_OPTIONS") is not None or san:
