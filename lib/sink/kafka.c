@@ -691,6 +691,8 @@ static rd_kafka_topic_t *event_topic(jfrs_kafka_src *ks, const jfr_type *t) {
 jfr_status jfrs_kafka_src_event(jfrs_kafka_src *ks, const jfr_event *e) {
     if (!ks || !e || !e->type)
         return JFR_INVALID_ARG;
+    if (!ks->json) /* its writer could not be made again after a failure */
+        return JFR_NOMEM;
     jfrs_kafka *k = ks->k;
     krec *r = ks->r;
     jfrs_source_event(ks->src, e);
