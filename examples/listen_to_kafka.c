@@ -148,7 +148,7 @@ int main(int argc, char **argv) {
                          .on_metadata = on_metadata, .on_event = on_event};
     jfr_uv_listener_config cfg;
     jfr_uv_listener_config_init(&cfg);
-    cfg.port = atoi(argv[1]);
+    cfg.port = (int)strtol(argv[1], NULL, 10);
     cfg.options = &opts;
     cfg.callbacks = &cbs;
     cfg.on_conn_start = on_conn_start;
@@ -169,10 +169,10 @@ int main(int argc, char **argv) {
     jfr_status fst = jfrs_kafka_flush(kafka, 10000);
     jfrs_kafka_stats st;
     jfrs_kafka_stats_get(kafka, &st);
+    uint64_t lost = st.in_flight + st.pending + st.held + st.dropped;
     fprintf(stderr, "kafka: %llu delivered, %llu failed, %llu undelivered %s\n",
             (unsigned long long)st.delivered, (unsigned long long)st.failed,
-            (unsigned long long)(st.in_flight + st.pending + st.held + st.dropped),
-            st.last_error);
+            (unsigned long long)lost, st.last_error);
     jfrs_kafka_free(kafka);
     uv_loop_close(loop);
     return fst == JFR_OK && st.failed == 0 ? 0 : 1;

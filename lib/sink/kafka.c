@@ -132,7 +132,7 @@ typedef struct kqueue {
 /* A source's record: its counts and its pending messages; outlives the
  * sender until every message is settled. */
 typedef struct krec {
-    struct krec *next, *prev;
+    struct krec *next;
     jfrs_kafka_stats st;
     kqueue pend;
     struct jfrs_kafka_src *ks; /* its sender; NULL once freed */
@@ -268,13 +268,7 @@ static void queue_free(kqueue *q) {
     *q = (kqueue){0};
 }
 
-static void rec_unlink_free(jfrs_kafka *k, krec *r) {
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        k->recs = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
+static void rec_free(krec *r) {
     queue_free(&r->pend);
     free(r->id);
     free(r->origin);
@@ -283,11 +277,15 @@ static void rec_unlink_free(jfrs_kafka *k, krec *r) {
 
 /* Ended records whose messages are all settled: reported and freed. */
 static void sweep(jfrs_kafka *k) {
-    for (krec *r = k->recs, *next; r; r = next) {
-        next = r->next;
+    krec **pp = &k->recs;
+    while (*pp) {
+        krec *r = *pp;
         if (r->ended && r->st.in_flight == 0 && r->pend.n == 0) {
             report(k, r);
-            rec_unlink_free(k, r);
+            *pp = r->next;
+            rec_free(r);
+        } else {
+            pp = &r->next;
         }
     }
 }
@@ -411,7 +409,7 @@ static rd_kafka_topic_t *topic_for(jfrs_kafka *k, const char *name) {
             char c = *q;
             bool okc = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                        (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-            jfrs_buf_putc(&b, okc ? c : '_');
+            jfrs_buf_putc(&b, (char)(okc ? c : '_'));
         }
         p = at + 6;
     }
@@ -424,16 +422,17 @@ static rd_kafka_topic_t *topic_for(jfrs_kafka *k, const char *name) {
                 rkt = t->rkt;
                 break;
             }
-        if (!rkt) {
+        if (!rkt && (rkt = rd_kafka_topic_new(k->rk, full, NULL)) != NULL) {
             size_t n = strlen(full);
             ktopic *t = malloc(sizeof *t + n + 1);
-            if (t && (t->rkt = rd_kafka_topic_new(k->rk, full, NULL)) != NULL) {
+            if (t) {
+                t->rkt = rkt;
                 memcpy(t->name, full, n + 1);
                 t->next = k->topics;
                 k->topics = t;
-                rkt = t->rkt;
             } else {
-                free(t);
+                rd_kafka_topic_destroy(rkt);
+                rkt = NULL;
             }
         }
     }
@@ -642,8 +641,6 @@ jfrs_kafka_src *jfrs_kafka_src_new(jfrs_kafka *k, jfrs_source *src) {
         return NULL;
     }
     r->next = k->recs;
-    if (k->recs)
-        k->recs->prev = r;
     k->recs = r;
     return ks;
 }
@@ -661,13 +658,13 @@ void jfrs_kafka_src_metadata(jfrs_kafka_src *ks, const jfr_metadata *m) {
     if (ks->k->per_type) {
         /* type indexes are per metadata table: forget the cache */
         if (m->ntypes > ks->ntypes) {
-            rd_kafka_topic_t **t = realloc(ks->rkt_by_type, m->ntypes * sizeof *t);
+            rd_kafka_topic_t **t = realloc(ks->rkt_by_type, m->ntypes * sizeof(rd_kafka_topic_t *));
             if (!t)
                 return; /* looked up each time */
             ks->rkt_by_type = t;
             ks->ntypes = m->ntypes;
         }
-        memset(ks->rkt_by_type, 0, ks->ntypes * sizeof *ks->rkt_by_type);
+        memset(ks->rkt_by_type, 0, ks->ntypes * sizeof(rd_kafka_topic_t *));
     }
 }
 
@@ -694,6 +691,8 @@ static rd_kafka_topic_t *event_topic(jfrs_kafka_src *ks, const jfr_type *t) {
 jfr_status jfrs_kafka_src_event(jfrs_kafka_src *ks, const jfr_event *e) {
     if (!ks || !e || !e->type)
         return JFR_INVALID_ARG;
+    if (!ks->json) /* its writer could not be made again after a failure */
+        return JFR_NOMEM;
     jfrs_kafka *k = ks->k;
     krec *r = ks->r;
     jfrs_source_event(ks->src, e);
@@ -733,11 +732,10 @@ jfr_status jfrs_kafka_src_event(jfrs_kafka_src *ks, const jfr_event *e) {
     const char *tname = e->type->name;
     size_t tlen = strlen(tname);
     if (ks->holding) {
-        if (jfrs_source_identified(ks->src)) {
+        /* identified: with the full labels; the bound: with what is known */
+        if (jfrs_source_identified(ks->src) || waiting_events(ks) + 1 > k->hold_events ||
+            waiting_bytes(ks) + tlen + ks->ev.len > k->hold_bytes) {
             release(ks);
-        } else if (waiting_events(ks) + 1 > k->hold_events ||
-                   waiting_bytes(ks) + tlen + ks->ev.len > k->hold_bytes) {
-            release(ks); /* the bound: sent with what is known */
         } else {
             kmsg *m = malloc(sizeof *m + tlen + ks->ev.len);
             if (!m)
@@ -746,7 +744,8 @@ jfr_status jfrs_kafka_src_event(jfrs_kafka_src *ks, const jfr_event *e) {
             m->start_ns = e->start_nanos;
             m->a = tlen;
             m->b = ks->ev.len;
-            memcpy(m->data, tname, tlen);
+            /* the type name, then the JSON: lengths a and b, no NUL */
+            memcpy(m->data, tname, tlen); // NOLINT(bugprone-not-null-terminated-result)
             memcpy(m->data + tlen, ks->ev.data, ks->ev.len);
             q_push(&ks->hold, m, tlen + ks->ev.len);
             r->st.held = ks->hold.n;
@@ -918,8 +917,11 @@ void jfrs_kafka_free(jfrs_kafka *k) {
     for (int i = 0; i < 2; i++)
         if (k->evfd[i] >= 0)
             close(k->evfd[i]);
-    while (k->recs) /* records of live senders are freed with them: not here */
-        rec_unlink_free(k, k->recs);
+    while (k->recs) { /* every sender was freed before (see the header) */
+        krec *r = k->recs;
+        k->recs = r->next;
+        rec_free(r);
+    }
     jfrs_buf_free(&k->scratch);
     free(k->topic);
     free(k);

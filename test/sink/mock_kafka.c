@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
         char *colon = strrchr(name, ':');
         if (colon) {
             *colon = '\0';
-            parts = atoi(colon + 1);
+            parts = (int)strtol(colon + 1, NULL, 10);
             if (parts < 1)
                 parts = 1;
         }

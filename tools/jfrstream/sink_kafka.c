@@ -28,9 +28,11 @@
 
 #include "jfrstream_uv.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define POLL_MS 50
 
@@ -311,12 +313,41 @@ int live_kafka_event(live_src *s, const jfr_event *e) {
     }
 }
 
+/* A signal during the final flush (the loop's handlers are closed): the
+ * first ends the wait (the counts are still printed), a second exits. */
+static volatile sig_atomic_t flush_signals;
+
+static void on_flush_signal(int sig) {
+    (void)sig;
+    if (flush_signals++)
+        _exit(CLI_EXIT_ERROR);
+}
+
 void live_kafka_finish(live_app *app) {
     struct live_kafka *lk = app->kafka;
     if (!lk)
         return;
-    /* every source has ended (uv_run returned): their messages remain */
-    jfrs_kafka_flush(lk->k, lk->stop_budget_ms); /* what waits at a stop left */
+    /* every source has ended (uv_run returned): their messages remain; wait
+     * what a stop left of the budget, in slices, a signal ends it */
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_flush_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    uint64_t t0 = uv_hrtime();
+    for (;;) {
+        uint64_t ms = (uv_hrtime() - t0) / 1000000;
+        uint64_t left = ms >= lk->stop_budget_ms ? 0 : lk->stop_budget_ms - ms;
+        if (jfrs_kafka_flush(lk->k, left < 100 ? left : 100) == JFR_OK || left == 0)
+            break;
+        if (flush_signals) {
+            live_msg("kafka: flush interrupted by a signal");
+            break;
+        }
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     jfrs_kafka_stats st;
     jfrs_kafka_stats_get(lk->k, &st);
     jfrs_kafka_free(lk->k); /* per-source lines of those still waiting */
