@@ -18,12 +18,12 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rc=0
-echo "gcc -fanalyzer: lib/*.c lib/uv/*.c"
+echo "gcc -fanalyzer: lib/*.c lib/uv/*.c lib/sink/*.c"
 # shellcheck disable=SC2016  # $1 is expanded by the inner shell
-ls lib/*.c lib/uv/*.c | xargs -P2 -n1 sh -c 'gcc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-    -Iinclude -Ilib -O2 -g -Wall -Wextra -Werror -fanalyzer -fdiagnostics-color=never \
+ls lib/*.c lib/uv/*.c lib/sink/*.c | xargs -P2 -n1 sh -c 'gcc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+    -Iinclude -Ilib -Ilib/sink -DJFRS_HAVE_KAFKA=1 -DJFRS_HAVE_CURL=1 -O2 -g -Wall -Wextra -Werror -fanalyzer -fdiagnostics-color=never \
     -c "$1" -o "$0/$(basename "$1").o"' "$tmp" || rc=1
-echo "clang-tidy ($("$tidy" --version | grep -o 'version [0-9.]*')): lib/*.c lib/uv/*.c"
-ls lib/*.c lib/uv/*.c | xargs -P2 -n1 "$tidy" -p "$build" --quiet 2>/dev/null || rc=1
+echo "clang-tidy ($("$tidy" --version | grep -o 'version [0-9.]*')): lib/*.c lib/uv/*.c lib/sink/*.c"
+ls lib/*.c lib/uv/*.c lib/sink/*.c | xargs -P2 -n1 "$tidy" -p "$build" --quiet 2>/dev/null || rc=1
 [ "$rc" = 0 ] && echo "analyze-lib: clean" || echo "analyze-lib: FINDINGS (above)"
 exit "$rc"
