@@ -5,9 +5,11 @@
 usage: pyroscope.py JFRSTREAM --work DIR
 
  (a) listen --pyroscope URL --window 1 --event cpu,alloc,lock --label
-     team=perf, fed test/data/workload.jfr and a recording made here by a
-     JDK 17 (settings=profile, ExecutionSample period 20 ms, allocation and
-     lock events on), each on its own connection in slices over ~3 s: every
+     team=perf, fed test/data/workload.jfr, a recording made here by a JDK 17
+     (settings=profile, ExecutionSample period 20 ms, allocation and lock
+     events on) and a live stream of a JVM captured from tools/jfr-pump
+     (livelib.ensure_capture: 5 chunks, settings profile), each three times
+     on its own connection in slices over ~3 s: every
      upload is decoded (gunzip; the published profile.proto through protoc
      and python3-protobuf; `go tool pprof -raw` reads each kind), its sample
      types and units are Pyroscope's for the kind, the query carries
@@ -15,8 +17,8 @@ usage: pyroscope.py JFRSTREAM --work DIR
      team), from <= until, format=pprof, spyName=jfrstream; per source and
      kind, the sum over the windows of each stack's values equals
      `jfrstream collapsed --event TYPES` (and --count) of the same bytes,
-     cpu as samples x the period (the recording's 20 ms; workload.jfr has no
-     jdk.ActiveSetting: the default 10 ms).
+     cpu as samples x the period the stream's jdk.ActiveSetting gives (20 ms,
+     the capture's 10 ms; workload.jfr has none: the default 10 ms).
  (b) the receiver answers 429, then 503, then 200: the two retries are
      counted, every window is accepted exactly once, the same bytes as the
      refused attempts, --pyroscope-app names the series.
@@ -239,22 +241,32 @@ def make_jvm_recording(work):
 # ------------------------------------------------------------- the cases
 
 def case_a(jfrstream, pb2, work):
+    # the recordings and the cpu sampling period each carries
     files = [WORKLOAD]
+    period_of = {WORKLOAD: 10_000_000}  # no jdk.ActiveSetting: the default
     jvm, why = make_jvm_recording(work)
     if jvm:
         files.append(jvm)
+        period_of[jvm] = 20_000_000  # jdk.ExecutionSample#period=20ms
     else:
-        L.log("  (a): %s: workload.jfr only" % why)
+        L.log("  (a): %s: no JVM recording" % why)
+    java = L.java_bin()
+    cap, last = L.ensure_capture(os.path.join(work, "capture"), java) if java else (None, "no java")
+    if cap:
+        files.append(cap)
+        period_of[cap] = 10_000_000  # jfr-pump --settings profile, from the stream
+    else:
+        L.log("  (a): no live capture (%s)" % last)
     # each recording three times on its connection, a copy every second:
-    # three chunks in different windows; `collapsed` reads the same bytes
+    # chunks in different windows; `collapsed` reads the same bytes
     copies = 3
     fed = []
     for f in files:
         path = os.path.join(work, "x%d-" % copies + os.path.basename(f))
         with open(path, "wb") as o:
             o.write(open(f, "rb").read() * copies)
+        period_of[path] = period_of[f]
         fed.append(path)
-    jvm = fed[1] if jvm else None
     files = fed
     rec = Receiver().start()
     try:
@@ -321,7 +333,7 @@ def case_a(jfrstream, pb2, work):
     total_stacks = 0
     for f in files:
         pid = pid_of[f]
-        period = 20_000_000 if f == jvm else 10_000_000
+        period = period_of[f]
         check(periods.get(pid) == {period}, "%s: cpu period %s, not %d" %
               (os.path.basename(f), periods.get(pid), period))
         for kind, (event, types, _) in KINDS.items():
