@@ -85,7 +85,8 @@ static const cli_opt live_opts[] = {
     {"--profile-threads", NULL, OPT_THREADS, "a frame per thread, as --threads", NULL, false},
     {"--window", "SECONDS", OPT_WINDOW,
      "write the profile of each SECONDS window and start a\n"
-     "new one; each file is replaced whole (FILE.tmp, renamed)", NULL, false},
+     "new one; each file is replaced whole (FILE.tmp, renamed);\n"
+     "also --pyroscope's window (default 10 s there)", NULL, false},
     END};
 
 /* The ingestion edge (listen, tail): labels and sinks. */
