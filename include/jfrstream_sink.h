@@ -110,7 +110,8 @@ JFRS_API const char *jfrs_source_json(const jfrs_source *s);
  * NAME is "APP{key=value,...}" (jfrs_pyroscope_name), URL-encoded; FROM and
  * UNTIL are Unix seconds. Uploads go out on a worker thread of the object
  * (libcurl's multi interface; up to 4 at once, one per source at a time, so
- * a source's windows arrive in order). Delivery:
+ * a source's windows arrive in order; the sources served in turn).
+ * Delivery:
  *
  *   - 2xx: pushed. A window is never split, and never sent again after a
  *     2xx (a request whose answer was lost to a timeout may have been

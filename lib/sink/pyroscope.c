@@ -311,9 +311,26 @@ static void finish_upload(jfrs_pyroscope *p, upload *u, CURLcode rc) {
     upload_free(u);
 }
 
+/* Move s to the end of the list (mu held): the sources just served wait
+ * behind the others (round robin when more are ready than may start). */
+static void move_to_tail(jfrs_pyroscope *p, psrc *s) {
+    psrc **l = &p->srcs;
+    while (*l && *l != s)
+        l = &(*l)->next;
+    if (!*l)
+        return;
+    *l = s->next;
+    while (*l)
+        l = &(*l)->next;
+    *l = s;
+    s->next = NULL;
+}
+
 /* Start what may start (mu held); returns how long to wait at most (ms). */
 static uint64_t start_ready(jfrs_pyroscope *p) {
     uint64_t now = now_ms(), wait = 1000;
+    psrc *started[MAX_ACTIVE];
+    size_t nstarted = 0;
     for (psrc *s = p->srcs; s && p->active < MAX_ACTIVE; s = s->next) {
         upload *u = s->head;
         if (!u || u->in_flight)
@@ -323,12 +340,16 @@ static uint64_t start_ready(jfrs_pyroscope *p) {
                 wait = u->not_before - now;
             continue;
         }
-        if (!start_upload(p, u)) { /* libcurl out of memory: try later */
+        if (start_upload(p, u)) {
+            started[nstarted++] = s;
+        } else { /* libcurl out of memory: try later */
             u->not_before = now + 100;
             if (wait > 100)
                 wait = 100;
         }
     }
+    for (size_t i = 0; i < nstarted; i++)
+        move_to_tail(p, started[i]);
     return wait;
 }
 
