@@ -46,7 +46,7 @@ JFRS_API char *jfrs_pyroscope_name(const jfrs_source *s, const char *app) {
     if (!app || !*app)
         app = "jfrstream";
     for (const char *c = app; *c; c++)
-        jfrs_buf_putc(&b, app_char(*c) ? *c : '_');
+        jfrs_buf_putc(&b, (char)(app_char(*c) ? *c : '_'));
     jfrs_buf_putc(&b, '{');
     bool first = true;
     for (size_t i = 0; s && i < jfrs_source_nlabels(s); i++) {
@@ -57,12 +57,12 @@ JFRS_API char *jfrs_pyroscope_name(const jfrs_source *s, const char *app) {
             jfrs_buf_putc(&b, ',');
         first = false;
         for (const char *c = k; *c; c++)
-            jfrs_buf_putc(&b, key_char(*c) ? *c : '_');
+            jfrs_buf_putc(&b, (char)(key_char(*c) ? *c : '_'));
         jfrs_buf_putc(&b, '=');
         for (const char *c = v; *c; c++) {
             unsigned char u = (unsigned char)*c;
             bool bad = u < 0x20 || u == 0x7f || strchr("{},=\"", *c) != NULL;
-            jfrs_buf_putc(&b, bad ? '_' : *c);
+            jfrs_buf_putc(&b, (char)(bad ? '_' : *c));
         }
     }
     jfrs_buf_putc(&b, '}');
@@ -613,11 +613,14 @@ JFRS_API uint64_t jfrs_pyroscope_drain(jfrs_pyroscope *p, uint32_t timeout_ms) {
     for (psrc *s = p->srcs; s; s = s->next) {
         while (s->head) {
             upload *u = s->head;
-            unlink_upload(p, u);
+            s->head = u->next;
+            s->n--;
+            p->pending--;
             upload_free(u);
             s->st.left++;
             left++;
         }
+        s->tail = NULL;
     }
     p->total.left += left;
     reap_sources(p);
