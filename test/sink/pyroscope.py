@@ -25,6 +25,8 @@ usage: pyroscope.py JFRSTREAM --work DIR
  (c) nothing listens at the URL: the listener still reads every chunk, the
      windows beyond the queue (8 per source) are dropped and counted, the
      drain at SIGTERM is bounded and the exit line reports the counts.
+ (d) 40 sources at once (workload.jfr on 40 connections): every upload
+     accepted, none retried or dropped, totals 40 x collapsed per kind.
 
 SKIP (77) without libcurl in the build, protoc, profile.proto or
 python3-protobuf. Without a JDK 17 (a) uses workload.jfr only (said).
@@ -419,6 +421,36 @@ def case_c(jfrstream, work):
                                                          took, time.monotonic() - t0)
 
 
+def case_d(jfrstream, pb2, work):
+    n = 40
+    data = open(WORKLOAD, "rb").read()
+    rec = Receiver().start()
+    try:
+        rc, err, _ = run_listener(jfrstream, rec.url, ["--window", "1", "--event", "cpu,lock"],
+                                  [(data, 0.5, 2)] * n, 3)
+    finally:
+        rec.stop()
+    check(rc == 0, "listen exit %s:\n%s" % (rc, err))
+    pushed, retried, dropped, failed, left = final_counts(err)
+    check(err.count("stream ended") == n, "not every connection ended cleanly")
+    reqs = rec.requests
+    check((pushed, retried, dropped, failed, left) == (len(reqs), 0, 0, 0, 0),
+          "counts %s for %d requests" % ([pushed, retried, dropped, failed, left], len(reqs)))
+    per_kind = collections.Counter()
+    totals = collections.Counter()
+    for r in reqs:
+        d = decode(pb2, r["body"])
+        k = kind_of(d)
+        per_kind[k] += 1
+        totals[k] += sum(v[-1] for v in d["sums"].values())
+    want = {k: sum(collapsed(jfrstream, WORKLOAD, KINDS[k][0]).values()) * n *
+            (10_000_000 if k == "cpu" else 1) for k in ("cpu", "mutex", "block")}
+    check(dict(totals) == want, "totals %s, want %s" % (dict(totals), want))
+    check(all(per_kind[k] >= n for k in want), "uploads per kind %s" % dict(per_kind))
+    return "ok", "%d sources at once: %d uploads (%s), totals = %d x collapsed" % (
+        n, len(reqs), ", ".join("%s %d" % kv for kv in sorted(per_kind.items())), n)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("jfrstream")
@@ -437,7 +469,8 @@ def main():
     try:
         for name, fn in (("(a) kinds, labels, totals", lambda: case_a(jfrstream, pb2, a.work)),
                          ("(b) 429, 503, then 200", lambda: case_b(jfrstream, pb2, a.work)),
-                         ("(c) receiver down", lambda: case_c(jfrstream, a.work))):
+                         ("(c) receiver down", lambda: case_c(jfrstream, a.work)),
+                         ("(d) many sources", lambda: case_d(jfrstream, pb2, a.work))):
             try:
                 st, detail = fn()
             except Fail as e:
