@@ -9,7 +9,7 @@
  * The Kafka and Pyroscope parts are optional at build time (meson features
  * -Dkafka and -Dcurl). Without them this header is the same and the library
  * links; jfrs_kafka_available() / jfrs_pyroscope_available() return false
- * and their _new functions return JFR_UNSUPPORTED_BUILD... see each section.
+ * and their _new functions return JFR_UNSUPPORTED (see each section).
  *
  * Conventions (as jfrstream_conv.h): public names start with jfrs_; objects
  * are opaque, *_free accepts NULL; functions returning jfr_status return
@@ -96,6 +96,197 @@ JFRS_API const char *jfrs_source_get(const jfrs_source *s, const char *key);
  * the next change); NULL when out of memory. */
 JFRS_API const char *jfrs_source_json(const jfrs_source *s);
 
+
+/* -------------------------------------------------------------------- Kafka */
+
+/*
+ * Events to Kafka, through librdkafka: one message per event, keyed by the
+ * source id (jfrs_source_id), so that one JVM's events keep their order
+ * within a partition.
+ *
+ * Use: jfrs_kafka_config_init, set brokers (and the rest), jfrs_kafka_new.
+ * Per input: jfrs_kafka_src_new with its jfrs_source; from the parser's
+ * callbacks jfrs_kafka_src_chunk_begin, _metadata and, for each event to
+ * send, jfrs_kafka_src_event; at its end jfrs_kafka_src_end and _free. Call
+ * jfrs_kafka_poll often (every few tens of ms, and after the loop's I/O) to
+ * serve delivery reports and to retry what waits for room; at the end
+ * jfrs_kafka_flush with a bounded wait, then jfrs_kafka_free.
+ *
+ * Message value, format JFRS_KAFKA_JSON: the event as `listen --json` prints
+ * it (jfrc_json, compact: byte for byte one of its lines) with the labels
+ * added as a last member:
+ *   {"type":"jdk.CPULoad","values":{...},"source":{"source":"host:4242:17...",
+ *    "peer":"10.0.0.7:51234","pid":"4242",...}}
+ * Format JFRS_KAFKA_OTLP_JSON: an OTLP ExportLogsServiceRequest in its JSON
+ * encoding (what the OpenTelemetry Collector's Kafka receiver reads with
+ * encoding otlp_json), one log record per message:
+ *   {"resourceLogs":[{"resource":{"attributes":[ATTR...]},"scopeLogs":[{
+ *    "scope":{"name":"jfrstream","version":"0.1.0"},"logRecords":[{
+ *    "timeUnixNano":"START","observedTimeUnixNano":"NOW","eventName":"TYPE",
+ *    "attributes":[{"key":"event.name","value":{"stringValue":"TYPE"}}],
+ *    "body":{"kvlistValue":{"values":[...]}}}]}]}]}
+ * The resource attributes are the labels, under OpenTelemetry's names where
+ * one exists: service.name (label service, else main_class, else
+ * "unknown_service:java"), process.pid (intValue), process.runtime.name
+ * (jvm_name), process.runtime.version (jvm_version); jfr.source.id (source),
+ * jfr.source.peer / .path / .main_class / .jvm_start for the others, and
+ * the user's labels under their own keys. START is the event's start time
+ * (ns since the epoch), NOW the time the message was made. The body holds
+ * the event's "values" converted from its JSON: an object is a kvlistValue,
+ * an array an arrayValue, a string a stringValue, an integer an intValue
+ * (a decimal string; one outside int64 a stringValue), another number a
+ * doubleValue, true/false a boolValue, null an empty AnyValue {}.
+ *
+ * Topic: "jfr-events" unless set; "{type}" in it expands to the event type
+ * name (characters Kafka does not allow in a topic name, other than
+ * [A-Za-z0-9._-], become '_').
+ *
+ * Delivery. The producer is idempotent (enable.idempotence=true, acks=all;
+ * client.id "jfrstream"): retries inside librdkafka do not duplicate or
+ * reorder messages of a partition. Options given in the config are applied
+ * after these defaults, so they can change them (batching, compression,
+ * security; a setting that contradicts idempotence makes jfrs_kafka_new
+ * fail with librdkafka's reason).
+ *
+ * Back-pressure. When librdkafka's queue is full (queue.buffering.max.messages
+ * or .kbytes) jfrs_kafka_src_event keeps the message and returns
+ * JFR_PAUSED: stop feeding that source (return JFR_CB_PAUSE from the parser
+ * callback: jfrstream_uv.h then stops reading the connection) until
+ * jfrs_kafka_src_retry returns JFR_OK. A caller that goes on anyway (a tail
+ * that resumes by itself, a shutdown that must finish the input) has its
+ * messages queued behind, in order, within the hold bounds below; past them
+ * an event is dropped (JFR_LIMIT, counted).
+ *
+ * Hold-back. Until the source is identified (jfrs_source_identified: its
+ * jdk.JVMInformation was seen) its events are held, not produced, so that
+ * they carry the full labels and the final key. They are released, in
+ * order, with the labels known then, when the source is identified, when
+ * the bound is reached (hold_events events or hold_bytes bytes; 10,000 and
+ * 16 MiB by default), at jfrs_kafka_src_end and at jfrs_kafka_flush; after a
+ * release nothing more is held for that source. The JDK writes
+ * jdk.JVMInformation at the start of every chunk, and events are delivered
+ * per flush segment, so in practice every message carries the full labels.
+ *
+ * Statistics (jfrs_kafka_stats), per source and in total: produced (handed
+ * to librdkafka), delivered (acknowledged), failed (a delivery report with
+ * an error, or refused by librdkafka; last_error tells the last reason),
+ * in_flight (produced, no report yet), held and pending (waiting here),
+ * paused (times JFR_PAUSED was returned) and dropped (over the bounds).
+ * After a flush, in_flight + pending + held is what was not delivered.
+ *
+ * All functions run on one thread (the loop's); delivery reports and
+ * librdkafka's log lines are served from jfrs_kafka_poll and _flush on that
+ * thread. Without librdkafka at build time, jfrs_kafka_available() is false
+ * and jfrs_kafka_new returns JFR_UNSUPPORTED; the rest accept NULL.
+ */
+typedef struct jfrs_kafka jfrs_kafka;
+typedef struct jfrs_kafka_src jfrs_kafka_src;
+
+typedef enum jfrs_kafka_format {
+    JFRS_KAFKA_JSON = 0,  /* the event JSON plus "source" */
+    JFRS_KAFKA_OTLP_JSON  /* an OTLP ExportLogsServiceRequest (JSON) */
+} jfrs_kafka_format;
+
+typedef struct jfrs_kafka_stats {
+    uint64_t produced, delivered, failed, in_flight;
+    uint64_t held, pending, paused, dropped;
+    char last_error[256]; /* "" when nothing failed */
+} jfrs_kafka_stats;
+
+typedef struct jfrs_kafka_config {
+    size_t size;          /* sizeof: jfrs_kafka_config_init */
+    const char *brokers;  /* bootstrap.servers, "HOST:PORT,..." (required) */
+    const char *topic;    /* NULL: "jfr-events"; "{type}": the event type */
+    jfrs_kafka_format format;
+    /* librdkafka properties "KEY=VALUE", applied in order after the
+     * defaults; an unknown key or a bad value fails jfrs_kafka_new with
+     * librdkafka's message */
+    const char *const *options;
+    size_t noptions;
+    uint32_t stack_depth; /* frames per stack trace in the event JSON (5) */
+    uint64_t hold_events; /* hold-back bound per source; 0: 10,000 */
+    uint64_t hold_bytes;  /* ...in bytes; 0: 16 MiB */
+    /* librdkafka's log lines (level: syslog's, 0..7) and errors (level 3),
+     * from jfrs_kafka_poll/_flush; NULL: printed on stderr by librdkafka */
+    void (*on_log)(void *user, int level, const char *message);
+    /* A source freed with jfrs_kafka_src_free is done: each of its messages
+     * was delivered or failed (from jfrs_kafka_poll/_flush), or, for those
+     * still waiting, at jfrs_kafka_free (st->in_flight + st->pending is
+     * then what was not delivered). id: its last source id; origin: its
+     * peer or path label. Optional. */
+    void (*on_source_done)(void *user, const char *id, const char *origin,
+                           const jfrs_kafka_stats *st);
+    void *user;
+} jfrs_kafka_config;
+
+#define JFRS_KAFKA_DEFAULT_TOPIC "jfr-events"
+
+/* True when the library was built with librdkafka. */
+JFRS_API bool jfrs_kafka_available(void);
+/* Size set, stack_depth 5, everything else zero (the defaults). */
+JFRS_API void jfrs_kafka_config_init(jfrs_kafka_config *cfg);
+/* Create the producer. JFR_OK and *out; JFR_INVALID_ARG (no brokers, a bad
+ * option: errbuf says which and why, in librdkafka's words), JFR_NOMEM,
+ * JFR_UNSUPPORTED (built without librdkafka). errbuf may be NULL. */
+JFRS_API jfr_status jfrs_kafka_new(const jfrs_kafka_config *cfg, jfrs_kafka **out,
+                                   char *errbuf, size_t errlen);
+/* Free every sender first (jfrs_kafka_src_free). Sources still waiting are
+ * reported (on_source_done), what librdkafka still holds is purged (flush
+ * first), then everything is freed. */
+JFRS_API void jfrs_kafka_free(jfrs_kafka *k);
+/* Serve delivery reports and log lines, and retry the messages waiting for
+ * room (every source's, in order). Never blocks. */
+JFRS_API void jfrs_kafka_poll(jfrs_kafka *k);
+/* A file descriptor that becomes readable when delivery reports (or log
+ * lines) wait: watch it in your loop (uv_poll) and call jfrs_kafka_poll,
+ * which empties it; -1 when there is none (poll on a timer then). Owned by
+ * the producer. */
+JFRS_API int jfrs_kafka_event_fd(const jfrs_kafka *k);
+/* Release every held event, then wait up to timeout_ms for everything to be
+ * handed over and acknowledged. JFR_OK, or JFR_LIMIT when messages remain
+ * (see the stats). */
+JFRS_API jfr_status jfrs_kafka_flush(jfrs_kafka *k, uint64_t timeout_ms);
+/* The totals over all sources (ended ones included). */
+JFRS_API void jfrs_kafka_stats_get(const jfrs_kafka *k, jfrs_kafka_stats *out);
+
+/* A source's sender. `src` is borrowed: it must outlive the sender. NULL
+ * when out of memory. */
+JFRS_API jfrs_kafka_src *jfrs_kafka_src_new(jfrs_kafka *k, jfrs_source *src);
+/* Hand it every chunk header and metadata table of the source's parser
+ * (the event JSON's time base and types). */
+JFRS_API void jfrs_kafka_src_chunk_begin(jfrs_kafka_src *ks, const jfr_chunk_info *c);
+JFRS_API void jfrs_kafka_src_metadata(jfrs_kafka_src *ks, const jfr_metadata *m);
+/*
+ * Send one event (it is also passed to jfrs_source_event, so the source's
+ * labels follow its identity events). Returns
+ *   JFR_OK      produced (or held back, see above);
+ *   JFR_PAUSED  taken, but waiting for room in librdkafka's queue: stop
+ *               feeding this source until jfrs_kafka_src_retry is JFR_OK;
+ *   JFR_LIMIT   dropped: the hold bounds are full (counted in dropped);
+ *   JFR_IO      refused by librdkafka (too large, unknown topic, a fatal
+ *               producer error): counted in failed, last_error says why;
+ *   JFR_NOMEM.
+ * An event that cannot be fully decoded is sent anyway (null where a value
+ * could not be read) and jfrs_kafka_src_decode_error says why.
+ */
+JFRS_API jfr_status jfrs_kafka_src_event(jfrs_kafka_src *ks, const jfr_event *e);
+/* The last event's decode error, or NULL when it was decoded whole. */
+JFRS_API const char *jfrs_kafka_src_decode_error(const jfrs_kafka_src *ks);
+/* Try again to hand over the waiting messages: JFR_OK when none waits,
+ * else JFR_PAUSED. */
+JFRS_API jfr_status jfrs_kafka_src_retry(jfrs_kafka_src *ks);
+/* Wait up to timeout_ms (serving delivery reports) for the waiting messages
+ * to be handed over: JFR_OK or JFR_PAUSED. For a caller that must go on
+ * feeding (a shutdown). */
+JFRS_API jfr_status jfrs_kafka_src_wait(jfrs_kafka_src *ks, uint64_t timeout_ms);
+/* The input ended: release the held events (with the labels known now). */
+JFRS_API void jfrs_kafka_src_end(jfrs_kafka_src *ks);
+/* This source's counts. */
+JFRS_API void jfrs_kafka_src_stats(const jfrs_kafka_src *ks, jfrs_kafka_stats *out);
+/* Free the sender (after jfrs_kafka_src_end; held events not released are
+ * released now). Its waiting and in-flight messages stay with the
+ * producer; on_source_done reports the source when they are settled. */
+JFRS_API void jfrs_kafka_src_free(jfrs_kafka_src *ks);
 /* ---------------------------------------------------------------- Pyroscope */
 
 /*

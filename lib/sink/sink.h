@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Zero-initialise; a failed growth sets `failed` and drops later bytes. */
 typedef struct jfrs_buf {
@@ -26,5 +27,17 @@ void jfrs_buf_json_string(jfrs_buf *b, const char *s, size_t n);
 char *jfrs_buf_cstr(jfrs_buf *b);
 void jfrs_buf_reset(jfrs_buf *b); /* len 0, keeps the memory */
 void jfrs_buf_free(jfrs_buf *b);
+
+/* ---- OTLP JSON (otlp.c): one ExportLogsServiceRequest per event */
+struct jfrs_source;
+/* {"resourceLogs":[{"resource":{"attributes":[...the labels...]},
+ * "scopeLogs":[{"scope":{...},"logRecords":[ */
+void jfrs_otlp_begin(jfrs_buf *b, const struct jfrs_source *s);
+/* One log record: `json` is the event's JSON object ({"type":..,"values":
+ * {..}}), its values become the body. False when `json` is not JSON. */
+bool jfrs_otlp_record(jfrs_buf *b, const char *type, size_t tlen, int64_t start_ns,
+                      int64_t observed_ns, const char *json, size_t len);
+/* What closes the request after the record. */
+#define JFRS_OTLP_END "]}]}]}"
 
 #endif

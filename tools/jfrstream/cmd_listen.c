@@ -13,6 +13,7 @@
 #include "report.h"
 #include "usage.h"
 #include "live.h"
+#include "sink_kafka.h"
 
 #include "jfrstream_uv.h"
 
@@ -119,6 +120,7 @@ static void on_conn_start(jfr_uv_conn *c, void *user) {
         return;
     }
     c->data = s;
+    s->conn = c; /* --kafka resumes it */
     jfr_status st = live_src_subscribe(s, jfr_uv_conn_parser(c));
     if (st) {
         live_src_msg(s, "%s", jfr_status_str(st));
@@ -220,6 +222,9 @@ int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
         rc = cli_usage_error("listen: --feed-size applies to files only");
         goto out;
     }
+    x.app.cmd = "listen";
+    if ((rc = live_kafka_open(&x.app)) != CLI_EXIT_OK) /* --kafka: the producer */
+        goto out;
     char host[128];
     int port = DEFAULT_PORT;
     snprintf(host, sizeof host, "%s", DEFAULT_HOST);

@@ -15,6 +15,7 @@
 #include "report.h"
 #include "usage.h"
 #include "live.h"
+#include "sink_kafka.h"
 
 #include "jfrstream_uv.h"
 
@@ -370,6 +371,9 @@ int cmd_tail(const cli_command *c, cli_global *g, int argc, char **argv) {
         rc = cli_usage_error("tail: --feed-size applies to files only");
         goto out;
     }
+    x.app.cmd = "tail";
+    if ((rc = live_kafka_open(&x.app)) != CLI_EXIT_OK) /* --kafka: the producer */
+        goto out;
     /* "DIR/" and "DIR" name the same folder: compare paths without it */
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s", x.path);

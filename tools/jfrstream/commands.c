@@ -94,6 +94,19 @@ static const cli_opt sink_opts[] = {
     {"--label", "KEY=VALUE", OPT_LABEL,
      "a label of every input, beside those read from its\n"
      "recording (repeatable; KEY: letters, digits, _)", NULL, false},
+    {"--kafka", "BROKERS", OPT_KAFKA,
+     "send every event (those --events/--categories select)\n"
+     "to Kafka, one message per event keyed by the source id\n"
+     "(BROKERS: HOST:PORT,...; idempotent producer, acks=all)", NULL, false},
+    {"--kafka-topic", "TOPIC", OPT_KAFKA_TOPIC,
+     "the topic (default jfr-events); {type} in it expands to\n"
+     "the event type", NULL, false},
+    {"--kafka-format", "F", OPT_KAFKA_FORMAT,
+     "json (the --json object plus \"source\": {labels}, the\n"
+     "default) or otlp-json (an OTLP logs request per event)", NULL, false},
+    {"--kafka-option", "KEY=VALUE", OPT_KAFKA_OPTION,
+     "a librdkafka property (repeatable): security,\n"
+     "compression, batching, queue size", NULL, false},
     {"--pyroscope", "URL", OPT_PYROSCOPE,
      "push each window's profiles (--event kinds: cpu, wall,\n"
      "alloc, lock, live, nativemem; default cpu) per input to\n"

@@ -10,6 +10,7 @@
 #include "usage.h"
 #include "profile_files.h"
 #include "sink_pyroscope.h"
+#include "sink_kafka.h"
 
 #include <errno.h>
 #include <math.h>
@@ -97,6 +98,11 @@ int live_option(live_opts *o, const cli_arg *a) {
     case OPT_PYROSCOPE:
     case OPT_PYROSCOPE_APP:
         return pyro_option(o, a);
+    case OPT_KAFKA:
+    case OPT_KAFKA_TOPIC:
+    case OPT_KAFKA_FORMAT:
+    case OPT_KAFKA_OPTION:
+        return live_kafka_option(o, a);
     case OPT_THREADS:
         o->prof_threads = true;
         return CLI_EXIT_OK;
@@ -185,6 +191,7 @@ static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     pyro_chunk_begin(s, c);
     if (s->app->o.json)
         jfrc_json_chunk_begin(s->ej, c);
+    live_kafka_chunk_begin(s, c);
     return JFR_CB_CONTINUE;
 }
 
@@ -194,6 +201,7 @@ static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     live_app *app = s->app;
     if (app->o.json)
         jfrc_json_metadata(s->ej, m);
+    live_kafka_metadata(s, m);
     if (m->ntypes > s->ntypes) {
         uint32_t *r = realloc(s->rows, m->ntypes * sizeof *r);
         if (r) {
@@ -275,32 +283,34 @@ static void event_error(live_src *s, const jfr_event *e, jfr_status st, const ch
     s->failed = true;
 }
 
-static void emit(live_src *s, const jfr_event *e) {
+/* A selected event: its --json line, and to Kafka (which may pause). */
+static int emit(live_src *s, const jfr_event *e) {
     if (!cli_type_set_has(&s->want, e->type))
-        return;
-    jfr_value ev;
-    jfr_status st = jfr_event_value(e, &ev);
-    if (st) {
-        event_error(s, e, st, NULL);
-        return;
+        return JFR_CB_CONTINUE;
+    if (s->app->o.json) {
+        jfr_value ev;
+        jfr_status st = jfr_event_value(e, &ev);
+        if (st) {
+            event_error(s, e, st, NULL);
+        } else {
+            st = jfrc_json_event(s->ej, e, &ev);
+            jfrc_out_putc(cli_out, '\n');
+            if (st)
+                event_error(s, e, st, jfrc_json_error(s->ej));
+        }
     }
-    st = jfrc_json_event(s->ej, e, &ev);
-    jfrc_out_putc(cli_out, '\n');
-    if (st)
-        event_error(s, e, st, jfrc_json_error(s->ej));
+    return s->ks ? live_kafka_event(s, e) : JFR_CB_CONTINUE;
 }
 
 static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
     (void)p;
-    emit(src_of(user), e);
-    return JFR_CB_CONTINUE;
+    return emit(src_of(user), e);
 }
 
 /* Per-type subscription: user is the source itself. */
 static int on_event_sub(jfr_parser *p, const jfr_event *e, void *user) {
     (void)p;
-    emit(user, e);
-    return JFR_CB_CONTINUE;
+    return emit(user, e);
 }
 
 static int on_chunk_end(jfr_parser *p, const jfr_chunk_info *c, void *user) {
@@ -329,8 +339,11 @@ static int on_error(jfr_parser *p, jfr_status st, const char *message, void *use
     return s->app->stop_on_error && !s->app->o.resync ? JFR_CB_STOP : JFR_CB_CONTINUE;
 }
 
+/* Events are delivered (decoded): for --json, for --kafka. */
+static bool events_wanted(const live_app *app) { return app->o.json || app->kafka; }
+
 static bool literal_subscriptions(const live_app *app) {
-    return app->o.json && cli_filter_active(&app->o.filter) &&
+    return events_wanted(app) && cli_filter_active(&app->o.filter) &&
            cli_filter_literal(&app->o.filter);
 }
 
@@ -340,7 +353,7 @@ void live_parser_config(const live_app *app, jfr_options *opts, jfr_callbacks *c
      * --json no event is delivered (records are counted) and order does not
      * matter; leaving it off also avoids qsort(NULL, 0, ...) in the
      * library's build_order for units without a wanted event (UBSan). */
-    opts->ordered = app->o.json;
+    opts->ordered = events_wanted(app);
     opts->jdk_time_base = true; /* the first chunk's time base, per source */
     opts->resync = app->o.resync;
     opts->max_memory = app->o.max_memory;
@@ -350,7 +363,7 @@ void live_parser_config(const live_app *app, jfr_options *opts, jfr_callbacks *c
     cb->on_record = on_record;
     cb->on_chunk_end = on_chunk_end;
     cb->on_error = on_error;
-    if (app->o.json && !literal_subscriptions(app))
+    if (events_wanted(app) && !literal_subscriptions(app))
         cb->on_event = on_event; /* globs, simple names, categories, or all */
 }
 
@@ -378,7 +391,9 @@ live_src *live_src_new(live_app *app, const char *name, const char *origin_key) 
     s->app = app;
     snprintf(s->name, sizeof s->name, "%s", name);
     if (!(s->src = new_labels(app, name, origin_key)) ||
-        (app->o.json && !(s->ej = jfrc_json_new(cli_out, app->o.stack_depth, true)))) {
+        (app->o.json && !(s->ej = jfrc_json_new(cli_out, app->o.stack_depth, true))) ||
+        !live_kafka_src_new(s)) {
+        jfrc_json_free(s->ej);
         jfrs_source_free(s->src);
         free(s);
         return NULL;
@@ -435,6 +450,7 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
         app->failed = true;
     pyro_src_end(s, true); /* its partial window */
     app->conns--;
+    live_kafka_src_end(s);
     jfrs_source_free(s->src);
     jfrc_json_free(s->ej);
     cli_type_set_free(&s->want);
@@ -446,6 +462,7 @@ void live_src_discard(live_src *s) {
     pyro_src_end(s, false);
     s->app->conns--;
     s->app->conns_total--;
+    live_kafka_src_end(s);
     jfrs_source_free(s->src);
     jfrc_json_free(s->ej);
     cli_type_set_free(&s->want);
@@ -645,6 +662,7 @@ bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *wher
         uv_timer_start(&app->view_timer, on_view, 1000, 1000);
     uv_timer_init(loop, &app->window_timer);
     app->window_timer.data = app;
+    live_kafka_start(app);
     if (app->o.prof_collapsed || app->o.prof_flame || app->o.prof_pprof) {
         app->prof = jfrc_profile_new();
         if (!app->prof)
@@ -688,6 +706,7 @@ void live_finish(live_app *app) {
     uv_close((uv_handle_t *)&app->flusher, NULL);
     uv_close((uv_handle_t *)&app->sigint, NULL);
     uv_close((uv_handle_t *)&app->sigterm, NULL);
+    live_kafka_close(app);
 }
 
 int live_report(live_app *app) {
@@ -695,6 +714,7 @@ int live_report(live_app *app) {
     if (app->prof)
         write_window(app);
     pyro_report(app); /* push what is queued (bounded), print the counts */
+    live_kafka_finish(app); /* flush (bounded), counts per source and in total */
     if (app->o.summary) {
         /* with --json stdout holds only events: the table goes to stderr */
         jfrc_out *err = app->o.json ? jfrc_out_new_fd(STDERR_FILENO, 1 << 16) : NULL;
@@ -725,6 +745,7 @@ void live_free(live_app *app) {
     free(app->row_replayed);
     app->row_events = app->row_replayed = NULL;
     app->caprows = 0;
+    live_kafka_finish(app); /* when live_report did not run */
     cli_filter_free(&app->o.filter);
     free(app->snap);
     app->snap = NULL;

@@ -41,6 +41,12 @@ typedef struct live_opts {
     /* --label KEY=VALUE, in the order given */
     const char *labels[LIVE_MAX_LABELS];
     size_t nlabels;
+    /* --kafka BROKERS, --kafka-topic, --kafka-format (0 json, 1 otlp-json),
+     * --kafka-option KEY=VALUE (sink_kafka.c) */
+    const char *kafka, *kafka_topic;
+    int kafka_format;
+    const char *kafka_options[LIVE_MAX_LABELS];
+    size_t nkafka_options;
 } live_opts;
 
 typedef struct live_app live_app;
@@ -64,6 +70,13 @@ typedef struct live_src {
     struct pyro_src *pyro; /* --pyroscope: this input's profiles (sink_pyroscope.c) */
     char lasterr[512];   /* last message printed from on_error */
     bool failed;         /* an error that makes the exit status 1 */
+    /* --kafka (sink_kafka.c): this source's sender; paused: waiting for
+     * room in the producer's queue; conn: listen's connection, resumed
+     * when there is room; the list of sources with a sender */
+    jfrs_kafka_src *ks;
+    bool kpaused, kresume;
+    void *conn;
+    struct live_src *knext, *kprev;
 } live_src;
 
 struct live_app {
@@ -105,6 +118,7 @@ struct live_app {
     uint64_t prof_windows; /* profile windows written */
     uv_timer_t window_timer;
     struct pyro_app *pyro; /* --pyroscope (sink_pyroscope.c), or NULL */
+    struct live_kafka *kafka; /* --kafka (sink_kafka.c), or NULL */
 };
 
 /* An option shared by listen and tail (the live_opts list of commands.c):

@@ -1,0 +1,316 @@
+/*
+ * otlp.c — the OTLP JSON envelope of the Kafka sink (jfrstream_sink.h,
+ * "Kafka"): an ExportLogsServiceRequest with the source's labels as resource
+ * attributes and one log record whose body is the event's values, converted
+ * from the event's JSON (objects -> kvlistValue, arrays -> arrayValue, ...).
+ * Field names as OTLP/JSON spells them (lowerCamelCase; 64-bit integers as
+ * decimal strings).
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#include "jfrstream_sink.h"
+#include "sink.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------- resource attributes */
+
+static void attr_begin(jfrs_buf *b, bool *first, const char *key, size_t klen) {
+    if (!*first)
+        jfrs_buf_putc(b, ',');
+    *first = false;
+    jfrs_buf_puts(b, "{\"key\":");
+    jfrs_buf_json_string(b, key, klen);
+    jfrs_buf_puts(b, ",\"value\":");
+}
+
+static void attr_string(jfrs_buf *b, bool *first, const char *key, const char *value) {
+    attr_begin(b, first, key, strlen(key));
+    jfrs_buf_puts(b, "{\"stringValue\":");
+    jfrs_buf_json_string(b, value, strlen(value));
+    jfrs_buf_puts(b, "}}");
+}
+
+static bool is_int(const char *s) {
+    size_t n = strlen(s);
+    if (*s == '-')
+        s++, n--;
+    if (n == 0 || n > 18) /* 18 digits always fit int64 */
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return true;
+}
+
+void jfrs_otlp_begin(jfrs_buf *b, const jfrs_source *s) {
+    static const struct {
+        const char *label, *attr;
+    } names[] = {
+        {"source", "jfr.source.id"},
+        {"pid", "process.pid"},
+        {"jvm_name", "process.runtime.name"},
+        {"jvm_version", "process.runtime.version"},
+        {"service", NULL}, /* service.name, first */
+        {"peer", "jfr.source.peer"},
+        {"path", "jfr.source.path"},
+        {"main_class", "jfr.source.main_class"},
+        {"jvm_start", "jfr.source.jvm_start"},
+    };
+    jfrs_buf_puts(b, "{\"resourceLogs\":[{\"resource\":{\"attributes\":[");
+    bool first = true;
+    const char *service = jfrs_source_get(s, "service");
+    if (!service)
+        service = jfrs_source_get(s, "main_class");
+    attr_string(b, &first, "service.name", service ? service : "unknown_service:java");
+    size_t n = jfrs_source_nlabels(s);
+    for (size_t i = 0; i < n; i++) {
+        const char *k = jfrs_source_key(s, i), *v = jfrs_source_value(s, i);
+        const char *attr = k;
+        for (size_t j = 0; j < sizeof names / sizeof *names; j++)
+            if (strcmp(names[j].label, k) == 0) {
+                attr = names[j].attr;
+                break;
+            }
+        if (!attr)
+            continue;
+        if (strcmp(attr, "process.pid") == 0 && is_int(v)) {
+            attr_begin(b, &first, attr, strlen(attr));
+            jfrs_buf_puts(b, "{\"intValue\":\"");
+            jfrs_buf_puts(b, v);
+            jfrs_buf_puts(b, "\"}}");
+        } else {
+            attr_string(b, &first, attr, v);
+        }
+    }
+    jfrs_buf_puts(b, "]},\"scopeLogs\":[{\"scope\":{\"name\":\"jfrstream\",\"version\":\"" JFR_VERSION_STRING
+                     "\"},\"logRecords\":[");
+}
+
+/* ------------------------------------------------------- JSON -> AnyValue */
+
+typedef struct reader {
+    const char *p, *end;
+} reader;
+
+static void ws(reader *r) {
+    while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r'))
+        r->p++;
+}
+
+/* A JSON string token at r->p: its bytes with the quotes (escapes kept). */
+static bool string_token(reader *r, const char **s, size_t *n) {
+    if (r->p >= r->end || *r->p != '"')
+        return false;
+    const char *q = r->p + 1;
+    while (q < r->end && *q != '"')
+        q += *q == '\\' ? 2 : 1;
+    if (q >= r->end)
+        return false;
+    *s = r->p;
+    *n = (size_t)(q + 1 - r->p);
+    r->p = q + 1;
+    return true;
+}
+
+/* An integer literal that fits int64 (by its digits). */
+static bool fits_int64(const char *s, size_t n) {
+    bool neg = n && *s == '-';
+    const char *d = s + neg;
+    size_t k = n - neg;
+    if (k == 0 || k > 19)
+        return false;
+    for (size_t i = 0; i < k; i++)
+        if (d[i] < '0' || d[i] > '9')
+            return false;
+    if (k < 19)
+        return true;
+    return memcmp(d, neg ? "9223372036854775808" : "9223372036854775807", 19) <= 0;
+}
+
+/* One scalar at r->p as an AnyValue. */
+static bool scalar(reader *r, jfrs_buf *b) {
+    const char *s;
+    size_t n;
+    char c = *r->p;
+    if (c == '"') {
+        if (!string_token(r, &s, &n))
+            return false;
+        jfrs_buf_puts(b, "{\"stringValue\":");
+        jfrs_buf_write(b, s, n);
+        jfrs_buf_putc(b, '}');
+        return true;
+    }
+    static const struct {
+        const char *lit, *out;
+    } lits[] = {{"true", "{\"boolValue\":true}"},
+                {"false", "{\"boolValue\":false}"},
+                {"null", "{}"}};
+    for (size_t i = 0; i < 3; i++) {
+        size_t k = strlen(lits[i].lit);
+        if ((size_t)(r->end - r->p) >= k && memcmp(r->p, lits[i].lit, k) == 0) {
+            r->p += k;
+            jfrs_buf_puts(b, lits[i].out);
+            return true;
+        }
+    }
+    s = r->p;
+    while (r->p < r->end && strchr("+-0123456789.eE", *r->p) && *r->p)
+        r->p++;
+    n = (size_t)(r->p - s);
+    if (n == 0)
+        return false;
+    if (fits_int64(s, n)) {
+        jfrs_buf_puts(b, "{\"intValue\":\"");
+        jfrs_buf_write(b, s, n);
+        jfrs_buf_puts(b, "\"}");
+    } else if (memchr(s, '.', n) || memchr(s, 'e', n) || memchr(s, 'E', n)) {
+        jfrs_buf_puts(b, "{\"doubleValue\":");
+        jfrs_buf_write(b, s, n);
+        jfrs_buf_putc(b, '}');
+    } else { /* an integer beyond int64: kept exact, as text */
+        jfrs_buf_puts(b, "{\"stringValue\":\"");
+        jfrs_buf_write(b, s, n);
+        jfrs_buf_puts(b, "\"}");
+    }
+    return true;
+}
+
+/* `{"key":K,"value":` for the member at r->p (after '{' or ','). */
+static bool member_key(reader *r, jfrs_buf *b) {
+    const char *k;
+    size_t kn;
+    ws(r);
+    if (!string_token(r, &k, &kn))
+        return false;
+    ws(r);
+    if (r->p >= r->end || *r->p != ':')
+        return false;
+    r->p++;
+    jfrs_buf_puts(b, "{\"key\":");
+    jfrs_buf_write(b, k, kn);
+    jfrs_buf_puts(b, ",\"value\":");
+    return true;
+}
+
+/* One JSON value at r->p as an AnyValue, without recursion: `stack` holds
+ * the open containers ('{' or '['). */
+static bool any_value(reader *r, jfrs_buf *b) {
+    char *stack = NULL;
+    size_t depth = 0, cap = 0;
+    bool ok = false;
+    for (;;) {
+        /* a value */
+        ws(r);
+        if (r->p >= r->end)
+            goto out;
+        char c = *r->p;
+        if (c == '{' || c == '[') {
+            if (depth == cap) {
+                size_t nc = cap ? cap * 2 : 64;
+                char *ns = realloc(stack, nc);
+                if (!ns)
+                    goto out;
+                stack = ns;
+                cap = nc;
+            }
+            stack[depth++] = c;
+            r->p++;
+            jfrs_buf_puts(b, c == '{' ? "{\"kvlistValue\":{\"values\":[" : "{\"arrayValue\":{\"values\":[");
+            ws(r);
+            if (r->p < r->end && *r->p == (c == '{' ? '}' : ']')) {
+                r->p++;
+                depth--;
+                jfrs_buf_puts(b, "]}}");
+            } else {
+                if (c == '{' && !member_key(r, b))
+                    goto out;
+                continue;
+            }
+        } else if (!scalar(r, b)) {
+            goto out;
+        }
+        /* after a value: close what ends here, or go on with the next one */
+        for (;;) {
+            if (depth == 0) {
+                ok = true;
+                goto out;
+            }
+            char top = stack[depth - 1];
+            if (top == '{')
+                jfrs_buf_putc(b, '}'); /* the KeyValue */
+            ws(r);
+            if (r->p >= r->end)
+                goto out;
+            if (*r->p == ',') {
+                r->p++;
+                jfrs_buf_putc(b, ',');
+                if (top == '{' && !member_key(r, b))
+                    goto out;
+                break;
+            }
+            if (*r->p != (top == '{' ? '}' : ']'))
+                goto out;
+            r->p++;
+            depth--;
+            jfrs_buf_puts(b, "]}}");
+        }
+    }
+out:
+    free(stack);
+    return ok;
+}
+
+bool jfrs_otlp_record(jfrs_buf *b, const char *type, size_t tlen, int64_t start_ns,
+                      int64_t observed_ns, const char *json, size_t len) {
+    char num[48];
+    jfrs_buf_puts(b, "{\"timeUnixNano\":\"");
+    snprintf(num, sizeof num, "%" PRIu64, (uint64_t)(start_ns > 0 ? start_ns : 0));
+    jfrs_buf_puts(b, num);
+    jfrs_buf_puts(b, "\",\"observedTimeUnixNano\":\"");
+    snprintf(num, sizeof num, "%" PRIu64, (uint64_t)(observed_ns > 0 ? observed_ns : 0));
+    jfrs_buf_puts(b, num);
+    jfrs_buf_puts(b, "\",\"eventName\":");
+    jfrs_buf_json_string(b, type, tlen);
+    jfrs_buf_puts(b, ",\"attributes\":[{\"key\":\"event.name\",\"value\":{\"stringValue\":");
+    jfrs_buf_json_string(b, type, tlen);
+    jfrs_buf_puts(b, "}}],\"body\":");
+    /* the "values" member of the event object */
+    reader r = {json, json + len};
+    ws(&r);
+    if (r.p >= r.end || *r.p != '{')
+        return false;
+    r.p++;
+    for (;;) {
+        const char *k;
+        size_t kn;
+        ws(&r);
+        if (!string_token(&r, &k, &kn))
+            return false;
+        ws(&r);
+        if (r.p >= r.end || *r.p != ':')
+            return false;
+        r.p++;
+        ws(&r);
+        if (kn == 8 && memcmp(k, "\"values\"", 8) == 0) {
+            if (!any_value(&r, b))
+                return false;
+            break;
+        }
+        /* skip another member's value: convert it into a scratch buffer */
+        jfrs_buf skip = {0};
+        bool ok = any_value(&r, &skip);
+        jfrs_buf_free(&skip);
+        if (!ok)
+            return false;
+        ws(&r);
+        if (r.p >= r.end || *r.p != ',')
+            return false;
+        r.p++;
+    }
+    jfrs_buf_putc(b, '}');
+    return true;
+}

@@ -1,0 +1,40 @@
+/*
+ * sink_kafka.h — `listen` and `tail` with --kafka (sink_kafka.c): the
+ * options, the producer (jfrstream_sink.h, "Kafka") on the loop, one sender
+ * per source, back-pressure (a paused source is retried and resumed from a
+ * 50 ms timer and after every loop iteration), and the final flush and
+ * report.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#ifndef JFRSTREAM_CLI_SINK_KAFKA_H
+#define JFRSTREAM_CLI_SINK_KAFKA_H
+
+#include "live.h"
+
+/* How long the end of a run waits for the brokers (ms), in all: what
+ * finishing paused sources waits at a stop, then the final flush. */
+#define LIVE_KAFKA_FLUSH_MS 10000
+
+/* --kafka, --kafka-topic, --kafka-format, --kafka-option: CLI exit status. */
+int live_kafka_option(live_opts *o, const cli_arg *a);
+/* After the options: create the producer when --kafka was given. A bad
+ * option (librdkafka's message) or a build without librdkafka is a usage
+ * error: returns its exit status (0: fine). */
+int live_kafka_open(live_app *app);
+/* From live_init / live_finish: the poll timer and check handle. */
+void live_kafka_start(live_app *app);
+void live_kafka_close(live_app *app);
+/* Per source (live_src_new / _end / _discard). */
+bool live_kafka_src_new(live_src *s);
+void live_kafka_src_end(live_src *s);
+/* Parser callbacks. */
+void live_kafka_chunk_begin(live_src *s, const jfr_chunk_info *c);
+void live_kafka_metadata(live_src *s, const jfr_metadata *m);
+/* An event selected by --events/--categories: a JFR_CB_* code. */
+int live_kafka_event(live_src *s, const jfr_event *e);
+/* After uv_run: flush (bounded), the per-source and total lines, free the
+ * producer; sets app->failed when something was not delivered. */
+void live_kafka_finish(live_app *app);
+
+#endif
