@@ -96,7 +96,6 @@ JFRS_API const char *jfrs_source_get(const jfrs_source *s, const char *key);
  * the next change); NULL when out of memory. */
 JFRS_API const char *jfrs_source_json(const jfrs_source *s);
 
-
 /* -------------------------------------------------------------------- Kafka */
 
 /*
@@ -287,6 +286,7 @@ JFRS_API void jfrs_kafka_src_stats(const jfrs_kafka_src *ks, jfrs_kafka_stats *o
  * released now). Its waiting and in-flight messages stay with the
  * producer; on_source_done reports the source when they are settled. */
 JFRS_API void jfrs_kafka_src_free(jfrs_kafka_src *ks);
+
 /* ---------------------------------------------------------------- Pyroscope */
 
 /*
