@@ -71,11 +71,12 @@ typedef struct live_src {
     char lasterr[512];   /* last message printed from on_error */
     bool failed;         /* an error that makes the exit status 1 */
     /* --kafka (sink_kafka.c): this source's sender; paused: waiting for
-     * room in the producer's queue; conn: listen's connection, resumed
-     * when there is room; the list of sources with a sender */
+     * room in the producer's queue; conn / tail: listen's connection or
+     * the tail (jfr_uv_conn*, jfr_uv_tail*), resumed when there is room;
+     * the list of sources with a sender */
     jfrs_kafka_src *ks;
     bool kpaused, kresume;
-    void *conn;
+    void *conn, *tail;
     struct live_src *knext, *kprev;
 } live_src;
 
