@@ -165,8 +165,25 @@ def from_any(v, where):
     return out
 
 
+def no_lone_surrogates(s):
+    """s with each lone UTF-16 surrogate as U+FFFD (what OTLP strings carry:
+    protobuf JSON strings must be valid Unicode; the --json line keeps it)."""
+    out = []
+    i = 0
+    while i < len(s):
+        c = ord(s[i])
+        if 0xD800 <= c <= 0xDBFF and i + 1 < len(s) and 0xDC00 <= ord(s[i + 1]) <= 0xDFFF:
+            out.append(s[i:i + 2])
+            i += 2
+            continue
+        out.append("\ufffd" if 0xD800 <= c <= 0xDFFF else s[i])
+        i += 1
+    return "".join(out)
+
+
 def same(a, b):
-    """Event values equal, ints beyond int64 sent as text."""
+    """Event values equal, ints beyond int64 sent as text, lone surrogates
+    as U+FFFD."""
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
@@ -175,6 +192,8 @@ def same(a, b):
         return a is b
     if isinstance(b, int) and isinstance(a, str):
         return a == str(b)
+    if isinstance(b, str):
+        return a == no_lone_surrogates(b)
     if isinstance(b, (int, float)) and isinstance(a, (int, float)):
         return float(a) == float(b)
     return a == b
