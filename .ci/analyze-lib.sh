@@ -18,12 +18,18 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rc=0
-echo "gcc -fanalyzer: lib/*.c lib/uv/*.c"
+echo "gcc -fanalyzer: lib/*.c lib/uv/*.c lib/sink/*.c"
+# lib/sink/kafka.c keeps its messages and per-source records in lists owned
+# by the producer and handed to librdkafka as opaques; gcc 12's analyzer does
+# not follow those stores and reports them as leaks (4 false positives), so
+# its malloc-leak check is off for that file only (ASan and valgrind run its
+# tests for real leaks).
 # shellcheck disable=SC2016  # $1 is expanded by the inner shell
-ls lib/*.c lib/uv/*.c | xargs -P2 -n1 sh -c 'gcc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-    -Iinclude -Ilib -O2 -g -Wall -Wextra -Werror -fanalyzer -fdiagnostics-color=never \
+ls lib/*.c lib/uv/*.c lib/sink/*.c | xargs -P2 -n1 sh -c 'x=; [ "$1" = lib/sink/kafka.c ] && x=-Wno-analyzer-malloc-leak; \
+    gcc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+    -Iinclude -Ilib -Ilib/sink -DJFRS_HAVE_KAFKA=1 -DJFRS_HAVE_CURL=1 -O2 -g -Wall -Wextra -Werror -fanalyzer $x -fdiagnostics-color=never \
     -c "$1" -o "$0/$(basename "$1").o"' "$tmp" || rc=1
-echo "clang-tidy ($("$tidy" --version | grep -o 'version [0-9.]*')): lib/*.c lib/uv/*.c"
-ls lib/*.c lib/uv/*.c | xargs -P2 -n1 "$tidy" -p "$build" --quiet 2>/dev/null || rc=1
+echo "clang-tidy ($("$tidy" --version | grep -o 'version [0-9.]*')): lib/*.c lib/uv/*.c lib/sink/*.c"
+ls lib/*.c lib/uv/*.c lib/sink/*.c | xargs -P2 -n1 "$tidy" -p "$build" --quiet 2>/dev/null || rc=1
 [ "$rc" = 0 ] && echo "analyze-lib: clean" || echo "analyze-lib: FINDINGS (above)"
 exit "$rc"

@@ -230,6 +230,104 @@ JFRC_API jfr_status jfrc_profile_write_pprof(const jfrc_profile *p, jfrc_out *o)
  * types and the frame names seen. */
 JFRC_API void jfrc_profile_reset(jfrc_profile *p);
 
+/*
+ * pprof with sample types of your choice, e.g. those of a profiling backend.
+ * Each sample value is the event count or the weight (what the collapsed
+ * output shows: samples, bytes, ns), times `scale` (for example the
+ * sampling period in ns, to turn a sample count into CPU time; saturates at
+ * UINT64_MAX). The options are a sized struct (jfrstream.h rules):
+ * jfrc_pprof_options o = JFRC_PPROF_OPTIONS_INIT; then set its members.
+ */
+#define JFRC_PPROF_MAX_VALUES 2
+enum {
+    JFRC_PPROF_WEIGHT = 0, /* the weight of the folded stacks                 */
+    JFRC_PPROF_COUNT = 1   /* the number of events                           */
+};
+typedef struct jfrc_pprof_value {
+    const char *type, *unit; /* e.g. "cpu", "nanoseconds"                      */
+    int source;              /* JFRC_PPROF_WEIGHT or JFRC_PPROF_COUNT          */
+    uint64_t scale;          /* multiplier; 0 and 1: none                      */
+} jfrc_pprof_value;
+typedef struct jfrc_pprof_options {
+    size_t size;             /* sizeof(jfrc_pprof_options)                     */
+    uint32_t nvalues;        /* 1..JFRC_PPROF_MAX_VALUES                       */
+    jfrc_pprof_value values[JFRC_PPROF_MAX_VALUES];
+    const char *period_type, *period_unit; /* Profile.period_type; NULL: none */
+    int64_t period;          /* Profile.period; 0: not written                 */
+    int64_t time_nanos;      /* Profile.time_nanos; 0: the chunks' start       */
+    int64_t duration_nanos;  /* with time_nanos; 0: not written                */
+} jfrc_pprof_options;
+#define JFRC_PPROF_OPTIONS_INIT {.size = sizeof(jfrc_pprof_options)}
+/* As jfrc_profile_write_pprof (same locations, functions, thread labels),
+ * with the sample types, period and time of `opt`. JFR_INVALID_ARG for
+ * options out of range (nvalues, size) or JFRC_PROFILE_REVERSE; JFR_NOMEM. */
+JFRC_API jfr_status jfrc_profile_write_pprof_with(const jfrc_profile *p, jfrc_out *o,
+                                                  const jfrc_pprof_options *opt);
+
+/*
+ * Pyroscope's profile types for JFR data, as its own Java integration names
+ * them (Grafana's jfr-parser: the series `__name__`, sample types and
+ * period type per event type), so that profiles pushed to Pyroscope's
+ * /ingest show as those of its agent:
+ *
+ *   kind                word       series       sample types (type/unit)      period type
+ *   cpu                 cpu        process_cpu  cpu/nanoseconds                cpu/nanoseconds
+ *   wall                wall       wall         wall/nanoseconds               wall/nanoseconds
+ *   alloc_in_new_tlab   alloc      memory       alloc_in_new_tlab_objects/count,
+ *                                               alloc_in_new_tlab_bytes/bytes  space/bytes
+ *   alloc_outside_tlab  alloc      memory       alloc_outside_tlab_objects/count,
+ *                                               alloc_outside_tlab_bytes/bytes space/bytes
+ *   alloc_sample        alloc      memory       alloc_sample_objects/count,
+ *                                               alloc_sample_bytes/bytes       space/bytes
+ *   mutex               lock       mutex        contentions/count, delay/nanoseconds  mutex/count
+ *   block               lock       block        contentions/count, delay/nanoseconds  block/count
+ *   live                live       memory       live/count                     objects/count
+ *   malloc              nativemem  memory       malloc_objects/count, malloc_bytes/bytes  (none)
+ *
+ * One profile per kind (jfrc_profile_select(p, kind->select)): its event
+ * types are cpu jdk.ExecutionSample; wall jdk.NativeMethodSample and
+ * profiler.WallClockSample (by its samples); the allocation kinds one
+ * allocation event each; mutex jdk.JavaMonitorEnter; block jdk.ThreadPark;
+ * live profiler.LiveObject; malloc profiler.Malloc (and the JDK 9/10 names).
+ * Objects/contentions are event counts; bytes and delay (ns) the weights of
+ * the collapsed output. cpu and wall are sample weights times the sampling
+ * period in ns: the "period" the recording's jdk.ActiveSetting gives the
+ * kind's `period_event` (jfrc_setting_period), else `default_period` (cpu
+ * 10 ms: Pyroscope's default interval, JDK's profile.jfc; wall 20 ms: the
+ * JDK's jdk.NativeMethodSample period in default.jfc and profile.jfc). No
+ * thread-state filter is applied (Pyroscope leaves out STATE_SLEEPING
+ * execution samples; the JDK does not take sleeping threads as CPU samples).
+ */
+typedef struct jfrc_pyroscope_kind {
+    const char *name;         /* "cpu", "alloc_in_new_tlab", ... (table above) */
+    const char *word;         /* the --event word it belongs to                */
+    const char *select;       /* for jfrc_profile_select                       */
+    const char *metric;       /* Pyroscope's series name (__name__)            */
+    const char *period_event; /* type whose "period" setting scales, or NULL   */
+    int64_t default_period;   /* ns, when the recording does not say           */
+    jfrc_pprof_options pprof; /* sample and period types (period unset)        */
+} jfrc_pyroscope_kind;
+
+/* The kinds of a comma-separated list of words (cpu, wall, alloc, lock,
+ * live, nativemem) or kind names, each once, in table order: up to `cap`
+ * pointers into `out` (static data), their number in *n. JFR_INVALID_ARG
+ * for an unknown word or one without a Pyroscope type (cputime, type
+ * names), with *bad (may be NULL) pointing at it in `words`. */
+JFRC_API jfr_status jfrc_pyroscope_kinds(const char *words, const jfrc_pyroscope_kind **out,
+                                         size_t cap, size_t *n, const char **bad);
+/* The pprof options of a kind for one window: the kind's sample types with
+ * the period `period_ns` (cpu, wall: the values' scale and Profile.period;
+ * <= 0: the kind's default), and the window's start and length. */
+JFRC_API void jfrc_pyroscope_pprof(const jfrc_pyroscope_kind *k, int64_t period_ns,
+                                   int64_t time_nanos, int64_t duration_nanos,
+                                   jfrc_pprof_options *out);
+/* For a jdk.ActiveSetting event `e` (from a callback of `parser`): the
+ * value in ns of the setting "period" of the event type named `type_name`
+ * ("10 ms", "20 ms", "1 s": units ns, us, ms, s, m, h, d), or 0 when `e` is
+ * another setting or the value is not a time ("everyChunk", "off"). */
+JFRC_API int64_t jfrc_setting_period(jfr_parser *parser, const jfr_event *e,
+                                     const char *type_name);
+
 /* ------------------------------------------------------------ summary table */
 
 /*

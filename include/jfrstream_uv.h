@@ -182,6 +182,12 @@ typedef struct jfr_uv_tail_config {
     void (*on_end)(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status status,
                    const char *message, void *user);
     void *user;
+    /* After a callback paused the parser (JFR_CB_PAUSE): false (the
+     * default) resumes at the next poll; true keeps the tail paused, reading
+     * nothing and not counting idle time, until jfr_uv_tail_resume (as a
+     * listener's connection: for a consumer that must wait for room, e.g.
+     * a full Kafka producer queue). */
+    bool manual_resume;
 } jfr_uv_tail_config;
 
 #define JFR_UV_TAIL_CONFIG_INIT {.size = sizeof(jfr_uv_tail_config)}
@@ -197,6 +203,10 @@ JFR_API jfr_status jfr_uv_tail_start(uv_loop_t *loop, const jfr_uv_tail_config *
 /* Finish the parser (a partial chunk is reported) and end: on_end with
  * JFR_UV_TAIL_STOPPED. A second call does nothing. */
 JFR_API void jfr_uv_tail_stop(jfr_uv_tail *t);
+/* With manual_resume: go on after a callback paused the parser (what was
+ * not taken is fed at once, then the files are read again). Otherwise, or
+ * when not paused, nothing. */
+JFR_API void jfr_uv_tail_resume(jfr_uv_tail *t);
 JFR_API jfr_parser *jfr_uv_tail_parser(jfr_uv_tail *t);
 /* The chunk file being read now; between files "" (in on_end: the last one
  * read; "" when none was opened). */

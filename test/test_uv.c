@@ -487,6 +487,89 @@ static void test_tail_ends(void) {
     free(nf);
 }
 
+/* manual_resume: a callback pauses every 50th event; only a timer of ours
+ * resumes, 30 ms later (longer than the poll and than idle_ms would allow
+ * if held time counted). Every event arrives once, in order. */
+typedef struct held {
+    jfr_uv_tail *t;
+    uint64_t events, pauses, resumes;
+    bool waiting;
+    uv_timer_t resume;
+} held;
+static held g_h;
+
+static int held_event(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)p;
+    (void)e;
+    (void)u;
+    CHECK(!g_h.waiting); /* nothing may arrive while we hold the tail */
+    if (++g_h.events % 50 == 0) {
+        g_h.pauses++;
+        g_h.waiting = true;
+        return JFR_CB_PAUSE;
+    }
+    return JFR_CB_CONTINUE;
+}
+static void held_resume(uv_timer_t *tm) {
+    (void)tm;
+    if (g_h.waiting) {
+        g_h.waiting = false;
+        g_h.resumes++;
+        jfr_uv_tail_resume(g_h.t);
+    }
+}
+static void held_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const char *msg,
+                     void *user) {
+    (void)t;
+    (void)s;
+    (void)msg;
+    (void)user;
+    g_te.ended = true;
+    g_te.why = why;
+    uv_timer_stop(&g_h.resume);
+    uv_close((uv_handle_t *)&g_h.resume, NULL);
+}
+
+static void test_tail_manual_resume(void) {
+    char dir[] = "/tmp/jfrstream-tail-held-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[300];
+    snprintf(path, sizeof path, "%s/2026_11_21_10_00_00.jfr", dir);
+    write_at(path, g_fix, g_len, 0); /* the final-chunk flag ends the tail */
+    memset(&g_h, 0, sizeof g_h);
+    memset(&g_te, 0, sizeof g_te);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    jfr_uv_tail_config cfg;
+    jfr_uv_tail_config_init(&cfg);
+    jfr_callbacks cb = JFR_CALLBACKS_INIT;
+    cb.on_event = held_event;
+    cfg.path = dir;
+    cfg.callbacks = &cb;
+    cfg.poll_ms = 2;
+    cfg.idle_ms = 20; /* shorter than a hold: held time must not count */
+    cfg.manual_resume = true;
+    cfg.on_end = held_end;
+    CHECK(jfr_uv_tail_start(&loop, &cfg, &g_h.t, NULL) == JFR_OK);
+    uv_timer_init(&loop, &g_h.resume);
+    uv_timer_start(&g_h.resume, held_resume, 30, 30);
+    uv_timer_init(&loop, &g_deadline);
+    uv_timer_start(&g_deadline, on_deadline, 60000, 0);
+    uv_unref((uv_handle_t *)&g_deadline);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    printf("tail manual_resume: %llu events (want %llu), %llu pauses, %llu resumes, ended why=%d\n",
+           (unsigned long long)g_h.events, (unsigned long long)g_events,
+           (unsigned long long)g_h.pauses, (unsigned long long)g_h.resumes, (int)g_te.why);
+    CHECK(g_te.ended && g_te.why == JFR_UV_TAIL_FINAL);
+    CHECK(g_h.events == g_events && g_h.pauses == g_events / 50);
+    CHECK(g_h.resumes >= g_h.pauses - (g_events % 50 == 0 ? 1 : 0));
+    uv_close((uv_handle_t *)&g_deadline, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    CHECK(uv_loop_close(&loop) == 0);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IONBF, 0);
     if (argc < 2 || !(g_fix = read_file(argv[1], &g_len))) {
@@ -513,6 +596,7 @@ int main(int argc, char **argv) {
     test_listener();
     test_tail();
     test_tail_ends();
+    test_tail_manual_resume();
     free(g_fix);
     free(g_live);
     printf("%d failed checks\n", g_failures);

@@ -181,7 +181,8 @@ static void pb_msg(pb *w, uint32_t field, pb *sub) {
 /* profile.proto field numbers */
 enum {
     P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_MAPPING = 3, P_LOCATION = 4, P_FUNCTION = 5, P_STRING = 6,
-    P_TIME = 9, P_DURATION = 10, P_COMMENT = 13, P_DEFAULT_TYPE = 14
+    P_TIME = 9, P_DURATION = 10, P_PERIOD_TYPE = 11, P_PERIOD = 12, P_COMMENT = 13,
+    P_DEFAULT_TYPE = 14
 };
 
 /* One node of the sample tree: the exact nodes folded by location. */
@@ -201,11 +202,11 @@ typedef struct pprof_ctx {
     pp_node *pn;
     uint32_t *locid;
     uint64_t xbase;
-    const char *type2;
+    const pprof_spec *spec;
+    /* our strings: their indexes after xbase (pprof_strings) */
+    uint32_t s_type[PPROF_MAX_VALUES], s_unit[PPROF_MAX_VALUES];
+    uint32_t s_thread, s_comment, s_mapping, s_ptype, s_punit;
 } pprof_ctx;
-
-/* string table: "" then every name (index = name id + 1), then ours */
-enum { S_TYPE, S_UNIT, S_COUNT, S_THREAD, S_COMMENT, S_TYPE2, S_MAPPING };
 
 /* The one mapping and the sample types. */
 static void pprof_mapping_and_types(pprof_ctx *c) {
@@ -213,16 +214,13 @@ static void pprof_mapping_and_types(pprof_ctx *c) {
     uint64_t xbase = c->xbase;
     /* one mapping with functions: the names are final, nothing to symbolize */
     pb_uint(sub, 1, 1);
-    pb_uint(sub, 5, xbase + S_MAPPING);
+    pb_uint(sub, 5, xbase + c->s_mapping);
     pb_uint(sub, 7, 1); /* has_functions */
     pb_msg(w, P_MAPPING, sub);
     /* sample types */
-    pb_uint(sub, 1, xbase + S_TYPE);
-    pb_uint(sub, 2, xbase + S_UNIT);
-    pb_msg(w, P_SAMPLE_TYPE, sub);
-    if (c->type2) {
-        pb_uint(sub, 1, xbase + S_TYPE2);
-        pb_uint(sub, 2, xbase + S_COUNT);
+    for (uint32_t i = 0; i < c->spec->nvalues; i++) {
+        pb_uint(sub, 1, xbase + c->s_type[i]);
+        pb_uint(sub, 2, xbase + c->s_unit[i]);
         pb_msg(w, P_SAMPLE_TYPE, sub);
     }
 }
@@ -306,12 +304,16 @@ static void pprof_samples(pprof_ctx *c) {
                 pb_varint(sub2, pn[j].what);
         }
         pb_msg(sub, 1, sub2); /* packed location ids */
-        pb_varint(sub2, pn[i].weight);
-        if (c->type2)
-            pb_varint(sub2, pn[i].count);
+        for (uint32_t v = 0; v < c->spec->nvalues; v++) {
+            const pprof_value *pv = &c->spec->v[v];
+            uint64_t x = pv->count ? pn[i].count : pn[i].weight;
+            if (pv->scale > 1)
+                x = x > UINT64_MAX / pv->scale ? UINT64_MAX : x * pv->scale;
+            pb_varint(sub2, x);
+        }
         pb_msg(sub, 2, sub2); /* packed values */
         if (thread) {
-            pb_uint(sub2, 1, c->xbase + S_THREAD);
+            pb_uint(sub2, 1, c->xbase + c->s_thread);
             pb_uint(sub2, 2, thread);
             pb_msg(sub, 3, sub2);
         }
@@ -337,13 +339,25 @@ static void pprof_functions_strings_fields(pprof_ctx *c, const char *const *extr
         pb_bytes(w, P_STRING, prof_name(p, i), p->name_len[i]);
     for (size_t i = 0; i < nextra; i++)
         pb_bytes(w, P_STRING, extra[i], strlen(extra[i]));
-    if (p->start_nanos != INT64_MAX) {
+    const pprof_spec *sp = c->spec;
+    if (sp->time_nanos > 0) {
+        pb_uint(w, P_TIME, (uint64_t)sp->time_nanos);
+        if (sp->duration_nanos > 0)
+            pb_uint(w, P_DURATION, (uint64_t)sp->duration_nanos);
+    } else if (p->start_nanos != INT64_MAX) {
         pb_uint(w, P_TIME, (uint64_t)p->start_nanos);
         if (p->end_nanos > p->start_nanos)
             pb_uint(w, P_DURATION, (uint64_t)(p->end_nanos - p->start_nanos));
     }
-    pb_uint(w, P_COMMENT, c->xbase + S_COMMENT);
-    pb_uint(w, P_DEFAULT_TYPE, c->xbase + S_TYPE);
+    if (sp->period_type) {
+        pb_uint(sub, 1, c->xbase + c->s_ptype);
+        pb_uint(sub, 2, c->xbase + c->s_punit);
+        pb_msg(w, P_PERIOD_TYPE, sub);
+        if (sp->period > 0)
+            pb_uint(w, P_PERIOD, (uint64_t)sp->period);
+    }
+    pb_uint(w, P_COMMENT, c->xbase + c->s_comment);
+    pb_uint(w, P_DEFAULT_TYPE, c->xbase + c->s_type[0]);
 }
 
 /* The encoded profile gzipped (windowBits 15 + 16) in one call into `o`;
@@ -375,34 +389,71 @@ static bool pprof_gzip(const pb *w, outbuf *o) {
     return ok;
 }
 
-bool prof_write_pprof(const prof *p, outbuf *o) {
-    pprof_ctx c = {.p = p};
+/* Write the profile with the sample types of `spec`, our strings `extra`
+ * (indexes set in c->s_*). */
+static bool pprof_write(pprof_ctx *c, outbuf *o, const char *const *extra, size_t nextra) {
+    const prof *p = c->p;
     bool ok = false;
-    const char *type, *unit;
+    c->xbase = (uint64_t)p->nnames + 1;
+    pprof_mapping_and_types(c);
+    if (!pprof_locations(c) || !pprof_fold_tree(c))
+        goto out;
+    pprof_samples(c);
+    pprof_functions_strings_fields(c, extra, nextra);
+    if (c->w.nomem || c->sub.nomem || c->sub2.nomem || c->w.len > (size_t)UINT32_MAX / 2)
+        goto out; /* (one deflate call takes at most 4 GiB) */
+    ok = pprof_gzip(&c->w, o);
+out:
+    free(c->locid);
+    free(c->pn);
+    prof_map_free(&c->locs);
+    prof_map_free(&c->ptree);
+    free(c->w.b);
+    free(c->sub.b);
+    free(c->sub2.b);
+    return ok;
+}
+
+bool prof_write_pprof(const prof *p, outbuf *o) {
+    const char *type, *unit, *type2 = NULL;
     prof_value_type(p, &type, &unit);
     if (!p->count && strcmp(unit, "bytes") == 0)
-        c.type2 = "alloc_objects";
+        type2 = "alloc_objects";
     else if (!p->count && strcmp(unit, "nanoseconds") == 0)
-        c.type2 = "contentions";
+        type2 = "contentions";
+    pprof_spec spec = {.nvalues = type2 ? 2 : 1,
+                       .v = {{type, unit, false, 1}, {type2, "count", true, 1}}};
+    /* the string table of the first versions, kept byte for byte */
     const char *extra[] = {type, unit, "count", "thread", "Produced by jfrstream",
-                           c.type2 ? c.type2 : "samples", "jfr"};
-    c.xbase = (uint64_t)p->nnames + 1;
+                           type2 ? type2 : "samples", "jfr"};
+    pprof_ctx c = {.p = p, .spec = &spec, .s_type = {0, 5}, .s_unit = {1, 2},
+                   .s_thread = 3, .s_comment = 4, .s_mapping = 6};
+    return pprof_write(&c, o, extra, sizeof extra / sizeof extra[0]);
+}
 
-    pprof_mapping_and_types(&c);
-    if (!pprof_locations(&c) || !pprof_fold_tree(&c))
-        goto out;
-    pprof_samples(&c);
-    pprof_functions_strings_fields(&c, extra, sizeof extra / sizeof extra[0]);
-    if (c.w.nomem || c.sub.nomem || c.sub2.nomem || c.w.len > (size_t)UINT32_MAX / 2)
-        goto out; /* (one deflate call takes at most 4 GiB) */
-    ok = pprof_gzip(&c.w, o);
-out:
-    free(c.locid);
-    free(c.pn);
-    prof_map_free(&c.locs);
-    prof_map_free(&c.ptree);
-    free(c.w.b);
-    free(c.sub.b);
-    free(c.sub2.b);
-    return ok;
+bool prof_write_pprof_spec(const prof *p, outbuf *o, const pprof_spec *spec) {
+    if (spec->nvalues < 1 || spec->nvalues > PPROF_MAX_VALUES)
+        return false;
+    const char *extra[2 * PPROF_MAX_VALUES + 5];
+    size_t n = 0;
+    pprof_ctx c = {.p = p, .spec = spec};
+    for (uint32_t i = 0; i < spec->nvalues; i++) {
+        c.s_type[i] = (uint32_t)n;
+        extra[n++] = spec->v[i].type ? spec->v[i].type : "";
+        c.s_unit[i] = (uint32_t)n;
+        extra[n++] = spec->v[i].unit ? spec->v[i].unit : "";
+    }
+    c.s_thread = (uint32_t)n;
+    extra[n++] = "thread";
+    c.s_comment = (uint32_t)n;
+    extra[n++] = "Produced by jfrstream";
+    c.s_mapping = (uint32_t)n;
+    extra[n++] = "jfr";
+    if (spec->period_type) {
+        c.s_ptype = (uint32_t)n;
+        extra[n++] = spec->period_type;
+        c.s_punit = (uint32_t)n;
+        extra[n++] = spec->period_unit ? spec->period_unit : "";
+    }
+    return pprof_write(&c, o, extra, n);
 }

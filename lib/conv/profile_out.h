@@ -31,4 +31,26 @@ bool prof_write_flamegraph(const prof *p, outbuf *o, const char *title);
  */
 bool prof_write_pprof(const prof *p, outbuf *o);
 
+/*
+ * The same profile with sample types of the caller's choice (Pyroscope's
+ * names, jfrstream_conv.h jfrc_profile_write_pprof_with): per sample value
+ * its type and unit, the event count or the weight, times `scale`; an
+ * optional period type and period; the profile's time and duration (0: the
+ * chunks'). False on no memory, a zlib failure or a bad spec.
+ */
+#define PPROF_MAX_VALUES 2
+typedef struct pprof_value {
+    const char *type, *unit;
+    bool count;     /* the event count, else the weight          */
+    uint64_t scale; /* multiplier (0 and 1: none)                */
+} pprof_value;
+typedef struct pprof_spec {
+    uint32_t nvalues; /* 1..PPROF_MAX_VALUES */
+    pprof_value v[PPROF_MAX_VALUES];
+    const char *period_type, *period_unit; /* NULL: none */
+    int64_t period;
+    int64_t time_nanos, duration_nanos;    /* 0: from the chunks */
+} pprof_spec;
+bool prof_write_pprof_spec(const prof *p, outbuf *o, const pprof_spec *spec);
+
 #endif

@@ -58,7 +58,8 @@ void jfrs_buf_json_string(jfrs_buf *b, const char *s, size_t n) {
         case '\r': e[1] = 'r'; break;
         case '\t': e[1] = 't'; break;
         default:
-            memcpy(e, "\\u00", 4);
+            e[1] = 'u';
+            e[2] = e[3] = '0';
             e[4] = hex[c >> 4];
             e[5] = hex[c & 15];
             jfrs_buf_write(b, e, 6);

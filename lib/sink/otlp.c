@@ -116,6 +116,52 @@ static bool string_token(reader *r, const char **s, size_t *n) {
     return true;
 }
 
+/* The code unit of a \\uXXXX escape at s (6 bytes available), or -1. */
+static long escape_unit(const char *s, const char *end) {
+    if (end - s < 6 || s[0] != '\\' || s[1] != 'u')
+        return -1;
+    long u = 0;
+    for (int i = 2; i < 6; i++) {
+        char c = s[i];
+        int d = c >= '0' && c <= '9' ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (d < 0)
+            return -1;
+        u = u * 16 + d;
+    }
+    return u;
+}
+
+/* A string token, escapes kept, but a lone UTF-16 surrogate (which the
+ * JSON of `jfr print` keeps, as Java strings may hold one) becomes U+FFFD:
+ * OTLP/JSON is protobuf JSON, whose strings must be valid Unicode. */
+static void put_string(jfrs_buf *b, const char *s, size_t n) {
+    const char *p = s, *end = s + n, *run = s;
+    while (p < end) {
+        if (*p != '\\') {
+            p++;
+            continue;
+        }
+        long u = escape_unit(p, end);
+        if (u < 0xD800 || u > 0xDFFF) { /* not a surrogate (or not \\u) */
+            p += u < 0 ? 2 : 6;
+            continue;
+        }
+        long lo = u <= 0xDBFF ? escape_unit(p + 6, end) : -1;
+        if (lo >= 0xDC00 && lo <= 0xDFFF) { /* a pair: kept */
+            p += 12;
+            continue;
+        }
+        jfrs_buf_write(b, run, (size_t)(p - run));
+        jfrs_buf_puts(b, "\\uFFFD");
+        p += 6;
+        run = p;
+    }
+    jfrs_buf_write(b, run, (size_t)(end - run));
+}
+
 /* An integer literal that fits int64 (by its digits). */
 static bool fits_int64(const char *s, size_t n) {
     bool neg = n && *s == '-';
@@ -140,7 +186,7 @@ static bool scalar(reader *r, jfrs_buf *b) {
         if (!string_token(r, &s, &n))
             return false;
         jfrs_buf_puts(b, "{\"stringValue\":");
-        jfrs_buf_write(b, s, n);
+        put_string(b, s, n);
         jfrs_buf_putc(b, '}');
         return true;
     }

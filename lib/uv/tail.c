@@ -34,6 +34,7 @@ typedef struct tail {
     uint64_t fed;           /* bytes of the current chunk fed */
     bool header_fed;
     bool paused;
+    bool resume;            /* jfr_uv_tail_resume was called (manual_resume) */
     bool ended;
     uint64_t last_activity; /* uv_now of the last byte fed */
     char *buf;
@@ -273,6 +274,11 @@ static void check_removed(tail *t) {
 
 static void on_timer(uv_timer_t *tm) {
     tail *t = tm->data;
+    if (t->paused && t->cfg.manual_resume && !t->resume) {
+        t->last_activity = uv_now(t->loop); /* held by the application: not idle */
+        return;
+    }
+    t->resume = false;
     if (t->paused) {
         t->paused = false;
         if (!feed(t, NULL, 0) || t->paused)
@@ -358,6 +364,14 @@ void jfr_uv_tail_stop(jfr_uv_tail *pt) {
         return;
     jfr_status s = jfr_parser_finish(t->parser);
     tail_end(t, JFR_UV_TAIL_STOPPED, s, s ? jfr_parser_error(t->parser) : "stopped");
+}
+
+void jfr_uv_tail_resume(jfr_uv_tail *pt) {
+    tail *t = (tail *)pt;
+    if (t->ended || !t->paused)
+        return;
+    t->resume = true;
+    uv_timer_start(&t->timer, on_timer, 0, t->cfg.poll_ms ? t->cfg.poll_ms : 50);
 }
 
 jfr_parser *jfr_uv_tail_parser(jfr_uv_tail *t) { return ((tail *)t)->parser; }

@@ -78,6 +78,8 @@ int main(int argc, char **argv) {
         CHECK(strcmp(jfrs_source_key(s, n - 2), "env") == 0);
         CHECK(strcmp(jfrs_source_key(s, n - 1), "main_class") == 0);
         CHECK(strstr(jfrs_source_json(s), "\"env\":\"prod \\\"eu\\\"\\n\"") != NULL);
+        CHECK(jfrs_source_set(s, "ctl", "a\x01\\b") == JFR_OK);
+        CHECK(strstr(jfrs_source_json(s), "\"ctl\":\"a\\u0001\\\\b\"") != NULL);
         jfrs_source_free(s);
     }
 

@@ -293,6 +293,9 @@ static bool start_tail(tail_ctx *x, const char *path) {
     cfg.options = &opts;
     cfg.callbacks = &cbs;
     cfg.idle_ms = x->idle_ms;
+    /* --kafka pauses the parser while the producer's queue is full: stay
+     * paused (read nothing) until it resumes us */
+    cfg.manual_resume = x->app.kafka != NULL;
     cfg.on_end = on_end;
     cfg.user = x;
     live_src *s = live_src_new(&x->app, x->path, "path");
@@ -313,6 +316,7 @@ static bool start_tail(tail_ctx *x, const char *path) {
         return false;
     }
     x->t->data = s; /* before the first poll, which runs from the loop */
+    s->tail = x->t; /* --kafka resumes it */
     x->src = s;
     st = live_src_subscribe(s, jfr_uv_tail_parser(x->t));
     if (st) {

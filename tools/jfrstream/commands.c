@@ -85,7 +85,8 @@ static const cli_opt live_opts[] = {
     {"--profile-threads", NULL, OPT_THREADS, "a frame per thread, as --threads", NULL, false},
     {"--window", "SECONDS", OPT_WINDOW,
      "write the profile of each SECONDS window and start a\n"
-     "new one; each file is replaced whole (FILE.tmp, renamed)", NULL, false},
+     "new one; each file is replaced whole (FILE.tmp, renamed);\n"
+     "also --pyroscope's window (default 10 s there)", NULL, false},
     END};
 
 /* The ingestion edge (listen, tail): labels and sinks. */
@@ -106,6 +107,13 @@ static const cli_opt sink_opts[] = {
     {"--kafka-option", "KEY=VALUE", OPT_KAFKA_OPTION,
      "a librdkafka property (repeatable): security,\n"
      "compression, batching, queue size", NULL, false},
+    {"--pyroscope", "URL", OPT_PYROSCOPE,
+     "push each window's profiles (--event kinds: cpu, wall,\n"
+     "alloc, lock, live, nativemem; default cpu) per input to\n"
+     "Pyroscope's URL/ingest as pprof (--window, default 10 s)", NULL, false},
+    {"--pyroscope-app", "NAME", OPT_PYROSCOPE_APP,
+     "the application name in Pyroscope (default: the label\n"
+     "service, else main_class, else jfrstream)", NULL, false},
     END};
 
 static const cli_opt print_opts[] = {

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "usage.h"
 #include "profile_files.h"
+#include "sink_pyroscope.h"
 #include "sink_kafka.h"
 
 #include <errno.h>
@@ -70,6 +71,8 @@ int live_option(live_opts *o, const cli_arg *a) {
                                                                 : NULL;
         int rc = !why ? CLI_EXIT_OK : cli_usage_error("%s: %s: %s", cmd, a->as, why);
         jfrc_profile_free(t);
+        if (rc == CLI_EXIT_OK)
+            rc = pyro_check_event(o, cmd); /* with --pyroscope: its kinds */
         return rc;
     }
     case OPT_LABEL: {
@@ -92,6 +95,9 @@ int live_option(live_opts *o, const cli_arg *a) {
         o->labels[o->nlabels++] = v;
         return CLI_EXIT_OK;
     }
+    case OPT_PYROSCOPE:
+    case OPT_PYROSCOPE_APP:
+        return pyro_option(o, a);
     case OPT_KAFKA:
     case OPT_KAFKA_TOPIC:
     case OPT_KAFKA_FORMAT:
@@ -182,6 +188,7 @@ static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     jfrc_summary_chunk_begin(s->app->stats, c, &s->row0, &s->row1);
     if (s->app->prof)
         jfrc_profile_chunk_begin(s->app->prof, c);
+    pyro_chunk_begin(s, c);
     if (s->app->o.json)
         jfrc_json_chunk_begin(s->ej, c);
     live_kafka_chunk_begin(s, c);
@@ -313,6 +320,7 @@ static int on_chunk_end(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     jfrc_summary_chunk_end(s->app->stats, c);
     if (s->app->prof)
         jfrc_profile_chunk_end(s->app->prof);
+    pyro_chunk_end(s);
     return JFR_CB_CONTINUE;
 }
 
@@ -409,6 +417,8 @@ jfr_status live_src_subscribe(live_src *s, jfr_parser *p) {
     jfr_status sst = jfrs_source_subscribe(s->src, p);
     if (sst)
         return sst;
+    if ((sst = pyro_src_subscribe(s, p)) != JFR_OK)
+        return sst;
     for (size_t i = 0; app->prof && i < jfrc_profile_ntypes(app->prof); i++) {
         jfr_status st = jfr_parser_on(p, jfrc_profile_type(app->prof, i), on_prof_event, s);
         if (st)
@@ -438,6 +448,7 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
                  (unsigned long long)bytes, s->failed ? " (with errors)" : "");
     if (s->failed)
         app->failed = true;
+    pyro_src_end(s, true); /* its partial window */
     app->conns--;
     live_kafka_src_end(s);
     jfrs_source_free(s->src);
@@ -448,6 +459,7 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
 }
 
 void live_src_discard(live_src *s) {
+    pyro_src_end(s, false);
     s->app->conns--;
     s->app->conns_total--;
     live_kafka_src_end(s);
@@ -668,6 +680,8 @@ bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *wher
         if (app->o.window_ms)
             uv_timer_start(&app->window_timer, on_window, app->o.window_ms, app->o.window_ms);
     }
+    if (app->o.pyroscope_url && !pyro_init(app))
+        return false;
     return true;
 }
 
@@ -688,6 +702,7 @@ void live_finish(live_app *app) {
     uv_close((uv_handle_t *)&app->view_timer, NULL);
     uv_timer_stop(&app->window_timer);
     uv_close((uv_handle_t *)&app->window_timer, NULL);
+    pyro_finish(app);
     uv_close((uv_handle_t *)&app->flusher, NULL);
     uv_close((uv_handle_t *)&app->sigint, NULL);
     uv_close((uv_handle_t *)&app->sigterm, NULL);
@@ -698,6 +713,7 @@ int live_report(live_app *app) {
     /* the last (partial) window, or the whole run without --window */
     if (app->prof)
         write_window(app);
+    pyro_report(app); /* push what is queued (bounded), print the counts */
     live_kafka_finish(app); /* flush (bounded), counts per source and in total */
     if (app->o.summary) {
         /* with --json stdout holds only events: the table goes to stderr */
@@ -720,6 +736,7 @@ int live_report(live_app *app) {
 }
 
 void live_free(live_app *app) {
+    pyro_free(app);
     jfrc_profile_free(app->prof);
     app->prof = NULL;
     jfrc_summary_free(app->stats);

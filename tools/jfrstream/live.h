@@ -36,6 +36,8 @@ typedef struct live_opts {
     const char *prof_event;
     bool prof_threads;
     uint64_t window_ms;
+    /* --pyroscope URL, --pyroscope-app NAME (sink_pyroscope.c) */
+    const char *pyroscope_url, *pyroscope_app;
     /* --label KEY=VALUE, in the order given */
     const char *labels[LIVE_MAX_LABELS];
     size_t nlabels;
@@ -65,14 +67,16 @@ typedef struct live_src {
      * chunk files on disk): their events are "replayed", not counted in
      * the view's rates */
     uint64_t replay_bytes;
+    struct pyro_src *pyro; /* --pyroscope: this input's profiles (sink_pyroscope.c) */
     char lasterr[512];   /* last message printed from on_error */
     bool failed;         /* an error that makes the exit status 1 */
     /* --kafka (sink_kafka.c): this source's sender; paused: waiting for
-     * room in the producer's queue; conn: listen's connection, resumed
-     * when there is room; the list of sources with a sender */
+     * room in the producer's queue; conn / tail: listen's connection or
+     * the tail (jfr_uv_conn*, jfr_uv_tail*), resumed when there is room;
+     * the list of sources with a sender */
     jfrs_kafka_src *ks;
     bool kpaused, kresume;
-    void *conn;
+    void *conn, *tail;
     struct live_src *knext, *kprev;
 } live_src;
 
@@ -114,6 +118,7 @@ struct live_app {
     jfrc_profile *prof;  /* the profile being collected, or NULL */
     uint64_t prof_windows; /* profile windows written */
     uv_timer_t window_timer;
+    struct pyro_app *pyro; /* --pyroscope (sink_pyroscope.c), or NULL */
     struct live_kafka *kafka; /* --kafka (sink_kafka.c), or NULL */
 };
 

@@ -7,10 +7,8 @@
  * message and the parser callback returns JFR_CB_PAUSE: listen stops
  * reading that connection (TCP back-pressure reaches the sender); a 50 ms
  * timer and a check handle (after every loop iteration) retry the waiting
- * message and resume the connection. The tail resumes by itself at its next
- * poll: the sender then queues the next event behind the waiting one, in
- * order, and the callback pauses again (nothing is lost unless the sender's
- * bound is reached: counted as dropped).
+ * message and resume the connection. The tail is started with
+ * manual_resume: it reads nothing more until resumed the same way.
  *
  * Stop. Once a stop was asked (SIGINT/SIGTERM, --once, ...), the input that
  * is finished still produces events: a full queue is then waited for
@@ -174,7 +172,7 @@ static void retry_paused(live_app *app) {
     for (live_src *s = lk->srcs; s; s = s->knext)
         if (s->kpaused && jfrs_kafka_src_retry(s->ks) == JFR_OK) {
             s->kpaused = false;
-            s->kresume = s->conn != NULL;
+            s->kresume = s->conn != NULL || s->tail != NULL;
             any |= s->kresume;
         }
     while (any) {
@@ -182,7 +180,10 @@ static void retry_paused(live_app *app) {
         for (live_src *s = lk->srcs; s; s = s->knext)
             if (s->kresume) {
                 s->kresume = false;
-                jfr_uv_conn_resume(s->conn);
+                if (s->conn)
+                    jfr_uv_conn_resume(s->conn);
+                else
+                    jfr_uv_tail_resume(s->tail);
                 any = true;
                 break;
             }
@@ -358,6 +359,9 @@ void live_kafka_finish(live_app *app) {
     if (st.dropped)
         snprintf(extra, sizeof extra, " (%llu dropped over the hold bound)",
                  (unsigned long long)st.dropped);
+    else if (st.paused) /* back-pressure happened: say how often */
+        snprintf(extra, sizeof extra, "; inputs paused %llu times for a full queue",
+                 (unsigned long long)st.paused);
     live_msg("kafka: %llu events produced, %llu delivered, %llu failed, %llu undelivered%s",
              (unsigned long long)st.produced, (unsigned long long)st.delivered,
              (unsigned long long)st.failed, (unsigned long long)lost, extra);
