@@ -27,6 +27,8 @@ usage: pyroscope.py JFRSTREAM --work DIR
      drain at SIGTERM is bounded and the exit line reports the counts.
  (d) 40 sources at once (workload.jfr on 40 connections): every upload
      accepted, none retried or dropped, totals 40 x collapsed per kind.
+ (e) tail --pyroscope of a repository folder holding workload.jfr: the
+     labels (pid, --label) and the totals per kind equal collapsed.
 
 SKIP (77) without libcurl in the build, protoc, profile.proto or
 python3-protobuf. Without a JDK 17 (a) uses workload.jfr only (said).
@@ -451,6 +453,41 @@ def case_d(jfrstream, pb2, work):
         n, len(reqs), ", ".join("%s %d" % kv for kv in sorted(per_kind.items())), n)
 
 
+def case_e(jfrstream, pb2, work):
+    """tail --pyroscope of a repository folder holding the fixture (a final
+    chunk): the per-kind totals of the uploads equal collapsed of the file,
+    and the source's labels name the path."""
+    repo = os.path.join(work, "tail-repo")
+    shutil.rmtree(repo, ignore_errors=True)
+    os.makedirs(repo)
+    shutil.copy(WORKLOAD, os.path.join(repo, "2026_11_24_10_00_00.jfr"))
+    rec = Receiver().start()
+    try:
+        r = subprocess.run([jfrstream, "tail", repo, "--exit-when-done", "--pyroscope", rec.url,
+                            "--window", "1", "--event", "cpu,lock", "--label", "team=tail"],
+                           capture_output=True, text=True, timeout=90)
+    finally:
+        rec.stop()
+    check(r.returncode == 0, "tail exit %s:\n%s" % (r.returncode, r.stderr))
+    pushed, retried, dropped, failed, left = final_counts(r.stderr)
+    reqs = rec.requests
+    check((pushed, retried, dropped, failed, left) == (len(reqs), 0, 0, 0, 0) and reqs,
+          "counts %s for %d requests" % ([pushed, retried, dropped, failed, left], len(reqs)))
+    totals = collections.Counter()
+    for q in reqs:
+        app, labels = parse_name(q["query"]["name"])
+        check(labels.get("team") == "tail" and labels.get("pid") == "14951",
+              "labels of a tail upload: %s" % labels)
+        d = decode(pb2, q["body"])
+        totals[kind_of(d)] += sum(v[-1] for v in d["sums"].values())
+    want = {k: sum(collapsed(jfrstream, WORKLOAD, KINDS[k][0]).values()) *
+            (10_000_000 if k == "cpu" else 1) for k in ("cpu", "mutex", "block")}
+    check(dict(totals) == want, "tail totals %s, want %s" % (dict(totals), want))
+    shutil.rmtree(repo, ignore_errors=True)
+    return "ok", "tail of a repository: %d uploads, totals = collapsed (%s)" % (
+        len(reqs), ", ".join("%s %d" % kv for kv in sorted(totals.items())))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("jfrstream")
@@ -470,7 +507,8 @@ def main():
         for name, fn in (("(a) kinds, labels, totals", lambda: case_a(jfrstream, pb2, a.work)),
                          ("(b) 429, 503, then 200", lambda: case_b(jfrstream, pb2, a.work)),
                          ("(c) receiver down", lambda: case_c(jfrstream, a.work)),
-                         ("(d) many sources", lambda: case_d(jfrstream, pb2, a.work))):
+                         ("(d) many sources", lambda: case_d(jfrstream, pb2, a.work)),
+                         ("(e) tail", lambda: case_e(jfrstream, pb2, a.work))):
             try:
                 st, detail = fn()
             except Fail as e:
