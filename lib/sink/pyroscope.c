@@ -176,6 +176,20 @@ static uint64_t now_ms(void) {
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* CLOCK_MONOTONIC (the condition variables' clock) `ms` from now: the
+ * deadline of pthread_cond_timedwait. */
+static struct timespec deadline_after(uint64_t ms) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += (time_t)(ms / 1000);
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
 static void set_error(jfrs_pyroscope_stats *st, const char *msg) {
     snprintf(st->last_error, sizeof st->last_error, "%s", msg);
 }
@@ -362,14 +376,7 @@ static void *worker(void *arg) {
         if (p->pending == 0)
             pthread_cond_broadcast(&p->idle);
         if (p->active == 0) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            ts.tv_sec += (time_t)(wait / 1000);
-            ts.tv_nsec += (long)(wait % 1000) * 1000000L;
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
+            struct timespec ts = deadline_after(wait);
             pthread_cond_timedwait(&p->cv, &p->mu, &ts);
             continue;
         }
@@ -585,14 +592,7 @@ JFRS_API uint64_t jfrs_pyroscope_drain(jfrs_pyroscope *p, uint32_t timeout_ms) {
         return 0;
     pthread_mutex_lock(&p->mu);
     if (!p->drained && p->started) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_sec += (time_t)(timeout_ms / 1000);
-        ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        struct timespec ts = deadline_after(timeout_ms);
         while (p->pending > 0) {
             pthread_cond_signal(&p->cv);
             if (pthread_cond_timedwait(&p->idle, &p->mu, &ts) == ETIMEDOUT)
