@@ -775,15 +775,11 @@ jfr_status jfrs_kafka_src_retry(jfrs_kafka_src *ks) {
 jfr_status jfrs_kafka_src_wait(jfrs_kafka_src *ks, uint64_t timeout_ms) {
     if (!ks)
         return JFR_OK;
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t t0 = jfrs_mono_ms();
     for (;;) {
         if (drain(ks->k, ks->r) == JFR_OK)
             return JFR_OK;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        uint64_t ms = (uint64_t)(t.tv_sec - t0.tv_sec) * 1000 +
-                      (uint64_t)((t.tv_nsec - t0.tv_nsec) / 1000000);
-        if (ms >= timeout_ms)
+        if (jfrs_mono_ms() - t0 >= timeout_ms)
             return JFR_PAUSED;
         rd_kafka_poll(ks->k->rk, 10);
     }
@@ -858,8 +854,7 @@ jfr_status jfrs_kafka_flush(jfrs_kafka *k, uint64_t timeout_ms) {
     for (krec *r = k->recs; r; r = r->next)
         if (r->ks && r->ks->holding)
             release(r->ks);
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t t0 = jfrs_mono_ms();
     for (;;) {
         rd_kafka_poll(k->rk, 0);
         bool waiting = false;
@@ -869,9 +864,7 @@ jfr_status jfrs_kafka_flush(jfrs_kafka *k, uint64_t timeout_ms) {
         sweep(k);
         if (!waiting && k->tot.in_flight == 0)
             return JFR_OK;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        uint64_t ms = (uint64_t)(t.tv_sec - t0.tv_sec) * 1000 +
-                      (uint64_t)((t.tv_nsec - t0.tv_nsec) / 1000000);
+        uint64_t ms = jfrs_mono_ms() - t0;
         if (ms >= timeout_ms)
             break;
         uint64_t left = timeout_ms - ms;

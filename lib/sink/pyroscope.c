@@ -170,12 +170,6 @@ struct jfrs_pyroscope {
     jfrs_pyroscope_stats total;
 };
 
-static uint64_t now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* CLOCK_MONOTONIC (the condition variables' clock) `ms` from now: the
  * deadline of pthread_cond_timedwait. */
 static struct timespec deadline_after(uint64_t ms) {
@@ -314,7 +308,7 @@ static void finish_upload(jfrs_pyroscope *p, upload *u, CURLcode rc) {
             wait *= 2;
         if (wait > p->cfg.max_backoff_ms)
             wait = p->cfg.max_backoff_ms;
-        u->not_before = now_ms() + wait;
+        u->not_before = jfrs_mono_ms() + wait;
         s->st.retried++;
         p->total.retried++;
         return;
@@ -342,7 +336,7 @@ static void move_to_tail(jfrs_pyroscope *p, psrc *s) {
 
 /* Start what may start (mu held); returns how long to wait at most (ms). */
 static uint64_t start_ready(jfrs_pyroscope *p) {
-    uint64_t now = now_ms(), wait = 1000;
+    uint64_t now = jfrs_mono_ms(), wait = 1000;
     psrc *started[MAX_ACTIVE];
     size_t nstarted = 0;
     for (psrc *s = p->srcs; s && p->active < MAX_ACTIVE; s = s->next) {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* Zero-initialise; a failed growth sets `failed` and drops later bytes. */
 typedef struct jfrs_buf {
@@ -39,5 +40,12 @@ bool jfrs_otlp_record(jfrs_buf *b, const char *type, size_t tlen, int64_t start_
                       int64_t observed_ns, const char *json, size_t len);
 /* What closes the request after the record. */
 #define JFRS_OTLP_END "]}]}]}"
+
+/* Milliseconds of CLOCK_MONOTONIC: timeouts and retry times. */
+static inline uint64_t jfrs_mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
 
 #endif
