@@ -384,7 +384,8 @@ jfr_status jfrs_metrics_new(const jfrs_metrics_config *cfg, jfrs_metrics **out) 
         m->cfg.max_series = JFRS_METRICS_DEFAULT_MAX_SERIES;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    m->start_s = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1e3;
+    int64_t ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    m->start_s = (double)ms / 1e3;
     *out = m;
     return JFR_OK;
 }
@@ -909,19 +910,17 @@ static bool make_labels(jfrs_metrics_src *ms) {
         put_label(&a, &fa, "stream", t);
         put_label(&b, &fb, "stream", t);
     }
-    char *id = sdup(jfrs_source_id(s));
-    if (!jfrs_buf_cstr(&a) || !jfrs_buf_cstr(&b) || !id) {
+    if (!jfrs_buf_cstr(&a) || !jfrs_buf_cstr(&b)) {
         jfrs_buf_free(&a);
         jfrs_buf_free(&b);
-        free(id);
         return false;
     }
     free(ms->labels);
     free(ms->info);
-    free(ms->id);
     ms->labels = a.data;
     ms->info = b.data;
-    ms->id = id;
+    free(ms->id);
+    ms->id = sdup(jfrs_source_id(s)); /* NULL (no memory): no take-over */
     ms->gen = jfrs_source_generation(s);
     return true;
 }
