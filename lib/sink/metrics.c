@@ -264,21 +264,30 @@ static void put_label(jfrs_buf *b, bool *first, const char *key, const char *val
     put_label_value(b, value, strlen(value));
 }
 
+/* Most samples are counts: written without printf. */
+static void put_u64(jfrs_buf *b, uint64_t v) {
+    char t[24];
+    size_t i = sizeof t;
+    do {
+        t[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    jfrs_buf_write(b, t + i, sizeof t - i);
+}
+
 static void put_num(jfrs_buf *b, double v) {
     char t[40];
     if (isnan(v))
         jfrs_buf_puts(b, "NaN");
     else if (isinf(v))
         jfrs_buf_puts(b, v > 0 ? "+Inf" : "-Inf");
-    else if (v == floor(v) && fabs(v) < 9007199254740992.0)
-        jfrs_buf_write(b, t, (size_t)snprintf(t, sizeof t, "%.0f", v));
+    else if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+        if (v < 0)
+            jfrs_buf_putc(b, '-');
+        put_u64(b, (uint64_t)fabs(v));
+    }
     else
         jfrs_buf_write(b, t, (size_t)snprintf(t, sizeof t, "%.17g", v));
-}
-
-static void put_u64(jfrs_buf *b, uint64_t v) {
-    char t[24];
-    jfrs_buf_write(b, t, (size_t)snprintf(t, sizeof t, "%llu", (unsigned long long)v));
 }
 
 static bool take_series(jfrs_metrics *m, uint64_t n) {
