@@ -343,9 +343,10 @@ def compare(name, path, text, events, work):
         check(name + ': promtool check metrics', r.returncode == 0 and not r.stdout.strip() and not r.stderr.strip(),
               r.stdout + r.stderr)
     print('ok: %s: %d events of %d types, %d GCs in %d names, %d last-value families, %d VM operation kinds, '
-          '%d series of the source%s' % (name, sum(ex['types'].values()), len(ex['types']), counts['gc'],
-                                          len(ex['gc']), counts['last'], len(ex['vmop']), len(mine),
-                                          ', promtool clean' if promtool else ''))
+          '%d series of the source%s; sums: %s' % (
+              name, sum(ex['types'].values()), len(ex['types']), counts['gc'], len(ex['gc']), counts['last'],
+              len(ex['vmop']), len(mine), ', promtool clean' if promtool else '',
+              ', '.join('%s=%.9g' % kv for kv in sorted(ex['sum'].items()))))
 
 
 def repr_le(le):
@@ -355,6 +356,29 @@ def repr_le(le):
 
 
 # ------------------------------------------------------------ main
+
+def make_tlab_recording(gen, work):
+    """A JDK 17 recording with the events `profile` leaves off that the
+    metrics read: jdk.ObjectAllocationInNewTLAB, ObjectAllocationOutsideTLAB
+    and jdk.SafepointBegin (event settings on the command line, JDK 17+)."""
+    out = os.path.join(work, 'jdk17-tlab.jfr')
+    if os.path.exists(out):
+        return out
+    home, _ = find_jdk(17)
+    java = os.path.join(home, 'bin', 'java') if home else shutil.which('java')
+    if not java:
+        return None
+    workload = os.path.join(os.path.dirname(os.path.abspath(gen)), 'java', 'Workload.java')
+    opts = ('filename=%s.tmp,settings=profile,jdk.ObjectAllocationInNewTLAB#enabled=true,'
+            'jdk.ObjectAllocationOutsideTLAB#enabled=true,jdk.SafepointBegin#enabled=true' % out)
+    r = subprocess.run([java, '-XX:StartFlightRecording:' + opts, workload, '--quiet', '--seconds', '2',
+                        '--threads', '2'], capture_output=True, text=True, timeout=300, cwd=work)
+    if not check('the TLAB recording (%s)' % java, r.returncode == 0 and os.path.exists(out + '.tmp'),
+                 r.stdout[-300:] + r.stderr[-300:]):
+        return None
+    os.rename(out + '.tmp', out)
+    return out
+
 
 def jfr_tool():
     for v in (25, 17):
@@ -386,6 +410,9 @@ def main():
             else:
                 print('note: no java: no recordings generated')
         items += [(f, None) for f in sorted(glob.glob(os.path.join(rec, '*.jfr')))]
+        tlab = make_tlab_recording(a.gen, a.work)
+        if tlab:
+            items.append((tlab, None))
     ran = 0
     for path, js in items:
         if js:
