@@ -84,3 +84,28 @@ void jfrs_buf_free(jfrs_buf *b) {
     free(b->data);
     *b = (jfrs_buf){0};
 }
+
+char *jfrs_strndup(const char *s, size_t n) {
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+char *jfrs_strdup(const char *s) { return jfrs_strndup(s, strlen(s)); }
+
+bool jfrs_array_reserve(void **v, size_t n, size_t *cap, size_t elem, size_t first) {
+    if (n < *cap)
+        return true;
+    size_t c = *cap ? *cap * 2 : first;
+    if (c < *cap || c > SIZE_MAX / elem)
+        return false;
+    void *p = realloc(*v, c * elem);
+    if (!p)
+        return false;
+    *v = p;
+    *cap = c;
+    return true;
+}

@@ -193,14 +193,6 @@ struct jfrs_metrics {
 
 /* ------------------------------------------------------------ helpers */
 
-static char *sdup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 static double wall_s(void) {
     struct timespec ts;
 #ifdef CLOCK_REALTIME_COARSE
@@ -314,19 +306,10 @@ static uint32_t family_get(family *f, const char *labels, size_t len) {
             return (uint32_t)i;
     if (f->n == MAX_CHILDREN)
         return UINT32_MAX;
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 8;
-        child *v = realloc(f->v, cap * sizeof *v);
-        if (!v)
-            return UINT32_MAX;
-        f->v = v;
-        f->cap = cap;
-    }
-    char *l = malloc(len + 1);
-    if (!l)
+    char *l;
+    if (!jfrs_array_reserve((void **)&f->v, f->n, &f->cap, sizeof *f->v, 8) ||
+        !(l = jfrs_strndup(labels, len)))
         return UINT32_MAX;
-    memcpy(l, labels, len);
-    l[len] = '\0';
     f->v[f->n] = (child){.labels = l};
     return (uint32_t)f->n++;
 }
@@ -929,7 +912,7 @@ static bool make_labels(jfrs_metrics_src *ms) {
     ms->labels = a.data;
     ms->info = b.data;
     free(ms->id);
-    ms->id = sdup(jfrs_source_id(s)); /* NULL (no memory): no take-over */
+    ms->id = jfrs_strdup(jfrs_source_id(s)); /* NULL (no memory): no take-over */
     ms->gen = jfrs_source_generation(s);
     return true;
 }
@@ -1044,7 +1027,7 @@ jfr_status jfrs_metrics_set(jfrs_metrics *m, const char *name, const char *type,
         if (m->nsets == MAX_SETS)
             return JFR_LIMIT;
         sf = &m->sets[m->nsets];
-        *sf = (set_family){sdup(name), sdup(type), sdup(help), NULL, 0, 0};
+        *sf = (set_family){jfrs_strdup(name), jfrs_strdup(type), jfrs_strdup(help), NULL, 0, 0};
         if (!sf->name || !sf->type || !sf->help) {
             free(sf->name);
             free(sf->type);
@@ -1060,16 +1043,9 @@ jfr_status jfrs_metrics_set(jfrs_metrics *m, const char *name, const char *type,
         }
     if (sf->n == MAX_CHILDREN)
         return JFR_LIMIT;
-    if (sf->n == sf->cap) {
-        size_t cap = sf->cap ? sf->cap * 2 : 4;
-        set_series *s = realloc(sf->s, cap * sizeof *s);
-        if (!s)
-            return JFR_NOMEM;
-        sf->s = s;
-        sf->cap = cap;
-    }
-    char *l = sdup(labels);
-    if (!l)
+    char *l;
+    if (!jfrs_array_reserve((void **)&sf->s, sf->n, &sf->cap, sizeof *sf->s, 4) ||
+        !(l = jfrs_strdup(labels)))
         return JFR_NOMEM;
     sf->s[sf->n++] = (set_series){l, value};
     return JFR_OK;
@@ -1167,7 +1143,8 @@ static const struct fixed {
     {"jvm_memory_used_after_last_gc_bytes", "gauge",
      "Heap used after the last GC (jdk.GCHeapSummary when \"After GC\")", V_HEAP_AFTER_GC,
      "jvm_memory_type=\"heap\""},
-    {"jvm_threads", "gauge", "Live Java threads (jdk.JavaThreadStatistics; OpenTelemetry's jvm.thread.count)",
+    {"jvm_threads", "gauge",
+     "Live Java threads (jdk.JavaThreadStatistics; OpenTelemetry's jvm.thread.count)",
      V_THREADS_DAEMON, "jvm_thread_daemon=\"true\""},
     {"jvm_threads", NULL, NULL, V_THREADS_OTHER, "jvm_thread_daemon=\"false\""},
     {"jvm_classes", "gauge",

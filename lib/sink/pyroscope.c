@@ -188,14 +188,6 @@ static void set_error(jfrs_pyroscope_stats *st, const char *msg) {
     snprintf(st->last_error, sizeof st->last_error, "%s", msg);
 }
 
-static char *sdup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 JFRS_API bool jfrs_pyroscope_available(void) { return true; }
 
 static void upload_free(upload *u) {
@@ -440,8 +432,8 @@ JFRS_API jfr_status jfrs_pyroscope_new(const jfrs_pyroscope_config *c, jfrs_pyro
         p->cfg.timeout_ms = 10000;
     if (!p->cfg.connect_timeout_ms)
         p->cfg.connect_timeout_ms = 3000;
-    p->url = sdup(cfg.url);
-    p->spy = sdup(cfg.spy_name ? cfg.spy_name : "jfrstream");
+    p->url = jfrs_strdup(cfg.url);
+    p->spy = jfrs_strdup(cfg.spy_name ? cfg.spy_name : "jfrstream");
     p->cfg.url = p->url;
     p->cfg.spy_name = p->spy;
     if (p->url) { /* no trailing slash: ".../ingest" is appended */
@@ -487,7 +479,7 @@ static psrc *find_src(jfrs_pyroscope *p, const char *key, bool create) {
     if (!create)
         return NULL;
     psrc *s = calloc(1, sizeof *s);
-    if (!s || !(s->key = sdup(key))) {
+    if (!s || !(s->key = jfrs_strdup(key))) {
         free(s);
         return NULL;
     }

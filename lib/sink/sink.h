@@ -29,6 +29,13 @@ char *jfrs_buf_cstr(jfrs_buf *b);
 void jfrs_buf_reset(jfrs_buf *b); /* len 0, keeps the memory */
 void jfrs_buf_free(jfrs_buf *b);
 
+/* A copy of s[0..n) / of s, NUL-terminated; NULL when out of memory. */
+char *jfrs_strndup(const char *s, size_t n);
+char *jfrs_strdup(const char *s);
+/* Room for one more element in the array *v of *n used of *cap, `elem`
+ * bytes each (capacity doubled, from `first`); false when out of memory. */
+bool jfrs_array_reserve(void **v, size_t n, size_t *cap, size_t elem, size_t first);
+
 /* ---- OTLP JSON (otlp.c): one ExportLogsServiceRequest per event */
 struct jfrs_source;
 /* {"resourceLogs":[{"resource":{"attributes":[...the labels...]},

@@ -44,21 +44,12 @@ struct jfrs_source {
     int last_kind;             /* what it is: 0 other, 1 JVMInformation, 2 property */
 };
 
-static char *sdup_n(const char *s, size_t n) {
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = '\0';
-    }
-    return d;
-}
-static char *sdup(const char *s) { return sdup_n(s, strlen(s)); }
 
 /* Replace *slot with a copy of s[0..n); false when out of memory. */
 static bool set_str(char **slot, const char *s, size_t n) {
     if (*slot && strlen(*slot) == n && memcmp(*slot, s, n) == 0)
         return true;
-    char *d = sdup_n(s, n);
+    char *d = jfrs_strndup(s, n);
     if (!d)
         return false;
     free(*slot);
@@ -100,12 +91,12 @@ static void rebuild(jfrs_source *s) {
 static char *peer_host(const char *peer) {
     if (peer[0] == '[') {
         const char *close = strchr(peer, ']');
-        return close ? sdup_n(peer + 1, (size_t)(close - peer - 1)) : NULL;
+        return close ? jfrs_strndup(peer + 1, (size_t)(close - peer - 1)) : NULL;
     }
     const char *colon = strrchr(peer, ':');
     if (!colon || strchr(peer, ':') != colon)
         return NULL;
-    return sdup_n(peer, (size_t)(colon - peer));
+    return jfrs_strndup(peer, (size_t)(colon - peer));
 }
 
 static bool make_id(jfrs_source *s) {
@@ -117,7 +108,7 @@ static bool make_id(jfrs_source *s) {
             return false;
         snprintf(id, n, "%s:%s:%s", s->host, s->derived[L_PID] ? s->derived[L_PID] : "0",
                  s->derived[L_JVM_START] ? s->derived[L_JVM_START] : "0");
-    } else if (!(id = sdup(s->origin))) {
+    } else if (!(id = jfrs_strdup(s->origin))) {
         return false;
     }
     free(s->id);
@@ -131,14 +122,14 @@ jfrs_source *jfrs_source_new(const char *origin_key, const char *origin, const c
     jfrs_source *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->origin_key = sdup(origin_key);
-    s->origin = sdup(origin);
+    s->origin_key = jfrs_strdup(origin_key);
+    s->origin = jfrs_strdup(origin);
     if (host)
-        s->host = sdup(host);
+        s->host = jfrs_strdup(host);
     else if (strcmp(origin_key, "peer") == 0 && (s->host = peer_host(origin)) != NULL)
         ;
     else
-        s->host = sdup("localhost");
+        s->host = jfrs_strdup("localhost");
     if (!s->origin_key || !s->origin || !s->host || !make_id(s)) {
         jfrs_source_free(s);
         return NULL;
@@ -190,7 +181,7 @@ jfr_status jfrs_source_set(jfrs_source *s, const char *key, const char *value) {
         }
     if (s->nuser == MAX_USER)
         return JFR_LIMIT;
-    char *k = sdup(key), *v = sdup(value);
+    char *k = jfrs_strdup(key), *v = jfrs_strdup(value);
     if (!k || !v) {
         free(k);
         free(v);
