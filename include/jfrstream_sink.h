@@ -488,9 +488,13 @@ JFRS_API char *jfrs_pyroscope_name(const jfrs_source *s, const char *app);
  * max_sources sources are kept (10,000): a new one evicts the ended source
  * that ended first, or, when every one is open, gets no series (refused,
  * limit "sources"; jfrs_metrics_src_new returns JFR_LIMIT). At most
- * max_series series of sources are held (1,000,000; a histogram counts its
- * buckets + 2; a source takes its 28 fixed series when it is admitted): a series past it
- * is not created (refused, limit "series", counted once per series).
+ * max_series series of sources are held (1,000,000), counted as they are
+ * created (a histogram as 17: its 15 buckets, +Inf included, _sum and
+ * _count; a source's first 4, bytes,
+ * chunks, connected and info, when it is taken): a series past it is not
+ * created (refused, limit "series", counted once per series); a source
+ * without room for its first 4 is refused as above. A refused source's
+ * events, bytes and errors are still counted in the reader's totals.
  *
  * Cost. Per event: a table lookup by type index; the events the series
  * above read (GC, CPU, heap, ...: a few a second) are decoded, field by
@@ -527,8 +531,10 @@ JFRS_API jfr_status jfrs_metrics_new(const jfrs_metrics_config *cfg, jfrs_metric
 JFRS_API void jfrs_metrics_free(jfrs_metrics *m);
 
 /* A new input. `src` is borrowed until jfrs_metrics_src_end. JFR_OK and
- * *out; JFR_LIMIT when max_sources are all open (counted; *out is NULL:
- * the other calls accept NULL and do nothing); JFR_NOMEM. */
+ * *out; JFR_LIMIT when refused over max_sources or max_series (counted):
+ * *out is then a handle without series, that counts only the reader's
+ * totals (events, bytes, errors); use and end it the same way; JFR_NOMEM
+ * (*out NULL: the other calls accept NULL and do nothing). */
 JFRS_API jfr_status jfrs_metrics_src_new(jfrs_metrics *m, jfrs_source *src,
                                          jfrs_metrics_src **out);
 /* Subscribe the event types the series read (jfr_parser_on), and count the
@@ -574,8 +580,11 @@ JFRS_API uint64_t jfrs_metrics_nseries(const jfrs_metrics *m);
  * charset=utf-8"), or 503 when it fails; / answers a line naming /metrics;
  * other paths 404, other methods 405; malformed requests get
  * libmicrohttpd's 400 (or the connection is closed). `scrape` runs on the
- * server's threads, one call at a time: it sets *body (malloc'ed, freed by
- * the server) and *len and returns true, or false (503).
+ * server's threads, several calls at once when scrapes arrive together: it
+ * sets *body (malloc'ed, freed by the server) and *len and returns true, or
+ * false (503). A client holding all 64 connections open without finishing
+ * its requests keeps the others out until the idle timeout closes them:
+ * bind to an address only the scrapers reach.
  * Without libmicrohttpd at build time jfrs_metrics_http_available() is false
  * and jfrs_metrics_http_start returns JFR_UNSUPPORTED.
  */

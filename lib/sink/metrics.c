@@ -105,8 +105,9 @@ enum val {
     NV
 };
 enum group { G_CPU, G_HEAP, G_AFTER, G_META, G_THREADS, G_CLASSES, G_EXC, NG };
-/* bytes, chunks, last event time, connected, info */
-#define FIXED_SERIES (NV + 5)
+/* bytes, chunks, connected, info: a source's series from its start (its
+ * last event time comes with its first event, the values with theirs) */
+#define BASE_SERIES 4
 
 /* ------------------------------------------------------------ types */
 
@@ -163,7 +164,12 @@ struct jfrs_metrics_src {
     bool tset[NG];
     family fam[NF];
     keycache gc_cache[NCACHE], vm_cache[NCACHE], when_cache[NCACHE];
-    uint64_t fixed_series; /* taken from the registry */
+    uint64_t nseries;      /* taken from the registry */
+    bool vrefused[NV];     /* a value refused over max_series (counted once) */
+    bool has_last, last_refused; /* jfr_last_event_timestamp_seconds */
+    /* over a limit: no series, only the reader's totals (events, bytes,
+     * errors); in the list of untracked sources, freed at its end */
+    bool untracked;
 };
 
 typedef struct set_series {
@@ -180,6 +186,7 @@ typedef struct set_family {
 struct jfrs_metrics {
     jfrs_metrics_config cfg;
     jfrs_metrics_src *head, *tail;
+    jfrs_metrics_src *untracked; /* refused sources still open (their bytes) */
     uint64_t nsrc, open, total, seq;
     uint64_t series;
     uint64_t refused_sources, refused_series, expired, evicted;
@@ -282,11 +289,26 @@ static void put_num(jfrs_buf *b, double v) {
         jfrs_buf_write(b, t, (size_t)snprintf(t, sizeof t, "%.17g", v));
 }
 
-static bool take_series(jfrs_metrics *m, uint64_t n) {
+static bool take_series(jfrs_metrics_src *ms, uint64_t n) {
+    jfrs_metrics *m = ms->m;
     if (m->series + n > m->cfg.max_series)
         return false;
     m->series += n;
+    ms->nseries += n;
     return true;
+}
+
+/* May value i be set? Takes its series the first time. */
+static bool value_live(jfrs_metrics_src *ms, int i) {
+    if (ms->has[i])
+        return true;
+    if (ms->vrefused[i])
+        return false;
+    if (take_series(ms, 1))
+        return true;
+    ms->vrefused[i] = true;
+    ms->m->refused_series++;
+    return false;
 }
 
 /* ------------------------------------------------------------ families */
@@ -320,7 +342,7 @@ static bool child_live(jfrs_metrics_src *ms, family *f, child *c) {
         return true;
     if (c->refused)
         return false;
-    if (take_series(ms->m, f->hist ? HIST_SERIES : 1))
+    if (take_series(ms, f->hist ? HIST_SERIES : 1))
         return c->counted = true;
     c->refused = true;
     ms->m->refused_series++;
@@ -401,12 +423,7 @@ static void src_unlink(jfrs_metrics *m, jfrs_metrics_src *ms) {
 
 /* Drop a kept (ended) source and its series. */
 static void src_drop(jfrs_metrics *m, jfrs_metrics_src *ms) {
-    uint64_t n = ms->fixed_series;
-    for (int f = 0; f < NF; f++)
-        for (size_t i = 0; i < ms->fam[f].n; i++)
-            if (ms->fam[f].v[i].counted)
-                n += ms->fam[f].hist ? HIST_SERIES : 1;
-    m->series -= n < m->series ? n : m->series;
+    m->series -= ms->nseries < m->series ? ms->nseries : m->series;
     src_unlink(m, ms);
     src_free(ms);
 }
@@ -417,6 +434,11 @@ void jfrs_metrics_free(jfrs_metrics *m) {
     while (m->head) {
         jfrs_metrics_src *ms = m->head;
         src_unlink(m, ms);
+        src_free(ms);
+    }
+    while (m->untracked) { /* not ended: the caller's mistake, but no leak */
+        jfrs_metrics_src *ms = m->untracked;
+        m->untracked = ms->next;
         src_free(ms);
     }
     for (size_t i = 0; i < m->nsets; i++) {
@@ -457,41 +479,45 @@ jfr_status jfrs_metrics_src_new(jfrs_metrics *m, jfrs_source *src, jfrs_metrics_
     if (!m || !src)
         return JFR_INVALID_ARG;
     jfrs_metrics_expire(m);
+    jfrs_metrics_src *ms = calloc(1, sizeof *ms);
+    if (!ms)
+        return JFR_NOMEM;
+    ms->m = m;
+    ms->src = src;
+    ms->seq = ++m->seq;
+    ms->fam[F_GC].hist = true;
+    m->open++;
+    m->total++;
+    *out = ms;
     if (m->nsrc >= m->cfg.max_sources) {
         /* make room: the ended source that ended first */
         jfrs_metrics_src *old = NULL;
-        for (jfrs_metrics_src *ms = m->head; ms; ms = ms->next)
-            if (ms->ended && (!old || ms->ended_ms < old->ended_ms))
-                old = ms;
+        for (jfrs_metrics_src *o = m->head; o; o = o->next)
+            if (o->ended && (!old || o->ended_ms < old->ended_ms))
+                old = o;
         if (!old) {
             m->refused_sources++;
-            return JFR_LIMIT;
+            goto untracked;
         }
         src_drop(m, old);
         m->evicted++;
     }
-    if (!take_series(m, FIXED_SERIES)) {
+    if (!take_series(ms, BASE_SERIES)) {
         m->refused_series++;
-        return JFR_LIMIT;
+        goto untracked;
     }
-    jfrs_metrics_src *ms = calloc(1, sizeof *ms);
-    if (!ms) {
-        m->series -= FIXED_SERIES;
-        return JFR_NOMEM;
-    }
-    ms->m = m;
-    ms->src = src;
-    ms->fixed_series = FIXED_SERIES;
-    ms->seq = ++m->seq;
-    ms->fam[F_GC].hist = true;
     ms->prev = m->tail;
     *(m->tail ? &m->tail->next : &m->head) = ms;
     m->tail = ms;
     m->nsrc++;
-    m->open++;
-    m->total++;
-    *out = ms;
     return JFR_OK;
+untracked:
+    ms->untracked = true;
+    ms->next = m->untracked;
+    if (m->untracked)
+        m->untracked->prev = ms;
+    m->untracked = ms;
+    return JFR_LIMIT;
 }
 
 static int on_metric_event(jfr_parser *p, const jfr_event *e, void *user) {
@@ -506,6 +532,8 @@ jfr_status jfrs_metrics_src_subscribe(jfrs_metrics_src *ms, jfr_parser *p) {
     if (!p)
         return JFR_INVALID_ARG;
     ms->parser = p;
+    if (ms->untracked)
+        return JFR_OK; /* its bytes only */
     for (int k = 1; k < K_N; k++) {
         char name[64];
         snprintf(name, sizeof name, "jdk.%s", kind_name[k]);
@@ -549,7 +577,7 @@ static int32_t member(const jfr_type *t, int32_t fi, const char *name) {
 }
 
 void jfrs_metrics_src_metadata(jfrs_metrics_src *ms, const jfr_metadata *md) {
-    if (!ms || !md)
+    if (!ms || !md || ms->untracked)
         return;
     if (md == ms->md && md->reused && ms->ntypes == md->ntypes)
         return;
@@ -601,15 +629,22 @@ void jfrs_metrics_src_metadata(jfrs_metrics_src *ms, const jfr_metadata *md) {
 }
 
 void jfrs_metrics_src_record(jfrs_metrics_src *ms, const jfr_record *r) {
-    if (!ms || !r->type || r->type->index >= ms->ntypes)
+    if (!ms || !r->type) /* metadata, checkpoints */
         return;
+    ms->m->events++;
+    if (r->type->index >= ms->ntypes) /* untracked, or no memory for the table */
+        return;
+    if (!ms->has_last && !ms->last_refused) {
+        ms->has_last = take_series(ms, 1);
+        ms->last_refused = !ms->has_last;
+        ms->m->refused_series += ms->last_refused;
+    }
+    ms->last_event_s = wall_s();
     uint32_t c = ms->type_child[r->type->index];
     family *f = &ms->fam[F_TYPES];
     if (c >= f->n)
         return;
     child *ch = &f->v[c];
-    ms->m->events++;
-    ms->last_event_s = wall_s();
     if (!ch->counted && !child_live(ms, f, ch))
         return;
     ch->count++;
@@ -626,7 +661,7 @@ void jfrs_metrics_src_error(jfrs_metrics_src *ms, jfr_status st) {
     const char *name = jfr_status_name(st);
     if ((unsigned)st < 32)
         ms->m->errors[st]++;
-    if (!name)
+    if (!name || ms->untracked)
         return;
     char l[64];
     int n = snprintf(l, sizeof l, "status=\"%s\"", name);
@@ -687,14 +722,14 @@ static bool newer(jfrs_metrics_src *ms, int g, const jfr_event *e) {
 }
 
 static void set_v(jfrs_metrics_src *ms, int i, double x) {
-    if (isnan(x))
+    if (isnan(x) || !value_live(ms, i))
         return;
     ms->v[i] = x;
     ms->has[i] = true;
 }
 
 static void add_v(jfrs_metrics_src *ms, int i, double x) {
-    if (isnan(x))
+    if (isnan(x) || !value_live(ms, i))
         return;
     ms->v[i] += x;
     ms->has[i] = true;
@@ -944,23 +979,22 @@ static void merge(jfrs_metrics_src *to, jfrs_metrics_src *from) {
                  {G_THREADS, V_THREADS_DAEMON, V_THREADS_OTHER},
                  {G_CLASSES, V_CLASS_COUNT, V_CLASS_UNLOADED}, {G_EXC, V_EXC, V_EXC}};
     for (size_t i = 0; i < sizeof sums / sizeof *sums; i++)
-        if (from->has[sums[i]]) {
-            to->v[sums[i]] += from->v[sums[i]];
-            to->has[sums[i]] = true;
-        }
+        if (from->has[sums[i]])
+            add_v(to, sums[i], from->v[sums[i]]);
     for (size_t i = 0; i < sizeof lasts / sizeof *lasts; i++) {
         int g = lasts[i].g;
         if (!from->tset[g] || (to->tset[g] && to->t[g] >= from->t[g]))
             continue;
         to->t[g] = from->t[g];
         to->tset[g] = true;
-        for (int v = lasts[i].lo; v <= lasts[i].hi; v++) {
-            to->v[v] = from->v[v];
-            to->has[v] = from->has[v];
-        }
+        for (int v = lasts[i].lo; v <= lasts[i].hi; v++)
+            if (from->has[v])
+                set_v(to, v, from->v[v]);
     }
     to->bytes_base += from->bytes_base;
     to->chunks += from->chunks;
+    if (from->has_last && !to->has_last && !to->last_refused)
+        to->has_last = take_series(to, 1);
     if (from->last_event_s > to->last_event_s)
         to->last_event_s = from->last_event_s;
     for (int f = 0; f < NF; f++)
@@ -993,6 +1027,15 @@ void jfrs_metrics_src_end(jfrs_metrics_src *ms) {
     if (!ms || ms->ended)
         return;
     jfrs_metrics *m = ms->m;
+    if (ms->untracked) {
+        m->bytes_ended += ms->parser ? jfr_parser_bytes(ms->parser) : 0;
+        m->open--;
+        *(ms->prev ? &ms->prev->next : &m->untracked) = ms->next;
+        if (ms->next)
+            ms->next->prev = ms->prev;
+        src_free(ms);
+        return;
+    }
     relabel(m, ms);
     if (ms->parser)
         ms->bytes_base += jfr_parser_bytes(ms->parser);
@@ -1265,7 +1308,7 @@ const char *jfrs_metrics_render(jfrs_metrics *m, size_t *len) {
     fam_begin(&w, "jfr_last_event_timestamp_seconds", "gauge",
               "When the source's last event arrived (Unix time)");
     for (jfrs_metrics_src *ms = m->head; ms; ms = ms->next)
-        if (ms->labels && ms->last_event_s > 0)
+        if (ms->labels && ms->has_last)
             sample(&w, ms->labels, NULL, floor(ms->last_event_s * 1000) / 1000);
     fam_begin(&w, "jfr_source_connected", "gauge",
               "1 while the source's input is open, 0 after it ended (kept for the TTL)");
@@ -1280,6 +1323,9 @@ const char *jfrs_metrics_render(jfrs_metrics *m, size_t *len) {
     /* the reader's own */
     uint64_t bytes = m->bytes_ended;
     for (jfrs_metrics_src *ms = m->head; ms; ms = ms->next)
+        if (ms->parser)
+            bytes += jfr_parser_bytes(ms->parser);
+    for (jfrs_metrics_src *ms = m->untracked; ms; ms = ms->next)
         if (ms->parser)
             bytes += jfr_parser_bytes(ms->parser);
     static const struct {

@@ -2,7 +2,7 @@
  * metrics_http.c — the /metrics endpoint on libmicrohttpd (jfrstream_sink.h).
  * The server runs its own threads (one per connection); the registry lives
  * on the application's thread, so the exposition comes from its `scrape`
- * callback, one call at a time.
+ * callback, called from those threads (several at once).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -16,7 +16,6 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <sys/socket.h>
 
@@ -30,7 +29,6 @@ struct jfrs_metrics_http {
     struct MHD_Daemon *d;
     bool (*scrape)(void *user, char **body, size_t *len);
     void *user;
-    pthread_mutex_t mu; /* one scrape at a time */
     int port;
     char err[256]; /* libmicrohttpd's last message (the start error) */
 };
@@ -83,9 +81,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return reply(c, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n", NULL);
     char *body = NULL;
     size_t len = 0;
-    pthread_mutex_lock(&h->mu);
     bool ok = h->scrape(h->user, &body, &len);
-    pthread_mutex_unlock(&h->mu);
     if (!ok) {
         free(body);
         return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "metrics not available now\n", NULL);
@@ -137,7 +133,6 @@ jfr_status jfrs_metrics_http_start(const char *host, int port,
         return JFR_NOMEM;
     h->scrape = scrape;
     h->user = user;
-    pthread_mutex_init(&h->mu, NULL);
     h->d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, h,
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
@@ -152,7 +147,6 @@ jfr_status jfrs_metrics_http_start(const char *host, int port,
             snprintf(errbuf, errlen, "cannot listen on %s port %d%s%s", host, port,
                      n ? ": " : "", h->err);
         }
-        pthread_mutex_destroy(&h->mu);
         free(h);
         return JFR_IO;
     }
@@ -168,7 +162,6 @@ void jfrs_metrics_http_stop(jfrs_metrics_http *h) {
     if (!h)
         return;
     MHD_stop_daemon(h->d);
-    pthread_mutex_destroy(&h->mu);
     free(h);
 }
 

@@ -140,6 +140,14 @@ static double value_of(const char *text, const char *head) {
     return v;
 }
 
+/* Samples of sources in a fresh render (time lines included). */
+static int source_series(jfrs_metrics *m) {
+    int n = 0;
+    for (const char *l = jfrs_metrics_render(m, NULL); l && (l = strstr(l, "{source=\"")) != NULL; l++)
+        n++;
+    return n;
+}
+
 static bool near(double a, double b) { return fabs(a - b) <= 1e-9 * (fabs(b) > 1 ? fabs(b) : 1); }
 
 static int count_lines(const char *text, const char *prefix) {
@@ -322,6 +330,8 @@ int main(int argc, char **argv) {
             for (const char *l = t; (l = strstr(l, "\njfr_events_total{")) != NULL; l++)
                 sum += strtod(strchr(l + 1, ' ') + 1, NULL);
             CHECK(sum == 596);
+            /* the series held are those shown */
+            CHECK(source_series(m) == 84 && value_of(t, "jfrstream_metrics_series ") == 84);
             /* one HELP and one TYPE per family */
             CHECK(count_lines(t, "# TYPE jvm_gc_duration_seconds ") == 1);
             CHECK(count_lines(t, "# TYPE jvm_memory_used_bytes ") == 1);
@@ -392,8 +402,15 @@ int main(int argc, char **argv) {
         input a = open_input(m, "10.0.0.1:1", JFR_OK);
         input b = open_input(m, "10.0.0.2:1", JFR_OK);
         input c = open_input(m, "10.0.0.3:1", JFR_LIMIT); /* all open: refused */
-        CHECK(c.ms == NULL);
-        feed(&c, data, len, 4096); /* no series, no crash */
+        CHECK(c.ms != NULL);
+        feed(&c, data, len, 4096); /* no series, but the reader's totals */
+        char *u = render_stable(m);
+        CHECK(value_of(u, "jfrstream_events_total ") == 596);
+        CHECK(value_of(u, "jfrstream_bytes_total ") == (double)len);
+        CHECK(value_of(u, "jfrstream_sources_open ") == 3);
+        CHECK(value_of(u, "jfrstream_metrics_series ") == 8); /* a's and b's first 4 */
+        CHECK(!strstr(u, "10.0.0.3"));
+        free(u);
         close_input(&c);
         close_input(&a);
         input d = open_input(m, "10.0.0.4:1", JFR_OK); /* evicts a */
@@ -401,18 +418,22 @@ int main(int argc, char **argv) {
         CHECK(strstr(t, "jfrstream_metrics_refused_total{limit=\"sources\"} 1\n"));
         CHECK(value_of(t, "jfrstream_metrics_evicted_total ") == 1);
         CHECK(value_of(t, "jfrstream_metrics_sources ") == 2);
+        CHECK(value_of(t, "jfrstream_sources_total ") == 4);
+        CHECK(value_of(t, "jfrstream_sources_open ") == 2);
         free(t);
         close_input(&b);
         close_input(&d);
         jfrs_metrics_free(m);
 
         jfrs_metrics_config_init(&cfg);
-        cfg.max_series = 28 + 30; /* the fixed series and a few more */
+        cfg.max_series = 60;
         CHECK(jfrs_metrics_new(&cfg, &m) == JFR_OK);
         a = open_input(m, "10.0.0.1:1", JFR_OK);
         feed(&a, data, len, 4096);
         t = render_stable(m);
-        CHECK(value_of(t, "jfrstream_metrics_series ") <= 58);
+        CHECK(value_of(t, "jfrstream_metrics_series ") <= 60);
+        /* the series held are those shown (of the source) */
+        CHECK(source_series(m) == (int)value_of(t, "jfrstream_metrics_series "));
         double refused = value_of(t, "jfrstream_metrics_refused_total{limit=\"series\"} ");
         CHECK(refused > 0);
         /* counted once per series, not per event: the same again */
@@ -420,7 +441,9 @@ int main(int argc, char **argv) {
         free(t);
         t = render_stable(m);
         CHECK(value_of(t, "jfrstream_metrics_refused_total{limit=\"series\"} ") == refused);
-        b = open_input(m, "10.0.0.2:1", JFR_LIMIT); /* no room for its fixed series */
+        /* a source with no room for its first 4 series: refused */
+        CHECK(value_of(t, "jfrstream_metrics_series ") > 56);
+        b = open_input(m, "10.0.0.2:1", JFR_LIMIT);
         close_input(&b);
         printf("caps: sources refused 1, evicted 1; series refused %.0f\n", refused);
         free(t);

@@ -2,11 +2,13 @@
  * sink_metrics.c — `listen` / `tail` --metrics (see sink_metrics.h).
  *
  * The registry is fed on the loop's thread, with no lock per event. A scrape
- * arrives on one of libmicrohttpd's threads: it asks the loop (uv_async_send)
- * and waits on a condition variable; the loop renders between two callbacks,
- * so a scrape sees the values of whole events and chunks, and hands a copy
- * back. A loop that does not answer within SCRAPE_WAIT_MS (a huge chunk
- * being parsed) gets a 503, not a stuck server.
+ * arrives on one of libmicrohttpd's threads (several at once): it asks the
+ * loop (uv_async_send) and waits on a condition variable; the loop renders
+ * between two callbacks, so a scrape sees the values of whole events and
+ * chunks, and every scrape that asked before that render takes a copy of
+ * it. A loop that does not answer within SCRAPE_WAIT_MS of a scrape's
+ * arrival (a huge chunk being parsed, stdout blocked) gets that scrape a
+ * 503, not a stuck server.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -35,11 +37,13 @@ struct live_metrics {
     bool started, closed;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    /* under mu: a scrape waits (pending), its answer (done, body, len);
-     * ready: the loop serves; closing: no more */
-    bool pending, done, ready, closing;
+    /* under mu: renders asked for and made (a scrape that asked as number N
+     * takes the text of render N or later), the last text; ready: the loop
+     * serves; closing: no more */
+    uint64_t asked, made;
     char *body;
     size_t len;
+    bool ready, closing;
 };
 
 static bool parse_count(const char *v, uint64_t max, uint64_t *out) {
@@ -83,7 +87,7 @@ int live_metrics_option(live_opts *o, const cli_arg *a) {
 
 /* ------------------------------------------------------------ scrapes */
 
-/* On the server's thread (one at a time). */
+/* On a server thread (several may wait at once). */
 static bool scrape(void *user, char **body, size_t *len) {
     live_metrics *lm = user;
     struct timespec dl;
@@ -92,19 +96,16 @@ static bool scrape(void *user, char **body, size_t *len) {
     pthread_mutex_lock(&lm->mu);
     bool ok = false;
     if (lm->ready && !lm->closing) {
-        lm->pending = true;
-        lm->done = false;
+        uint64_t want = ++lm->asked;
         uv_async_send(&lm->async);
-        while (!lm->done && !lm->closing)
+        while (lm->made < want && !lm->closing)
             if (pthread_cond_timedwait(&lm->cv, &lm->mu, &dl) == ETIMEDOUT)
                 break;
-        ok = lm->done && lm->body;
-        if (ok) {
-            *body = lm->body;
+        if (lm->made >= want && lm->body && (*body = malloc(lm->len ? lm->len : 1)) != NULL) {
+            memcpy(*body, lm->body, lm->len);
             *len = lm->len;
-            lm->body = NULL;
+            ok = true;
         }
-        lm->pending = false;
     }
     pthread_mutex_unlock(&lm->mu);
     return ok;
@@ -149,11 +150,12 @@ static void on_render(jfrs_metrics *m, void *user) {
     }
 }
 
-/* On the loop: render for a waiting scrape. */
+/* On the loop: one render for the scrapes waiting now. */
 static void on_async(uv_async_t *a) {
     live_metrics *lm = a->data;
     pthread_mutex_lock(&lm->mu);
-    bool want = lm->pending && !lm->done;
+    uint64_t asked = lm->asked;
+    bool want = asked > lm->made;
     pthread_mutex_unlock(&lm->mu);
     if (!want)
         return;
@@ -163,15 +165,12 @@ static void on_async(uv_async_t *a) {
     if (copy)
         memcpy(copy, text, n);
     pthread_mutex_lock(&lm->mu);
-    if (lm->pending && !lm->done) {
-        lm->body = copy;
-        lm->len = n;
-        lm->done = true;
-        copy = NULL;
-        pthread_cond_broadcast(&lm->cv);
-    }
+    free(lm->body);
+    lm->body = copy; /* NULL (no memory): those scrapes get a 503 */
+    lm->len = n;
+    lm->made = asked;
+    pthread_cond_broadcast(&lm->cv);
     pthread_mutex_unlock(&lm->mu);
-    free(copy);
 }
 
 static void on_expire(uv_timer_t *t) {
