@@ -1,0 +1,628 @@
+#!/usr/bin/env python3
+"""metrics_limits.py — `--metrics` of `jfrstream listen` and `tail` without a
+JVM: the committed fixtures (test/data/workload.jfr: a JDK 17 recording with
+GC, CPU, heap, thread and class events, one jdk.JVMInformation;
+test/data/synthetic.jfr: 30 events, no JVMInformation, so each connection is
+its own source, named by its peer) sent over TCP connections.
+
+    test/metrics/metrics_limits.py JFRSTREAM [--fixture workload.jfr]
+                                   [--synthetic synthetic.jfr] [--promtool BIN]
+                                   [--connections 1000] [--only NAME]...
+
+Scenarios (each with its own listener):
+  values     workload.jfr once: every value the spec derives from its events
+             (test/metrics/mlib.py's model of the listener's own --json lines)
+             on /metrics; jfr_chunks_total, jfr_bytes_total (file size),
+             jfr_source_connected 0 after the end, jfr_source_info (pid 14951,
+             peer, the --label, a jvm_version with quotes, escaped); the same
+             JVM reconnecting (the same id) takes over its series: counters
+             continue (twice the counts), one tracked source;
+             `promtool check metrics` reports nothing.
+  ttl        --metrics-ttl 2: a synthetic source's series are there after it
+             closed (jfr_source_connected 0, still there 1 s later), gone
+             within 2 s + 3 s of slack, jfrstream_metrics_expired_total 1,
+             jfrstream_metrics_sources 0; the listener's series stay.
+  sources    --metrics-max-sources 3: 5 synthetic sources open at once: 3
+             get series, 2 refused (jfrstream_metrics_refused_total
+             {limit="sources"} 2) and their events still counted by the
+             listener (jfrstream_events_total 150); one tracked source closes,
+             a 6th connects: the ended one is evicted
+             (jfrstream_metrics_evicted_total 1), the new one has series.
+  series     --metrics-max-series 5: a synthetic source: refusals counted
+             (limit="series"), at most 5 series tracked and at most 5 of the
+             source in the exposition, the exposition still valid (promtext,
+             promtool).
+  load       N (1,000) connections at once, each sending synthetic.jfr, while
+             a scraper GETs /metrics in a loop: every scrape answers 200
+             within 5 s and parses; at the end jfrstream_sources_total = N,
+             jfrstream_connections_total = N, every source's jfr_events_total
+             {type} = the fixture's counts from `jfrstream summary` (N sources
+             all equal), jfrstream_events_total = 30 N. Scrape times printed.
+  http       malformed requests on the metrics port: garbage bytes, a request
+             line without a version, a 64 KiB header: 400/431 (or 413/505) or
+             the connection closed, and a normal scrape right after works;
+             a request left half-sent does not block a scrape; /other -> 404,
+             POST -> 405, HEAD -> 200 with no body; the Content-Type.
+  tail       `tail DIR --metrics` over a folder of 3 chunk files (workload.jfr
+             copies, not final): one source (pid 14951, its path label) with
+             3x the fixture's counts, jfr_chunks_total 3, GC histogram 3x.
+Exit 0 pass, 1 fail, 77 skip (a jfrstream without --metrics).
+"""
+import argparse
+import os
+import resource
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mlib as M  # noqa: E402
+from mlib import L, P  # noqa: E402
+
+NAME = "metrics-limits"
+WORKLOAD = os.path.join(M.DATA, "workload.jfr")
+SYNTHETIC = os.path.join(M.DATA, "synthetic.jfr")
+SCENARIOS = ("values", "ttl", "sources", "series", "load", "http", "tail")
+NOT_EVENTS = ("jdk.Checkpoint", "jdk.CheckPoint", "jdk.Metadata")
+
+
+class Case:
+    def __init__(self, name):
+        self.name = name
+        self.fails = []
+
+    def check(self, cond, what):
+        L.log("  %s: %s" % ("ok" if cond else "FAIL", what))
+        if not cond:
+            self.fails.append(what)
+        return cond
+
+
+def connect_send(port, data, close=True):
+    """Connect, send DATA; with close, half-close and wait for the listener to
+    close; returns the socket (open) or None."""
+    return L.send(port, data, close)
+
+
+def source_of(sock):
+    """The source id of a connection without jdk.JVMInformation: its peer as
+    the listener sees it (our local address)."""
+    h, p = sock.getsockname()[:2]
+    return "%s:%d" % (h, p)
+
+
+def summary_counts(js, path):
+    r = subprocess.run([js, "summary", path], capture_output=True, text=True, timeout=60)
+    _, rows = L.parse_summary(r.stdout)
+    return {t: c for t, (c, _) in rows.items() if t not in NOT_EVENTS and c}
+
+
+def per_source_events(expo):
+    """{source: {type: count}} of jfr_events_total."""
+    out = {}
+    for s in expo.find("jfr_events_total"):
+        out.setdefault(s.labels.get("source"), {})[s.labels.get("type")] = s.value
+    return out
+
+
+def lint(body, promtool):
+    if not promtool:
+        return 0, "(no promtool)"
+    return M.promtool_check(body, promtool)
+
+
+# ------------------------------------------------------------------ values
+
+def reference_events(js, path):
+    """The listener's own --json lines for one file sent over a socket."""
+    lp, lout, lerr, port = L.start_listener(js, ["--json", "--once"])
+    if not port:
+        raise RuntimeError("reference listen did not start: " + lerr.text())
+    L.send(port, open(path, "rb").read())
+    L.wait(lp, 60, "listen --json")
+    lout.join()
+    return M.read_json_lines(l for _, l in lout.lines)
+
+
+def case_values(a, js, c):
+    data = open(WORKLOAD, "rb").read()
+    events = reference_events(js, WORKLOAD)
+    lst = M.Listener(js, ["--label", "suite=metrics_limits"])
+    if not c.check(lst.ok(), "listen --metrics printed both ports"):
+        return
+    L.send(lst.port, data)
+    e = lst.wait_expo(lambda e: e.value("jfrstream_sources_total") == 1 and
+                      e.value("jfrstream_sources_open") == 0 and
+                      e.value("jfrstream_events_total") == len(events), 20, "values")
+    st, hd, body, dt = lst.scrape()
+    if not c.check(e is not None and st == 200, "the source ended (%d events), scrape %s"
+                   % (len(events), st)):
+        lst.stop()
+        return
+    expo = P.parse(body)
+    info = expo.find("jfr_source_info")
+    c.check(len(info) == 1, "one jfr_source_info: %d" % len(info))
+    if not info:
+        lst.stop()
+        return
+    lab = info[0].labels
+    src = lab.get("source")
+    jvm = next(v for t, v in events if t == "jdk.JVMInformation")
+    start_ms = M.iso_ns(jvm["jvmStartTime"]) // 1_000_000
+    want = {"pid": "14951", "suite": "metrics_limits", "jvm_name": jvm["jvmName"],
+            "jvm_version": jvm["jvmVersion"], "jvm_start": str(start_ms),
+            "main_class": jvm["javaArguments"].split()[0]}
+    bad = {k: (lab.get(k), v) for k, v in want.items() if lab.get(k) != v}
+    c.check(not bad and info[0].value == 1 and lab.get("peer", "").startswith("127.0.0.1:"),
+            "jfr_source_info: source %s, peer %s, pid, suite, jvm_* (jvm_version holds \" "
+            "quotes: escaped and read back), main_class%s"
+            % (src, lab.get("peer"), (": differ (got, want) %s" % bad) if bad else ""))
+    c.check(src.endswith(":14951:%d" % start_ms), "source id %s = HOST:PID:JVM_START" % src)
+    model = M.Model(events)
+    fails = []
+    n = M.compare_model(model, expo, src, fails)
+    c.check(not fails, "%d values of the spec = the model of the %d --json events (%d types)%s"
+            % (n, len(events), len(model.counts), ": " + "; ".join(fails[:6]) if fails else ""))
+    for k, v in sorted(model.gc.items()):
+        L.log("    GC %s: %d, %.9f s" % (k, v[0], v[1]))
+    c.check(expo.value("jfr_chunks_total", source=src) == 1 and
+            expo.value("jfr_bytes_total", source=src) == len(data) and
+            expo.value("jfr_source_connected", source=src) == 0,
+            "jfr_chunks_total %s (1), jfr_bytes_total %s (%d), jfr_source_connected %s (0)"
+            % (expo.value("jfr_chunks_total", source=src),
+               expo.value("jfr_bytes_total", source=src), len(data),
+               expo.value("jfr_source_connected", source=src)))
+    lt = expo.value("jfr_last_event_timestamp_seconds", source=src)
+    c.check(lt is not None and abs(lt - time.time()) < 120,
+            "jfr_last_event_timestamp_seconds %s is the wall clock of arrival" % lt)
+    rc, out = lint(body, a.promtool)
+    c.check(rc == 0 and not out, "promtool check metrics: exit %d %s" % (rc, out[:400]))
+    # the same JVM again (the same id, its series still kept): counters continue
+    L.send(lst.port, data)
+    e2 = lst.wait_expo(lambda e: e.value("jfrstream_sources_open") == 0 and
+                       e.value("jfrstream_sources_total") == 2, 20, "reconnect")
+    if c.check(e2 is not None, "the second connection ended"):
+        ev1 = per_source_events(expo).get(src, {})
+        ev2 = per_source_events(e2)
+        doubled = {t: 2 * v for t, v in ev1.items()}
+        c.check(list(ev2) == [src] and ev2[src] == doubled,
+                "a reconnect of the same JVM takes over its series: jfr_events_total doubled "
+                "(%d types%s), sources %s" % (len(doubled), "" if ev2.get(src) == doubled else
+                                              ", got %s" % ev2.get(src), list(ev2)))
+        c.check(e2.value("jfrstream_metrics_sources") == 1 and
+                e2.value("jfr_chunks_total", source=src) == 2,
+                "jfrstream_metrics_sources %s (1), jfr_chunks_total %s (2)"
+                % (e2.value("jfrstream_metrics_sources"), e2.value("jfr_chunks_total", source=src)))
+    c.check(lst.stop() == 0, "listen exit 0")
+
+
+# ------------------------------------------------------------------ ttl
+
+def case_ttl(a, js, c):
+    data = open(SYNTHETIC, "rb").read()
+    want = summary_counts(js, SYNTHETIC)
+    lst = M.Listener(js, ["--metrics-ttl", "2"])
+    if not c.check(lst.ok(), "listen --metrics --metrics-ttl 2"):
+        return
+    s = L.connect(lst.port)
+    src = source_of(s)
+    s.sendall(data)
+    e = lst.wait_expo(lambda e: per_source_events(e).get(src) == want, 20, "ttl open")
+    c.check(e is not None and e.value("jfr_source_connected", source=src) == 1,
+            "source %s open: jfr_source_connected 1, jfr_events_total %s" % (src, want))
+    s.shutdown(socket.SHUT_WR)
+    try:
+        s.recv(1)
+    except OSError:
+        pass
+    s.close()
+    e = lst.wait_expo(lambda e: e.value("jfr_source_connected", source=src) == 0, 10, "ttl end")
+    t_end = time.monotonic()
+    c.check(e is not None and per_source_events(e).get(src) == want,
+            "after the close: jfr_source_connected 0, its series kept")
+    time.sleep(1.0)
+    e = lst.expo()
+    c.check(per_source_events(e).get(src) == want, "1 s after the close: still there")
+    gone = lst.wait_expo(lambda e: not any(s.labels.get("source") == src for s in e.samples),
+                         2 + 3, "ttl gone")
+    t_gone = time.monotonic() - t_end
+    if c.check(gone is not None, "gone %.2f s after the close was seen (TTL 2 s, bound 5 s)"
+               % t_gone):
+        c.check(t_gone >= 0.9, "not before the TTL: %.2f s" % t_gone)
+        c.check(gone.value("jfrstream_metrics_expired_total") == 1 and
+                gone.value("jfrstream_metrics_sources") == 0 and
+                gone.value("jfrstream_sources_total") == 1,
+                "jfrstream_metrics_expired_total %s (1), jfrstream_metrics_sources %s (0), "
+                "jfrstream_sources_total %s (1, the listener's series stay)"
+                % (gone.value("jfrstream_metrics_expired_total"),
+                   gone.value("jfrstream_metrics_sources"),
+                   gone.value("jfrstream_sources_total")))
+    lst.stop()
+
+
+# ------------------------------------------------------------------ caps
+
+def case_sources(a, js, c):
+    data = open(SYNTHETIC, "rb").read()
+    want = summary_counts(js, SYNTHETIC)
+    lst = M.Listener(js, ["--metrics-max-sources", "3"])
+    if not c.check(lst.ok(), "listen --metrics --metrics-max-sources 3"):
+        return
+    socks = []
+    for i in range(5):
+        s = L.connect(lst.port)
+        s.sendall(data)
+        socks.append(s)
+        k = i + 1
+        # one at a time: the first 3 are tracked, in this order
+        e = lst.wait_expo(lambda e: e.value("jfrstream_sources_total") == k and
+                          e.value("jfrstream_events_total") == k * sum(want.values()),
+                          20, "sources %d" % k)
+        if not c.check(e is not None, "connection %d (%s) counted by the listener"
+                       % (k, source_of(s))):
+            break
+    srcs = [source_of(s) for s in socks]
+    e = lst.expo()
+    per = per_source_events(e)
+    c.check(set(per) == set(srcs[:3]) and all(per[x] == want for x in srcs[:3]),
+            "the first 3 sources have series (%s), the 4th and 5th none" % sorted(per))
+    c.check(e.value("jfrstream_metrics_refused_total", limit="sources") == 2,
+            "jfrstream_metrics_refused_total{limit=\"sources\"} %s (2)"
+            % e.value("jfrstream_metrics_refused_total", limit="sources"))
+    c.check(e.value("jfrstream_metrics_sources") == 3 and e.value("jfrstream_sources_open") == 5
+            and e.value("jfrstream_events_total") == 5 * sum(want.values()),
+            "jfrstream_metrics_sources %s (3), jfrstream_sources_open %s (5), "
+            "jfrstream_events_total %s (%d: the refused sources' events still flow)"
+            % (e.value("jfrstream_metrics_sources"), e.value("jfrstream_sources_open"),
+               e.value("jfrstream_events_total"), 5 * sum(want.values())))
+    # the first one ends (kept for the TTL), a 6th arrives: the ended one goes
+    s0 = socks[0]
+    s0.shutdown(socket.SHUT_WR)
+    try:
+        s0.recv(1)
+    except OSError:
+        pass
+    s0.close()
+    lst.wait_expo(lambda e: e.value("jfr_source_connected", source=srcs[0]) == 0, 10, "end 1")
+    s6 = L.connect(lst.port)
+    s6.sendall(data)
+    src6 = source_of(s6)
+    e = lst.wait_expo(lambda e: per_source_events(e).get(src6) == want, 10, "6th")
+    if c.check(e is not None, "the 6th source (%s) has series" % src6):
+        per = per_source_events(e)
+        c.check(srcs[0] not in per and e.value("jfrstream_metrics_evicted_total") == 1
+                and e.value("jfrstream_metrics_sources") == 3,
+                "the ended source evicted: jfrstream_metrics_evicted_total %s (1), its series "
+                "%s, tracked %s (3)" % (e.value("jfrstream_metrics_evicted_total"),
+                                        "gone" if srcs[0] not in per else "still there",
+                                        e.value("jfrstream_metrics_sources")))
+    for s in socks[1:] + [s6]:
+        s.close()
+    lst.stop()
+
+
+def case_series(a, js, c):
+    data = open(SYNTHETIC, "rb").read()
+    cap = 5
+    lst = M.Listener(js, ["--metrics-max-series", str(cap)])
+    if not c.check(lst.ok(), "listen --metrics --metrics-max-series %d" % cap):
+        return
+    s = L.connect(lst.port)
+    src = source_of(s)
+    s.sendall(data)
+    e = lst.wait_expo(lambda e: e.value("jfrstream_events_total") == 30, 20, "series")
+    time.sleep(0.3)
+    st, hd, body, dt = lst.scrape()
+    try:
+        e = P.parse(body)
+        c.check(True, "the exposition under the series cap parses (%d samples)" % len(e.samples))
+    except P.FormatError as err:
+        c.check(False, "the exposition under the series cap: %s" % err)
+        lst.stop()
+        return
+    refused = e.value("jfrstream_metrics_refused_total", limit="series")
+    mine = [x for x in e.samples if x.labels.get("source") == src]
+    tracked = e.value("jfrstream_metrics_series")
+    c.check(refused is not None and refused > 0,
+            "jfrstream_metrics_refused_total{limit=\"series\"} %s (> 0)" % refused)
+    c.check(tracked is not None and tracked <= cap and len(mine) <= cap,
+            "jfrstream_metrics_series %s, %d series of the source exposed (cap %d)"
+            % (tracked, len(mine), cap))
+    rc, out = lint(body, a.promtool)
+    c.check(rc == 0 and not out, "promtool check metrics: exit %d %s" % (rc, out[:400]))
+    s.close()
+    lst.stop()
+
+
+# ------------------------------------------------------------------ load
+
+class Scraper(threading.Thread):
+    def __init__(self, url):
+        super().__init__(daemon=True)
+        self.url = url
+        self.stop_ev = threading.Event()
+        self.rows = []   # (t, status, seconds, samples or error)
+
+    def run(self):
+        while not self.stop_ev.is_set():
+            t = time.monotonic()
+            try:
+                st, hd, body, dt = M.http("GET", self.url, timeout=30)
+                try:
+                    n = len(P.parse(body).samples)
+                except P.FormatError as e:
+                    n = "invalid: %s" % e
+                self.rows.append((t, st, dt, n))
+            except OSError as e:
+                self.rows.append((t, None, time.monotonic() - t, "error: %s" % e))
+            self.stop_ev.wait(0.05)
+
+
+def case_load(a, js, c):
+    n = a.connections
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    need = n + 200
+    if soft < need:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(need, soft)), hard))
+        except (ValueError, OSError):
+            pass
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft < need:
+        return "skip", "RLIMIT_NOFILE %d (hard %d), %d needed" % (soft, hard, need)
+    data = open(SYNTHETIC, "rb").read()
+    want = summary_counts(js, SYNTHETIC)
+    per_file = sum(want.values())
+    lst = M.Listener(js, ["--max-connections", str(n + 100)], keep_stdout=False)
+    if not c.check(lst.ok(), "listen --metrics --max-connections %d" % (n + 100)):
+        return
+    sc = Scraper(lst.url)
+    sc.start()
+    t0 = time.monotonic()
+    socks = []
+    try:
+        for i in range(n):
+            socks.append(socket.create_connection(("127.0.0.1", lst.port), timeout=30))
+        t_conn = time.monotonic() - t0
+        srcs = {source_of(s) for s in socks}
+        for s in socks:
+            s.sendall(data)
+            s.shutdown(socket.SHUT_WR)
+        t_sent = time.monotonic() - t0
+        # every connection closed by the listener once its stream ended
+        sel = selectors.DefaultSelector()
+        for s in socks:
+            s.setblocking(False)
+            sel.register(s, selectors.EVENT_READ)
+        left = len(socks)
+        end = time.monotonic() + 60
+        while left and time.monotonic() < end:
+            for key, _ in sel.select(timeout=1):
+                try:
+                    b = key.fileobj.recv(1)
+                except (BlockingIOError, InterruptedError):
+                    continue
+                except OSError:
+                    b = b""
+                if not b:
+                    sel.unregister(key.fileobj)
+                    left -= 1
+        t_done = time.monotonic() - t0
+        c.check(left == 0, "%d connections: connected in %.2f s, sent in %.2f s, all closed by "
+                "the listener in %.2f s (%d left)" % (n, t_conn, t_sent, t_done, left))
+        e = lst.wait_expo(lambda e: e.value("jfrstream_sources_open") == 0 and
+                          e.value("jfrstream_events_total") == n * per_file, 30, "load end")
+    finally:
+        sc.stop_ev.set()
+        sc.join(40)
+        for s in socks:
+            s.close()
+    during = [r for r in sc.rows if r[0] - t0 <= t_done]
+    bad = [r for r in sc.rows if r[1] != 200 or not isinstance(r[3], int)]
+    times = sorted(r[2] for r in during)
+    if times:
+        L.log("    scrapes during the load: %d, %.1f / %.1f / %.1f ms (median / p90 / max), "
+              "%s samples each (first, last)"
+              % (len(times), times[len(times) // 2] * 1000,
+                 times[min(len(times) - 1, int(0.9 * len(times)))] * 1000, times[-1] * 1000,
+                 (during[0][3], during[-1][3])))
+    c.check(len(during) >= 3 and not bad and times and times[-1] < 5.0,
+            "%d scrapes during the load, all 200 and valid, slowest %.0f ms (bound 5 s)%s"
+            % (len(during), times[-1] * 1000 if times else -1,
+               ": bad %s" % bad[:3] if bad else ""))
+    if not c.check(e is not None, "the listener took all %d streams (%d events)"
+                   % (n, n * per_file)):
+        lst.stop()
+        return
+    per = per_source_events(e)
+    equal = sum(1 for s in srcs if per.get(s) == want)
+    c.check(e.value("jfrstream_sources_total") == n and
+            e.value("jfrstream_connections_total") == n and len(per) == n and equal == n,
+            "jfrstream_sources_total %s, jfrstream_connections_total %s, %d sources with "
+            "series, %d of them with jfr_events_total = `summary` %s"
+            % (e.value("jfrstream_sources_total"), e.value("jfrstream_connections_total"),
+               len(per), equal, want))
+    c.check(e.value("jfrstream_events_total") == n * per_file and
+            e.value("jfrstream_metrics_sources") == n,
+            "jfrstream_events_total %s (%d), jfrstream_metrics_sources %s"
+            % (e.value("jfrstream_events_total"), n * per_file,
+               e.value("jfrstream_metrics_sources")))
+    st, hd, body, dt = lst.scrape()
+    L.log("    final scrape: %d bytes, %d samples, %.1f ms" % (len(body), len(e.samples),
+                                                              dt * 1000))
+    rc, out = lint(body, a.promtool)
+    c.check(rc == 0 and not out, "promtool check metrics of %d sources: exit %d %s"
+            % (n, rc, out[:400]))
+    c.check(lst.stop() == 0, "listen exit 0")
+
+
+# ------------------------------------------------------------------ http
+
+def case_http(a, js, c):
+    lst = M.Listener(js)
+    if not c.check(lst.ok(), "listen --metrics"):
+        return
+
+    def scrape_ok(after):
+        st, hd, body, dt = lst.scrape(timeout=10)
+        try:
+            P.parse(body)
+            valid = True
+        except P.FormatError:
+            valid = False
+        return c.check(st == 200 and valid, "a scrape after %s: %s, valid %s, %.1f ms"
+                       % (after, st, valid, dt * 1000))
+
+    st, hd, body, dt = lst.scrape()
+    c.check(st == 200 and hd.get("content-type") == M.CONTENT_TYPE and body,
+            "GET /metrics: %s, Content-Type %r" % (st, hd.get("content-type")))
+    bad_requests = [
+        ("garbage bytes", b"\x16\x03\x01\x02\x00\x01\xfc\x03\x03garbage\x00\xff\r\n\r\n",
+         (400, 505)),
+        ("a request line without a version", b"GET /metrics\r\n\r\n", (400, 505)),
+        ("a 64 KiB header", b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: "
+         + b"a" * 65536 + b"\r\n\r\n", (400, 413, 431)),
+        ("a header line without a colon", b"GET /metrics HTTP/1.1\r\nHost: x\r\nno colon here"
+         b"\r\n\r\n", (400,)),
+    ]
+    for what, req, ok_status in bad_requests:
+        status, got, how = M.raw_request(lst.mport, req, timeout=10)
+        c.check(status in ok_status or (status is None and how in ("closed", "reset")),
+                "%s: %s (%s, %d bytes back)" % (what, status, how, len(got)))
+        scrape_ok(what)
+    # a request left half-sent: the server keeps serving others
+    hang = socket.create_connection(("127.0.0.1", lst.mport), timeout=10)
+    hang.sendall(b"GET /metr")
+    scrape_ok("a request left half-sent (still open)")
+    hang.close()
+    st, hd, body, dt = M.http("GET", "http://127.0.0.1:%d/other" % lst.mport)
+    c.check(st == 404, "GET /other: %s (404)" % st)
+    st, hd, body, dt = M.http("POST", lst.url, data=b"x=1")
+    c.check(st == 405, "POST /metrics: %s (405)" % st)
+    st, hd, body, dt = M.http("HEAD", lst.url)
+    c.check(st == 200 and body == b"" and hd.get("content-type") == M.CONTENT_TYPE,
+            "HEAD /metrics: %s, %d body bytes, Content-Type %r"
+            % (st, len(body), hd.get("content-type")))
+    status, got, how = M.raw_request(lst.mport, b"GET /metrics HTTP/1.0\r\n\r\n")
+    c.check(status == 200, "GET /metrics HTTP/1.0: %s" % status)
+    c.check(lst.p.poll() is None, "the listener still runs")
+    c.check(lst.stop() == 0, "listen exit 0")
+
+
+# ------------------------------------------------------------------ tail
+
+def case_tail(a, js, c):
+    work = tempfile.mkdtemp(prefix="jfrstream-metrics-tail-")
+    try:
+        chunk = bytearray(open(WORKLOAD, "rb").read())
+        chunk[67] &= ~2 & 0xff  # not the final chunk: the tail goes on
+        repo = os.path.join(work, "repo")
+        os.mkdir(repo)
+        copies = 3
+        for i in range(copies):
+            with open(os.path.join(repo, "%05d.jfr" % i), "wb") as f:
+                f.write(chunk)
+        events = reference_events(js, WORKLOAD)
+        model = M.Model(events * copies)
+        p = L.start([js, "tail", "--idle-timeout", "20", "--metrics", "127.0.0.1:0",
+                     "--label", "suite=metrics_tail", repo])
+        out, err = L.Lines(p.stdout, keep=False), L.Lines(p.stderr)
+        m = err.wait_for(M.METRICS_LINE, 15)
+        if not c.check(m is not None, "tail --metrics printed its port"):
+            return
+        url = "http://127.0.0.1:%d/metrics" % int(m.group(1))
+        total = len(events) * copies
+        expo = None
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            st, hd, body, dt = M.http("GET", url)
+            if st == 200:
+                expo = P.parse(body)
+                if expo.total("jfr_events_total") == total:
+                    break
+            time.sleep(0.1)
+        if not c.check(expo is not None and expo.total("jfr_events_total") == total,
+                       "the tail's events: %s (%d)" % (expo and expo.total("jfr_events_total"),
+                                                       total)):
+            return
+        info = expo.find("jfr_source_info")
+        c.check(len(info) == 1 and info[0].labels.get("pid") == "14951"
+                and info[0].labels.get("suite") == "metrics_tail"
+                and "path" in info[0].labels and "peer" not in info[0].labels,
+                "one source: %s" % (info[0].labels if info else None))
+        src = info[0].labels.get("source") if info else None
+        fails = []
+        n = M.compare_model(model, expo, src, fails)
+        c.check(not fails, "%d values = the model of %d copies of the fixture's events%s"
+                % (n, copies, ": " + "; ".join(fails[:6]) if fails else ""))
+        c.check(expo.value("jfr_chunks_total", source=src) == copies,
+                "jfr_chunks_total %s (%d)" % (expo.value("jfr_chunks_total", source=src), copies))
+        c.check(expo.find("jfrstream_connections_total") == [],
+                "no jfrstream_connections_* in tail (listen only)")
+        rc, out2 = lint(body, a.promtool)
+        c.check(rc == 0 and not out2, "promtool check metrics: exit %d %s" % (rc, out2[:400]))
+        p.send_signal(signal.SIGTERM)
+        rc = L.wait(p, 30, "tail")
+        c.check(rc == 0, "tail exit %s after SIGTERM" % rc)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+CASES = {"values": case_values, "ttl": case_ttl, "sources": case_sources, "series": case_series,
+         "load": case_load, "http": case_http, "tail": case_tail}
+
+
+def main():
+    global WORKLOAD, SYNTHETIC
+    ap = argparse.ArgumentParser()
+    ap.add_argument("jfrstream")
+    ap.add_argument("--promtool", default="promtool")
+    ap.add_argument("--connections", type=int, default=1000)
+    ap.add_argument("--fixture", default=WORKLOAD, help="test/data/workload.jfr")
+    ap.add_argument("--synthetic", default=SYNTHETIC, help="test/data/synthetic.jfr")
+    ap.add_argument("--only", action="append", choices=SCENARIOS)
+    a = ap.parse_args()
+    WORKLOAD, SYNTHETIC = a.fixture, a.synthetic
+    a.promtool = shutil.which(a.promtool)
+    js = L.cli(a.jfrstream)
+    if not M.has_metrics(a.jfrstream):
+        return L.skip(NAME, "this jfrstream has no listen --metrics")
+    if not a.promtool:
+        L.log("(no promtool on PATH: `promtool check metrics` not run)")
+    fails = []
+    skipped = []
+    for name in a.only or SCENARIOS:
+        L.log("%s:" % name)
+        c = Case(name)
+        t0 = time.monotonic()
+        try:
+            r = CASES[name](a, js, c)
+            if isinstance(r, tuple) and r[0] == "skip":
+                L.log("  SKIP %s: %s" % (name, r[1]))
+                skipped.append(name)
+        except Exception as e:  # noqa: BLE001 — reported as the case's failure
+            import traceback
+            traceback.print_exc()
+            c.fails.append("%s: %s: %s" % (name, type(e).__name__, e))
+        finally:
+            L.cleanup()
+            L._children.clear()
+        L.log("  (%s: %.1f s, %s)" % (name, time.monotonic() - t0,
+                                      "%d failures" % len(c.fails) if c.fails else "ok"))
+        fails += ["%s: %s" % (name, f) for f in c.fails]
+    if fails:
+        return L.result(NAME, False, "; ".join(fails[:8]))
+    return L.result(NAME, True, "%s passed%s" % (", ".join(x for x in (a.only or SCENARIOS)
+                                                           if x not in skipped),
+                                                  "; skipped %s" % skipped if skipped else ""))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
