@@ -33,8 +33,9 @@ Scenarios (each with its own listener):
              source in the exposition, the exposition still valid (promtext,
              promtool).
   load       N (1,000) connections at once, each sending synthetic.jfr, while
-             a scraper GETs /metrics in a loop: every scrape answers 200
-             within 5 s and parses; at the end jfrstream_sources_total = N,
+             a scraper GETs /metrics in a loop: a scrape sees all N open and
+             their events counted (then 3 more scrapes, then the connections
+             end); every scrape answers 200 within 5 s and parses; at the end jfrstream_sources_total = N,
              jfrstream_connections_total = N, every source's jfr_events_total
              {type} = the fixture's counts from `jfrstream summary` (N sources
              all equal), jfrstream_events_total = 30 N. Scrape times printed.
@@ -262,7 +263,7 @@ def case_sources(a, js, c):
         socks.append(s)
         k = i + 1
         # one at a time: the first 3 are tracked, in this order
-        e = lst.wait_expo(lambda e: e.value("jfrstream_sources_total") == k and
+        e = lst.wait_expo(lambda e: e.value("jfrstream_connections_total") == k and
                           e.value("jfrstream_events_total") == k * sum(want.values()),
                           20, "sources %d" % k)
         if not c.check(e is not None, "connection %d (%s) counted by the listener"
@@ -344,25 +345,47 @@ def case_series(a, js, c):
 # ------------------------------------------------------------------ load
 
 class Scraper(threading.Thread):
+    """GET /metrics in a loop (every 50 ms after the last answer); each row:
+    (start, status, seconds, samples or the error, {listener values})."""
+
+    KEYS = ("jfrstream_connections_open", "jfrstream_sources_open", "jfrstream_events_total")
+
     def __init__(self, url):
         super().__init__(daemon=True)
         self.url = url
         self.stop_ev = threading.Event()
-        self.rows = []   # (t, status, seconds, samples or error)
+        self.rows = []
 
     def run(self):
         while not self.stop_ev.is_set():
             t = time.monotonic()
             try:
                 st, hd, body, dt = M.http("GET", self.url, timeout=30)
+                vals = {}
                 try:
-                    n = len(P.parse(body).samples)
-                except P.FormatError as e:
-                    n = "invalid: %s" % e
-                self.rows.append((t, st, dt, n))
-            except OSError as e:
-                self.rows.append((t, None, time.monotonic() - t, "error: %s" % e))
+                    e = P.parse(body)
+                    n = len(e.samples)
+                    vals = {k: e.value(k) for k in self.KEYS}
+                    vals["sources"] = len({x.labels.get("source") for x in
+                                           e.find("jfr_events_total")})
+                except (P.FormatError, ValueError) as err:
+                    n = "invalid: %s" % err
+                self.rows.append((t, st, dt, n, vals))
+            except OSError as err:
+                self.rows.append((t, None, time.monotonic() - t, "error: %s" % err, {}))
             self.stop_ev.wait(0.05)
+
+    def wait_row(self, cond, timeout):
+        """The first row (from now on) with cond(values) true, or None."""
+        i = len(self.rows)
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            while i < len(self.rows):
+                if cond(self.rows[i][4]):
+                    return self.rows[i]
+                i += 1
+            time.sleep(0.02)
+        return None
 
 
 def case_load(a, js, c):
@@ -394,8 +417,21 @@ def case_load(a, js, c):
         srcs = {source_of(s) for s in socks}
         for s in socks:
             s.sendall(data)
-            s.shutdown(socket.SHUT_WR)
         t_sent = time.monotonic() - t0
+        # all open at once, all their events taken: seen by a scrape, then 3
+        # more scrapes with everything open
+        full = sc.wait_row(lambda v: v.get("jfrstream_connections_open") == n and
+                           v.get("jfrstream_events_total") == n * per_file, 60)
+        t_full = time.monotonic() - t0
+        c.check(full is not None, "a scrape during the load sees %d connections open and %d "
+                "events (%.2f s): %s" % (n, n * per_file, t_full, full and full[4]))
+        if full:
+            k = len(sc.rows)
+            end = time.monotonic() + 30
+            while len(sc.rows) < k + 3 and time.monotonic() < end:
+                time.sleep(0.02)
+        for s in socks:
+            s.shutdown(socket.SHUT_WR)
         # every connection closed by the listener once its stream ended
         sel = selectors.DefaultSelector()
         for s in socks:
@@ -425,7 +461,7 @@ def case_load(a, js, c):
         for s in socks:
             s.close()
     during = [r for r in sc.rows if r[0] - t0 <= t_done]
-    bad = [r for r in sc.rows if r[1] != 200 or not isinstance(r[3], int)]
+    bad = [r[:4] for r in sc.rows if r[1] != 200 or not isinstance(r[3], int)]
     times = sorted(r[2] for r in during)
     if times:
         L.log("    scrapes during the load: %d, %.1f / %.1f / %.1f ms (median / p90 / max), "
@@ -433,7 +469,7 @@ def case_load(a, js, c):
               % (len(times), times[len(times) // 2] * 1000,
                  times[min(len(times) - 1, int(0.9 * len(times)))] * 1000, times[-1] * 1000,
                  (during[0][3], during[-1][3])))
-    c.check(len(during) >= 3 and not bad and times and times[-1] < 5.0,
+    c.check(len(during) >= 5 and not bad and times and times[-1] < 5.0,
             "%d scrapes during the load, all 200 and valid, slowest %.0f ms (bound 5 s)%s"
             % (len(during), times[-1] * 1000 if times else -1,
                ": bad %s" % bad[:3] if bad else ""))

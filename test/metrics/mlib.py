@@ -124,7 +124,8 @@ def http(method, url, timeout=15, data=None, headers=None):
 def raw_request(port, data, timeout=10):
     """Send raw bytes to 127.0.0.1:PORT and read until the server closes or
     TIMEOUT. Returns (status or None, bytes read, how it ended: "closed",
-    "reset" or "timeout")."""
+    "reset", "timeout", or "answered": a whole response read on a connection
+    the server keeps open)."""
     s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
     got = b""
     how = "closed"
@@ -153,6 +154,11 @@ def raw_request(port, data, timeout=10):
                 head = got.split(b"\r\n\r\n", 1)[0]
                 m = re.search(rb"(?im)^content-length:\s*(\d+)", head)
                 if m and len(got) >= len(head) + 4 + int(m.group(1)):
+                    how = "answered"
+                    break
+                if re.search(rb"(?im)^transfer-encoding:\s*chunked", head) and \
+                        got.endswith(b"\r\n0\r\n\r\n"):
+                    how = "answered"
                     break
     finally:
         s.close()

@@ -138,9 +138,9 @@ def main():
         check(n is not None, "Prometheus scraped twice more after the end (%s scrapes)" % n)
         # everything Prometheus has for the source (instant query), and
         # the queries of the issue one by one
-        series = prom.query('{source="%s"}' % source.replace("\\", "\\\\").replace('"', '\\"'))
+        sel = 'source="%s"' % source.replace("\\", "\\\\").replace('"', '\\"')
+        series = prom.query('{%s}' % sel)
         q = {}
-        sel = 'source="%s"' % source
         q["gc_count"] = prom.query('sum by (jvm_gc_name) (jvm_gc_duration_seconds_count{%s})' % sel)
         q["gc_sum"] = prom.query('sum by (jvm_gc_name) (jvm_gc_duration_seconds_sum{%s})' % sel)
         q["gc_total"] = prom.query('sum(jvm_gc_duration_seconds_count{%s})' % sel)
