@@ -388,6 +388,210 @@ JFRS_API bool jfrs_pyroscope_stats_source(jfrs_pyroscope *p, const char *source,
  */
 JFRS_API char *jfrs_pyroscope_name(const jfrs_source *s, const char *app);
 
+/* ------------------------------------------------------------------ metrics */
+
+/*
+ * Metrics for Prometheus, computed from the sources' events: the JVM's own
+ * state under the OpenTelemetry JVM metric names in Prometheus form, JFR's
+ * counts per source and the reader's health, exposed in the text format
+ * 0.0.4 (jfrs_metrics_render), served over HTTP by jfrs_metrics_http_*
+ * (libmicrohttpd, meson feature -Dmicrohttpd).
+ *
+ * Use: jfrs_metrics_config_init, jfrs_metrics_new. Per input:
+ * jfrs_metrics_src_new with its jfrs_source (the labels), then
+ * jfrs_metrics_src_subscribe on its parser before it is fed, and from the
+ * parser's callbacks jfrs_metrics_src_chunk_begin, _metadata, _record (every
+ * record), _error and _chunk_end; at its end jfrs_metrics_src_end (its series
+ * stay for ttl_ms, then go). A caller that dispatches events itself passes
+ * them to jfrs_metrics_src_event instead of subscribing.
+ *
+ * Names: OpenTelemetry's jvm.* names in Prometheus form, except
+ * jvm.thread.count and jvm.class.count, which are jvm_threads and
+ * jvm_classes here: Prometheus keeps the _count suffix for histograms and
+ * summaries (promtool check metrics flags any other).
+ *
+ * Every series of a source carries the labels `source` (jfrs_source_id),
+ * `service` (when known) and the user's labels (jfrs_source_set), in that
+ * order; jfr_source_info{...} 1 carries all of its labels (peer or path,
+ * pid, jvm_name, jvm_version, main_class, jvm_start too). The series, and
+ * the event fields they come from (JDK 9/10 com.oracle.jdk.* names too):
+ *
+ *   jvm_gc_duration_seconds          histogram  jdk.GarbageCollection duration;
+ *       jvm_gc_name (its name), jvm_gc_action ("end of minor GC" for a name
+ *       with New, Scavenge, Young or Minor in it; "end of major GC" for Old,
+ *       Full, MarkSweep or Major; else "end of GC cycle"); buckets 0.0005 to
+ *       10 s
+ *   jvm_cpu_recent_utilization_ratio gauge      jdk.CPULoad jvmUser + jvmSystem
+ *   jvm_system_cpu_utilization_ratio gauge      jdk.CPULoad machineTotal
+ *   jvm_memory_used_bytes            gauge      jdk.GCHeapSummary heapUsed
+ *       {jvm_memory_type="heap"}; jdk.MetaspaceSummary metaspace.used and
+ *       classSpace.used {jvm_memory_type="non_heap",jvm_memory_pool_name=
+ *       "Metaspace" / "Compressed Class Space"}
+ *   jvm_memory_committed_bytes       gauge      heapSpace.committedSize,
+ *       metaspace.committed, classSpace.committed (labels as above)
+ *   jvm_memory_limit_bytes           gauge      heapSpace.reservedSize (heap)
+ *   jvm_memory_used_after_last_gc_bytes gauge   heapUsed of the last
+ *       jdk.GCHeapSummary with when "After GC" (heap)
+ *   jvm_threads                      gauge      jdk.JavaThreadStatistics
+ *       daemonCount {jvm_thread_daemon="true"}, activeCount - daemonCount
+ *       {jvm_thread_daemon="false"}
+ *   jvm_classes                      gauge      jdk.ClassLoadingStatistics
+ *       loadedClassCount - unloadedClassCount
+ *   jvm_class_loaded_total           counter    loadedClassCount
+ *   jvm_class_unloaded_total         counter    unloadedClassCount
+ *   jvm_memory_allocated_bytes_total counter    {jfr_event=TYPE}: the sum of
+ *       jdk.ObjectAllocationSample weight (an estimate of all allocation),
+ *       jdk.ObjectAllocationInNewTLAB tlabSize, ObjectAllocationOutsideTLAB
+ *       allocationSize (those two together: TLABs and objects outside them)
+ *   jvm_lock_contentions_total       counter    jdk.JavaMonitorEnter events
+ *   jvm_lock_contention_seconds_total counter   ...their durations summed
+ *   jvm_safepoints_total             counter    jdk.SafepointBegin events
+ *   jvm_safepoint_seconds_total      counter    ...their durations summed
+ *   jvm_vm_operations_total          counter    jdk.ExecuteVMOperation;
+ *       jvm_vm_operation (operation), jvm_safepoint ("true"/"false")
+ *   jvm_vm_operation_seconds_total   counter    ...their durations summed
+ *   jvm_exceptions_thrown_total      counter    jdk.ExceptionStatistics
+ *       throwables (the JVM's own count since it started)
+ *   jfr_events_total                 counter    event records, {type=NAME}
+ *   jfr_bytes_total                  counter    bytes the source's parser took
+ *   jfr_chunks_total                 counter    chunks completed
+ *   jfr_parse_errors_total           counter    errors, {status=NAME}
+ *                                               (jfr_status_name)
+ *   jfr_last_event_timestamp_seconds gauge      when (Unix time) its last event
+ *                                               arrived
+ *   jfr_source_connected             gauge      1 while open, 0 after its end
+ *   jfr_source_info                  gauge      1, with all of its labels
+ *
+ * A gauge (and a counter the JVM keeps itself: class and exception counts)
+ * holds the value of the event with the latest start time. Only what the
+ * input contains is exposed: a series appears with the first event that
+ * feeds it, never as a 0 for an event type that is disabled.
+ *
+ * The reader's own series, without source labels, kept across the sources'
+ * ends: jfrstream_sources_open, jfrstream_sources_total,
+ * jfrstream_events_total, jfrstream_bytes_total,
+ * jfrstream_parse_errors_total{status}, jfrstream_metrics_sources (kept:
+ * open and ended within the TTL), jfrstream_metrics_series,
+ * jfrstream_metrics_refused_total{limit="sources"|"series"},
+ * jfrstream_metrics_expired_total, jfrstream_metrics_evicted_total,
+ * jfrstream_build_info{version} and jfrstream_start_time_seconds; and what
+ * the application adds with jfrs_metrics_set (the CLI: connections, sinks).
+ *
+ * Bounds. An ended source is kept for ttl_ms (300 s), then forgotten with
+ * its series (expired). A source that becomes identified (jfrs_source_id)
+ * with the id of an ended one still kept (a JVM that reconnects) takes its
+ * series over: counters go on from where they were. Two open sources with
+ * the same id are told apart by a label stream="2", "3", ... At most
+ * max_sources sources are kept (10,000): a new one evicts the ended source
+ * that ended first, or, when every one is open, gets no series (refused,
+ * limit "sources"; jfrs_metrics_src_new returns JFR_LIMIT). At most
+ * max_series series of sources are held (1,000,000; a histogram counts its
+ * buckets + 2; a source takes its 28 fixed series when it is admitted): a series past it
+ * is not created (refused, limit "series", counted once per series).
+ *
+ * Cost. Per event: a table lookup by type index; the events the series
+ * above read (GC, CPU, heap, ...: a few a second) are decoded, field by
+ * index; pooled names (GC name, VM operation) are resolved once per chunk
+ * and key. Nothing is allocated per event after the first of its kind.
+ *
+ * Threads: every function runs on one thread (the loop's), render included;
+ * jfrs_metrics_http_* serves scrapes from its own threads through the
+ * `scrape` callback, which must get the text from that thread (the CLI
+ * hands it over with uv_async_send and waits).
+ */
+typedef struct jfrs_metrics jfrs_metrics;
+typedef struct jfrs_metrics_src jfrs_metrics_src;
+
+typedef struct jfrs_metrics_config {
+    size_t size;           /* sizeof: jfrs_metrics_config_init */
+    uint64_t ttl_ms;       /* an ended source's series stay; 0: 300,000 */
+    uint32_t max_sources;  /* 0: 10,000 */
+    uint64_t max_series;   /* 0: 1,000,000 */
+    /* Called at the start of jfrs_metrics_render: the place to refresh the
+     * values set with jfrs_metrics_set. Optional. */
+    void (*on_render)(jfrs_metrics *m, void *user);
+    void *user;
+} jfrs_metrics_config;
+
+#define JFRS_METRICS_DEFAULT_TTL_MS 300000u
+#define JFRS_METRICS_DEFAULT_MAX_SOURCES 10000u
+#define JFRS_METRICS_DEFAULT_MAX_SERIES 1000000u
+
+JFRS_API void jfrs_metrics_config_init(jfrs_metrics_config *cfg);
+/* JFR_OK and *out, JFR_INVALID_ARG (no config or size), JFR_NOMEM. */
+JFRS_API jfr_status jfrs_metrics_new(const jfrs_metrics_config *cfg, jfrs_metrics **out);
+/* Free the registry (end and free its sources first). NULL: nothing. */
+JFRS_API void jfrs_metrics_free(jfrs_metrics *m);
+
+/* A new input. `src` is borrowed until jfrs_metrics_src_end. JFR_OK and
+ * *out; JFR_LIMIT when max_sources are all open (counted; *out is NULL:
+ * the other calls accept NULL and do nothing); JFR_NOMEM. */
+JFRS_API jfr_status jfrs_metrics_src_new(jfrs_metrics *m, jfrs_source *src,
+                                         jfrs_metrics_src **out);
+/* Subscribe the event types the series read (jfr_parser_on), and count the
+ * parser's bytes (jfr_parser_bytes) as jfr_bytes_total until _end. */
+JFRS_API jfr_status jfrs_metrics_src_subscribe(jfrs_metrics_src *ms, jfr_parser *p);
+JFRS_API void jfrs_metrics_src_chunk_begin(jfrs_metrics_src *ms, const jfr_chunk_info *c);
+JFRS_API void jfrs_metrics_src_metadata(jfrs_metrics_src *ms, const jfr_metadata *md);
+/* Every record (the parser's on_record): counts events per type. */
+JFRS_API void jfrs_metrics_src_record(jfrs_metrics_src *ms, const jfr_record *r);
+/* An event, for a caller that dispatches them itself (any type: those the
+ * series do not read cost one table lookup). */
+JFRS_API void jfrs_metrics_src_event(jfrs_metrics_src *ms, const jfr_event *e);
+JFRS_API void jfrs_metrics_src_chunk_end(jfrs_metrics_src *ms);
+/* A parser error (the parser's on_error). */
+JFRS_API void jfrs_metrics_src_error(jfrs_metrics_src *ms, jfr_status st);
+/* The input ended (before its parser and jfrs_source are freed): its labels
+ * are copied, jfr_source_connected becomes 0, the TTL starts. `ms` must
+ * not be used afterwards (the registry frees it when it expires). */
+JFRS_API void jfrs_metrics_src_end(jfrs_metrics_src *ms);
+
+/* Forget the sources whose TTL has passed (also done by render). */
+JFRS_API void jfrs_metrics_expire(jfrs_metrics *m);
+/* A series of the application's (the reader's own health), rendered after
+ * the built-in ones: `name` a metric name, `type` "counter" or "gauge",
+ * `help` its HELP text (of the first call for a name), `labels` the label
+ * pairs as written between the braces (`outcome="delivered"`) or NULL.
+ * Later calls with the same name and labels update the value. At most 256
+ * names. JFR_OK, JFR_INVALID_ARG, JFR_LIMIT, JFR_NOMEM. */
+JFRS_API jfr_status jfrs_metrics_set(jfrs_metrics *m, const char *name, const char *type,
+                                     const char *help, const char *labels, double value);
+/* The exposition, text format 0.0.4: on_render, expiry, then every series.
+ * Owned by the registry, valid until the next render or free; *len its
+ * length. NULL when out of memory. */
+JFRS_API const char *jfrs_metrics_render(jfrs_metrics *m, size_t *len);
+/* Counts, for the application's own report. */
+JFRS_API uint64_t jfrs_metrics_nsources(const jfrs_metrics *m); /* kept now */
+JFRS_API uint64_t jfrs_metrics_nseries(const jfrs_metrics *m);
+
+/*
+ * The HTTP endpoint, libmicrohttpd on its own threads (one per connection,
+ * at most 64 at once, 10 s idle timeout): GET or HEAD /metrics answers 200
+ * with what `scrape` returns (Content-Type "text/plain; version=0.0.4;
+ * charset=utf-8"), or 503 when it fails; / answers a line naming /metrics;
+ * other paths 404, other methods 405; malformed requests get
+ * libmicrohttpd's 400 (or the connection is closed). `scrape` runs on the
+ * server's threads, one call at a time: it sets *body (malloc'ed, freed by
+ * the server) and *len and returns true, or false (503).
+ * Without libmicrohttpd at build time jfrs_metrics_http_available() is false
+ * and jfrs_metrics_http_start returns JFR_UNSUPPORTED.
+ */
+typedef struct jfrs_metrics_http jfrs_metrics_http;
+
+JFRS_API bool jfrs_metrics_http_available(void);
+/* Listen on host (a numeric IPv4 or IPv6 address; NULL: "127.0.0.1") and
+ * port (0: any free one, see _port). JFR_OK and *out; JFR_INVALID_ARG (a
+ * host that is not a numeric address); JFR_IO (cannot listen: errbuf says
+ * why); JFR_UNSUPPORTED; JFR_NOMEM. */
+JFRS_API jfr_status jfrs_metrics_http_start(const char *host, int port,
+                                            bool (*scrape)(void *user, char **body,
+                                                           size_t *len),
+                                            void *user, jfrs_metrics_http **out,
+                                            char *errbuf, size_t errlen);
+JFRS_API int jfrs_metrics_http_port(const jfrs_metrics_http *h);
+/* Stop: close the socket, wait for the connections' threads, free. */
+JFRS_API void jfrs_metrics_http_stop(jfrs_metrics_http *h);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,7 @@
 #include "usage.h"
 #include "live.h"
 #include "sink_kafka.h"
+#include "sink_metrics.h"
 
 #include "jfrstream_uv.h"
 
@@ -50,66 +51,6 @@ static void raise_fd_limit(unsigned conns) {
                   (unsigned long long)(rl.rlim_cur > 64 ? rl.rlim_cur - 64 : 0), conns);
 }
 
-/* PORT | ADDR:PORT | [V6ADDR]:PORT | [V6ADDR] | ADDR -> host, port. */
-static bool parse_address(const char *arg, char *host, size_t hostlen, int *port) {
-    const char *p = arg, *colon = NULL;
-    size_t hl;
-    if (*p == '[') {
-        const char *close = strchr(p, ']');
-        if (!close)
-            return false;
-        hl = (size_t)(close - p - 1);
-        if (hl == 0 || hl >= hostlen)
-            return false;
-        memcpy(host, p + 1, hl);
-        host[hl] = '\0';
-        if (close[1] == '\0') {
-            *port = DEFAULT_PORT;
-            return true;
-        }
-        if (close[1] != ':')
-            return false;
-        colon = close + 1;
-    } else {
-        colon = strrchr(p, ':');
-        if (colon && strchr(p, ':') != colon)
-            return false; /* a bare IPv6 address needs [brackets] */
-        bool digits = *p != '\0';
-        for (const char *q = p; *q; q++)
-            if (*q < '0' || *q > '9')
-                digits = false;
-        if (digits) { /* PORT alone */
-            snprintf(host, hostlen, "%s", DEFAULT_HOST);
-            colon = p - 1;
-        } else {
-            hl = colon ? (size_t)(colon - p) : strlen(p);
-            if (hl == 0 || hl >= hostlen)
-                return false;
-            memcpy(host, p, hl);
-            host[hl] = '\0';
-            if (!colon) {
-                *port = DEFAULT_PORT;
-                goto names;
-            }
-        }
-    }
-    {
-        const char *ps = colon + 1;
-        char *end;
-        if (!*ps || *ps == '-' || *ps == '+')
-            return false;
-        errno = 0;
-        long v = strtol(ps, &end, 10);
-        if (errno || *end || v < 0 || v > 65535)
-            return false;
-        *port = (int)v;
-    }
-names:
-    if (strcmp(host, "localhost") == 0)
-        snprintf(host, hostlen, "%s", DEFAULT_HOST);
-    return true;
-}
-
 static void on_conn_start(jfr_uv_conn *c, void *user) {
     listen_ctx *x = user;
     live_src *s = live_src_new(&x->app, jfr_uv_conn_peer(c), "peer");
@@ -136,6 +77,7 @@ static void on_conn_end(jfr_uv_conn *c, jfr_status st, const char *message, void
     live_src *s = c->data;
     if (!s) { /* refused (limit, memory), or on_conn_start failed and said so */
         if (st != JFR_STOPPED) {
+            x->app.conns_refused++;
             live_msg("%s", message);
             x->app.failed = true;
         }
@@ -225,10 +167,12 @@ int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
     x.app.cmd = "listen";
     if ((rc = live_kafka_open(&x.app)) != CLI_EXIT_OK) /* --kafka: the producer */
         goto out;
+    if ((rc = live_metrics_open(&x.app)) != CLI_EXIT_OK) /* --metrics: the endpoint */
+        goto out;
     char host[128];
     int port = DEFAULT_PORT;
     snprintf(host, sizeof host, "%s", DEFAULT_HOST);
-    if (addr && !parse_address(addr, host, sizeof host, &port)) {
+    if (addr && !live_parse_address(addr, host, sizeof host, &port, DEFAULT_PORT)) {
         rc = cli_usage_error("listen: bad address '%s' (PORT, ADDR:PORT or [ADDR]:PORT)", addr);
         goto out;
     }

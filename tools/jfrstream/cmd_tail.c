@@ -16,6 +16,7 @@
 #include "usage.h"
 #include "live.h"
 #include "sink_kafka.h"
+#include "sink_metrics.h"
 
 #include "jfrstream_uv.h"
 
@@ -377,6 +378,8 @@ int cmd_tail(const cli_command *c, cli_global *g, int argc, char **argv) {
     }
     x.app.cmd = "tail";
     if ((rc = live_kafka_open(&x.app)) != CLI_EXIT_OK) /* --kafka: the producer */
+        goto out;
+    if ((rc = live_metrics_open(&x.app)) != CLI_EXIT_OK) /* --metrics: the endpoint */
         goto out;
     /* "DIR/" and "DIR" name the same folder: compare paths without it */
     char path[PATH_MAX];

@@ -114,6 +114,17 @@ static const cli_opt sink_opts[] = {
     {"--pyroscope-app", "NAME", OPT_PYROSCOPE_APP,
      "the application name in Pyroscope (default: the label\n"
      "service, else main_class, else jfrstream)", NULL, false},
+    {"--metrics", "ADDR:PORT", OPT_METRICS,
+     "serve Prometheus metrics of every input at\n"
+     "http://ADDR:PORT/metrics (PORT alone: on 127.0.0.1;\n"
+     "0: any free port): GC, CPU, memory, threads, classes,\n"
+     "allocation, locks, safepoints, events per type", NULL, false},
+    {"--metrics-ttl", "SECONDS", OPT_METRICS_TTL,
+     "an ended input's series stay this long (default 300)", NULL, false},
+    {"--metrics-max-sources", "N", OPT_METRICS_MAX_SOURCES,
+     "inputs with series at most (default 10000)", NULL, false},
+    {"--metrics-max-series", "N", OPT_METRICS_MAX_SERIES,
+     "series of inputs at most (default 1000000)", NULL, false},
     END};
 
 static const cli_opt print_opts[] = {

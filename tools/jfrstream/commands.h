@@ -62,6 +62,10 @@ enum cli_opt_key {
     OPT_KAFKA_OPTION,
     OPT_PYROSCOPE,
     OPT_PYROSCOPE_APP,
+    OPT_METRICS,
+    OPT_METRICS_TTL,
+    OPT_METRICS_MAX_SOURCES,
+    OPT_METRICS_MAX_SERIES,
 };
 
 /* The command of that name, or NULL. */

@@ -11,6 +11,7 @@
 #include "profile_files.h"
 #include "sink_pyroscope.h"
 #include "sink_kafka.h"
+#include "sink_metrics.h"
 
 #include <errno.h>
 #include <math.h>
@@ -36,6 +37,67 @@ bool live_parse_seconds(const char *s, uint64_t *ms) {
     if (errno || end == s || (*end && strcmp(end, "s") != 0) || !(v >= 0) || v > 1e9)
         return false;
     *ms = (uint64_t)llround(v * 1000.0);
+    return true;
+}
+
+/* PORT | ADDR:PORT | [V6ADDR]:PORT | [V6ADDR] | ADDR -> host, port. */
+bool live_parse_address(const char *arg, char *host, size_t hostlen, int *port,
+                        int default_port) {
+    const char *p = arg, *colon = NULL;
+    size_t hl;
+    if (*p == '[') {
+        const char *close = strchr(p, ']');
+        if (!close)
+            return false;
+        hl = (size_t)(close - p - 1);
+        if (hl == 0 || hl >= hostlen)
+            return false;
+        memcpy(host, p + 1, hl);
+        host[hl] = '\0';
+        if (close[1] == '\0') {
+            *port = default_port;
+            return true;
+        }
+        if (close[1] != ':')
+            return false;
+        colon = close + 1;
+    } else {
+        colon = strrchr(p, ':');
+        if (colon && strchr(p, ':') != colon)
+            return false; /* a bare IPv6 address needs [brackets] */
+        bool digits = *p != '\0';
+        for (const char *q = p; *q; q++)
+            if (*q < '0' || *q > '9')
+                digits = false;
+        if (digits) { /* PORT alone */
+            snprintf(host, hostlen, "127.0.0.1");
+            colon = p - 1;
+        } else {
+            hl = colon ? (size_t)(colon - p) : strlen(p);
+            if (hl == 0 || hl >= hostlen)
+                return false;
+            memcpy(host, p, hl);
+            host[hl] = '\0';
+            if (!colon) {
+                *port = default_port;
+                goto names;
+            }
+        }
+    }
+    {
+        const char *ps = colon + 1;
+        char *end;
+        if (!*ps || *ps == '-' || *ps == '+')
+            return false;
+        errno = 0;
+        long v = strtol(ps, &end, 10);
+        if (errno || *end || v < 0 || v > 65535)
+            return false;
+        *port = (int)v;
+    }
+names:
+    if (strcmp(host, "localhost") == 0)
+        snprintf(host, hostlen, "127.0.0.1");
     return true;
 }
 
@@ -103,6 +165,11 @@ int live_option(live_opts *o, const cli_arg *a) {
     case OPT_KAFKA_FORMAT:
     case OPT_KAFKA_OPTION:
         return live_kafka_option(o, a);
+    case OPT_METRICS:
+    case OPT_METRICS_TTL:
+    case OPT_METRICS_MAX_SOURCES:
+    case OPT_METRICS_MAX_SERIES:
+        return live_metrics_option(o, a);
     case OPT_THREADS:
         o->prof_threads = true;
         return CLI_EXIT_OK;
@@ -192,6 +259,7 @@ static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     if (s->app->o.json)
         jfrc_json_chunk_begin(s->ej, c);
     live_kafka_chunk_begin(s, c);
+    jfrs_metrics_src_chunk_begin(s->ms, c);
     return JFR_CB_CONTINUE;
 }
 
@@ -202,6 +270,7 @@ static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     if (app->o.json)
         jfrc_json_metadata(s->ej, m);
     live_kafka_metadata(s, m);
+    jfrs_metrics_src_metadata(s->ms, m);
     if (m->ntypes > s->ntypes) {
         uint32_t *r = realloc(s->rows, m->ntypes * sizeof *r);
         if (r) {
@@ -261,6 +330,7 @@ static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
     else
         row = jfrc_summary_row_missing(app->stats, r->type_id);
     jfrc_summary_count(app->stats, row, r->size);
+    jfrs_metrics_src_record(s->ms, r);
     if (typed && cli_type_set_has(&s->want, r->type)) {
         /* already there at the start (tail: on disk): not a rate of now */
         unsigned old = r->offset < s->replay_bytes;
@@ -321,6 +391,7 @@ static int on_chunk_end(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     if (s->app->prof)
         jfrc_profile_chunk_end(s->app->prof);
     pyro_chunk_end(s);
+    jfrs_metrics_src_chunk_end(s->ms);
     return JFR_CB_CONTINUE;
 }
 
@@ -330,6 +401,7 @@ static int on_error(jfr_parser *p, jfr_status st, const char *message, void *use
     const char *m = message && *message ? message : jfr_status_str(st);
     live_src_msg(s, "%s", m);
     snprintf(s->lasterr, sizeof s->lasterr, "%s", m);
+    jfrs_metrics_src_error(s->ms, st);
     /* an unfinished chunk: live_src_end decides (not an error when our own
      * stop, --once or --idle-timeout left it) */
     if (st != JFR_TRUNCATED)
@@ -399,6 +471,7 @@ live_src *live_src_new(live_app *app, const char *name, const char *origin_key) 
         return NULL;
     }
     s->row0 = s->row1 = JFRC_SUMMARY_NONE;
+    live_metrics_src_new(s);
     app->conns++;
     app->conns_total++;
     s->id = app->conns_total;
@@ -418,6 +491,8 @@ jfr_status live_src_subscribe(live_src *s, jfr_parser *p) {
     if (sst)
         return sst;
     if ((sst = pyro_src_subscribe(s, p)) != JFR_OK)
+        return sst;
+    if ((sst = live_metrics_src_subscribe(s, p)) != JFR_OK)
         return sst;
     for (size_t i = 0; app->prof && i < jfrc_profile_ntypes(app->prof); i++) {
         jfr_status st = jfr_parser_on(p, jfrc_profile_type(app->prof, i), on_prof_event, s);
@@ -451,6 +526,7 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
     pyro_src_end(s, true); /* its partial window */
     app->conns--;
     live_kafka_src_end(s);
+    live_metrics_src_end(s);
     jfrs_source_free(s->src);
     jfrc_json_free(s->ej);
     cli_type_set_free(&s->want);
@@ -463,6 +539,7 @@ void live_src_discard(live_src *s) {
     s->app->conns--;
     s->app->conns_total--;
     live_kafka_src_end(s);
+    live_metrics_src_end(s);
     jfrs_source_free(s->src);
     jfrc_json_free(s->ej);
     cli_type_set_free(&s->want);
@@ -663,6 +740,7 @@ bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *wher
     uv_timer_init(loop, &app->window_timer);
     app->window_timer.data = app;
     live_kafka_start(app);
+    live_metrics_start(app);
     if (app->o.prof_collapsed || app->o.prof_flame || app->o.prof_pprof) {
         app->prof = jfrc_profile_new();
         if (!app->prof)
@@ -707,6 +785,7 @@ void live_finish(live_app *app) {
     uv_close((uv_handle_t *)&app->sigint, NULL);
     uv_close((uv_handle_t *)&app->sigterm, NULL);
     live_kafka_close(app);
+    live_metrics_close(app);
 }
 
 int live_report(live_app *app) {
@@ -746,6 +825,7 @@ void live_free(live_app *app) {
     app->row_events = app->row_replayed = NULL;
     app->caprows = 0;
     live_kafka_finish(app); /* when live_report did not run */
+    live_metrics_free(app);
     cli_filter_free(&app->o.filter);
     free(app->snap);
     app->snap = NULL;

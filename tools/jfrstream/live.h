@@ -47,9 +47,16 @@ typedef struct live_opts {
     int kafka_format;
     const char *kafka_options[LIVE_MAX_LABELS];
     size_t nkafka_options;
+    /* --metrics ADDR:PORT, --metrics-ttl, --metrics-max-sources,
+     * --metrics-max-series (sink_metrics.c; 0: the library's defaults) */
+    const char *metrics;
+    uint64_t metrics_ttl_ms;
+    uint32_t metrics_max_sources;
+    uint64_t metrics_max_series;
 } live_opts;
 
 typedef struct live_app live_app;
+typedef struct live_metrics live_metrics;
 
 /* One input: a connection or a tail. */
 typedef struct live_src {
@@ -78,6 +85,7 @@ typedef struct live_src {
     bool kpaused, kresume;
     void *conn, *tail;
     struct live_src *knext, *kprev;
+    jfrs_metrics_src *ms; /* --metrics: this input's series (sink_metrics.c) */
 } live_src;
 
 struct live_app {
@@ -100,6 +108,7 @@ struct live_app {
     bool stop_on_error;
     unsigned conns;      /* open inputs */
     uint64_t conns_total;
+    uint64_t conns_refused; /* listen: refused connections (limit, memory) */
     uint64_t events_total;
     uint64_t replayed_total; /* of those, replayed (live_src.replay_bytes) */
     uint64_t start_ms;
@@ -120,6 +129,7 @@ struct live_app {
     uv_timer_t window_timer;
     struct pyro_app *pyro; /* --pyroscope (sink_pyroscope.c), or NULL */
     struct live_kafka *kafka; /* --kafka (sink_kafka.c), or NULL */
+    live_metrics *metrics;    /* --metrics (sink_metrics.c), or NULL */
 };
 
 /* An option shared by listen and tail (the live_opts list of commands.c):
@@ -127,6 +137,11 @@ struct live_app {
 int live_option(live_opts *o, const cli_arg *a);
 /* A number of seconds (fractions allowed) -> ms; false when invalid. */
 bool live_parse_seconds(const char *s, uint64_t *ms);
+/* PORT | ADDR:PORT | [V6ADDR]:PORT | [V6ADDR] | ADDR -> host ("localhost"
+ * and PORT alone: 127.0.0.1), port (default_port when not given); false
+ * when malformed. */
+bool live_parse_address(const char *arg, char *host, size_t hostlen, int *port,
+                        int default_port);
 
 /* Set up the app on the loop: signals, flusher, view timer. */
 bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *where);

@@ -372,3 +372,10 @@ void live_kafka_finish(live_app *app) {
     free(lk);
     app->kafka = NULL;
 }
+
+bool live_kafka_stats(const live_app *app, jfrs_kafka_stats *out) {
+    if (!app->kafka || !app->kafka->k)
+        return false;
+    jfrs_kafka_stats_get(app->kafka->k, out);
+    return true;
+}

@@ -36,5 +36,7 @@ int live_kafka_event(live_src *s, const jfr_event *e);
 /* After uv_run: flush (bounded), the per-source and total lines, free the
  * producer; sets app->failed when something was not delivered. */
 void live_kafka_finish(live_app *app);
+/* The producer's totals (--metrics); false without --kafka. */
+bool live_kafka_stats(const live_app *app, jfrs_kafka_stats *out);
 
 #endif

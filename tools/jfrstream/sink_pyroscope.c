@@ -398,3 +398,10 @@ void pyro_free(live_app *app) {
     free(pa);
     app->pyro = NULL;
 }
+
+bool pyro_stats(const live_app *app, jfrs_pyroscope_stats *out) {
+    if (!app->pyro || !app->pyro->sink)
+        return false;
+    jfrs_pyroscope_stats_total(app->pyro->sink, out);
+    return true;
+}

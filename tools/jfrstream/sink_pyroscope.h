@@ -32,5 +32,7 @@ void pyro_finish(live_app *app);
 /* From live_report: drain (bounded) and print the counts. */
 void pyro_report(live_app *app);
 void pyro_free(live_app *app);
+/* The sink's totals (--metrics); false without --pyroscope. */
+bool pyro_stats(const live_app *app, jfrs_pyroscope_stats *out);
 
 #endif

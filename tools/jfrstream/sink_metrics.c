@@ -1,0 +1,304 @@
+/*
+ * sink_metrics.c — `listen` / `tail` --metrics (see sink_metrics.h).
+ *
+ * The registry is fed on the loop's thread, with no lock per event. A scrape
+ * arrives on one of libmicrohttpd's threads: it asks the loop (uv_async_send)
+ * and waits on a condition variable; the loop renders between two callbacks,
+ * so a scrape sees the values of whole events and chunks, and hands a copy
+ * back. A loop that does not answer within SCRAPE_WAIT_MS (a huge chunk
+ * being parsed) gets a 503, not a stuck server.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#include "sink_metrics.h"
+#include "commands.h"
+#include "report.h"
+#include "usage.h"
+#include "sink_kafka.h"
+#include "sink_pyroscope.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SCRAPE_WAIT_MS 10000
+#define EXPIRE_MS 1000
+
+struct live_metrics {
+    jfrs_metrics *m;
+    jfrs_metrics_http *http;
+    uv_async_t async;
+    uv_timer_t timer; /* TTL expiry between scrapes */
+    bool started, closed;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    /* under mu: a scrape waits (pending), its answer (done, body, len);
+     * ready: the loop serves; closing: no more */
+    bool pending, done, ready, closing;
+    char *body;
+    size_t len;
+};
+
+static bool parse_count(const char *v, uint64_t max, uint64_t *out) {
+    char *end;
+    if (!v || *v < '1' || *v > '9')
+        return false;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (errno || *end || n > max)
+        return false;
+    *out = n;
+    return true;
+}
+
+int live_metrics_option(live_opts *o, const cli_arg *a) {
+    const char *cmd = a->cmd, *v = a->value;
+    if (!v)
+        return cli_usage_error("%s: missing value after %s", cmd, a->as);
+    uint64_t n;
+    switch (a->opt->key) {
+    case OPT_METRICS:
+        o->metrics = v;
+        return CLI_EXIT_OK;
+    case OPT_METRICS_TTL:
+        if (!live_parse_seconds(v, &o->metrics_ttl_ms) || o->metrics_ttl_ms == 0)
+            return cli_usage_error("%s: --metrics-ttl needs a number of seconds > 0", cmd);
+        return CLI_EXIT_OK;
+    case OPT_METRICS_MAX_SOURCES:
+        if (!parse_count(v, UINT32_MAX, &n))
+            return cli_usage_error("%s: --metrics-max-sources needs a number 1..%u", cmd,
+                                   UINT32_MAX);
+        o->metrics_max_sources = (uint32_t)n;
+        return CLI_EXIT_OK;
+    default: /* OPT_METRICS_MAX_SERIES */
+        if (!parse_count(v, UINT64_MAX, &n))
+            return cli_usage_error("%s: --metrics-max-series needs a number >= 1", cmd);
+        o->metrics_max_series = n;
+        return CLI_EXIT_OK;
+    }
+}
+
+/* ------------------------------------------------------------ scrapes */
+
+/* On the server's thread (one at a time). */
+static bool scrape(void *user, char **body, size_t *len) {
+    live_metrics *lm = user;
+    struct timespec dl;
+    clock_gettime(CLOCK_MONOTONIC, &dl);
+    dl.tv_sec += SCRAPE_WAIT_MS / 1000;
+    pthread_mutex_lock(&lm->mu);
+    bool ok = false;
+    if (lm->ready && !lm->closing) {
+        lm->pending = true;
+        lm->done = false;
+        uv_async_send(&lm->async);
+        while (!lm->done && !lm->closing)
+            if (pthread_cond_timedwait(&lm->cv, &lm->mu, &dl) == ETIMEDOUT)
+                break;
+        ok = lm->done && lm->body;
+        if (ok) {
+            *body = lm->body;
+            *len = lm->len;
+            lm->body = NULL;
+        }
+        lm->pending = false;
+    }
+    pthread_mutex_unlock(&lm->mu);
+    return ok;
+}
+
+/* Values of the command's own (connections, sinks), before each render. */
+static void on_render(jfrs_metrics *m, void *user) {
+    live_app *app = user;
+    if (strcmp(app->cmd, "listen") == 0) {
+        jfrs_metrics_set(m, "jfrstream_connections_open", "gauge", "Connections open now", NULL,
+                         app->conns);
+        jfrs_metrics_set(m, "jfrstream_connections_total", "counter", "Connections accepted",
+                         NULL, (double)app->conns_total);
+        jfrs_metrics_set(m, "jfrstream_connections_refused_total", "counter",
+                         "Connections refused (--max-connections, memory)", NULL,
+                         (double)app->conns_refused);
+    }
+    jfrs_kafka_stats ks;
+    if (live_kafka_stats(app, &ks)) {
+        static const char h[] = "Kafka messages (one per event), by outcome";
+        jfrs_metrics_set(m, "jfrstream_sink_kafka_messages_total", "counter", h,
+                         "outcome=\"produced\"", (double)ks.produced);
+        jfrs_metrics_set(m, "jfrstream_sink_kafka_messages_total", "counter", h,
+                         "outcome=\"delivered\"", (double)ks.delivered);
+        jfrs_metrics_set(m, "jfrstream_sink_kafka_messages_total", "counter", h,
+                         "outcome=\"failed\"", (double)ks.failed);
+        jfrs_metrics_set(m, "jfrstream_sink_kafka_messages_total", "counter", h,
+                         "outcome=\"dropped\"", (double)ks.dropped);
+        jfrs_metrics_set(m, "jfrstream_sink_kafka_in_flight", "gauge",
+                         "Kafka messages waiting: in flight, pending or held back", NULL,
+                         (double)(ks.in_flight + ks.pending + ks.held));
+    }
+    jfrs_pyroscope_stats ps;
+    if (pyro_stats(app, &ps)) {
+        static const char h[] = "Pyroscope profile windows, by outcome";
+        const char *o[] = {"outcome=\"queued\"", "outcome=\"pushed\"", "outcome=\"retried\"",
+                           "outcome=\"dropped\"", "outcome=\"failed\""};
+        uint64_t v[] = {ps.queued, ps.pushed, ps.retried, ps.dropped, ps.failed};
+        for (size_t i = 0; i < 5; i++)
+            jfrs_metrics_set(m, "jfrstream_sink_pyroscope_windows_total", "counter", h, o[i],
+                             (double)v[i]);
+    }
+}
+
+/* On the loop: render for a waiting scrape. */
+static void on_async(uv_async_t *a) {
+    live_metrics *lm = a->data;
+    pthread_mutex_lock(&lm->mu);
+    bool want = lm->pending && !lm->done;
+    pthread_mutex_unlock(&lm->mu);
+    if (!want)
+        return;
+    size_t n = 0;
+    const char *text = jfrs_metrics_render(lm->m, &n);
+    char *copy = text ? malloc(n ? n : 1) : NULL;
+    if (copy)
+        memcpy(copy, text, n);
+    pthread_mutex_lock(&lm->mu);
+    if (lm->pending && !lm->done) {
+        lm->body = copy;
+        lm->len = n;
+        lm->done = true;
+        copy = NULL;
+        pthread_cond_broadcast(&lm->cv);
+    }
+    pthread_mutex_unlock(&lm->mu);
+    free(copy);
+}
+
+static void on_expire(uv_timer_t *t) {
+    live_metrics *lm = t->data;
+    jfrs_metrics_expire(lm->m);
+}
+
+/* ------------------------------------------------------------ lifetime */
+
+int live_metrics_open(live_app *app) {
+    const live_opts *o = &app->o;
+    if (!o->metrics)
+        return CLI_EXIT_OK;
+    char host[128];
+    int port = LIVE_METRICS_DEFAULT_PORT;
+    if (!live_parse_address(o->metrics, host, sizeof host, &port, LIVE_METRICS_DEFAULT_PORT))
+        return cli_usage_error("%s: --metrics: bad address '%s' (PORT, ADDR:PORT or "
+                               "[ADDR]:PORT)", app->cmd, o->metrics);
+    if (!jfrs_metrics_http_available())
+        return cli_usage_error("%s: --metrics: this jfrstream was built without "
+                               "libmicrohttpd (meson feature -Dmicrohttpd)", app->cmd);
+    live_metrics *lm = calloc(1, sizeof *lm);
+    if (!lm) {
+        cli_error("out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    pthread_mutex_init(&lm->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&lm->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    app->metrics = lm;
+    jfrs_metrics_config cfg;
+    jfrs_metrics_config_init(&cfg);
+    cfg.ttl_ms = o->metrics_ttl_ms;
+    cfg.max_sources = o->metrics_max_sources;
+    cfg.max_series = o->metrics_max_series;
+    cfg.on_render = on_render;
+    cfg.user = app;
+    if (jfrs_metrics_new(&cfg, &lm->m) != JFR_OK) {
+        cli_error("out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    char err[512];
+    jfr_status st = jfrs_metrics_http_start(host, port, scrape, lm, &lm->http, err, sizeof err);
+    bool v6 = strchr(host, ':') != NULL;
+    if (st != JFR_OK) {
+        cli_error("%s: --metrics %s: %s", app->cmd, o->metrics,
+                  *err ? err : jfr_status_str(st));
+        return CLI_EXIT_ERROR;
+    }
+    cli_error("metrics on http://%s%s%s:%d/metrics", v6 ? "[" : "", host, v6 ? "]" : "",
+              jfrs_metrics_http_port(lm->http));
+    return CLI_EXIT_OK;
+}
+
+void live_metrics_start(live_app *app) {
+    live_metrics *lm = app->metrics;
+    if (!lm || lm->started)
+        return;
+    lm->started = true;
+    uv_async_init(app->loop, &lm->async, on_async);
+    lm->async.data = lm;
+    uv_timer_init(app->loop, &lm->timer);
+    lm->timer.data = lm;
+    uv_timer_start(&lm->timer, on_expire, EXPIRE_MS, EXPIRE_MS);
+    pthread_mutex_lock(&lm->mu);
+    lm->ready = true;
+    pthread_mutex_unlock(&lm->mu);
+}
+
+/* Stop answering: a waiting scrape gets its 503, the server is stopped. */
+static void stop_server(live_metrics *lm) {
+    pthread_mutex_lock(&lm->mu);
+    lm->closing = true;
+    lm->ready = false;
+    pthread_cond_broadcast(&lm->cv);
+    pthread_mutex_unlock(&lm->mu);
+    jfrs_metrics_http_stop(lm->http);
+    lm->http = NULL;
+}
+
+void live_metrics_close(live_app *app) {
+    live_metrics *lm = app->metrics;
+    if (!lm || !lm->started || lm->closed)
+        return;
+    lm->closed = true;
+    stop_server(lm);
+    uv_timer_stop(&lm->timer);
+    uv_close((uv_handle_t *)&lm->timer, NULL);
+    uv_close((uv_handle_t *)&lm->async, NULL);
+}
+
+void live_metrics_free(live_app *app) {
+    live_metrics *lm = app->metrics;
+    if (!lm)
+        return;
+    if (lm->http)
+        stop_server(lm);
+    jfrs_metrics_free(lm->m);
+    free(lm->body);
+    pthread_cond_destroy(&lm->cv);
+    pthread_mutex_destroy(&lm->mu);
+    free(lm);
+    app->metrics = NULL;
+}
+
+/* ------------------------------------------------------------ sources */
+
+void live_metrics_src_new(live_src *s) {
+    live_metrics *lm = s->app->metrics;
+    if (!lm)
+        return;
+    jfr_status st = jfrs_metrics_src_new(lm->m, s->src, &s->ms);
+    if (st == JFR_LIMIT)
+        live_src_msg(s, "metrics: no series for this source (--metrics-max-sources or "
+                        "--metrics-max-series reached)");
+    else if (st != JFR_OK)
+        live_src_msg(s, "metrics: %s", jfr_status_str(st));
+}
+
+jfr_status live_metrics_src_subscribe(live_src *s, jfr_parser *p) {
+    return jfrs_metrics_src_subscribe(s->ms, p);
+}
+
+void live_metrics_src_end(live_src *s) {
+    jfrs_metrics_src_end(s->ms);
+    s->ms = NULL;
+}
