@@ -183,6 +183,10 @@ def case_values(a, js, c):
     lt = expo.value("jfr_last_event_timestamp_seconds", source=src)
     c.check(lt is not None and abs(lt - time.time()) < 120,
             "jfr_last_event_timestamp_seconds %s is the wall clock of arrival" % lt)
+    mine = sum(1 for x in expo.samples if x.labels.get("source") == src)
+    c.check(expo.value("jfrstream_metrics_series") == mine,
+            "jfrstream_metrics_series %s = the %d series of the source exposed"
+            % (expo.value("jfrstream_metrics_series"), mine))
     rc, out = lint(body, a.promtool)
     c.check(rc == 0 and not out, "promtool check metrics: exit %d %s" % (rc, out[:400]))
     # the same JVM again (the same id, its series still kept): counters continue
@@ -253,8 +257,9 @@ def case_ttl(a, js, c):
 def case_sources(a, js, c):
     data = open(SYNTHETIC, "rb").read()
     want = summary_counts(js, SYNTHETIC)
-    lst = M.Listener(js, ["--metrics-max-sources", "3"])
-    if not c.check(lst.ok(), "listen --metrics --metrics-max-sources 3"):
+    per_file = sum(want.values())
+    lst = M.Listener(js, ["--metrics-max-sources", "3", "--json"])
+    if not c.check(lst.ok(), "listen --metrics --metrics-max-sources 3 --json"):
         return
     socks = []
     for i in range(5):
@@ -262,12 +267,12 @@ def case_sources(a, js, c):
         s.sendall(data)
         socks.append(s)
         k = i + 1
-        # one at a time: the first 3 are tracked, in this order
+        # one at a time (the first 3 are tracked, in this order): accepted,
+        # and its events printed by --json (they flow to the other outputs)
         e = lst.wait_expo(lambda e: e.value("jfrstream_connections_total") == k and
-                          e.value("jfrstream_events_total") == k * sum(want.values()),
-                          20, "sources %d" % k)
-        if not c.check(e is not None, "connection %d (%s) counted by the listener"
-                       % (k, source_of(s))):
+                          lst.out.count == k * per_file, 20, "sources %d" % k)
+        if not c.check(e is not None, "connection %d (%s) accepted and its %d events printed "
+                       "by --json (%d lines)" % (k, source_of(s), per_file, lst.out.count)):
             break
     srcs = [source_of(s) for s in socks]
     e = lst.expo()
@@ -277,12 +282,20 @@ def case_sources(a, js, c):
     c.check(e.value("jfrstream_metrics_refused_total", limit="sources") == 2,
             "jfrstream_metrics_refused_total{limit=\"sources\"} %s (2)"
             % e.value("jfrstream_metrics_refused_total", limit="sources"))
-    c.check(e.value("jfrstream_metrics_sources") == 3 and e.value("jfrstream_sources_open") == 5
-            and e.value("jfrstream_events_total") == 5 * sum(want.values()),
-            "jfrstream_metrics_sources %s (3), jfrstream_sources_open %s (5), "
-            "jfrstream_events_total %s (%d: the refused sources' events still flow)"
-            % (e.value("jfrstream_metrics_sources"), e.value("jfrstream_sources_open"),
-               e.value("jfrstream_events_total"), 5 * sum(want.values())))
+    c.check(e.value("jfrstream_metrics_sources") == 3 and
+            e.value("jfrstream_connections_open") == 5,
+            "jfrstream_metrics_sources %s (3 tracked), jfrstream_connections_open %s (5)"
+            % (e.value("jfrstream_metrics_sources"), e.value("jfrstream_connections_open")))
+    # the listener's own series count every input, tracked or not
+    c.check(e.value("jfrstream_sources_open") == 5 and e.value("jfrstream_sources_total") == 5
+            and e.value("jfrstream_events_total") == 5 * per_file
+            and e.value("jfrstream_bytes_total") == 5 * len(data),
+            "the listener's own: jfrstream_sources_open %s (5), jfrstream_sources_total %s (5), "
+            "jfrstream_events_total %s (%d), jfrstream_bytes_total %s (%d): the refused sources "
+            "are inputs too" % (e.value("jfrstream_sources_open"),
+                                e.value("jfrstream_sources_total"),
+                                e.value("jfrstream_events_total"), 5 * per_file,
+                                e.value("jfrstream_bytes_total"), 5 * len(data)))
     # the first one ends (kept for the TTL), a 6th arrives: the ended one goes
     s0 = socks[0]
     s0.shutdown(socket.SHUT_WR)
@@ -309,17 +322,36 @@ def case_sources(a, js, c):
     lst.stop()
 
 
+def exposed_matches_model(expo, src, model):
+    """Differences between the source's exposed gauges/counters and the model
+    (only the series exposed: under a series cap some are missing)."""
+    want = model.expected()
+    diffs = []
+    for x in expo.samples:
+        if x.labels.get("source") != src:
+            continue
+        extra = tuple((k, v) for k, v in x.labels.items() if k != "source")
+        k = (x.name, extra)
+        if k in want and not M.close(x.value, want[k]):
+            diffs.append("%s%s: %r, the events give %r" % (x.name, P.fmt_labels(dict(extra)),
+                                                           x.value, want[k]))
+    return diffs
+
+
 def case_series(a, js, c):
+    # (i) a cap below what one source needs at all
     data = open(SYNTHETIC, "rb").read()
+    per_file = sum(summary_counts(js, SYNTHETIC).values())
     cap = 5
-    lst = M.Listener(js, ["--metrics-max-series", str(cap)])
+    lst = M.Listener(js, ["--metrics-max-series", str(cap), "--json"])
     if not c.check(lst.ok(), "listen --metrics --metrics-max-series %d" % cap):
         return
     s = L.connect(lst.port)
     src = source_of(s)
     s.sendall(data)
-    e = lst.wait_expo(lambda e: e.value("jfrstream_events_total") == 30, 20, "series")
-    time.sleep(0.3)
+    e = lst.wait_expo(lambda e: e.value("jfrstream_connections_total") == 1 and
+                      lst.out.count == per_file, 20, "series")
+    c.check(e is not None, "synthetic.jfr: its %d events printed by --json" % per_file)
     st, hd, body, dt = lst.scrape()
     try:
         e = P.parse(body)
@@ -336,9 +368,45 @@ def case_series(a, js, c):
     c.check(tracked is not None and tracked <= cap and len(mine) <= cap,
             "jfrstream_metrics_series %s, %d series of the source exposed (cap %d)"
             % (tracked, len(mine), cap))
+    c.check(e.value("jfrstream_events_total") == per_file,
+            "jfrstream_events_total %s (%d: the listener's own count)"
+            % (e.value("jfrstream_events_total"), per_file))
     rc, out = lint(body, a.promtool)
     c.check(rc == 0 and not out, "promtool check metrics: exit %d %s" % (rc, out[:400]))
     s.close()
+    lst.stop()
+    # (ii) a cap inside what workload.jfr's source needs: some series made
+    events = reference_events(js, WORKLOAD)
+    model = M.Model(events)
+    cap = 60
+    lst = M.Listener(js, ["--metrics-max-series", str(cap)])
+    if not c.check(lst.ok(), "listen --metrics --metrics-max-series %d" % cap):
+        return
+    L.send(lst.port, open(WORKLOAD, "rb").read())
+    e = lst.wait_expo(lambda e: e.value("jfrstream_connections_total") == 1 and
+                      e.value("jfrstream_connections_open") == 0, 20, "series 60")
+    st, hd, body, dt = lst.scrape()
+    try:
+        e = P.parse(body)
+    except P.FormatError as err:
+        c.check(False, "the exposition under the series cap %d: %s" % (cap, err))
+        lst.stop()
+        return
+    info = e.find("jfr_source_info")
+    src = info[0].labels["source"] if info else None
+    mine = [x for x in e.samples if src and x.labels.get("source") == src]
+    refused = e.value("jfrstream_metrics_refused_total", limit="series")
+    tracked = e.value("jfrstream_metrics_series")
+    c.check(src is not None and refused and tracked is not None and tracked <= cap
+            and 0 < len(mine) <= cap,
+            "workload.jfr under --metrics-max-series %d: %d series of the source exposed, "
+            "jfrstream_metrics_series %s, refused{series} %s (> 0)"
+            % (cap, len(mine), tracked, refused))
+    diffs = exposed_matches_model(e, src, model)
+    c.check(not diffs, "the series that were made hold the right values%s"
+            % (": " + "; ".join(diffs[:4]) if diffs else ""))
+    rc, out = lint(body, a.promtool)
+    c.check(rc == 0 and not out, "promtool check metrics: exit %d %s" % (rc, out[:400]))
     lst.stop()
 
 
@@ -400,9 +468,13 @@ def case_load(a, js, c):
         soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     if soft < need:
         return "skip", "RLIMIT_NOFILE %d (hard %d), %d needed" % (soft, hard, need)
-    data = open(SYNTHETIC, "rb").read()
-    want = summary_counts(js, SYNTHETIC)
+    # each connection: REPEAT copies of the file one after the other (a
+    # longer recording of 2 x REPEAT chunks), so that the load lasts
+    data = open(SYNTHETIC, "rb").read() * a.repeat
+    want = {t: v * a.repeat for t, v in summary_counts(js, SYNTHETIC).items()}
     per_file = sum(want.values())
+    L.log("  %d connections, each %d bytes (%d copies of synthetic.jfr, %d events)"
+          % (n, len(data), a.repeat, per_file))
     lst = M.Listener(js, ["--max-connections", str(n + 100)], keep_stdout=False)
     if not c.check(lst.ok(), "listen --metrics --max-connections %d" % (n + 100)):
         return
@@ -621,6 +693,8 @@ def main():
     ap.add_argument("jfrstream")
     ap.add_argument("--promtool", default="promtool")
     ap.add_argument("--connections", type=int, default=1000)
+    ap.add_argument("--repeat", type=int, default=10,
+                    help="load: copies of synthetic.jfr each connection sends")
     ap.add_argument("--fixture", default=WORKLOAD, help="test/data/workload.jfr")
     ap.add_argument("--synthetic", default=SYNTHETIC, help="test/data/synthetic.jfr")
     ap.add_argument("--only", action="append", choices=SCENARIOS)

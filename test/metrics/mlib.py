@@ -391,12 +391,12 @@ class Model:
                 g[("jvm_memory_committed_bytes", lab)] = v[field]["committed"]
         if "jdk.JavaThreadStatistics" in self.last:
             v = self.last["jdk.JavaThreadStatistics"]
-            g[("jvm_thread_count", (("jvm_thread_daemon", "true"),))] = v["daemonCount"]
-            g[("jvm_thread_count", (("jvm_thread_daemon", "false"),))] = \
+            g[("jvm_threads", (("jvm_thread_daemon", "true"),))] = v["daemonCount"]
+            g[("jvm_threads", (("jvm_thread_daemon", "false"),))] = \
                 v["activeCount"] - v["daemonCount"]
         if "jdk.ClassLoadingStatistics" in self.last:
             v = self.last["jdk.ClassLoadingStatistics"]
-            g[("jvm_class_count", ())] = v["loadedClassCount"] - v["unloadedClassCount"]
+            g[("jvm_classes", ())] = v["loadedClassCount"] - v["unloadedClassCount"]
             c[("jvm_class_loaded_total", ())] = v["loadedClassCount"]
             c[("jvm_class_unloaded_total", ())] = v["unloadedClassCount"]
         if "jdk.ExceptionStatistics" in self.last:

@@ -24,8 +24,8 @@
        jvm_cpu_recent_utilization_ratio = jvmUser + jvmSystem and
        jvm_system_cpu_utilization_ratio = machineTotal of the jdk.CPULoad with
        the latest startTime; jvm_memory_used_bytes{heap} = heapUsed of the
-       latest jdk.GCHeapSummary; sum(jvm_thread_count) = activeCount and
-       jvm_class_count = loaded - unloaded of the latest statistics;
+       latest jdk.GCHeapSummary; sum(jvm_threads) = activeCount and
+       jvm_classes = loaded - unloaded of the latest statistics;
        and every other value of the spec's table the events give (memory
        committed/limit/after GC, metaspace, class and exception counters,
        allocation, lock contention, safepoints, VM operations): the model of
@@ -148,8 +148,8 @@ def main():
         q["cpu"] = prom.query('jvm_cpu_recent_utilization_ratio{%s}' % sel)
         q["sys_cpu"] = prom.query('jvm_system_cpu_utilization_ratio{%s}' % sel)
         q["heap"] = prom.query('jvm_memory_used_bytes{%s,jvm_memory_type="heap"}' % sel)
-        q["threads"] = prom.query('sum(jvm_thread_count{%s})' % sel)
-        q["classes"] = prom.query('jvm_class_count{%s}' % sel)
+        q["threads"] = prom.query('sum(jvm_threads{%s})' % sel)
+        q["classes"] = prom.query('jvm_classes{%s}' % sel)
         q["info"] = prom.query('jfr_source_info{%s}' % sel)
         q["up"] = prom.query('up{job="%s"}' % prom.job)
         health = [(t["scrapeUrl"], t["health"], t["lastError"]) for t in prom.targets()]
@@ -192,6 +192,11 @@ def main():
     check(one(q["gc_total"]) == sum(want_count.values()),
           "Prometheus: sum(jvm_gc_duration_seconds_count) %s = %d events"
           % (one(q["gc_total"]), sum(want_count.values())))
+    actions = {(r[0].get("jvm_gc_name"), r[0].get("jvm_gc_action")) for r in series
+               if r[0].get("__name__") == "jvm_gc_duration_seconds_count"}
+    want_act = {("DefNew", "end of minor GC"), ("SerialOld", "end of major GC")}
+    check(actions == want_act, "Prometheus: jvm_gc_action of the Serial collectors %s (%s)"
+          % (sorted(actions), sorted(want_act)))
     ev = {r[0].get("type"): r[1] for r in q["events"]}
     diff = ["%s: Prometheus %s, --json %s" % (t, ev.get(t), model.counts.get(t))
             for t in sorted(set(ev) | set(model.counts)) if ev.get(t) != model.counts.get(t)]
@@ -212,11 +217,11 @@ def main():
           "Prometheus: jvm_memory_used_bytes{heap} %s = heapUsed of the last jdk.GCHeapSummary %s"
           " (%s)" % (one(q["heap"]), lasth and lasth["heapUsed"], lasth and lasth["when"]))
     check(lastt and one(q["threads"]) == lastt["activeCount"],
-          "Prometheus: sum(jvm_thread_count) %s = activeCount %s (daemon %s)"
+          "Prometheus: sum(jvm_threads) %s = activeCount %s (daemon %s)"
           % (one(q["threads"]), lastt and lastt["activeCount"], lastt and lastt["daemonCount"]))
     check(lastcl and one(q["classes"]) == lastcl["loadedClassCount"]
           - lastcl["unloadedClassCount"],
-          "Prometheus: jvm_class_count %s = loaded %s - unloaded %s"
+          "Prometheus: jvm_classes %s = loaded %s - unloaded %s"
           % (one(q["classes"]), lastcl and lastcl["loadedClassCount"],
              lastcl and lastcl["unloadedClassCount"]))
     # every value of the model through Prometheus
