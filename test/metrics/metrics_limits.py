@@ -16,7 +16,9 @@ Scenarios (each with its own listener):
              jfr_source_connected 0 after the end, jfr_source_info (pid 14951,
              peer, the --label, a jvm_version with quotes, escaped); the same
              JVM reconnecting (the same id) takes over its series: counters
-             continue (twice the counts), one tracked source;
+             continue (twice the counts), one tracked source; a --label value
+             with a quote, a backslash and a newline, escaped and read back;
+             --events jdk.CPULoad limits --json, not the metrics;
              `promtool check metrics` reports nothing.
   ttl        --metrics-ttl 2: a synthetic source's series are there after it
              closed (jfr_source_connected 0, still there 1 s later), gone
@@ -35,15 +37,23 @@ Scenarios (each with its own listener):
   load       N (1,000) connections at once, each sending synthetic.jfr, while
              a scraper GETs /metrics in a loop: a scrape sees all N open and
              their events counted (then 3 more scrapes, then the connections
-             end); every scrape answers 200 within 5 s and parses; at the end jfrstream_sources_total = N,
+             end); every scrape one snapshot (the sum of jfr_events_total =
+             jfrstream_events_total); every scrape answers 200 within 5 s and parses; at the end jfrstream_sources_total = N,
              jfrstream_connections_total = N, every source's jfr_events_total
              {type} = the fixture's counts from `jfrstream summary` (N sources
              all equal), jfrstream_events_total = 30 N. Scrape times printed.
   http       malformed requests on the metrics port: garbage bytes, a request
              line without a version, a 64 KiB header: 400/431 (or 413/505) or
              the connection closed, and a normal scrape right after works;
-             a request left half-sent does not block a scrape; /other -> 404,
-             POST -> 405, HEAD -> 200 with no body; the Content-Type.
+             a request left half-sent does not block a scrape; 20 scrapes at
+             once; /other -> 404, POST -> 405, HEAD -> 200 with no body; the
+             Content-Type; 70 idle connections holding half-sent requests
+             (more than the server takes): how long scrapes fail is printed,
+             and they work again once those time out (within 20 s).
+  errors     a bad magic and a chunk cut in the middle: jfrstream_parse_errors_total
+             counts 2 errors of 2 statuses, jfr_parse_errors_total 1 per source.
+  addr       --metrics PORT alone serves on 127.0.0.1:PORT; --metrics [::1]:0
+             prints an [::1] URL that answers (when the host has IPv6).
   tail       `tail DIR --metrics` over a folder of 3 chunk files (workload.jfr
              copies, not final): one source (pid 14951, its path label) with
              3x the fixture's counts, jfr_chunks_total 3, GC histogram 3x.
@@ -70,8 +80,13 @@ from mlib import L, P  # noqa: E402
 NAME = "metrics-limits"
 WORKLOAD = os.path.join(M.DATA, "workload.jfr")
 SYNTHETIC = os.path.join(M.DATA, "synthetic.jfr")
-SCENARIOS = ("values", "ttl", "sources", "series", "load", "http", "tail")
+SCENARIOS = ("values", "errors", "ttl", "sources", "series", "load", "http", "addr", "tail")
 NOT_EVENTS = ("jdk.Checkpoint", "jdk.CheckPoint", "jdk.Metadata")
+ESC_LABEL = ("note", 'say "hi"\\ back\nslash')   # a quote, a backslash, a newline
+
+
+def model_count(events, t):
+    return sum(1 for x, _ in events if x == t)
 
 
 class Case:
@@ -135,7 +150,11 @@ def reference_events(js, path):
 def case_values(a, js, c):
     data = open(WORKLOAD, "rb").read()
     events = reference_events(js, WORKLOAD)
-    lst = M.Listener(js, ["--label", "suite=metrics_limits"])
+    # a --label value with a quote, a backslash and a newline (escaped in
+    # the exposition), and --events: --json prints only jdk.CPULoad, the
+    # metrics still come from every event
+    lst = M.Listener(js, ["--label", "suite=metrics_limits", "--label", ESC_LABEL[0] + "="
+                          + ESC_LABEL[1], "--events", "jdk.CPULoad", "--json"])
     if not c.check(lst.ok(), "listen --metrics printed both ports"):
         return
     L.send(lst.port, data)
@@ -160,11 +179,20 @@ def case_values(a, js, c):
     want = {"pid": "14951", "suite": "metrics_limits", "jvm_name": jvm["jvmName"],
             "jvm_version": jvm["jvmVersion"], "jvm_start": str(start_ms),
             "main_class": jvm["javaArguments"].split()[0]}
+    want[ESC_LABEL[0]] = ESC_LABEL[1]
     bad = {k: (lab.get(k), v) for k, v in want.items() if lab.get(k) != v}
     c.check(not bad and info[0].value == 1 and lab.get("peer", "").startswith("127.0.0.1:"),
             "jfr_source_info: source %s, peer %s, pid, suite, jvm_* (jvm_version holds \" "
-            "quotes: escaped and read back), main_class%s"
-            % (src, lab.get("peer"), (": differ (got, want) %s" % bad) if bad else ""))
+            "quotes), main_class, %s=%r (escaped and read back)%s"
+            % (src, lab.get("peer"), ESC_LABEL[0], ESC_LABEL[1],
+               (": differ (got, want) %s" % bad) if bad else ""))
+    esc_line = [l for l in body.decode().splitlines() if l.startswith("jfr_source_info{")]
+    c.check(esc_line and M.P.escape(ESC_LABEL[1]) in esc_line[0],
+            "the exposition writes it %s" % M.P.escape(ESC_LABEL[1]))
+    printed = {t for t, _ in M.read_json_lines(l for _, l in lst.out.lines)}
+    c.check(printed == {"jdk.CPULoad"} and lst.out.count == model_count(events, "jdk.CPULoad"),
+            "--events jdk.CPULoad: --json printed %d lines of %s; the metrics below count all"
+            % (lst.out.count, sorted(printed)))
     c.check(src.endswith(":14951:%d" % start_ms), "source id %s = HOST:PID:JVM_START" % src)
     model = M.Model(events)
     fails = []
@@ -206,6 +234,81 @@ def case_values(a, js, c):
                 "jfrstream_metrics_sources %s (1), jfr_chunks_total %s (2)"
                 % (e2.value("jfrstream_metrics_sources"), e2.value("jfr_chunks_total", source=src)))
     c.check(lst.stop() == 0, "listen exit 0")
+
+
+# ------------------------------------------------------------------ errors
+
+def case_errors(a, js, c):
+    """Bad data: parse errors counted per status, per source and in all."""
+    data = open(WORKLOAD, "rb").read()
+    lst = M.Listener(js)
+    if not c.check(lst.ok(), "listen --metrics"):
+        return
+    s1 = L.connect(lst.port)
+    bad_src = source_of(s1)
+    s1.sendall(b"NOTJFR\0\0" + bytes(100))
+    s1.shutdown(socket.SHUT_WR)
+    try:
+        s1.recv(1)
+    except OSError:
+        pass
+    s1.close()
+    s2 = L.connect(lst.port)
+    cut_src = source_of(s2)
+    s2.sendall(data[:len(data) // 2])   # the chunk cut in the middle
+    s2.shutdown(socket.SHUT_WR)
+    try:
+        s2.recv(1)
+    except OSError:
+        pass
+    s2.close()
+    e = lst.wait_expo(lambda e: e.value("jfrstream_connections_total") == 2 and
+                      e.value("jfrstream_connections_open") == 0 and
+                      e.total("jfrstream_parse_errors_total") >= 2, 10, "errors")
+    if not c.check(e is not None, "two bad inputs ended"):
+        lst.stop()
+        return
+    errs = {x.labels.get("status"): x.value for x in e.find("jfrstream_parse_errors_total")}
+    per = {}
+    for x in e.find("jfr_parse_errors_total"):
+        per.setdefault(x.labels.get("source"), {})[x.labels.get("status")] = x.value
+    L.log("    jfrstream_parse_errors_total %s; per source %s" % (errs, per))
+    c.check(sum(errs.values()) == 2 and len(errs) == 2,
+            "jfrstream_parse_errors_total: 2 errors of 2 statuses (bad magic, cut chunk): %s"
+            % errs)
+    c.check(set(per) == {bad_src, cut_src} and all(sum(v.values()) == 1 for v in per.values()),
+            "jfr_parse_errors_total: 1 for each source (%s, %s): %s" % (bad_src, cut_src, per))
+    lst.stop()
+
+
+# ------------------------------------------------------------------ addr
+
+def case_addr(a, js, c):
+    """--metrics PORT alone (127.0.0.1) and [::1]:PORT."""
+    port = M.free_port()
+    lst = M.Listener(js, metrics=str(port))
+    c.check(lst.mport == port, "--metrics %d: metrics on http://127.0.0.1:%d/metrics (%s)"
+            % (port, port, lst.mport))
+    if lst.mport:
+        st, _, body, _ = lst.scrape()
+        c.check(st == 200, "GET on 127.0.0.1:%d: %s" % (port, st))
+    lst.stop()
+    try:
+        t = socket.socket(socket.AF_INET6)
+        t.bind(("::1", 0))
+        t.close()
+    except OSError:
+        L.log("  (no IPv6 loopback: [::1] not tried)")
+        return
+    p = L.start([js, "listen", "127.0.0.1:0", "--metrics", "[::1]:0"])
+    err = L.Lines(p.stderr)
+    L.Lines(p.stdout, keep=False)
+    m = err.wait_for(r"metrics on http://\[::1\]:(\d+)/metrics", 15)
+    if c.check(m is not None, "--metrics [::1]:0: %s" % (m.group(0) if m else err.text()[-300:])):
+        st, _, body, _ = M.http("GET", "http://[::1]:%s/metrics" % m.group(1))
+        c.check(st == 200 and P.parse(body) is not None, "GET over IPv6: %s" % st)
+    p.send_signal(signal.SIGTERM)
+    c.check(L.wait(p, 20, "listen") == 0, "listen exit 0")
 
 
 # ------------------------------------------------------------------ ttl
@@ -436,6 +539,7 @@ class Scraper(threading.Thread):
                     vals = {k: e.value(k) for k in self.KEYS}
                     vals["sources"] = len({x.labels.get("source") for x in
                                            e.find("jfr_events_total")})
+                    vals["sum_events"] = e.total("jfr_events_total")
                 except (P.FormatError, ValueError) as err:
                     n = "invalid: %s" % err
                 self.rows.append((t, st, dt, n, vals))
@@ -541,6 +645,13 @@ def case_load(a, js, c):
               % (len(times), times[len(times) // 2] * 1000,
                  times[min(len(times) - 1, int(0.9 * len(times)))] * 1000, times[-1] * 1000,
                  (during[0][3], during[-1][3])))
+    # one snapshot: the listener's count = the sum of the sources' counts
+    # in every scrape (no source refused or expired here)
+    torn = [r[4] for r in sc.rows if r[4] and r[4].get("sum_events") !=
+            r[4].get("jfrstream_events_total")]
+    c.check(not torn, "every scrape is one snapshot: sum of jfr_events_total = "
+            "jfrstream_events_total in %d scrapes%s" % (len(sc.rows), ": torn %s" % torn[:2]
+                                                       if torn else ""))
     c.check(len(during) >= 5 and not bad and times and times[-1] < 5.0,
             "%d scrapes during the load, all 200 and valid, slowest %.0f ms (bound 5 s)%s"
             % (len(during), times[-1] * 1000 if times else -1,
@@ -610,6 +721,25 @@ def case_http(a, js, c):
     hang.sendall(b"GET /metr")
     scrape_ok("a request left half-sent (still open)")
     hang.close()
+    # 20 scrapes at once
+    res = []
+
+    def one_scrape():
+        try:
+            st, _, b, dt = lst.scrape(timeout=15)
+            P.parse(b)
+            res.append((st, dt))
+        except (OSError, P.FormatError) as err:
+            res.append((str(err), 0))
+
+    ts = [threading.Thread(target=one_scrape) for _ in range(20)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(30)
+    c.check(len(res) == 20 and all(r[0] == 200 for r in res),
+            "20 scrapes at once: all 200 and valid, slowest %.1f ms"
+            % (max(r[1] for r in res) * 1000 if res else -1))
     st, hd, body, dt = M.http("GET", "http://127.0.0.1:%d/other" % lst.mport)
     c.check(st == 404, "GET /other: %s (404)" % st)
     st, hd, body, dt = M.http("POST", lst.url, data=b"x=1")
@@ -620,6 +750,33 @@ def case_http(a, js, c):
             % (st, len(body), hd.get("content-type")))
     status, got, how = M.raw_request(lst.mport, b"GET /metrics HTTP/1.0\r\n\r\n")
     c.check(status == 200, "GET /metrics HTTP/1.0: %s" % status)
+    # more idle connections than the server takes (a slow client holding
+    # half-sent requests): scrapes fail until its idle timeout closes them,
+    # then work again (a limit, measured and printed; the recovery checked)
+    held = []
+    for _ in range(70):
+        h = socket.create_connection(("127.0.0.1", lst.mport), timeout=10)
+        h.sendall(b"GET /metr")
+        held.append(h)
+    t0 = time.monotonic()
+    first_ok = None
+    failed = 0
+    while time.monotonic() - t0 < 20:
+        try:
+            st, _, b, _ = lst.scrape(timeout=3)
+            if st == 200:
+                first_ok = time.monotonic() - t0
+                break
+        except OSError:
+            pass
+        failed += 1
+        time.sleep(0.5)
+    L.log("    70 idle connections holding half-sent requests: %d scrapes failed, the first "
+          "answer after %s s" % (failed, "%.1f" % first_ok if first_ok is not None else "> 20"))
+    c.check(first_ok is not None, "scrapes work again after the held connections time out "
+            "(%s s)" % ("%.1f" % first_ok if first_ok is not None else "> 20"))
+    for h in held:
+        h.close()
     c.check(lst.p.poll() is None, "the listener still runs")
     c.check(lst.stop() == 0, "listen exit 0")
 
@@ -683,7 +840,7 @@ def case_tail(a, js, c):
         shutil.rmtree(work, ignore_errors=True)
 
 
-CASES = {"values": case_values, "ttl": case_ttl, "sources": case_sources, "series": case_series,
+CASES = {"values": case_values, "errors": case_errors, "addr": case_addr, "ttl": case_ttl, "sources": case_sources, "series": case_series,
          "load": case_load, "http": case_http, "tail": case_tail}
 
 

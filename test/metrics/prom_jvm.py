@@ -2,7 +2,8 @@
 """prom_jvm.py — a real JVM through tools/jfr-pump into
 `jfrstream listen --metrics`, scraped by the real Prometheus server.
 
-    test/metrics/prom_jvm.py JFRSTREAM [--seconds 7] [--prometheus BIN] [--promtool BIN]
+    test/metrics/prom_jvm.py JFRSTREAM [--seconds 7] [--jdk MAJOR] [--prometheus BIN]
+                             [--promtool BIN]
 
 1. `jfrstream listen 127.0.0.1:0 --metrics 127.0.0.1:0 --json --label
    suite=metrics` (both ports read from its stderr);
@@ -63,16 +64,29 @@ def main():
     ap.add_argument("--seconds", type=int, default=7, help="of recording (pump --duration)")
     ap.add_argument("--prometheus", default="prometheus")
     ap.add_argument("--promtool", default="promtool")
+    ap.add_argument("--jdk", type=int, metavar="MAJOR",
+                    help="the JVM (workload and pump) of this JDK version or newer, found by "
+                         "test/find_jdk.py; default: java on PATH (17+)")
     a = ap.parse_args()
+    global NAME
+    if a.jdk:
+        NAME += "-jdk%d" % a.jdk
     js = L.cli(a.jfrstream)
     prom_bin = shutil.which(a.prometheus)
     promtool = shutil.which(a.promtool)
     if not prom_bin or not promtool:
         return L.skip(NAME, "no %s on PATH (Debian's prometheus package)"
                       % (a.prometheus if not prom_bin else a.promtool))
-    java = L.java_bin()
+    if a.jdk:
+        home, why = L.find_jdk(a.jdk)
+        if not home:
+            return L.skip(NAME, why)
+        java = L.java_bin(home)
+        L.log(why)
+    else:
+        java = L.java_bin()
     if not java or L.java_major(java) < 17:
-        return L.skip(NAME, "no JDK 17+ (java) on PATH")
+        return L.skip(NAME, "no JDK 17+ (%s)" % (java or "java on PATH"))
     if not M.has_metrics(a.jfrstream):
         return L.skip(NAME, "this jfrstream has no listen --metrics")
     fails = []
