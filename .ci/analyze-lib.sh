@@ -20,14 +20,16 @@ trap 'rm -rf "$tmp"' EXIT
 rc=0
 echo "gcc -fanalyzer: lib/*.c lib/uv/*.c lib/sink/*.c"
 # lib/sink/kafka.c keeps its messages and per-source records in lists owned
-# by the producer and handed to librdkafka as opaques; gcc 12's analyzer does
-# not follow those stores and reports them as leaks (4 false positives), so
-# its malloc-leak check is off for that file only (ASan and valgrind run its
-# tests for real leaks).
+# by the producer and handed to librdkafka as opaques, lib/sink/metrics.c its
+# sources and their label strings in the registry's list; gcc 12's analyzer
+# does not follow those stores and reports them as leaks (4 and 2 false
+# positives: "leak of *ms.id" right after `ms->id = sdup(...)`), so its
+# malloc-leak check is off for those two files only (ASan and valgrind run
+# their tests for real leaks).
 # shellcheck disable=SC2016  # $1 is expanded by the inner shell
-ls lib/*.c lib/uv/*.c lib/sink/*.c | xargs -P2 -n1 sh -c 'x=; [ "$1" = lib/sink/kafka.c ] && x=-Wno-analyzer-malloc-leak; \
+ls lib/*.c lib/uv/*.c lib/sink/*.c | xargs -P2 -n1 sh -c 'x=; case "$1" in lib/sink/kafka.c|lib/sink/metrics.c) x=-Wno-analyzer-malloc-leak;; esac; \
     gcc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-    -Iinclude -Ilib -Ilib/sink -DJFRS_HAVE_KAFKA=1 -DJFRS_HAVE_CURL=1 -O2 -g -Wall -Wextra -Werror -fanalyzer $x -fdiagnostics-color=never \
+    -Iinclude -Ilib -Ilib/sink -DJFRS_HAVE_KAFKA=1 -DJFRS_HAVE_CURL=1 -DJFRS_HAVE_MHD=1 -O2 -g -Wall -Wextra -Werror -fanalyzer $x -fdiagnostics-color=never \
     -c "$1" -o "$0/$(basename "$1").o"' "$tmp" || rc=1
 echo "clang-tidy ($("$tidy" --version | grep -o 'version [0-9.]*')): lib/*.c lib/uv/*.c lib/sink/*.c"
 ls lib/*.c lib/uv/*.c lib/sink/*.c | xargs -P2 -n1 "$tidy" -p "$build" --quiet 2>/dev/null || rc=1

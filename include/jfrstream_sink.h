@@ -1,15 +1,18 @@
 /*
  * jfrstream_sink.h — the ingestion edge: who is sending (a source's labels,
- * read from its own recording), events to Kafka (librdkafka) and profiles
- * to Pyroscope (libcurl). `jfrstream listen` and `tail` are built on it;
- * libjfrstream_sink, `pkg-config jfrstream-sink`.
+ * read from its own recording), events to Kafka (librdkafka), profiles to
+ * Pyroscope (libcurl) and metrics for Prometheus (served by libmicrohttpd).
+ * `jfrstream listen` and `tail` are built on it; libjfrstream_sink,
+ * `pkg-config jfrstream-sink`.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  *
- * The Kafka and Pyroscope parts are optional at build time (meson features
- * -Dkafka and -Dcurl). Without them this header is the same and the library
- * links; jfrs_kafka_available() / jfrs_pyroscope_available() return false
- * and their _new functions return JFR_UNSUPPORTED (see each section).
+ * The Kafka and Pyroscope parts and the metrics' HTTP endpoint are optional
+ * at build time (meson features -Dkafka, -Dcurl and -Dmicrohttpd). Without
+ * them this header is the same and the library links;
+ * jfrs_kafka_available() / jfrs_pyroscope_available() /
+ * jfrs_metrics_http_available() return false and their _new / _start
+ * functions return JFR_UNSUPPORTED (see each section).
  *
  * Conventions (as jfrstream_conv.h): public names start with jfrs_; objects
  * are opaque, *_free accepts NULL; functions returning jfr_status return

@@ -264,21 +264,30 @@ static void put_label(jfrs_buf *b, bool *first, const char *key, const char *val
     put_label_value(b, value, strlen(value));
 }
 
+/* Most samples are counts: written without printf. */
+static void put_u64(jfrs_buf *b, uint64_t v) {
+    char t[24];
+    size_t i = sizeof t;
+    do {
+        t[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    jfrs_buf_write(b, t + i, sizeof t - i);
+}
+
 static void put_num(jfrs_buf *b, double v) {
     char t[40];
     if (isnan(v))
         jfrs_buf_puts(b, "NaN");
     else if (isinf(v))
         jfrs_buf_puts(b, v > 0 ? "+Inf" : "-Inf");
-    else if (v == floor(v) && fabs(v) < 9007199254740992.0)
-        jfrs_buf_write(b, t, (size_t)snprintf(t, sizeof t, "%.0f", v));
+    else if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+        if (v < 0)
+            jfrs_buf_putc(b, '-');
+        put_u64(b, (uint64_t)fabs(v));
+    }
     else
         jfrs_buf_write(b, t, (size_t)snprintf(t, sizeof t, "%.17g", v));
-}
-
-static void put_u64(jfrs_buf *b, uint64_t v) {
-    char t[24];
-    jfrs_buf_write(b, t, (size_t)snprintf(t, sizeof t, "%llu", (unsigned long long)v));
 }
 
 static bool take_series(jfrs_metrics *m, uint64_t n) {
@@ -384,7 +393,8 @@ jfr_status jfrs_metrics_new(const jfrs_metrics_config *cfg, jfrs_metrics **out) 
         m->cfg.max_series = JFRS_METRICS_DEFAULT_MAX_SERIES;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    m->start_s = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1e3;
+    int64_t ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    m->start_s = (double)ms / 1e3;
     *out = m;
     return JFR_OK;
 }
@@ -909,19 +919,17 @@ static bool make_labels(jfrs_metrics_src *ms) {
         put_label(&a, &fa, "stream", t);
         put_label(&b, &fb, "stream", t);
     }
-    char *id = sdup(jfrs_source_id(s));
-    if (!jfrs_buf_cstr(&a) || !jfrs_buf_cstr(&b) || !id) {
+    if (!jfrs_buf_cstr(&a) || !jfrs_buf_cstr(&b)) {
         jfrs_buf_free(&a);
         jfrs_buf_free(&b);
-        free(id);
         return false;
     }
     free(ms->labels);
     free(ms->info);
-    free(ms->id);
     ms->labels = a.data;
     ms->info = b.data;
-    ms->id = id;
+    free(ms->id);
+    ms->id = sdup(jfrs_source_id(s)); /* NULL (no memory): no take-over */
     ms->gen = jfrs_source_generation(s);
     return true;
 }
