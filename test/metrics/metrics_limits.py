@@ -896,8 +896,9 @@ def main():
     WORKLOAD, SYNTHETIC = a.fixture, a.synthetic
     a.promtool = shutil.which(a.promtool)
     js = L.cli(a.jfrstream)
-    if not M.has_metrics(a.jfrstream):
-        return L.skip(NAME, "this jfrstream has no listen --metrics")
+    ok, why = M.has_metrics(js)
+    if not ok:
+        return L.skip(NAME, why)
     if not a.promtool:
         L.log("(no promtool on PATH: `promtool check metrics` not run)")
     fails = []

@@ -41,13 +41,27 @@ METRICS_LINE = r"metrics on http://127\.0\.0\.1:(\d+)/metrics"
 # ------------------------------------------------------------------ listener
 
 def has_metrics(jfrstream):
-    """True when this build's `listen` knows --metrics (its --help says so)."""
+    """(True, "") when this build's `listen --metrics` serves; else (False,
+    why): no --metrics in its --help, or built without libmicrohttpd."""
     try:
         r = subprocess.run([jfrstream, "listen", "--help"], capture_output=True, text=True,
                            timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return "--metrics" in (r.stdout + r.stderr)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return False, "jfrstream listen --help: %s" % e
+    if "--metrics" not in (r.stdout + r.stderr):
+        return False, "this jfrstream has no listen --metrics"
+    p = subprocess.Popen([jfrstream, "listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    err = L.Lines(p.stderr)
+    try:
+        if err.wait_for(METRICS_LINE, 15):
+            return True, ""
+        return False, "listen --metrics does not serve: %s" % err.text()[-300:].strip()
+    finally:
+        if p.poll() is None:
+            p.kill()
+        p.wait(timeout=10)
 
 
 class Listener:

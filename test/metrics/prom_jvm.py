@@ -87,8 +87,9 @@ def main():
         java = L.java_bin()
     if not java or L.java_major(java) < 17:
         return L.skip(NAME, "no JDK 17+ (%s)" % (java or "java on PATH"))
-    if not M.has_metrics(a.jfrstream):
-        return L.skip(NAME, "this jfrstream has no listen --metrics")
+    ok, why = M.has_metrics(js)
+    if not ok:
+        return L.skip(NAME, why)
     fails = []
 
     def check(cond, what):
