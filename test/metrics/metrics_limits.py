@@ -33,10 +33,12 @@ Scenarios (each with its own listener):
              listener (jfrstream_events_total 150); one tracked source closes,
              a 6th connects: the ended one is evicted
              (jfrstream_metrics_evicted_total 1), the new one has series.
-  series     --metrics-max-series 5: a synthetic source: refusals counted
-             (limit="series"), at most 5 series tracked and at most 5 of the
-             source in the exposition, the exposition still valid (promtext,
-             promtool).
+  series     --metrics-max-series 20: a synthetic source's 9 series are all
+             made (none refused, jfrstream_metrics_series 9); 5: refusals
+             counted (limit="series"), at most 5 series tracked and exposed;
+             60 with workload.jfr (84 series): some made, with the right
+             values, the others refused; the exposition valid (promtext,
+             promtool) each time.
   load       N (1,000) connections at once, each sending synthetic.jfr, while
              a scraper GETs /metrics in a loop: a scrape sees all N open and
              their events counted (then 3 more scrapes, then the connections
@@ -478,42 +480,52 @@ def exposed_matches_model(expo, src, model):
 
 
 def case_series(a, js, c):
-    # (i) a cap below what one source needs at all
+    # (i) synthetic.jfr's source has 9 series (4 jfr_events_total, bytes,
+    # chunks, last event, connected, info): under a cap of 20 all are made;
+    # under a cap of 5, 5 at most, the others refused
     data = open(SYNTHETIC, "rb").read()
-    per_file = sum(summary_counts(js, SYNTHETIC).values())
-    cap = 5
-    lst = M.Listener(js, ["--metrics-max-series", str(cap), "--json"])
-    if not c.check(lst.ok(), "listen --metrics --metrics-max-series %d" % cap):
-        return
-    s = L.connect(lst.port)
-    src = source_of(s)
-    s.sendall(data)
-    e = lst.wait_expo(lambda e: e.value("jfrstream_connections_total") == 1 and
-                      lst.out.count == per_file, 20, "series")
-    c.check(e is not None, "synthetic.jfr: its %d events printed by --json" % per_file)
-    st, hd, body, dt = lst.scrape()
-    try:
-        e = P.parse(body)
-        c.check(True, "the exposition under the series cap parses (%d samples)" % len(e.samples))
-    except P.FormatError as err:
-        c.check(False, "the exposition under the series cap: %s" % err)
+    want = summary_counts(js, SYNTHETIC)
+    per_file = sum(want.values())
+    for cap in (20, 5):
+        lst = M.Listener(js, ["--metrics-max-series", str(cap), "--json"])
+        if not c.check(lst.ok(), "listen --metrics --metrics-max-series %d" % cap):
+            return
+        s = L.connect(lst.port)
+        src = source_of(s)
+        s.sendall(data)
+        e = lst.wait_expo(lambda e: e.value("jfrstream_connections_total") == 1 and
+                          lst.out.count == per_file, 20, "series")
+        c.check(e is not None, "synthetic.jfr: its %d events printed by --json" % per_file)
+        st, hd, body, dt = lst.scrape()
+        try:
+            e = P.parse(body)
+        except P.FormatError as err:
+            c.check(False, "the exposition under the series cap %d: %s" % (cap, err))
+            lst.stop()
+            return
+        refused = e.value("jfrstream_metrics_refused_total", limit="series")
+        mine = [x for x in e.samples if x.labels.get("source") == src]
+        tracked = e.value("jfrstream_metrics_series")
+        if cap == 20:
+            c.check(per_source_events(e).get(src) == want and len(mine) == 9 and refused == 0
+                    and tracked == len(mine),
+                    "cap 20: the source's 9 series all made (%d exposed, jfr_events_total %s), "
+                    "refused{series} %s (0), jfrstream_metrics_series %s (= exposed)"
+                    % (len(mine), per_source_events(e).get(src), refused, tracked))
+        else:
+            c.check(refused is not None and refused > 0,
+                    "cap 5: jfrstream_metrics_refused_total{limit=\"series\"} %s (> 0)" % refused)
+            c.check(tracked is not None and tracked <= cap and len(mine) <= cap,
+                    "cap 5: jfrstream_metrics_series %s, %d series of the source exposed"
+                    % (tracked, len(mine)))
+            c.check(e.value("jfrstream_events_total") == per_file,
+                    "cap 5: jfrstream_events_total %s (%d: the listener's own count)"
+                    % (e.value("jfrstream_events_total"), per_file))
+        rc, out = lint(body, a.promtool)
+        c.check(rc == 0 and not out, "cap %d: the exposition parses, promtool check metrics: "
+                "exit %d %s" % (cap, rc, out[:400]))
+        s.close()
         lst.stop()
-        return
-    refused = e.value("jfrstream_metrics_refused_total", limit="series")
-    mine = [x for x in e.samples if x.labels.get("source") == src]
-    tracked = e.value("jfrstream_metrics_series")
-    c.check(refused is not None and refused > 0,
-            "jfrstream_metrics_refused_total{limit=\"series\"} %s (> 0)" % refused)
-    c.check(tracked is not None and tracked <= cap and len(mine) <= cap,
-            "jfrstream_metrics_series %s, %d series of the source exposed (cap %d)"
-            % (tracked, len(mine), cap))
-    c.check(e.value("jfrstream_events_total") == per_file,
-            "jfrstream_events_total %s (%d: the listener's own count)"
-            % (e.value("jfrstream_events_total"), per_file))
-    rc, out = lint(body, a.promtool)
-    c.check(rc == 0 and not out, "promtool check metrics: exit %d %s" % (rc, out[:400]))
-    s.close()
-    lst.stop()
     # (ii) a cap inside what workload.jfr's source needs: some series made
     events = reference_events(js, WORKLOAD)
     model = M.Model(events)
