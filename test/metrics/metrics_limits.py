@@ -56,7 +56,9 @@ Scenarios (each with its own listener):
              (more than the server takes): how long scrapes fail is printed,
              and they work again once those time out (within 20 s).
   errors     a bad magic and a chunk cut in the middle: jfrstream_parse_errors_total
-             counts 2 errors of 2 statuses, jfr_parse_errors_total 1 per source.
+             counts 2 errors of 2 statuses, jfr_parse_errors_total 1 per source;
+             a connection over --max-connections 1:
+             jfrstream_connections_refused_total 1.
   addr       --metrics PORT alone serves on 127.0.0.1:PORT; --metrics [::1]:0
              prints an [::1] URL that answers (when the host has IPv6).
   tail       `tail DIR --metrics` over a folder of 3 chunk files (workload.jfr
@@ -87,7 +89,7 @@ WORKLOAD = os.path.join(M.DATA, "workload.jfr")
 SYNTHETIC = os.path.join(M.DATA, "synthetic.jfr")
 SCENARIOS = ("values", "errors", "ttl", "sources", "series", "load", "http", "addr", "tail")
 NOT_EVENTS = ("jdk.Checkpoint", "jdk.CheckPoint", "jdk.Metadata")
-ESC_LABEL = ("note", 'say "hi"\\ back\nslash')   # a quote, a backslash, a newline
+ESC_LABEL = ("note", 'say "hi"\\ back\nslash é日本')   # quote, backslash, newline, UTF-8
 
 
 def model_count(events, t):
@@ -316,6 +318,28 @@ def case_errors(a, js, c):
             % errs)
     c.check(set(per) == {bad_src, cut_src} and all(sum(v.values()) == 1 for v in per.values()),
             "jfr_parse_errors_total: 1 for each source (%s, %s): %s" % (bad_src, cut_src, per))
+    lst.stop()
+    # a connection over --max-connections: counted as refused
+    lst = M.Listener(js, ["--max-connections", "1"])
+    if not c.check(lst.ok(), "listen --metrics --max-connections 1"):
+        return
+    s1 = L.connect(lst.port)
+    s1.sendall(data[:100])
+    lst.wait_expo(lambda e: e.value("jfrstream_connections_open") == 1, 10, "one open")
+    s2 = L.connect(lst.port)
+    try:
+        s2.recv(1)
+    except OSError:
+        pass
+    s2.close()
+    e = lst.wait_expo(lambda e: e.value("jfrstream_connections_refused_total") == 1, 10,
+                      "refused")
+    c.check(e is not None and e.value("jfrstream_connections_open") == 1,
+            "--max-connections 1, a second connection: jfrstream_connections_refused_total %s "
+            "(1), jfrstream_connections_open %s (1)"
+            % (e and e.value("jfrstream_connections_refused_total"),
+               e and e.value("jfrstream_connections_open")))
+    s1.close()
     lst.stop()
 
 

@@ -31,7 +31,9 @@
        committed/limit/after GC, metaspace, class and exception counters,
        allocation, lock contention, safepoints, VM operations): the model of
        test/metrics/mlib.py, over all of the source's series at once;
-   * jfr_source_info{source}: value 1, pid, peer, the --label, jvm_name,
+   * every series of the source carries service (the JVM runs with
+     -Dservice.name=gc-workload) and the --label;
+   * jfr_source_info{source}: value 1, pid, peer, service, the --label, jvm_name,
      jvm_version, main_class, jvm_start (= jdk.JVMInformation), and the
      source id HOST:PID:JVM_START;
    * GET /metrics directly: 200, Content-Type text/plain; version=0.0.4;
@@ -56,6 +58,7 @@ from mlib import L, P  # noqa: E402
 NAME = "metrics-prom-jvm"
 WORKLOAD = os.path.join(M.HERE, "GcWorkload.java")
 LABELS = {"suite": "metrics"}
+SERVICE = "gc-workload"   # -Dservice.name: the label service of every series
 
 
 def main():
@@ -113,7 +116,8 @@ def main():
         if not prom.wait_ready(30):
             return L.result(NAME, False, "prometheus not ready in 30 s: " + prom.err.text()[-800:])
         L.log("prometheus %s ready in %.1f s" % (prom.base, time.monotonic() - t0))
-        w = L.start([java, "-XX:+UseSerialGC", "-Xmx64m", WORKLOAD, "--seconds", "120"])
+        w = L.start([java, "-XX:+UseSerialGC", "-Xmx64m", "-Dservice.name=" + SERVICE, WORKLOAD,
+                     "--seconds", "120"])
         wout, werr = L.Lines(w.stdout), L.Lines(w.stderr)
         pid = L.workload_pid(wout, 60)
         if not pid:
@@ -252,11 +256,21 @@ def main():
     check(not pf, "Prometheus: %d values of the source (%d series) = the model of the events%s"
           % (nchk, len(series), ": " + "; ".join(pf[:6]) if pf else ""))
 
+    # --- every series of the source carries service and the --label
+    unlabeled = sorted({"%s%s" % (lab.get("__name__"), {k: v for k, v in lab.items()
+                                                        if k in ("service", "suite")})
+                        for lab, _ in series
+                        if lab.get("service") != SERVICE or lab.get("suite") != LABELS["suite"]})
+    check(series and not unlabeled, "Prometheus: all %d series of the source carry "
+          "service=%s (-Dservice.name) and suite=%s%s"
+          % (len(series), SERVICE, LABELS["suite"],
+             ": not %s" % unlabeled[:5] if unlabeled else ""))
+
     # --- the source's labels
     jvm = model.last.get("jdk.JVMInformation") or next(
         (v for t, v in events if t == "jdk.JVMInformation"), None)
     pinfo = q["info"][0][0] if len(q["info"]) == 1 else {}
-    want = {"pid": str(pid)}
+    want = {"pid": str(pid), "service": SERVICE}
     want.update(LABELS)
     if jvm:
         start_ms = M.iso_ns(jvm["jvmStartTime"]) // 1_000_000
