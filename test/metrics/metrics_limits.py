@@ -273,7 +273,8 @@ def case_values(a, js, c):
         c.check(rc == 0 and not out, "promtool check metrics: exit %d %s" % (rc, out[:400]))
     s1.close()
     s2.close()
-    lst.stop()
+    rc = lst.stop()
+    c.check(rc == 0, "listen exit %s (0)" % rc)
 
 
 # ------------------------------------------------------------------ errors
@@ -318,7 +319,8 @@ def case_errors(a, js, c):
             % errs)
     c.check(set(per) == {bad_src, cut_src} and all(sum(v.values()) == 1 for v in per.values()),
             "jfr_parse_errors_total: 1 for each source (%s, %s): %s" % (bad_src, cut_src, per))
-    lst.stop()
+    rc = lst.stop()
+    c.check(rc == 1, "listen exit %s (1: a connection ended with an error)" % rc)
     # a connection over --max-connections: counted as refused
     lst = M.Listener(js, ["--max-connections", "1"])
     if not c.check(lst.ok(), "listen --metrics --max-connections 1"):
@@ -340,7 +342,8 @@ def case_errors(a, js, c):
             % (e and e.value("jfrstream_connections_refused_total"),
                e and e.value("jfrstream_connections_open")))
     s1.close()
-    lst.stop()
+    rc = lst.stop()
+    c.check(rc == 1, "listen exit %s (1: a connection ended with an error)" % rc)
 
 
 # ------------------------------------------------------------------ addr
@@ -354,7 +357,8 @@ def case_addr(a, js, c):
     if lst.mport:
         st, _, body, _ = lst.scrape()
         c.check(st == 200, "GET on 127.0.0.1:%d: %s" % (port, st))
-    lst.stop()
+    rc = lst.stop()
+    c.check(rc == 0, "listen exit %s (0)" % rc)
     try:
         t = socket.socket(socket.AF_INET6)
         t.bind(("::1", 0))
@@ -363,7 +367,7 @@ def case_addr(a, js, c):
         L.log("  (no IPv6 loopback: [::1] not tried)")
         return
     p = L.start([js, "listen", "127.0.0.1:0", "--metrics", "[::1]:0"])
-    err = L.Lines(p.stderr)
+    err = M.watch(L.Lines(p.stderr))
     L.Lines(p.stdout, keep=False)
     m = err.wait_for(r"metrics on http://\[::1\]:(\d+)/metrics", 15)
     if c.check(m is not None, "--metrics [::1]:0: %s" % (m.group(0) if m else err.text()[-300:])):
@@ -414,7 +418,8 @@ def case_ttl(a, js, c):
                 % (gone.value("jfrstream_metrics_expired_total"),
                    gone.value("jfrstream_metrics_sources"),
                    gone.value("jfrstream_sources_total")))
-    lst.stop()
+    rc = lst.stop()
+    c.check(rc == 0, "listen exit %s (0)" % rc)
 
 
 # ------------------------------------------------------------------ caps
@@ -484,7 +489,8 @@ def case_sources(a, js, c):
                                         e.value("jfrstream_metrics_sources")))
     for s in socks[1:] + [s6]:
         s.close()
-    lst.stop()
+    rc = lst.stop()
+    c.check(rc == 0, "listen exit %s (0)" % rc)
 
 
 def exposed_matches_model(expo, src, model):
@@ -549,7 +555,8 @@ def case_series(a, js, c):
         c.check(rc == 0 and not out, "cap %d: the exposition parses, promtool check metrics: "
                 "exit %d %s" % (cap, rc, out[:400]))
         s.close()
-        lst.stop()
+        rc = lst.stop()
+        c.check(rc == 0, "cap %d: listen exit %s (0)" % (cap, rc))
     # (ii) a cap inside what workload.jfr's source needs: some series made
     events = reference_events(js, WORKLOAD)
     model = M.Model(events)
@@ -582,7 +589,8 @@ def case_series(a, js, c):
             % (": " + "; ".join(diffs[:4]) if diffs else ""))
     rc, out = lint(body, a.promtool)
     c.check(rc == 0 and not out, "promtool check metrics: exit %d %s" % (rc, out[:400]))
-    lst.stop()
+    rc = lst.stop()
+    c.check(rc == 0, "listen exit %s (0)" % rc)
 
 
 # ------------------------------------------------------------------ load
@@ -871,7 +879,7 @@ def case_tail(a, js, c):
         model = M.Model(events * copies)
         p = L.start([js, "tail", "--idle-timeout", "20", "--metrics", "127.0.0.1:0",
                      "--label", "suite=metrics_tail", repo])
-        out, err = L.Lines(p.stdout, keep=False), L.Lines(p.stderr)
+        out, err = L.Lines(p.stdout, keep=False), M.watch(L.Lines(p.stderr))
         m = err.wait_for(M.METRICS_LINE, 15)
         if not c.check(m is not None, "tail --metrics printed its port"):
             return
@@ -955,6 +963,10 @@ def main():
         finally:
             L.cleanup()
             L._children.clear()
+            for rep in M.sanitizer_reports():
+                L.log(rep)
+                c.fails.append("a sanitizer report on jfrstream's stderr: %s"
+                               % rep.strip().splitlines()[0][:200])
         L.log("  (%s: %.1f s, %s)" % (name, time.monotonic() - t0,
                                       "%d failures" % len(c.fails) if c.fails else "ok"))
         fails += ["%s: %s" % (name, f) for f in c.fails]

@@ -40,6 +40,30 @@ METRICS_LINE = r"metrics on http://127\.0\.0\.1:(\d+)/metrics"
 
 # ------------------------------------------------------------------ listener
 
+_watched = []   # stderr Lines of our jfrstream processes
+SANITIZER = re.compile(r"ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|"
+                       r"==\d+==ERROR|Invalid read|Invalid write|definitely lost: [1-9]")
+
+
+def watch(lines):
+    """Keep LINES (a jfrstream's stderr) for sanitizer_reports()."""
+    _watched.append(lines)
+    return lines
+
+
+def sanitizer_reports(clear=True):
+    """The sanitizer or valgrind reports on the watched stderr so far."""
+    out = []
+    for lines in _watched:
+        text = lines.text()
+        if SANITIZER.search(text):
+            m = SANITIZER.search(text)
+            out.append(text[max(0, m.start() - 200):m.start() + 1500])
+    if clear:
+        del _watched[:]
+    return out
+
+
 def has_metrics(jfrstream):
     """(True, "") when this build's `listen --metrics` serves; else (False,
     why): no --metrics in its --help, or built without libmicrohttpd."""
@@ -71,7 +95,7 @@ class Listener:
     def __init__(self, jfrstream, args=(), keep_stdout=True, metrics="127.0.0.1:0"):
         self.p = L.start([jfrstream, "listen", "127.0.0.1:0", "--metrics", metrics] + list(args))
         self.out = L.Lines(self.p.stdout, keep=keep_stdout)
-        self.err = L.Lines(self.p.stderr)
+        self.err = watch(L.Lines(self.p.stderr))
         m = self.err.wait_for(r"listening on 127\.0\.0\.1:(\d+)", 15)
         self.port = int(m.group(1)) if m else None
         m = self.err.wait_for(METRICS_LINE, 15)
