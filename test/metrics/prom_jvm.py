@@ -299,6 +299,11 @@ def main():
         nchk = M.compare_model(model, expo, source, df)
         check(not df, "GET /metrics: %d values of the source = the model of the events%s"
               % (nchk, ": " + "; ".join(df[:6]) if df else ""))
+        srcs = sorted({x.labels["source"] for x in expo.samples if "source" in x.labels})
+        check(srcs == [source] and expo.value("jfrstream_metrics_sources") == 1,
+              "one source in the exposition %s, jfrstream_metrics_sources %s (the stream's "
+              "events before its jdk.JVMInformation are not left under its peer)"
+              % (srcs, expo.value("jfrstream_metrics_sources")))
         for name in ("jfrstream_sources_total", "jfrstream_connections_total"):
             check(expo.value(name) == 1, "%s = %s (one connection)" % (name, expo.value(name)))
         check(expo.value("jfrstream_events_total") == len(events),
@@ -312,6 +317,9 @@ def main():
         check(False, "the exposition is invalid: %s" % err)
     check(rc == 0 and not lint, "promtool check metrics: exit %d%s"
           % (rc, (", " + lint[:600]) if lint else ", nothing to report"))
+    for rep in M.sanitizer_reports():
+        L.log(rep)
+        check(False, "a sanitizer report on listen's stderr: %s" % rep.strip().splitlines()[0])
     L.log("  GC: %s" % ", ".join("%s %d in %.6f s" % (k, want_count[k], want_sum[k])
                                  for k in sorted(want_count)))
     return L.result(NAME, not fails, "; ".join(fails[:6]) if fails else
