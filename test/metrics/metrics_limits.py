@@ -59,6 +59,9 @@ Scenarios (each with its own listener):
              counts 2 errors of 2 statuses, jfr_parse_errors_total 1 per source;
              a connection over --max-connections 1:
              jfrstream_connections_refused_total 1.
+  stall      the loop thread blocked (--json into a pipe nobody reads): a
+             scrape answers 503 after about 10 s; once the pipe is read, 200
+             with every event counted.
   addr       --metrics PORT alone serves on 127.0.0.1:PORT; --metrics [::1]:0
              prints an [::1] URL that answers (when the host has IPv6).
   tail       `tail DIR --metrics` over a folder of 3 chunk files (workload.jfr
@@ -87,7 +90,8 @@ from mlib import L, P  # noqa: E402
 NAME = "metrics-limits"
 WORKLOAD = os.path.join(M.DATA, "workload.jfr")
 SYNTHETIC = os.path.join(M.DATA, "synthetic.jfr")
-SCENARIOS = ("values", "errors", "ttl", "sources", "series", "load", "http", "addr", "tail")
+SCENARIOS = ("values", "errors", "ttl", "sources", "series", "load", "http", "stall", "addr",
+             "tail")
 NOT_EVENTS = ("jdk.Checkpoint", "jdk.CheckPoint", "jdk.Metadata")
 ESC_LABEL = ("note", 'say "hi"\\ back\nslash é日本')   # quote, backslash, newline, UTF-8
 
@@ -344,6 +348,51 @@ def case_errors(a, js, c):
     s1.close()
     rc = lst.stop()
     c.check(rc == 1, "listen exit %s (1: a connection ended with an error)" % rc)
+
+
+# ------------------------------------------------------------------ stall
+
+def case_stall(a, js, c):
+    """The loop thread blocked (--json into a pipe nobody reads): a scrape
+    answers 503 after about 10 s instead of hanging; once the pipe is read,
+    200 again with every event counted."""
+    data = open(WORKLOAD, "rb").read()
+    n_ev = sum(summary_counts(js, WORKLOAD).values())
+    p = L.start([js, "listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--json"])
+    err = M.watch(L.Lines(p.stderr))
+    m1 = err.wait_for(r"listening on 127\.0\.0\.1:(\d+)", 15)
+    m2 = err.wait_for(M.METRICS_LINE, 15)
+    if not c.check(m1 and m2, "listen --metrics --json started"):
+        return
+    url = "http://127.0.0.1:%s/metrics" % m2.group(1)
+    s = L.connect(int(m1.group(1)))
+    s.sendall(data * 3)          # ~600 KB of --json lines: the 64 KiB pipe fills
+    time.sleep(1.0)
+    t0 = time.monotonic()
+    try:
+        st, hd, body, dt = M.http("GET", url, timeout=40)
+    except OSError as e:
+        st, body, dt = "error %s" % e, b"", time.monotonic() - t0
+    c.check(st == 503 and 8 <= dt <= 20, "a scrape while the loop is blocked on stdout: %s "
+            "after %.1f s (503 after about 10 s)" % (st, dt))
+    out = L.Lines(p.stdout, keep=False)   # read the pipe: the loop goes on
+    e = None
+    end = time.monotonic() + 20
+    while time.monotonic() < end:
+        st, hd, body, dt = M.http("GET", url, timeout=15)
+        if st == 200:
+            e = P.parse(body)
+            if e.value("jfrstream_events_total") == 3 * n_ev:
+                break
+        time.sleep(0.2)
+    c.check(e is not None and e.value("jfrstream_events_total") == 3 * n_ev,
+            "once stdout is read: 200, jfrstream_events_total %s (%d)"
+            % (e and e.value("jfrstream_events_total"), 3 * n_ev))
+    s.close()
+    p.send_signal(signal.SIGTERM)
+    rc = L.wait(p, 30, "listen")
+    out.join()
+    c.check(rc == 0, "listen exit %s (0)" % rc)
 
 
 # ------------------------------------------------------------------ addr
@@ -930,7 +979,7 @@ def case_tail(a, js, c):
         shutil.rmtree(work, ignore_errors=True)
 
 
-CASES = {"values": case_values, "errors": case_errors, "addr": case_addr, "ttl": case_ttl, "sources": case_sources, "series": case_series,
+CASES = {"values": case_values, "errors": case_errors, "addr": case_addr, "stall": case_stall, "ttl": case_ttl, "sources": case_sources, "series": case_series,
          "load": case_load, "http": case_http, "tail": case_tail}
 
 
