@@ -64,6 +64,9 @@ Scenarios (each with its own listener):
              once the pipe is read, 200 with every event counted.
   addr       --metrics PORT alone serves on 127.0.0.1:PORT; --metrics [::1]:0
              prints an [::1] URL that answers (when the host has IPv6).
+  usage      bad --metrics-ttl / -max-sources / -max-series / --metrics values:
+             exit 2 naming the option; the metrics port in use: exit 1 naming
+             it; --metrics-ttl 0.5 accepted.
   tail       `tail DIR --metrics` over a folder of 3 chunk files (workload.jfr
              copies, not final): one source (pid 14951, its path label) with
              3x the fixture's counts, jfr_chunks_total 3, GC histogram 3x.
@@ -91,7 +94,7 @@ NAME = "metrics-limits"
 WORKLOAD = os.path.join(M.DATA, "workload.jfr")
 SYNTHETIC = os.path.join(M.DATA, "synthetic.jfr")
 SCENARIOS = ("values", "errors", "ttl", "sources", "series", "load", "http", "stall", "addr",
-             "tail")
+             "usage", "tail")
 NOT_EVENTS = ("jdk.Checkpoint", "jdk.CheckPoint", "jdk.Metadata")
 ESC_LABEL = ("note", 'say "hi"\\ back\nslash é日本')   # quote, backslash, newline, UTF-8
 
@@ -408,6 +411,39 @@ def case_stall(a, js, c):
     p.send_signal(signal.SIGTERM)
     rc = L.wait(p, 30, "listen")
     out.join()
+    c.check(rc == 0, "listen exit %s (0)" % rc)
+
+
+# ------------------------------------------------------------------ usage
+
+def case_usage(a, js, c):
+    """Bad option values: exit 2 with a message naming the option; the
+    metrics port taken: exit 1 naming the address."""
+    for args, what in ((["--metrics-ttl", "abc"], "--metrics-ttl"),
+                       (["--metrics-ttl", "0"], "--metrics-ttl"),
+                       (["--metrics-ttl", "-1"], "--metrics-ttl"),
+                       (["--metrics-max-sources", "0"], "--metrics-max-sources"),
+                       (["--metrics-max-series", "x"], "--metrics-max-series"),
+                       (["--metrics", "127.0.0.1:99999"], "--metrics")):
+        full = ["--metrics", "127.0.0.1:0"] + args if args[0] != "--metrics" else args
+        r = subprocess.run([js, "listen", "127.0.0.1:0"] + full, capture_output=True, text=True,
+                           timeout=30, stdin=subprocess.DEVNULL)
+        first = (r.stderr.splitlines() or [""])[0]
+        c.check(r.returncode == 2 and what in first,
+                "listen %s: exit %s, %r" % (" ".join(args), r.returncode, first))
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    bport = busy.getsockname()[1]
+    r = subprocess.run([js, "listen", "127.0.0.1:0", "--metrics", "127.0.0.1:%d" % bport],
+                       capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    busy.close()
+    first = (r.stderr.splitlines() or [""])[0]
+    c.check(r.returncode == 1 and str(bport) in first,
+            "--metrics on a port in use: exit %s, %r" % (r.returncode, first))
+    lst = M.Listener(js, ["--metrics-ttl", "0.5"])
+    c.check(lst.ok(), "--metrics-ttl 0.5 (a fraction) accepted")
+    rc = lst.stop()
     c.check(rc == 0, "listen exit %s (0)" % rc)
 
 
@@ -995,7 +1031,8 @@ def case_tail(a, js, c):
         shutil.rmtree(work, ignore_errors=True)
 
 
-CASES = {"values": case_values, "errors": case_errors, "addr": case_addr, "stall": case_stall, "ttl": case_ttl, "sources": case_sources, "series": case_series,
+CASES = {"values": case_values, "errors": case_errors, "addr": case_addr, "stall": case_stall,
+         "usage": case_usage, "ttl": case_ttl, "sources": case_sources, "series": case_series,
          "load": case_load, "http": case_http, "tail": case_tail}
 
 
