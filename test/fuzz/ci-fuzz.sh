@@ -16,7 +16,7 @@ if [ -d "$build" ]; then
 else
     CC=clang meson setup "$build" -Dfuzz=true >/dev/null || exit 1
 fi
-targets="fuzz_whole fuzz_sliced fuzz_live fuzz_json"
+targets="fuzz_whole fuzz_sliced fuzz_live fuzz_json fuzz_metrics"
 # shellcheck disable=SC2086
 nice -n 19 ninja -C "$build" $(for t in $targets; do printf 'test/fuzz/%s ' "$t"; done) || exit 1
 rc=0
