@@ -7,11 +7,41 @@ size_t jfr_varint_decode(const uint8_t *p, const uint8_t *end, uint64_t *out) {
     return (size_t)(c.p - p);
 }
 
+/* Compressed chunks write each UTF-16 unit as a varint: an ASCII unit is
+ * one byte below 0x80, which is also its UTF-8 form. Copies the run of such
+ * bytes at the cursor, up to n units, eight at a time; returns the count. */
+static uint32_t ascii_run(jfr_cur *c, uint32_t n, uint8_t *o) {
+    const uint8_t *p = c->p;
+    size_t avail = (size_t)(c->end - p);
+    size_t lim = avail < n ? avail : n, k = 0;
+    while (k + 8 <= lim) {
+        uint64_t w;
+        memcpy(&w, p + k, 8);
+        if (w & 0x8080808080808080ull)
+            break;
+        memcpy(o + k, &w, 8);
+        k += 8;
+    }
+    while (k < lim && p[k] < 0x80) {
+        o[k] = p[k];
+        k++;
+    }
+    c->p = p + k;
+    return (uint32_t)k;
+}
+
 long jfr__wire_chars_to_utf8(jfr_cur *c, uint32_t n, uint8_t *out) {
     uint8_t *o = out;
     uint32_t pending = 0; /* a high surrogate waiting for its partner */
     for (uint32_t i = 0; i < n; i++) {
         uint64_t v;
+        if (!c->fixed && !pending) {
+            uint32_t k = ascii_run(c, n - i, o);
+            o += k;
+            i += k;
+            if (i == n)
+                break;
+        }
         if (!jfr__cur_short(c, &v))
             return -1;
         uint32_t u = (uint32_t)(v & 0xffff);

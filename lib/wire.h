@@ -257,9 +257,19 @@ static inline int jfr__cur_string(jfr_cur *c, int mode, char *(*room)(void *, si
             uint64_t v;
             if (c->fixed)
                 return jfr__cur_skip(c, (uint64_t)n * 2) ? 0 : JFR__STR_TRUNCATED;
-            for (uint32_t i = 0; i < n; i++)
+            for (uint32_t i = 0; i < n; i++) {
+                /* eight one-byte (ASCII) units at once */
+                uint64_t w;
+                while (n - i >= 8 && (size_t)(c->end - c->p) >= 8 &&
+                       (memcpy(&w, c->p, 8), !(w & 0x8080808080808080ull))) {
+                    c->p += 8;
+                    i += 8;
+                }
+                if (i == n)
+                    break;
                 if (!jfr__cur_varint(c, &v))
                     return JFR__STR_TRUNCATED;
+            }
             return 0;
         }
         if (!(d = room(ctx, (size_t)n * 3 + 1)))
