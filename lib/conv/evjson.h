@@ -56,8 +56,9 @@ typedef struct evjson_frame {
  * are bounded by EVJSON_CACHE_BYTES per chunk; past it, no more are added. */
 #define EVJSON_CACHE_BYTES ((size_t)64 << 20)
 /* An object is captured the second time it is met (one-off stack traces
- * would fill the cache); up to this many objects are remembered per chunk
- * (8 bytes each), beyond every object is captured. */
+ * would fill the cache); up to about this many objects are remembered per
+ * chunk (a table of at most 2 * EVJSON_SEEN_MAX slots of 8 bytes: 16 MiB),
+ * beyond every object is captured. */
 #define EVJSON_SEEN_MAX ((size_t)1 << 20)
 /* Objects captured larger than this are not cached. */
 #define EVJSON_CAPTURE_MAX ((size_t)1 << 20)
