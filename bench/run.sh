@@ -11,7 +11,9 @@
 #              call, pages dropped after it: the bounded-RSS way the CLI reads
 #              files), stream, stream through a pipe (cat FILE | jfrbench -),
 #              and the live shape (--live, 1x and 4x the file looped: peak RSS)
-#   JDK        RecordingFileBench.java walk, type:$TYPE, type:$TYPE2, all
+#              and `jfrstream print --json FILE > /dev/null` (bench/timejson.py)
+#   JDK        RecordingFileBench.java walk, type:$TYPE, type:$TYPE2, all, and
+#              `jfr print --json FILE > /dev/null` (the jfr beside $JAVA)
 #
 # each $REPEAT times (median), and prints a table. The raw outputs are kept in
 # $OUT. Environment (defaults):
@@ -53,8 +55,11 @@ file=$(cd "$(dirname "$file")" && pwd)/$(basename "$file")
 if [ ! -x "$BUILD/bench/jfrbench" ]; then
     [ -f "$BUILD/build.ninja" ] || meson setup "$BUILD" "$root" --buildtype=release >/dev/null
 fi
-ninja -C "$BUILD" bench/jfrbench >/dev/null
+ninja -C "$BUILD" bench/jfrbench tools/jfrstream/jfrstream >/dev/null
 jfrbench=$BUILD/bench/jfrbench
+jfrstream=$BUILD/tools/jfrstream/jfrstream
+# the JDK's jfr tool beside $JAVA (for the print --json rows)
+jfrtool=$(dirname "$(readlink -f "$(command -v "$JAVA")")")/jfr
 
 mkdir -p "$OUT"
 rm -f "$OUT"/*.txt
@@ -98,6 +103,14 @@ run_pipe() {
     cp "$OUT/pipe.$med.txt" "$OUT/pipe.txt"
 }
 
+# run_json NAME CMD...: CMD... print --json FILE > /dev/null (bench/timejson.py)
+run_json() {
+    local name=$1
+    shift
+    echo "  $name print --json ..." >&2
+    python3 "$here/timejson.py" "$REPEAT" "$file" "$@" print --json >"$OUT/$name.txt"
+}
+
 run_c walk --mode walk --repeat "$REPEAT"
 run_c walkr --mode walk --release --repeat "$REPEAT"
 run_c walkt --mode walk --threads "$THREADS" --repeat "$REPEAT"
@@ -114,11 +127,13 @@ run_c stream --mode stream --repeat "$REPEAT"
 run_pipe
 run_c live1 --mode stream --live --repeat "$REPEAT"
 run_c live4 --mode stream --live --loop 4 --repeat "$REPEAT"
+run_json json "$jfrstream"
 if [ "$SKIP_JAVA" != 1 ]; then
     run_java walk walk
     run_java type1 "type:$TYPE"
     [ -n "$TYPE2" ] && run_java type2 "type:$TYPE2"
     run_java all all
+    [ -x "$jfrtool" ] && run_json json.java "$jfrtool"
 fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -167,6 +182,8 @@ row "stream (read 64 KiB slices)" jfrstream "$OUT/stream.txt"
 row "stream (cat FILE | jfrbench -)" jfrstream "$OUT/pipe.txt"
 row "live 1x (--live, 64 KiB slices)" jfrstream "$OUT/live1.txt"
 row "live 4x (--live --loop 4)" jfrstream "$OUT/live4.txt"
+row "print --json > /dev/null (input MB/s)" jfrstream "$OUT/json.txt" "$OUT/json.java.txt"
+row "jfr print --json > /dev/null" JDK "$OUT/json.java.txt"
 
 echo
 for n in walk walkr walkt type1 type1r type1t type2 type2t all allt stream live1 live4; do
@@ -183,6 +200,13 @@ echo
 echo "targets: walk >= 4000 MB/s: $(field MB/s "$OUT/walk.txt");" \
      "type:$TYPE >= 2000 MB/s: $(field MB/s "$OUT/type1.txt");" \
      "all >= 1000 MB/s: $(field MB/s "$OUT/all.txt"); >= 20x the JDK (see x JDK)"
+for n in json json.java; do
+    [ -f "$OUT/$n.txt" ] || continue
+    printf '%-9s JSON bytes=%s JSON MB/s=%s JSON cpu MB/s=%s cpu_s=%s\n' "$n" \
+        "$(field json_bytes "$OUT/$n.txt")" "$(field json_MB/s "$OUT/$n.txt")" \
+        "$(field json_cpu_MB/s "$OUT/$n.txt")" "$(field cpu_s "$OUT/$n.txt")"
+done
+echo "targets: print --json >= 1000 JSON MB/s: $(field json_MB/s "$OUT/json.txt"); >= 10x jfr print --json"
 echo "live: peak RSS 1x $(field rss_kb "$OUT/live1.txt") kB, 4x $(field rss_kb "$OUT/live4.txt") kB"
 largest=$(python3 -c '
 import struct, sys

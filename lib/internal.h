@@ -78,6 +78,8 @@ typedef struct jfr_tinfo {
     uint32_t min_size;   /* minimum bytes a value of this type occupies */
     uint32_t nops;       /* decode steps of one inline value (saturated) */
     bool bad;            /* recursive or too large: values can't be decoded */
+    uint32_t nvarints;   /* every field an integer or pool key, no array: the
+                            count (each a varint in compressed chunks), else 0 */
     bool has_duration;   /* field 1 is "duration" */
     int32_t thread_field; /* eventThread (or sampledThread), -1 */
     int32_t stack_field;  /* stackTrace, -1 */

@@ -281,9 +281,13 @@ static void plan_type(jfr_mdtab *md, uint32_t ti, uint8_t *color, uint32_t depth
     }
     color[ti] = 1;
     uint32_t min = 0, ops = 1;
+    bool flat = t->nfields > 0;
     for (uint32_t i = 0; i < t->nfields; i++) {
         const jfr_field *f = &t->fields[i];
         uint8_t op = inf->ops[i] & (uint8_t)~JFR_OP_ARRAY;
+        if (f->array || !(op == JFR_OP_CHAR || op == JFR_OP_SHORT || op == JFR_OP_INT ||
+                          op == JFR_OP_LONG || op == JFR_OP_POOL))
+            flat = false;
         uint32_t fmin = 1;
         if (op == JFR_OP_FLOAT) fmin = 4;
         else if (op == JFR_OP_DOUBLE) fmin = 8;
@@ -306,6 +310,7 @@ static void plan_type(jfr_mdtab *md, uint32_t ti, uint8_t *color, uint32_t depth
         inf->bad = true;
     inf->min_size = min;
     inf->nops = ops;
+    inf->nvarints = flat ? t->nfields : 0;
     color[ti] = 2;
 }
 

@@ -21,6 +21,16 @@ static jfr_status skip_field(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t
     if (!jfr__cur_count(cur, &n) || n > (size_t)(cur->end - cur->p))
         return JFR_BAD_EVENT;
     op &= (uint8_t)~JFR_OP_ARRAY;
+    if (op == JFR_OP_STRUCT && c->compressed && n) {
+        /* structs of integers only (stack frames): n * k varints at once */
+        const jfr_tinfo *inf = tinfo(c, t);
+        if (inf->nvarints) {
+            if (inf->bad || depth > JFR_MAX_DEPTH)
+                return JFR_BAD_EVENT;
+            return jfr__cur_skip_varints(cur, (uint64_t)n * inf->nvarints) ? JFR_OK
+                                                                           : JFR_BAD_VARINT;
+        }
+    }
     for (uint32_t k = 0; k < n; k++) {
         jfr_status s = skip_one(c, cur, t, op, depth);
         if (s)

@@ -81,6 +81,38 @@ static inline bool jfr__cur_skip_varint(jfr_cur *c) {
     return false;
 }
 
+/* Skip m varints. Where a loaded word starts at a varint's first byte, the
+ * bytes up to its last terminator (a byte below 0x80) are whole varints of
+ * at most 8 bytes each, one per terminator: they go at once. */
+static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
+    const uint8_t *p = c->p;
+    while (m) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if ((size_t)(c->end - p) >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            uint64_t t = ~w & 0x8080808080808080ull;
+            if (t) {
+                /* t has bits 7, 15, ..., 63 only: sum them in the top byte */
+                unsigned cnt = (unsigned)(((t >> 7) * 0x0101010101010101ull) >> 56);
+                if (cnt <= m) {
+                    p += (63u - (unsigned)__builtin_clzll(t)) / 8 + 1;
+                    m -= cnt;
+                    continue;
+                }
+            }
+        }
+#endif
+        jfr_cur one = {p, c->end, false, c->base, c->tag};
+        if (!jfr__cur_skip_varint(&one))
+            return false;
+        p = one.p;
+        m--;
+    }
+    c->p = p;
+    return true;
+}
+
 static inline bool jfr__cur_u8(jfr_cur *c, uint8_t *v) {
     if (c->p >= c->end)
         return false;
@@ -257,10 +289,8 @@ static inline int jfr__cur_string(jfr_cur *c, int mode, char *(*room)(void *, si
             uint64_t v;
             if (c->fixed)
                 return jfr__cur_skip(c, (uint64_t)n * 2) ? 0 : JFR__STR_TRUNCATED;
-            for (uint32_t i = 0; i < n; i++)
-                if (!jfr__cur_varint(c, &v))
-                    return JFR__STR_TRUNCATED;
-            return 0;
+            (void)v;
+            return jfr__cur_skip_varints(c, n) ? 0 : JFR__STR_TRUNCATED;
         }
         if (!(d = room(ctx, (size_t)n * 3 + 1)))
             return JFR__STR_NOMEM;

@@ -87,6 +87,7 @@ static bool is_frame_type(const jfr_type *t) {
 }
 
 static void note_error(evjson *pr, jfr_status s) {
+    pr->cache.nerr++; /* open captures compare: their JSON is not kept */
     if (!pr->decode_error)
         pr->decode_error = s;
 }
@@ -128,28 +129,304 @@ static evjson_frame *frame_push(evjson *pr, uint8_t kind, const jfr_value *v) {
     return fr;
 }
 
-/* Is the pooled object already open on the current print path? A linear
- * scan: paths are short (a few hundred frames for the deepest real chains). */
-static bool on_path(const evjson *pr, const jfr_value *v) {
+/* The frame of the pooled object v if it is open on the current print
+ * path, else -1. A linear scan: paths are short (a few hundred frames for
+ * the deepest real chains). */
+static ptrdiff_t path_index(const evjson *pr, const jfr_value *v) {
     for (size_t i = 0; i < pr->nframes; i++) {
         const jfr_value *o = &pr->frames[i].it.parent;
         if (pr->frames[i].kind == FR_FIELDS && o->pooled && o->key == v->key &&
             o->type == v->type)
-            return true;
+            return (ptrdiff_t)i;
     }
-    return false;
+    return -1;
+}
+
+/* ------------------------------------------------- pooled objects' JSON */
+
+#define CACHE_BLOCK EVJSON_CAPTURE_MAX
+
+static uint8_t hbit_of(const jfr_type *t, uint64_t key) {
+    uint64_t h = key * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)t * 0xC2B2AE3D27D4EB4Full;
+    return (uint8_t)(h >> 56);
+}
+
+static void reach_add(uint64_t r[4], uint8_t b) { r[b >> 6] |= 1ull << (b & 63); }
+static bool reach_has(const uint64_t r[4], uint8_t b) { return (r[b >> 6] >> (b & 63)) & 1; }
+static void reach_or(uint64_t r[4], const uint64_t o[4]) {
+    for (int i = 0; i < 4; i++)
+        r[i] |= o[i];
+}
+
+static size_t cache_hash(const jfr_type *t, uint64_t key, uint32_t depth, uint32_t indent) {
+    uint64_t h = key * 0x9E3779B97F4A7C15ull ^ ((uint64_t)(uintptr_t)t >> 4) * 0xC2B2AE3D27D4EB4Full ^
+                 ((uint64_t)depth << 32 | indent) * 0x165667B19E3779F9ull;
+    return (size_t)(h ^ h >> 29);
+}
+
+static uint32_t *cache_slot(const evjson_cache *ca, const jfr_type *t, uint64_t key,
+                            uint32_t depth, uint32_t indent) {
+    for (size_t h = cache_hash(t, key, depth, indent) & ca->mask;; h = (h + 1) & ca->mask) {
+        uint32_t v = ca->slots[h];
+        if (!v)
+            return &ca->slots[h];
+        const evjson_cent *e = &ca->ents[v - 1];
+        if (e->key == key && e->type == t && e->depth == depth && e->indent == indent)
+            return &ca->slots[h];
+    }
+}
+
+/* Was the object of hash h met before in this chunk? Remembers it. */
+static bool seen_before(evjson_cache *ca, size_t h) {
+    uint64_t f = (uint64_t)h | 1;
+    if (!ca->seen || (ca->nseen + 1) * 4 > (ca->smask + 1) * 3) {
+        size_t n = ca->seen ? (ca->smask + 1) * 2 : 4096;
+        uint64_t *ns;
+        if (n > EVJSON_SEEN_MAX * 2 || !(ns = calloc(n, sizeof *ns)))
+            return true; /* full: capture everything */
+        for (size_t i = 0; ca->seen && i <= ca->smask; i++) {
+            if (!ca->seen[i])
+                continue;
+            size_t j = (size_t)(ca->seen[i] >> 7) & (n - 1);
+            while (ns[j])
+                j = (j + 1) & (n - 1);
+            ns[j] = ca->seen[i];
+        }
+        free(ca->seen);
+        ca->seen = ns;
+        ca->smask = n - 1;
+    }
+    for (size_t j = (size_t)(f >> 7) & ca->smask;; j = (j + 1) & ca->smask) {
+        if (ca->seen[j] == f)
+            return true;
+        if (!ca->seen[j]) {
+            ca->seen[j] = f;
+            ca->nseen++;
+            return false;
+        }
+    }
+}
+
+static void cache_clear(evjson_cache *ca) {
+    if (ca->seen && ca->nseen)
+        memset(ca->seen, 0, (ca->smask + 1) * sizeof *ca->seen);
+    ca->nseen = 0;
+    if (ca->slots && ca->nents)
+        memset(ca->slots, 0, (ca->mask + 1) * sizeof *ca->slots);
+    ca->nents = 0;
+    ca->nblocks = ca->nblocks ? 1 : 0; /* keep the first block */
+    ca->bused = 0;
+    ca->used = 0;
+    ca->bound = false;
+}
+
+static void cache_free(evjson_cache *ca) {
+    free(ca->seen);
+    free(ca->slots);
+    free(ca->ents);
+    for (size_t i = 0; i < ca->capblocks; i++)
+        free(ca->blocks[i]);
+    free(ca->blocks);
+    free(ca->caps);
+    ob_free(&ca->capo);
+    memset(ca, 0, sizeof *ca);
+}
+
+/* Room for n bytes in the store (n <= CACHE_BLOCK), or NULL. Blocks past
+ * the first are kept allocated in blocks[] for reuse after a clear. */
+static char *store_alloc(evjson_cache *ca, size_t n) {
+    if (ca->nblocks && ca->bused + n <= CACHE_BLOCK) {
+        char *p = ca->blocks[ca->nblocks - 1] + ca->bused;
+        ca->bused += n;
+        return p;
+    }
+    if (ca->nblocks == ca->capblocks) {
+        size_t cap = ca->capblocks ? ca->capblocks * 2 : 8;
+        char **nb = realloc(ca->blocks, cap * sizeof *nb);
+        if (!nb)
+            return NULL;
+        memset(nb + ca->capblocks, 0, (cap - ca->capblocks) * sizeof *nb);
+        ca->blocks = nb;
+        ca->capblocks = cap;
+    }
+    if (!ca->blocks[ca->nblocks] && !(ca->blocks[ca->nblocks] = malloc(CACHE_BLOCK)))
+        return NULL;
+    ca->bused = n;
+    return ca->blocks[ca->nblocks++];
+}
+
+/* Keep the JSON of the capture that just closed (its object's frame is
+ * still on the stack). Best effort: out of room or memory, nothing. */
+static void cache_put(evjson *pr, const evjson_cap *cap) {
+    evjson_cache *ca = &pr->cache;
+    const jfr_value *obj = &pr->frames[cap->frame].it.parent;
+    size_t len = ca->capo.len - cap->start;
+    size_t cost = len + sizeof(evjson_cent) + 2 * sizeof(uint32_t);
+    if (ca->used + cost > EVJSON_CACHE_BYTES || ca->nents >= UINT32_MAX - 1 ||
+        cap->frame > UINT32_MAX || pr->indent > UINT32_MAX)
+        return;
+    if (!ca->slots || (ca->nents + 1) * 2 > ca->mask + 1) {
+        size_t n = ca->slots ? (ca->mask + 1) * 2 : 4096;
+        uint32_t *ns = calloc(n, sizeof *ns);
+        if (!ns)
+            return;
+        free(ca->slots);
+        ca->slots = ns;
+        ca->mask = n - 1;
+        for (size_t i = 0; i < ca->nents; i++) {
+            const evjson_cent *e = &ca->ents[i];
+            *cache_slot(ca, e->type, e->key, e->depth, e->indent) = (uint32_t)i + 1;
+        }
+    }
+    if (ca->nents == ca->capents) {
+        size_t n = ca->capents ? ca->capents * 2 : 1024;
+        evjson_cent *ne = realloc(ca->ents, n * sizeof *ne);
+        if (!ne)
+            return;
+        ca->ents = ne;
+        ca->capents = n;
+    }
+    uint32_t depth = (uint32_t)cap->frame, ind = (uint32_t)pr->indent;
+    uint32_t *slot = cache_slot(ca, obj->type, obj->key, depth, ind);
+    if (*slot)
+        return; /* printed again where the entry could not be used */
+    char *b = store_alloc(ca, len);
+    if (!b)
+        return;
+    memcpy(b, ca->capo.buf + cap->start, len);
+    evjson_cent *e = &ca->ents[ca->nents++];
+    *e = (evjson_cent){obj->type, obj->key, depth, ind, pr->nopened - cap->nopened0,
+                       (uint32_t)len, {0}, b};
+    memcpy(e->reach, cap->reach, sizeof e->reach);
+    *slot = (uint32_t)ca->nents;
+    ca->used += cost;
+}
+
+/* The capture buffer overflowed: its bytes go out in order, and the open
+ * captures are void. */
+static int capo_spill(void *user, const void *data, size_t len) {
+    evjson *pr = user;
+    evjson_cache *ca = &pr->cache;
+    ca->spilled = true;
+    for (size_t i = 0; i < ca->ncaps; i++)
+        ca->caps[i].bad = true;
+    ob_write(ca->real, data, len);
+    return 0;
+}
+
+/* Start capturing the pooled object just pushed (before its '{'). */
+static void capture_begin(evjson *pr, uint8_t hb) {
+    evjson_cache *ca = &pr->cache;
+    if (ca->used >= EVJSON_CACHE_BYTES || (ca->ncaps && ca->spilled))
+        return;
+    if (ca->ncaps == ca->capcaps) {
+        size_t n = ca->capcaps ? ca->capcaps * 2 : 16;
+        evjson_cap *nc = realloc(ca->caps, n * sizeof *nc);
+        if (!nc)
+            return;
+        ca->caps = nc;
+        ca->capcaps = n;
+    }
+    if (!ca->ncaps) {
+        if (!ca->capo.buf) {
+            if (!ob_init(&ca->capo, -1, EVJSON_CAPTURE_MAX))
+                return;
+            ca->capo.write_fn = capo_spill;
+            ca->capo.write_user = pr;
+        }
+        ca->capo.len = 0;
+        ca->spilled = false;
+        ca->real = pr->o;
+        pr->o = &ca->capo;
+    }
+    evjson_cap *cap = &ca->caps[ca->ncaps++];
+    *cap = (evjson_cap){pr->nframes - 1, ca->capo.len, pr->nopened - 1, ca->nerr, false, {0}};
+    reach_add(cap->reach, hb);
+    pr->frames[pr->nframes - 1].captured = true;
+}
+
+/* The captured object's frame is closing (its '}' written). */
+static void capture_end(evjson *pr) {
+    evjson_cache *ca = &pr->cache;
+    evjson_cap *cap = &ca->caps[--ca->ncaps];
+    if (!cap->bad && !ca->spilled && cap->nerr0 == ca->nerr)
+        cache_put(pr, cap);
+    if (ca->ncaps) {
+        reach_or(ca->caps[ca->ncaps - 1].reach, cap->reach);
+        return;
+    }
+    pr->o = ca->real;
+    ob_write(pr->o, ca->capo.buf, ca->capo.len);
+    ca->capo.len = 0;
+    ca->spilled = false;
+}
+
+/* Print obj from the cache if it is there and may be used here. *capture
+ * says whether to capture it when not: on its second meeting. */
+static bool replay(evjson *pr, const jfr_value *obj, bool *capture) {
+    evjson_cache *ca = &pr->cache;
+    *capture = false;
+    if (pr->nframes > UINT32_MAX || pr->indent > UINT32_MAX)
+        return false;
+    uint32_t v = 0;
+    if (ca->nents)
+        v = *cache_slot(ca, obj->type, obj->key, (uint32_t)pr->nframes, (uint32_t)pr->indent);
+    if (!v) {
+        ca->misses++;
+        *capture = ca->used < EVJSON_CACHE_BYTES &&
+                   seen_before(ca, cache_hash(obj->type, obj->key, (uint32_t)pr->nframes,
+                                              (uint32_t)pr->indent));
+        return false;
+    }
+    const evjson_cent *e = &ca->ents[v - 1];
+    if ((uint64_t)pr->nopened + e->nopened > EVJSON_MAX_OBJECTS)
+        return false;
+    /* an object open around it that it visits would print as null there */
+    for (size_t i = 0; i < pr->nframes; i++) {
+        const evjson_frame *f = &pr->frames[i];
+        if (f->kind == FR_FIELDS && f->it.parent.pooled && reach_has(e->reach, f->hbit))
+            return false;
+    }
+    ob_write(pr->o, e->bytes, e->len);
+    pr->nopened += e->nopened;
+    if (ca->ncaps)
+        reach_or(ca->caps[ca->ncaps - 1].reach, e->reach);
+    ca->hits++;
+    return true;
 }
 
 static void open_object(evjson *pr, const jfr_value *obj) {
-    /* a reference back into an object open on this path: null, where the
-     * JDK nulls the reference that closes the cycle in the order its
-     * resolver visits the pool (see cmd_print.c) */
-    if (obj->pooled && on_path(pr, obj)) {
-        put_null(pr);
-        return;
+    evjson_cache *ca = &pr->cache;
+    uint8_t hb = 0;
+    bool capture = false;
+    if (obj->pooled) {
+        ptrdiff_t at = path_index(pr, obj);
+        if (ca->use) {
+            hb = hbit_of(obj->type, obj->key);
+            if (ca->ncaps)
+                reach_add(ca->caps[ca->ncaps - 1].reach, hb);
+        }
+        if (at >= 0) {
+            /* a reference back into an object open on this path: null,
+             * where the JDK nulls the reference that closes the cycle in
+             * the order its resolver visits the pool (see cmd_print.c).
+             * Captures of objects inside the cycle would print otherwise
+             * elsewhere: void. */
+            for (size_t i = ca->ncaps; i > 0 && ca->caps[i - 1].frame > (size_t)at; i--)
+                ca->caps[i - 1].bad = true;
+            put_null(pr);
+            return;
+        }
+        if (ca->use && replay(pr, obj, &capture))
+            return;
     }
-    if (frame_push(pr, FR_FIELDS, obj))
-        object_begin(pr);
+    evjson_frame *fr = frame_push(pr, FR_FIELDS, obj);
+    if (!fr)
+        return;
+    fr->hbit = hb;
+    if (capture)
+        capture_begin(pr, hb);
+    object_begin(pr);
 }
 
 static void open_plain_array(evjson *pr, const jfr_value *v);
@@ -385,6 +662,8 @@ static void run(evjson *pr) {
             object_end(pr);
         else
             ob_putc(pr->o, ']');
+        if (fr->captured)
+            capture_end(pr);
         pr->nframes--;
     }
 }
@@ -399,12 +678,18 @@ void evjson_init(evjson *pr, outbuf *o, uint32_t stack_depth, bool compact) {
 }
 
 void evjson_free(evjson *pr) {
+    cache_free(&pr->cache);
     free(pr->frames);
     pr->frames = NULL;
     pr->nframes = pr->capframes = 0;
 }
 
 void evjson_chunk_begin(evjson *pr, const jfr_chunk_info *c) {
+    /* pooled objects are cached for finished chunks only: their pools are
+     * complete before the first event (a live chunk's grow with its
+     * segments, so a reference may resolve later) */
+    cache_clear(&pr->cache);
+    pr->cache.on = c->state == 0;
     if (!pr->have_tb) { /* the JDK converts every chunk with the first one's base */
         pr->have_tb = true;
         pr->tb = (jfmt_timebase){c->start_nanos, c->start_ticks, c->ticks_per_second};
@@ -414,11 +699,22 @@ void evjson_chunk_begin(evjson *pr, const jfr_chunk_info *c) {
 void evjson_metadata(evjson *pr, const jfr_metadata *m) {
     if (!pr->have_zone) { /* also the first chunk's, like the time base */
         pr->have_zone = true;
+        cache_clear(&pr->cache); /* printed without it */
         pr->zone = jfmt_zone_offset_seconds(m->gmt_offset_ms, m->dst_ms);
     }
 }
 
 jfr_status evjson_event(evjson *pr, const jfr_event *e, const jfr_value *ev) {
+    evjson_cache *ca = &pr->cache;
+    /* the cache holds one chunk's objects: the chunk evjson_chunk_begin
+     * announced, whose events are the first ones printed after it */
+    if (ca->on && !ca->bound) {
+        ca->bound = true;
+        ca->chunk = e->chunk_;
+        ca->index = e->chunk_index;
+    }
+    ca->use = ca->on && ca->chunk == e->chunk_ && ca->index == e->chunk_index;
+    ca->ncaps = 0;
     pr->decode_error = JFR_OK;
     pr->nframes = 0;
     pr->nopened = 0;

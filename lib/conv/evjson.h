@@ -42,7 +42,70 @@ typedef struct evjson_frame {
     uint8_t kind;
     bool structs;           /* arrays: elements printed as objects */
     bool broken;            /* objects: a decode error, the rest is null */
+    bool captured;          /* its JSON is being captured for the cache */
+    uint8_t hbit;           /* pooled objects: bit of (type, key) in a reach set */
 } evjson_frame;
+
+/* The JSON of pooled objects, kept for the rest of a chunk: a constant
+ * (thread, stack trace, method, class...) printed again at the same depth
+ * and indentation is a copy of the bytes printed the first time. An entry
+ * is used only where printing it again would give the same bytes: no
+ * decode error or limit inside it, no cycle cut outside it, and none of the
+ * pooled objects open around it visited inside it (a 256-bit set of what it
+ * visited, so a false "maybe" only costs the normal path). Bytes and entries
+ * are bounded by EVJSON_CACHE_BYTES per chunk; past it, no more are added. */
+#define EVJSON_CACHE_BYTES ((size_t)64 << 20)
+/* An object is captured the second time it is met (one-off stack traces
+ * would fill the cache); up to about this many objects are remembered per
+ * chunk (a table of at most 2 * EVJSON_SEEN_MAX slots of 8 bytes: 16 MiB),
+ * beyond every object is captured. */
+#define EVJSON_SEEN_MAX ((size_t)1 << 20)
+/* Objects captured larger than this are not cached. */
+#define EVJSON_CAPTURE_MAX ((size_t)1 << 20)
+
+typedef struct evjson_cent {
+    const jfr_type *type;
+    uint64_t key;
+    uint32_t depth, indent;  /* frames open, indentation where it was printed */
+    uint32_t nopened;        /* objects and arrays it opens, itself included */
+    uint32_t len;
+    uint64_t reach[4];       /* pooled objects visited inside (hbit set) */
+    const char *bytes;
+} evjson_cent;
+
+/* A pooled object whose JSON is being captured (nested ones too). */
+typedef struct evjson_cap {
+    size_t frame;            /* its frame index */
+    size_t start;            /* where its bytes start in the capture buffer */
+    uint32_t nopened0, nerr0;
+    bool bad;
+    uint64_t reach[4];
+} evjson_cap;
+
+typedef struct evjson_cache {
+    bool on;                 /* the current chunk is cacheable */
+    bool use;                /* the current event is of that chunk */
+    bool bound;              /* chunk_ and index of its events are known */
+    const void *chunk;       /* the events' jfr_event.chunk_ */
+    uint64_t index;          /* their chunk_index */
+    uint32_t *slots;         /* entry index + 1; power-of-two table */
+    size_t mask;
+    evjson_cent *ents;
+    size_t nents, capents;
+    uint64_t *seen;          /* admission: objects met once (hash | 1), so */
+    size_t smask, nseen;     /* that only those met again are captured */
+    char **blocks;           /* byte store: blocks of EVJSON_CACHE_BLOCK */
+    size_t nblocks, capblocks, bused; /* bused: bytes used in the last block */
+    size_t used;             /* bytes held (entries and bytes) */
+    /* capture */
+    outbuf capo;             /* what is printed while a capture is open */
+    outbuf *real;            /* the printer's own output meanwhile */
+    bool spilled;            /* capo overflowed into real: captures void */
+    evjson_cap *caps;
+    size_t ncaps, capcaps;
+    uint32_t nerr;           /* errors noted (captures compare) */
+    uint64_t hits, misses;   /* statistics */
+} evjson_cache;
 
 typedef struct jfrc_json { /* jfrc_json of jfrstream_conv.h */
     outbuf *o;
@@ -61,6 +124,7 @@ typedef struct jfrc_json { /* jfrc_json of jfrstream_conv.h */
     uint32_t nopened;        /* objects and arrays opened in the current event */
     bool too_many;           /* the JFR_LIMIT was EVJSON_MAX_OBJECTS */
     jfr_status decode_error; /* first decode error of the current event */
+    evjson_cache cache;
 } evjson;
 
 void evjson_init(evjson *pr, outbuf *o, uint32_t stack_depth, bool compact);

@@ -744,11 +744,26 @@ static void json_unit(outbuf *o, unsigned c) {
 
 void jfmt_json_char(outbuf *o, uint32_t unit) { json_unit(o, unit & 0xFFFF); }
 
+/* Does the word hold a byte that is not json_plain: below 0x20, 0x7F or
+ * above, '"', '/' or '\\'? (Each test is exact for "some byte": a borrow
+ * only spreads above a byte that already matched.) */
+static inline bool json_word_special(uint64_t w) {
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+#define HAS_ZERO(v) (((v) - ones) & ~(v) & high)
+    uint64_t q = w ^ (ones * '"'), sl = w ^ (ones * '/'), bs = w ^ (ones * '\\'),
+             del = w ^ (ones * 0x7F);
+    return ((w & high) | ((w - ones * 0x20) & ~w & high) | HAS_ZERO(q) | HAS_ZERO(sl) |
+            HAS_ZERO(bs) | HAS_ZERO(del)) != 0;
+#undef HAS_ZERO
+}
+
 void jfmt_json_string(outbuf *o, const char *s, size_t len, bool java_utf8) {
-    /* fast path: runs of plain printable ASCII */
+    /* fast path: runs of plain printable ASCII, eight bytes at a time */
     size_t i = 0;
     while (i < len) {
         size_t j = i;
+        for (uint64_t w; j + 8 <= len && (memcpy(&w, s + j, 8), !json_word_special(w));)
+            j += 8;
         while (j < len && json_plain[(unsigned char)s[j]])
             j++;
         if (j > i)
