@@ -164,6 +164,7 @@ struct jfrs_metrics_src {
     bool tset[NG];
     family fam[NF];
     keycache gc_cache[NCACHE], vm_cache[NCACHE], when_cache[NCACHE];
+    jfrs_buf scratch; /* label sets being looked up (kept: no malloc per event) */
     uint64_t nseries;      /* taken from the registry */
     bool vrefused[NV];     /* a value refused over max_series (counted once) */
     bool has_last, last_refused; /* jfr_last_event_timestamp_seconds */
@@ -365,11 +366,19 @@ static void child_observe(jfrs_metrics_src *ms, family *f, uint32_t i, double x)
             }
 }
 
-/* Child index for a label set built in `tmp`. */
-static uint32_t family_get_buf(family *f, jfrs_buf *tmp) {
-    if (tmp->failed)
+/* The source's scratch buffer, emptied, for a label set to look up. */
+static jfrs_buf *scratch(jfrs_metrics_src *ms) {
+    jfrs_buf_reset(&ms->scratch);
+    ms->scratch.failed = false;
+    return &ms->scratch;
+}
+
+/* Child index for the label set built in the scratch buffer. */
+static uint32_t scratch_child(jfrs_metrics_src *ms, family *f) {
+    jfrs_buf *b = &ms->scratch;
+    if (b->failed)
         return UINT32_MAX;
-    return family_get(f, tmp->data ? tmp->data : "", tmp->len);
+    return family_get(f, b->data ? b->data : "", b->len);
 }
 
 /* ------------------------------------------------------------ registry */
@@ -412,6 +421,7 @@ static void src_free(jfrs_metrics_src *ms) {
     free(ms->id);
     free(ms->kind_of);
     free(ms->type_child);
+    jfrs_buf_free(&ms->scratch);
     free(ms);
 }
 
@@ -597,18 +607,16 @@ void jfrs_metrics_src_metadata(jfrs_metrics_src *ms, const jfr_metadata *md) {
     }
     ms->ntypes = md->ntypes;
     memset(ms->kind_of, 0, ms->ntypes);
-    jfrs_buf tmp = {0};
     for (uint32_t i = 0; i < md->ntypes; i++) {
         const jfr_type *t = md->types[i];
         ms->type_child[i] = UINT32_MAX;
         if (!t->is_event || t->index >= ms->ntypes)
             continue;
-        jfrs_buf_reset(&tmp);
-        jfrs_buf_puts(&tmp, "type=");
-        put_label_value(&tmp, t->name, strlen(t->name));
-        ms->type_child[t->index] = family_get_buf(&ms->fam[F_TYPES], &tmp);
+        jfrs_buf *b = scratch(ms);
+        jfrs_buf_puts(b, "type=");
+        put_label_value(b, t->name, strlen(t->name));
+        ms->type_child[t->index] = scratch_child(ms, &ms->fam[F_TYPES]);
     }
-    jfrs_buf_free(&tmp);
     for (int k = 1; k < K_N; k++) {
         const jfr_type *t = kind_type(md, k);
         if (!t || t->index >= ms->ntypes)
@@ -702,14 +710,9 @@ static bool str_field(const jfr_value *obj, int32_t fi, jfr_value *out) {
     if (fi < 0 || jfr_value_field(obj, (uint32_t)fi, &v) != JFR_OK ||
         jfr_value_unwrap(&v, out) != JFR_OK)
         return false;
-    if (out->kind != JFR_KIND_STRING) {
-        out->key = v.key;
-        out->pooled = v.pooled;
-        return false;
-    }
-    out->key = v.key;
+    out->key = v.key; /* the reference's, for the per-chunk caches */
     out->pooled = v.pooled;
-    return true;
+    return out->kind == JFR_KIND_STRING;
 }
 
 /* A "last" group: true when this event is not older than the kept one. */
@@ -758,26 +761,34 @@ static void cache_put(keycache *c, uint64_t key, uint32_t val) {
     c[key % NCACHE] = (keycache){key, val};
 }
 
+/* The child of the label set just built in the scratch buffer, remembered
+ * in `cache` for `key` when the name came through a pool (UINT32_MAX: none). */
+static uint32_t keyed_child(jfrs_metrics_src *ms, family *f, keycache *cache, bool pooled,
+                            uint64_t key) {
+    uint32_t ci = scratch_child(ms, f);
+    if (pooled && ci != UINT32_MAX)
+        cache_put(cache, key, ci + 1);
+    return ci;
+}
+
 static void on_gc(jfrs_metrics_src *ms, const jfr_value *ev, const jfr_event *e) {
     family *f = &ms->fam[F_GC];
     jfr_value nv = {0};
     bool ok = str_field(ev, ms->f[K_GC][0], &nv);
-    uint32_t ci = ok && nv.pooled ? cache_get(ms->gc_cache, nv.key) : 0;
+    bool pooled = ok && nv.pooled;
+    uint32_t ci = pooled ? cache_get(ms->gc_cache, nv.key) : 0;
     if (ci) {
         ci--;
     } else {
-        jfrs_buf tmp = {0};
         const char *n = ok ? nv.str : "";
         size_t len = ok ? nv.len : 0;
-        jfrs_buf_puts(&tmp, "jvm_gc_name=");
-        put_label_value(&tmp, n, len);
-        jfrs_buf_puts(&tmp, ",jvm_gc_action=\"");
-        jfrs_buf_puts(&tmp, gc_action(n, len));
-        jfrs_buf_putc(&tmp, '"');
-        ci = family_get_buf(f, &tmp);
-        jfrs_buf_free(&tmp);
-        if (ok && nv.pooled && ci != UINT32_MAX)
-            cache_put(ms->gc_cache, nv.key, ci + 1);
+        jfrs_buf *b = scratch(ms);
+        jfrs_buf_puts(b, "jvm_gc_name=");
+        put_label_value(b, n, len);
+        jfrs_buf_puts(b, ",jvm_gc_action=\"");
+        jfrs_buf_puts(b, gc_action(n, len));
+        jfrs_buf_putc(b, '"');
+        ci = keyed_child(ms, f, ms->gc_cache, pooled, nv.key);
     }
     child_observe(ms, f, ci, (double)e->duration_nanos / 1e9);
 }
@@ -789,19 +800,17 @@ static void on_vmop(jfrs_metrics_src *ms, const jfr_value *ev, const jfr_event *
     bool sp = ms->f[K_VMOP][1] >= 0 &&
               jfr_value_field(ev, (uint32_t)ms->f[K_VMOP][1], &sv) == JFR_OK &&
               sv.kind == JFR_KIND_BOOLEAN && sv.b;
+    bool pooled = ok && ov.pooled;
     uint64_t key = ov.key * 2 + sp;
-    uint32_t ci = ok && ov.pooled ? cache_get(ms->vm_cache, key) : 0;
+    uint32_t ci = pooled ? cache_get(ms->vm_cache, key) : 0;
     if (ci) {
         ci--;
     } else {
-        jfrs_buf tmp = {0};
-        jfrs_buf_puts(&tmp, "jvm_vm_operation=");
-        put_label_value(&tmp, ok ? ov.str : "", ok ? ov.len : 0);
-        jfrs_buf_puts(&tmp, sp ? ",jvm_safepoint=\"true\"" : ",jvm_safepoint=\"false\"");
-        ci = family_get_buf(f, &tmp);
-        jfrs_buf_free(&tmp);
-        if (ok && ov.pooled && ci != UINT32_MAX)
-            cache_put(ms->vm_cache, key, ci + 1);
+        jfrs_buf *b = scratch(ms);
+        jfrs_buf_puts(b, "jvm_vm_operation=");
+        put_label_value(b, ok ? ov.str : "", ok ? ov.len : 0);
+        jfrs_buf_puts(b, sp ? ",jvm_safepoint=\"true\"" : ",jvm_safepoint=\"false\"");
+        ci = keyed_child(ms, f, ms->vm_cache, pooled, key);
     }
     child_observe(ms, f, ci, (double)e->duration_nanos / 1e9);
 }
@@ -909,7 +918,7 @@ static bool series_label(const jfrs_source *s, size_t i) {
     static const char *const verbose[] = {"pid", "jvm_name", "jvm_version", "main_class",
                                           "jvm_start"};
     const char *k = jfrs_source_key(s, i);
-    if (i == 1 || (k[0] == '_' && k[1] == '_')) /* the origin (peer, path); reserved */
+    if (i == 1) /* the origin (peer, path) */
         return false;
     for (size_t j = 0; j < sizeof verbose / sizeof *verbose; j++)
         if (strcmp(k, verbose[j]) == 0)
@@ -925,7 +934,7 @@ static bool make_labels(jfrs_metrics_src *ms) {
     size_t n = jfrs_source_nlabels(s);
     for (size_t i = 0; i < n; i++) {
         const char *k = jfrs_source_key(s, i);
-        if (k[0] == '_' && k[1] == '_')
+        if (k[0] == '_' && k[1] == '_') /* names starting with __ are Prometheus's own */
             continue;
         if (series_label(s, i))
             put_label(&a, &fa, k, jfrs_source_value(s, i));
@@ -1037,9 +1046,9 @@ void jfrs_metrics_src_end(jfrs_metrics_src *ms) {
         return;
     }
     relabel(m, ms);
-    if (ms->parser)
-        ms->bytes_base += jfr_parser_bytes(ms->parser);
-    m->bytes_ended += ms->parser ? jfr_parser_bytes(ms->parser) : 0;
+    uint64_t bytes = ms->parser ? jfr_parser_bytes(ms->parser) : 0;
+    ms->bytes_base += bytes;
+    m->bytes_ended += bytes;
     ms->parser = NULL;
     ms->src = NULL;
     ms->md = NULL;

@@ -37,7 +37,6 @@ jfrstream built without --metrics).
 import argparse
 import glob
 import json
-import math
 import os
 import re
 import shutil
@@ -53,6 +52,8 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from find_jdk import find_jdk  # noqa: E402
+sys.path.insert(0, HERE)
+import mlib as M  # noqa: E402
 
 MAX_JSON_INPUT = 16 << 20  # jfr print --json writes ~90 bytes per input byte
 BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -69,21 +70,6 @@ def check(name, cond, detail=''):
 
 # ------------------------------------------------------------ JSON values
 
-def iso_ns(s):
-    """'2026-11-22T04:34:36.713436085+05:30' -> ns since the epoch."""
-    m = re.match(r'(\d+)-(\d+)-(\d+)T(\d+):(\d+):(\d+)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)?$', s)
-    if not m:
-        raise ValueError(s)
-    y, mo, d, h, mi, se, frac, tz = m.groups()
-    import calendar
-    secs = calendar.timegm((int(y), int(mo), int(d), int(h), int(mi), int(se), 0, 0, 0))
-    if tz and tz != 'Z':
-        sign = 1 if tz[0] == '+' else -1
-        secs -= sign * (int(tz[1:3]) * 3600 + int(tz[4:6]) * 60)
-    ns = int((frac or '0').ljust(9, '0')[:9])
-    return secs * 10**9 + ns
-
-
 def dur_s(v):
     """A duration as jfr print --json writes it: 'PT1M2.5S', or a number."""
     if isinstance(v, (int, float)):
@@ -96,8 +82,8 @@ def dur_s(v):
     return -t if neg else t
 
 
-def close(a, b, rel=1e-6, abs_=1e-9):
-    return a is not None and b is not None and abs(a - b) <= max(abs_, rel * max(abs(a), abs(b)))
+close = M.close
+iso_ns = M.iso_ns
 
 
 def gc_action(name):
@@ -339,9 +325,8 @@ def compare(name, path, text, events, work):
     check(name + ': no parse error', not present('jfr_parse_errors_total'))
     promtool = shutil.which('promtool')
     if promtool:
-        r = subprocess.run([promtool, 'check', 'metrics'], input=text, capture_output=True, text=True, timeout=60)
-        check(name + ': promtool check metrics', r.returncode == 0 and not r.stdout.strip() and not r.stderr.strip(),
-              r.stdout + r.stderr)
+        rc, out = M.promtool_check(text.encode(), promtool)
+        check(name + ': promtool check metrics', rc == 0 and not out, out)
     print('ok: %s: %d events of %d types, %d GCs in %d names, %d last-value families, %d VM operation kinds, '
           '%d series of the source%s; sums: %s' % (
               name, sum(ex['types'].values()), len(ex['types']), counts['gc'], len(ex['gc']), counts['last'],
