@@ -104,6 +104,16 @@ typedef struct jfrc_json jfrc_json;
  * `stack_depth`: frames printed per stack trace (the JDK's default is 5). */
 JFRC_API jfrc_json *jfrc_json_new(jfrc_out *o, uint32_t stack_depth, bool compact);
 JFRC_API void jfrc_json_free(jfrc_json *j);
+/* The writer keeps, per finished chunk, the JSON of each pooled object
+ * (thread, stack trace, method, class...) met a second time, and copies it
+ * where the object is printed again at the same depth. `bytes` bounds all
+ * of that cache's memory (entries, their text, its tables and its 1 MiB
+ * capture buffer); the default is 80 MiB, and 0 (or less than 64 KiB)
+ * turns it off. The output does not depend on it. Call it before the
+ * first event. */
+JFRC_API void jfrc_json_set_cache_limit(jfrc_json *j, uint64_t bytes);
+/* The bytes the writer holds now, its cache included. */
+JFRC_API uint64_t jfrc_json_memory(const jfrc_json *j);
 /* Hand it every chunk header (on_chunk_begin) and metadata table
  * (on_metadata) of the input. */
 JFRC_API void jfrc_json_chunk_begin(jfrc_json *j, const jfr_chunk_info *c);

@@ -2,6 +2,9 @@
 # conv-test.sh — the converter library through its public header
 # (test/test_conv.c, output through a callback jfrc_out of 64 KiB, 7 and 1
 # bytes) gives the CLI's bytes: print --json, summary, collapsed, pprof.
+# The JSON also with the writer's cache limited to 0 (off), 64 KiB and
+# 1 MiB (TEST_CONV_JSON_CACHE; test_conv checks the writer's memory after
+# every event), and the CLI's print --json under --max-memory 4M.
 #
 # usage: test/conv-test.sh TEST_CONV JFRSTREAM FILE.jfr...
 set -uo pipefail
@@ -31,6 +34,23 @@ for f in "$@"; do
                 fails=$((fails + 1))
             fi
         done
+        [ $mode = json ] || continue
+        for lim in 0 65536 1048576; do
+            if TEST_CONV_JSON_CACHE=$lim "$conv" json "$f" 0 >"$tmp/got" 2>"$tmp/err" &&
+                cmp -s "$tmp/got" "$tmp/json"; then
+                echo "ok: $b json, cache limit $lim: = jfrstream ($(tail -1 "$tmp/err" | sed 's/^test_conv: //'))"
+            else
+                echo "FAIL: $b json, cache limit $lim: $(head -c 300 "$tmp/err")"
+                fails=$((fails + 1))
+            fi
+        done
+        ${JFRSTREAM_TEST_WRAPPER:-} "$cli" --max-memory 4M print --json --stack-depth 64 "$f" >"$tmp/got" 2>"$tmp/err"
+        if cmp -s "$tmp/got" "$tmp/json"; then
+            echo "ok: $b print --json --max-memory 4M: identical"
+        else
+            echo "FAIL: $b print --json --max-memory 4M differs: $(head -c 300 "$tmp/err")"
+            fails=$((fails + 1))
+        fi
     done
 done
 echo "conv-test: $fails failures"

@@ -12,6 +12,10 @@
  *
  * CAP is the jfrc_out buffer size (0: the default; 1 and 7 make every
  * write larger than the buffer). The input is fed in 4093-byte slices.
+ * TEST_CONV_JSON_CACHE=BYTES sets the JSON writer's cache limit
+ * (jfrc_json_set_cache_limit); the writer's memory (jfrc_json_memory) is
+ * then checked after every event: at most the limit plus its stack of open
+ * objects (NEST_SLACK), and the peak is printed.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -22,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define NEST_SLACK ((uint64_t)256 << 10)
+
 typedef struct run {
     jfrc_json *json;
     jfrc_summary *sum;
@@ -29,6 +35,8 @@ typedef struct run {
     bool first;
     int errors;
     size_t writes; /* calls of the write callback */
+    bool limited;
+    uint64_t limit, peak; /* TEST_CONV_JSON_CACHE, jfrc_json_memory's peak */
 } run;
 
 static int write_stdout(void *user, const void *data, size_t len) {
@@ -91,6 +99,15 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
         fprintf(stderr, "test_conv: %s: %s\n", e->type->name, jfrc_json_error(r->json));
         r->errors++;
     }
+    uint64_t held = jfrc_json_memory(r->json);
+    if (held > r->peak)
+        r->peak = held;
+    if (r->limited && held > r->limit + NEST_SLACK) {
+        fprintf(stderr, "test_conv: the JSON writer holds %llu bytes, limit %llu\n",
+                (unsigned long long)held, (unsigned long long)r->limit);
+        r->errors++;
+        return JFR_CB_STOP;
+    }
     return JFR_CB_CONTINUE;
 }
 
@@ -129,6 +146,12 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "json") == 0) {
         r.json = jfrc_json_new(out, 64, false);
         json_out = out;
+        const char *lim = getenv("TEST_CONV_JSON_CACHE");
+        if (r.json && lim && *lim) {
+            r.limited = true;
+            r.limit = strtoull(lim, NULL, 10);
+            jfrc_json_set_cache_limit(r.json, r.limit);
+        }
         cb.on_event = on_event;
         o.ordered = true;
         o.jdk_time_base = true;
@@ -188,7 +211,11 @@ int main(int argc, char **argv) {
         return fail("jfrc_out_flush");
     if (fflush(stdout) != 0)
         return fail("stdout");
-    fprintf(stderr, "test_conv: %s, buffer %zu: %zu writes\n", mode, cap, r.writes);
+    if (r.json)
+        fprintf(stderr, "test_conv: %s, buffer %zu, JSON writer peak %llu bytes: %zu writes\n", mode,
+                cap, (unsigned long long)r.peak, r.writes);
+    else
+        fprintf(stderr, "test_conv: %s, buffer %zu: %zu writes\n", mode, cap, r.writes);
     jfrc_out_free(out);
     jfrc_json_free(r.json);
     jfrc_summary_free(r.sum);

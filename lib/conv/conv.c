@@ -95,6 +95,12 @@ JFRC_API void jfrc_json_free(jfrc_json *j) {
     free(j);
 }
 
+JFRC_API void jfrc_json_set_cache_limit(jfrc_json *j, uint64_t bytes) {
+    evjson_set_cache_limit(j, bytes > SIZE_MAX ? SIZE_MAX : (size_t)bytes);
+}
+
+JFRC_API uint64_t jfrc_json_memory(const jfrc_json *j) { return evjson_memory(j); }
+
 JFRC_API void jfrc_json_chunk_begin(jfrc_json *j, const jfr_chunk_info *c) {
     evjson_chunk_begin(j, c);
 }

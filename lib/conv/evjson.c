@@ -144,7 +144,35 @@ static ptrdiff_t path_index(const evjson *pr, const jfr_value *v) {
 
 /* ------------------------------------------------- pooled objects' JSON */
 
-#define CACHE_BLOCK EVJSON_CAPTURE_MAX
+/* Can the cache allocate `add` bytes more? */
+static bool cache_room(const evjson_cache *ca, size_t add) {
+    return add <= ca->limit && ca->held <= ca->limit - add;
+}
+
+/* The cache's allocations, counted in `held`. */
+static void *cache_alloc(evjson_cache *ca, size_t n, bool zero) {
+    if (!cache_room(ca, n))
+        return NULL;
+    void *p = zero ? calloc(1, n) : malloc(n);
+    if (p)
+        ca->held += n;
+    return p;
+}
+
+static void cache_release(evjson_cache *ca, void *p, size_t n) {
+    if (p)
+        ca->held -= n;
+    free(p);
+}
+
+static void *cache_grow(evjson_cache *ca, void *p, size_t old_n, size_t new_n) {
+    if (!cache_room(ca, new_n - old_n))
+        return NULL;
+    void *np = realloc(p, new_n);
+    if (np)
+        ca->held += new_n - old_n;
+    return np;
+}
 
 static uint8_t hbit_of(const jfr_type *t, uint64_t key) {
     uint64_t h = key * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)t * 0xC2B2AE3D27D4EB4Full;
@@ -182,7 +210,7 @@ static bool seen_before(evjson_cache *ca, size_t h) {
     if (!ca->seen || (ca->nseen + 1) * 4 > (ca->smask + 1) * 3) {
         size_t n = ca->seen ? (ca->smask + 1) * 2 : 4096;
         uint64_t *ns;
-        if (n > EVJSON_SEEN_MAX * 2 || !(ns = calloc(n, sizeof *ns)))
+        if (n * sizeof *ns > ca->limit / 5 || !(ns = cache_alloc(ca, n * sizeof *ns, true)))
             return true; /* full: capture everything */
         for (size_t i = 0; ca->seen && i <= ca->smask; i++) {
             if (!ca->seen[i])
@@ -192,7 +220,7 @@ static bool seen_before(evjson_cache *ca, size_t h) {
                 j = (j + 1) & (n - 1);
             ns[j] = ca->seen[i];
         }
-        free(ca->seen);
+        cache_release(ca, ca->seen, ca->seen ? (ca->smask + 1) * sizeof *ca->seen : 0);
         ca->seen = ns;
         ca->smask = n - 1;
     }
@@ -216,7 +244,6 @@ static void cache_clear(evjson_cache *ca) {
     ca->nents = 0;
     ca->nblocks = ca->nblocks ? 1 : 0; /* keep the first block */
     ca->bused = 0;
-    ca->used = 0;
     ca->bound = false;
 }
 
@@ -229,27 +256,31 @@ static void cache_free(evjson_cache *ca) {
     free(ca->blocks);
     free(ca->caps);
     ob_free(&ca->capo);
+    size_t limit = ca->limit, capmax = ca->capmax;
     memset(ca, 0, sizeof *ca);
+    ca->limit = limit;
+    ca->capmax = capmax;
 }
 
-/* Room for n bytes in the store (n <= CACHE_BLOCK), or NULL. Blocks past
- * the first are kept allocated in blocks[] for reuse after a clear. */
+/* Room for n bytes in the store (n <= capmax), or NULL. Blocks past the
+ * first are kept allocated in blocks[] for reuse after a clear. */
 static char *store_alloc(evjson_cache *ca, size_t n) {
-    if (ca->nblocks && ca->bused + n <= CACHE_BLOCK) {
+    if (ca->nblocks && ca->bused + n <= ca->capmax) {
         char *p = ca->blocks[ca->nblocks - 1] + ca->bused;
         ca->bused += n;
         return p;
     }
     if (ca->nblocks == ca->capblocks) {
         size_t cap = ca->capblocks ? ca->capblocks * 2 : 8;
-        char **nb = realloc(ca->blocks, cap * sizeof *nb);
+        char **nb = cache_grow(ca, ca->blocks, ca->capblocks * sizeof *nb, cap * sizeof *nb);
         if (!nb)
             return NULL;
         memset(nb + ca->capblocks, 0, (cap - ca->capblocks) * sizeof *nb);
         ca->blocks = nb;
         ca->capblocks = cap;
     }
-    if (!ca->blocks[ca->nblocks] && !(ca->blocks[ca->nblocks] = malloc(CACHE_BLOCK)))
+    if (!ca->blocks[ca->nblocks] &&
+        !(ca->blocks[ca->nblocks] = cache_alloc(ca, ca->capmax, false)))
         return NULL;
     ca->bused = n;
     return ca->blocks[ca->nblocks++];
@@ -261,16 +292,14 @@ static void cache_put(evjson *pr, const evjson_cap *cap) {
     evjson_cache *ca = &pr->cache;
     const jfr_value *obj = &pr->frames[cap->frame].it.parent;
     size_t len = ca->capo.len - cap->start;
-    size_t cost = len + sizeof(evjson_cent) + 2 * sizeof(uint32_t);
-    if (ca->used + cost > EVJSON_CACHE_BYTES || ca->nents >= UINT32_MAX - 1 ||
-        cap->frame > UINT32_MAX || pr->indent > UINT32_MAX)
+    if (ca->nents >= UINT32_MAX - 1 || cap->frame > UINT32_MAX || pr->indent > UINT32_MAX)
         return;
     if (!ca->slots || (ca->nents + 1) * 2 > ca->mask + 1) {
         size_t n = ca->slots ? (ca->mask + 1) * 2 : 4096;
-        uint32_t *ns = calloc(n, sizeof *ns);
+        uint32_t *ns = cache_alloc(ca, n * sizeof *ns, true);
         if (!ns)
             return;
-        free(ca->slots);
+        cache_release(ca, ca->slots, ca->slots ? (ca->mask + 1) * sizeof *ca->slots : 0);
         ca->slots = ns;
         ca->mask = n - 1;
         for (size_t i = 0; i < ca->nents; i++) {
@@ -280,7 +309,7 @@ static void cache_put(evjson *pr, const evjson_cap *cap) {
     }
     if (ca->nents == ca->capents) {
         size_t n = ca->capents ? ca->capents * 2 : 1024;
-        evjson_cent *ne = realloc(ca->ents, n * sizeof *ne);
+        evjson_cent *ne = cache_grow(ca, ca->ents, ca->capents * sizeof *ne, n * sizeof *ne);
         if (!ne)
             return;
         ca->ents = ne;
@@ -299,7 +328,6 @@ static void cache_put(evjson *pr, const evjson_cap *cap) {
                        (uint32_t)len, {0}, b};
     memcpy(e->reach, cap->reach, sizeof e->reach);
     *slot = (uint32_t)ca->nents;
-    ca->used += cost;
 }
 
 /* The capture buffer overflowed: its bytes go out in order, and the open
@@ -317,11 +345,11 @@ static int capo_spill(void *user, const void *data, size_t len) {
 /* Start capturing the pooled object just pushed (before its '{'). */
 static void capture_begin(evjson *pr, uint8_t hb) {
     evjson_cache *ca = &pr->cache;
-    if (ca->used >= EVJSON_CACHE_BYTES || (ca->ncaps && ca->spilled))
+    if (ca->held >= ca->limit || (ca->ncaps && ca->spilled))
         return;
     if (ca->ncaps == ca->capcaps) {
         size_t n = ca->capcaps ? ca->capcaps * 2 : 16;
-        evjson_cap *nc = realloc(ca->caps, n * sizeof *nc);
+        evjson_cap *nc = cache_grow(ca, ca->caps, ca->capcaps * sizeof *nc, n * sizeof *nc);
         if (!nc)
             return;
         ca->caps = nc;
@@ -329,8 +357,9 @@ static void capture_begin(evjson *pr, uint8_t hb) {
     }
     if (!ca->ncaps) {
         if (!ca->capo.buf) {
-            if (!ob_init(&ca->capo, -1, EVJSON_CAPTURE_MAX))
+            if (!cache_room(ca, ca->capmax) || !ob_init(&ca->capo, -1, ca->capmax))
                 return;
+            ca->held += ca->capmax;
             ca->capo.write_fn = capo_spill;
             ca->capo.write_user = pr;
         }
@@ -373,7 +402,7 @@ static bool replay(evjson *pr, const jfr_value *obj, bool *capture) {
         v = *cache_slot(ca, obj->type, obj->key, (uint32_t)pr->nframes, (uint32_t)pr->indent);
     if (!v) {
         ca->misses++;
-        *capture = ca->used < EVJSON_CACHE_BYTES &&
+        *capture = ca->held < ca->limit &&
                    seen_before(ca, cache_hash(obj->type, obj->key, (uint32_t)pr->nframes,
                                               (uint32_t)pr->indent));
         return false;
@@ -675,6 +704,18 @@ void evjson_init(evjson *pr, outbuf *o, uint32_t stack_depth, bool compact) {
     pr->o = o;
     pr->stack_depth = stack_depth;
     pr->compact = compact;
+    evjson_set_cache_limit(pr, EVJSON_CACHE_LIMIT);
+}
+
+void evjson_set_cache_limit(evjson *pr, size_t bytes) {
+    evjson_cache *ca = &pr->cache;
+    cache_free(ca);
+    ca->limit = bytes < EVJSON_CACHE_MIN ? 0 : bytes;
+    ca->capmax = ca->limit / 16 < EVJSON_CAPTURE_MAX ? ca->limit / 16 : EVJSON_CAPTURE_MAX;
+}
+
+size_t evjson_memory(const evjson *pr) {
+    return pr->cache.held + pr->capframes * sizeof *pr->frames;
 }
 
 void evjson_free(evjson *pr) {
@@ -689,7 +730,7 @@ void evjson_chunk_begin(evjson *pr, const jfr_chunk_info *c) {
      * complete before the first event (a live chunk's grow with its
      * segments, so a reference may resolve later) */
     cache_clear(&pr->cache);
-    pr->cache.on = c->state == 0;
+    pr->cache.on = c->state == 0 && pr->cache.limit;
     if (!pr->have_tb) { /* the JDK converts every chunk with the first one's base */
         pr->have_tb = true;
         pr->tb = (jfmt_timebase){c->start_nanos, c->start_ticks, c->ticks_per_second};

@@ -52,16 +52,22 @@ typedef struct evjson_frame {
  * is used only where printing it again would give the same bytes: no
  * decode error or limit inside it, no cycle cut outside it, and none of the
  * pooled objects open around it visited inside it (a 256-bit set of what it
- * visited, so a false "maybe" only costs the normal path). Bytes and entries
- * are bounded by EVJSON_CACHE_BYTES per chunk; past it, no more are added. */
-#define EVJSON_CACHE_BYTES ((size_t)64 << 20)
+ * visited, so a false "maybe" only costs the normal path).
+ *
+ * All of the cache's memory (entries, their bytes, the table of objects met
+ * once, the capture buffer) stays within its limit, EVJSON_CACHE_LIMIT
+ * unless evjson_set_cache_limit says otherwise; once there, nothing more
+ * is added in that chunk (the output is the same, only slower). */
+#define EVJSON_CACHE_LIMIT ((size_t)80 << 20)
 /* An object is captured the second time it is met (one-off stack traces
- * would fill the cache); up to about this many objects are remembered per
- * chunk (a table of at most 2 * EVJSON_SEEN_MAX slots of 8 bytes: 16 MiB),
- * beyond every object is captured. */
-#define EVJSON_SEEN_MAX ((size_t)1 << 20)
-/* Objects captured larger than this are not cached. */
+ * would fill the cache); the table that remembers the objects met once
+ * takes at most a fifth of the limit (8 bytes an object, kept at most 3/4
+ * full), beyond every object is captured. */
+/* Objects captured larger than this (or than a sixteenth of the limit) are
+ * not cached. */
 #define EVJSON_CAPTURE_MAX ((size_t)1 << 20)
+/* Below this limit the cache is off. */
+#define EVJSON_CACHE_MIN ((size_t)64 << 10)
 
 typedef struct evjson_cent {
     const jfr_type *type;
@@ -94,9 +100,11 @@ typedef struct evjson_cache {
     size_t nents, capents;
     uint64_t *seen;          /* admission: objects met once (hash | 1), so */
     size_t smask, nseen;     /* that only those met again are captured */
-    char **blocks;           /* byte store: blocks of EVJSON_CACHE_BLOCK */
+    char **blocks;           /* byte store: blocks of `capmax` bytes */
     size_t nblocks, capblocks, bused; /* bused: bytes used in the last block */
-    size_t used;             /* bytes held (entries and bytes) */
+    size_t limit;            /* most bytes held; 0: the cache is off */
+    size_t held;             /* bytes allocated now, every table included */
+    size_t capmax;           /* capture buffer and store block size */
     /* capture */
     outbuf capo;             /* what is printed while a capture is open */
     outbuf *real;            /* the printer's own output meanwhile */
@@ -129,6 +137,11 @@ typedef struct jfrc_json { /* jfrc_json of jfrstream_conv.h */
 
 void evjson_init(evjson *pr, outbuf *o, uint32_t stack_depth, bool compact);
 void evjson_free(evjson *pr);
+/* The cache's limit in bytes (call before the first event; 0 or less than
+ * EVJSON_CACHE_MIN turns it off). */
+void evjson_set_cache_limit(evjson *pr, size_t bytes);
+/* Bytes the writer holds now (its cache and its stack of open objects). */
+size_t evjson_memory(const evjson *pr);
 /* Feed every chunk header and metadata table (time base and zone are taken
  * from the first ones). */
 void evjson_chunk_begin(evjson *pr, const jfr_chunk_info *c);

@@ -28,6 +28,15 @@ typedef struct cli_global {
     uint64_t max_memory; /* --max-memory: jfr_options.max_memory */
 } cli_global;
 
+/* With --max-memory M, a command that writes JSON gives this share of M to
+ * the JSON writer's cache of pooled objects (a quarter, at most its default
+ * 80 MiB) and the rest to the parser, so that both stay within M. 0 without
+ * --max-memory: the writer's default limit, the parser unlimited. */
+static inline uint64_t cli_json_cache_share(uint64_t max_memory) {
+    uint64_t q = max_memory / 4, dflt = (uint64_t)80 << 20;
+    return q < dflt ? q : dflt;
+}
+
 /* BYTES: a number with an optional K, M or G suffix (powers of 1024). */
 bool cli_parse_bytes(const char *s, uint64_t *out);
 /* Try to take a global option at argv[*i] (advancing *i past its value).

@@ -161,6 +161,11 @@ int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv) {
         rc = CLI_EXIT_ERROR;
         goto out;
     }
+    if (g->max_memory) { /* the writer's cache and the parser share it */
+        uint64_t share = cli_json_cache_share(g->max_memory);
+        jfrc_json_set_cache_limit(pr.ej, share);
+        g->max_memory -= share;
+    }
     jfr_options opts;
     jfr_options_init(&opts);
     opts.ordered = true;

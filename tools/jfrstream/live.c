@@ -429,6 +429,8 @@ void live_parser_config(const live_app *app, jfr_options *opts, jfr_callbacks *c
     opts->jdk_time_base = true; /* the first chunk's time base, per source */
     opts->resync = app->o.resync;
     opts->max_memory = app->o.max_memory;
+    if (app->o.json) /* the JSON writer's cache takes its share (live_src_new) */
+        opts->max_memory -= cli_json_cache_share(app->o.max_memory);
     jfr_callbacks_init(cb);
     cb->on_chunk_begin = on_chunk_begin;
     cb->on_metadata = on_metadata;
@@ -470,6 +472,8 @@ live_src *live_src_new(live_app *app, const char *name, const char *origin_key) 
         free(s);
         return NULL;
     }
+    if (s->ej && app->o.max_memory)
+        jfrc_json_set_cache_limit(s->ej, cli_json_cache_share(app->o.max_memory));
     s->row0 = s->row1 = JFRC_SUMMARY_NONE;
     live_metrics_src_new(s);
     app->conns++;
