@@ -87,6 +87,19 @@ with tempfile.TemporaryDirectory() as d:
             rc, out, err = run(args, True, None)
             check(f'{what}: nothing on a terminal for a run under 1 s', rc == 0 and err == b'',
                   repr(err[:200]))
+    # print --json on two threads (ordered.c): the calling thread draws
+    # worker 0's progress while it waits for batches
+    rc, ref_json, _ = run(['--jobs', '1', 'print', '--json', plain], False, None)
+    rc, out, err = run(['--jobs', '2', 'print', '--json', plain], True, '0')
+    m = line.findall(err)
+    check('--jobs 2 print --json: progress drawn on a terminal', rc == 0 and m and
+          all(name.decode() == plain for name, _, _ in m), repr(err[:200]))
+    check('--jobs 2 print --json: percentages in 0..100', all(0 <= int(p) <= 100 for _, p, _ in m))
+    check('--jobs 2 print --json: erased at the end', err.endswith(b'\r\x1b[K'), repr(err[-20:]))
+    check('--jobs 2 print --json: stdout unchanged', out == ref_json)
+    rc, out, err = run(['--jobs', '2', 'print', '--json', plain], False, '0')
+    check('--jobs 2 print --json: nothing without a terminal', rc == 0 and err == b'' and
+          out == ref_json, repr(err[:200]))
     # a message erases the line first: it starts a line of its own
     bad = os.path.join(d, 'cut.jfr')
     with open(src, 'rb') as f, open(bad, 'wb') as g:

@@ -84,6 +84,19 @@ int cli_take_global(cli_global *g, int argc, char **argv, int *i) {
         *i += 1;
         return 1;
     }
+    if (strcmp(a, "--jobs") == 0 || strcmp(a, "-j") == 0) {
+        char *end;
+        const char *v = *i + 1 < argc ? argv[*i + 1] : "";
+        errno = 0;
+        long n = strtol(v, &end, 10);
+        if (errno || *end || end == v || n < 1 || n > 64) {
+            cli_usage_error("%s needs a number of threads from 1 to 64", a);
+            return -1;
+        }
+        g->jobs = (unsigned)n;
+        *i += 2;
+        return 1;
+    }
     if (strcmp(a, "--max-memory") == 0) {
         if (*i + 1 >= argc || !cli_parse_bytes(argv[*i + 1], &g->max_memory) ||
             g->max_memory == 0) {

@@ -26,6 +26,7 @@ typedef struct cli_global {
     uint64_t seed;
     bool resync; /* --resync: jfr_options.resync */
     uint64_t max_memory; /* --max-memory: jfr_options.max_memory */
+    unsigned jobs;       /* --jobs: threads of print --json (0: automatic) */
 } cli_global;
 
 /* With --max-memory M, a command that writes JSON gives this share of M to

@@ -35,16 +35,22 @@
 #include "commands.h"
 #include "filter.h"
 #include "frontend.h"
+#include "ordered.h"
 #include "report.h"
 #include "usage.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct printer {
     jfrc_json *ej;
+    jfrc_out *out;     /* cli_out, or a worker's (ordered.h) */
+    cli_worker *w;     /* a parallel run's worker, else NULL */
     uint32_t stack_depth; /* --stack-depth */
     bool first_event;
     cli_filter filter;
@@ -68,14 +74,18 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
     printer *pr = user;
     if (pr->table && !cli_type_set_has(&pr->want, e->type))
         return JFR_CB_CONTINUE;
+    if (pr->w && !cli_worker_event(pr->w))
+        return JFR_CB_CONTINUE; /* another worker prints it */
     jfr_value ev;
     jfr_status s = jfr_event_value(e, &ev);
     if (s) {
         data_error(e, s, NULL);
         return JFR_CB_CONTINUE;
     }
-    if (!pr->first_event)
-        jfrc_out_write(cli_out, ", ", 2); /* array elements: no newline */
+    /* array elements: no newline; a worker writes the separator before
+     * every event, and the writer drops the very first one */
+    if (!pr->first_event || pr->w)
+        jfrc_out_write(pr->out, ", ", 2);
     pr->first_event = false;
     s = jfrc_json_event(pr->ej, e, &ev);
     if (s)
@@ -140,32 +150,44 @@ static int on_arg(void *ctx, const cli_arg *a) {
     }
 }
 
-int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv) {
-    printer pr;
-    memset(&pr, 0, sizeof pr);
-    pr.stack_depth = 5;
-    pr.first_event = true;
-    const char *path;
-    int rc = cli_args(c, g, argc, argv, on_arg, &pr);
-    if (rc != CLI_ARGS_RUN)
-        goto out;
-    path = pr.path;
-    if (!path) {
-        rc = cli_usage_error("print: missing FILE");
-        goto out;
-    }
+/* Events per batch of a parallel run (ordered.h): a few MB of JSON. */
+#define PRINT_BATCH 1024
+/* Without --jobs, files smaller than this are printed on one thread. */
+#define PRINT_PARALLEL_MIN ((uint64_t)4 << 20)
 
-    pr.ej = jfrc_json_new(cli_out, pr.stack_depth, false);
-    if (!pr.ej) {
-        cli_error("out of memory");
-        rc = CLI_EXIT_ERROR;
-        goto out;
-    }
-    if (g->max_memory) { /* the writer's cache and the parser share it */
-        uint64_t share = cli_json_cache_share(g->max_memory);
-        jfrc_json_set_cache_limit(pr.ej, share);
-        g->max_memory -= share;
-    }
+/* What every run of the command shares (one printer per thread). */
+typedef struct print_run {
+    const printer *proto;
+    cli_global g; /* max_memory: each parser's share */
+    uint64_t cache; /* each writer's cache (0: its default) */
+    const char *path;
+} print_run;
+
+static jfrc_json *new_writer(jfrc_out *o, const printer *pr, uint64_t cache) {
+    jfrc_json *ej = jfrc_json_new(o, pr->stack_depth, false);
+    if (ej && cache)
+        jfrc_json_set_cache_limit(ej, cache);
+    return ej;
+}
+
+/* The document around the events: head (`{"recording": {"events": [`) or
+ * tail. */
+static void doc_head(jfrc_json *ej, jfrc_out *o) {
+    jfrc_json_object_begin(ej);
+    jfrc_json_name(ej, "recording");
+    jfrc_json_object_begin(ej);
+    jfrc_json_name(ej, "events");
+    jfrc_out_putc(o, '[');
+}
+
+static void doc_tail(jfrc_json *ej, jfrc_out *o) {
+    jfrc_out_putc(o, ']');
+    jfrc_json_object_end(ej);
+    jfrc_json_object_end(ej);
+}
+
+/* One pass over the input with `pr` (its ej and out set). */
+static int print_pass(printer *pr, const cli_global *g, const char *path) {
     jfr_options opts;
     jfr_options_init(&opts);
     opts.ordered = true;
@@ -174,30 +196,119 @@ int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv) {
                         .on_metadata = on_metadata,
                         .on_error = cli_on_error};
     cli_setup_fn setup = NULL;
-    if (cli_filter_active(&pr.filter) && cli_filter_literal(&pr.filter)) {
+    if (cli_filter_active(&pr->filter) && cli_filter_literal(&pr->filter)) {
         setup = subscribe; /* only the named types are dispatched */
     } else {
         /* simple names, globs and categories are resolved per chunk from
          * its metadata, after the parser has mapped subscriptions: filter
          * the generic callback through a per-type table */
         cb.on_event = on_event;
-        pr.table = cli_filter_active(&pr.filter);
+        pr->table = cli_filter_active(&pr->filter);
     }
-
-    jfrc_json *ej = pr.ej;
-    jfrc_json_object_begin(ej);
-    jfrc_json_name(ej, "recording");
-    jfrc_json_object_begin(ej);
-    jfrc_json_name(ej, "events");
-    jfrc_out_putc(cli_out, '[');
-    rc = cli_parse(g, path, &opts, &cb, &pr, setup);
-    jfrc_out_putc(cli_out, ']');
-    jfrc_json_object_end(ej);
-    jfrc_json_object_end(ej);
-    if (pr.nomem) {
+    int rc = cli_parse(g, path, &opts, &cb, pr, setup);
+    if (pr->nomem) {
         cli_error("out of memory");
         rc = CLI_EXIT_ERROR;
     }
+    return rc;
+}
+
+/* A parallel run's worker: the whole input, printing its own batches. */
+static int print_worker(cli_worker *w, void *arg) {
+    const print_run *run = arg;
+    printer pr = *run->proto;
+    memset(&pr.want, 0, sizeof pr.want);
+    pr.w = w;
+    pr.out = cli_worker_out(w);
+    pr.ej = new_writer(pr.out, &pr, run->cache);
+    if (!pr.ej) {
+        cli_error("out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    doc_head(pr.ej, pr.out); /* for its indentation; the bytes are dropped */
+    jfrc_out_flush(pr.out);
+    int rc = print_pass(&pr, &run->g, run->path);
+    jfrc_out_flush(pr.out);
+    jfrc_json_free(pr.ej);
+    cli_type_set_free(&pr.want);
+    return rc;
+}
+
+/* How many threads print `path`: --jobs, else the cores (at most 8) for a
+ * plain recording file of PRINT_PARALLEL_MIN bytes or more without
+ * --max-memory; 1 for standard input, compressed input and --feed-size
+ * (they are read once, as a stream). */
+static unsigned print_jobs(const cli_global *g, const char *path, uint64_t *size) {
+    if (g->jobs == 1 || g->feed_mode != CLI_FEED_DEFAULT || strcmp(path, "-") == 0)
+        return 1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 1;
+    struct stat st;
+    unsigned char magic[4] = {0};
+    bool plain = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                 pread(fd, magic, 4, 0) == 4 && memcmp(magic, "FLR", 4) == 0;
+    close(fd);
+    if (!plain)
+        return 1;
+    *size = (uint64_t)st.st_size;
+    if (g->jobs)
+        return g->jobs;
+    if (g->max_memory || *size < PRINT_PARALLEL_MIN)
+        return 1;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+}
+
+int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv) {
+    printer pr;
+    memset(&pr, 0, sizeof pr);
+    pr.stack_depth = 5;
+    pr.first_event = true;
+    pr.out = cli_out;
+    int rc = cli_args(c, g, argc, argv, on_arg, &pr);
+    if (rc != CLI_ARGS_RUN)
+        goto out;
+    if (!pr.path) {
+        rc = cli_usage_error("print: missing FILE");
+        goto out;
+    }
+    uint64_t size = 0;
+    unsigned jobs = print_jobs(g, pr.path, &size);
+    /* the writers' caches and the parsers share --max-memory */
+    uint64_t cache = 0, parser_mem = g->max_memory;
+    if (g->max_memory) {
+        uint64_t each = g->max_memory / jobs;
+        cache = cli_json_cache_share(each);
+        parser_mem = each - cache;
+    }
+    pr.ej = new_writer(cli_out, &pr, cache);
+    if (!pr.ej) {
+        cli_error("out of memory");
+        rc = CLI_EXIT_ERROR;
+        goto out;
+    }
+    doc_head(pr.ej, cli_out);
+    if (jobs > 1) {
+        print_run run = {&pr, *g, cache, pr.path};
+        run.g.max_memory = parser_mem;
+        void *args[64];
+        if (jobs > 64)
+            jobs = 64;
+        for (unsigned k = 0; k < jobs; k++)
+            args[k] = &run;
+        /* JFRSTREAM_PRINT_BATCH=N: N events per batch (a test aid, to
+         * cross batch boundaries on small files) */
+        uint64_t batch = PRINT_BATCH;
+        const char *eb = getenv("JFRSTREAM_PRINT_BATCH");
+        if (eb && *eb && strtoull(eb, NULL, 10) > 0)
+            batch = strtoull(eb, NULL, 10);
+        rc = cli_ordered_run(jobs, batch, print_worker, args, pr.path, size);
+    } else {
+        g->max_memory = parser_mem;
+        rc = print_pass(&pr, g, pr.path);
+    }
+    doc_tail(pr.ej, cli_out);
 out:
     cli_filter_free(&pr.filter);
     jfrc_json_free(pr.ej);

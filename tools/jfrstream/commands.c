@@ -202,7 +202,7 @@ static const cli_opt tail_opts[] = {
 #define GLOBAL_NOTE                                                                       \
     "\n"                                                                                  \
     "Global options (see " CLI_NAME " --help): --feed-size N|random[:SEED],\n"            \
-    "--resync, --max-memory BYTES.\n"
+    "--resync, --max-memory BYTES, --jobs N.\n"
 
 /* ------------------------------------------------------------- table */
 
@@ -246,7 +246,7 @@ static const cli_command commands[] = {
      "or plain .jfr files. Bad data closes that connection only, with the reason\n"
      "(peer, chunk, byte offset) on stderr (--resync: skips to the next chunk).\n\n"
      LIVE_NOTE
-     "\nGlobal options: --resync, --max-memory BYTES (see " CLI_NAME " --help).\n"},
+     "\nGlobal options: --resync, --max-memory BYTES, --jobs N (see " CLI_NAME " --help).\n"},
     {"tail", cmd_tail,
      "tail [LIVE OPTIONS] [--exit-when-done] [--idle-timeout SECONDS]\n"
      "                 DIR|FILE",
@@ -256,7 +256,7 @@ static const cli_command commands[] = {
      "repository=DIR; the newest JVM folder is followed); FILE one chunk file\n"
      "being written (for a saved live stream, use print).\n\n"
      LIVE_NOTE
-     "\nGlobal options: --resync, --max-memory BYTES (see " CLI_NAME " --help).\n"},
+     "\nGlobal options: --resync, --max-memory BYTES, --jobs N (see " CLI_NAME " --help).\n"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -297,6 +297,10 @@ void cli_overview(FILE *out) {
           "                       suffixes); past it the chunk fails and the next\n"
           "                       one is tried. With JSON output a quarter of it\n"
           "                       (at most 80 MiB) goes to the JSON writer's cache\n"
+          "  -j, --jobs N         threads of print --json (1..64): each reads the\n"
+          "                       whole file and writes every Nth batch of events;\n"
+          "                       the output is the same. Default: the cores (at\n"
+          "                       most 8) for a plain file of 4 MiB or more, else 1\n"
           "  -h, --help           this help\n"
           "  -V, --version        the library version\n"
           "\n"

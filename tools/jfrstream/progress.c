@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +21,11 @@ static struct {
     double t0, last, delay;
 } pg;
 
+/* A parallel run's worker: its progress goes to this counter (ordered.c). */
+static _Thread_local _Atomic uint64_t *forward;
+
+void cli_progress_forward(_Atomic uint64_t *to) { forward = to; }
+
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -27,6 +33,8 @@ static double now_s(void) {
 }
 
 void cli_progress_begin(const char *name, uint64_t total) {
+    if (forward)
+        return;
     pg.active = total > 0 && isatty(STDERR_FILENO);
     pg.shown = false;
     if (!pg.active)
@@ -48,6 +56,10 @@ void cli_progress_begin(const char *name, uint64_t total) {
 }
 
 void cli_progress_update(uint64_t done) {
+    if (forward) {
+        atomic_store_explicit(forward, done, memory_order_relaxed);
+        return;
+    }
     if (!pg.active || done < pg.next_check)
         return;
     pg.next_check = done + CHECK_EVERY;
@@ -63,6 +75,8 @@ void cli_progress_update(uint64_t done) {
 }
 
 void cli_progress_clear(void) {
+    if (forward)
+        return;
     if (!pg.shown)
         return;
     fputs("\r\033[K", stderr);
@@ -79,6 +93,8 @@ void cli_progress_stdout(void) {
 }
 
 void cli_progress_end(void) {
+    if (forward)
+        return;
     cli_progress_clear();
     pg.active = false;
 }

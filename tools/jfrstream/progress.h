@@ -12,6 +12,7 @@
 #ifndef JFRSTREAM_CLI_PROGRESS_H
 #define JFRSTREAM_CLI_PROGRESS_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* Start a run over `total` bytes (0: unknown, nothing is ever drawn). */
@@ -25,5 +26,8 @@ void cli_progress_clear(void);
 void cli_progress_stdout(void);
 /* Erase the line and stop. */
 void cli_progress_end(void);
+/* This thread (a parallel run's worker) draws nothing: its updates are
+ * stored in *to, for the thread that draws; NULL: draw again. */
+void cli_progress_forward(_Atomic uint64_t *to);
 
 #endif

@@ -13,11 +13,34 @@
 
 jfrc_out *cli_out;
 
-/* Errors reported through cli_on_error / cli_data_error. */
-static uint64_t cb_errors;
-static uint64_t data_errors;
+/* Errors reported through cli_on_error / cli_data_error, per thread: each
+ * worker of a parallel run (ordered.c) counts its own parser's. */
+static _Thread_local uint64_t cb_errors;
+static _Thread_local uint64_t data_errors;
+
+/* Where this thread's messages go instead of stderr (ordered.c). */
+static _Thread_local cli_report_fn redirect_fn;
+static _Thread_local void *redirect_user;
+
+void cli_report_redirect(cli_report_fn fn, void *user) {
+    redirect_fn = fn;
+    redirect_user = user;
+}
 
 static void say(const char *fmt, va_list ap) {
+    if (redirect_fn) {
+        char small[256], *m = small;
+        va_list ap2;
+        va_copy(ap2, ap);
+        int n = vsnprintf(small, sizeof small, fmt, ap);
+        if (n >= (int)sizeof small && (m = malloc((size_t)n + 1)) != NULL)
+            vsnprintf(m, (size_t)n + 1, fmt, ap2);
+        va_end(ap2);
+        redirect_fn(redirect_user, n < 0 ? "" : m ? m : "out of memory");
+        if (m != small)
+            free(m);
+        return;
+    }
     /* keep stdout and stderr roughly in order when both go to a terminal */
     jfrc_out_flush(cli_out);
     cli_progress_clear();

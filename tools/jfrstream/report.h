@@ -42,6 +42,7 @@ int cli_on_error(jfr_parser *p, jfr_status s, const char *message, void *user);
  * and by cli_data_error: the front end compares them before and after a
  * run. cli_count_error counts one the front end printed itself. */
 uint64_t cli_errors_parse(void);
+/* (The counts are per thread.) */
 uint64_t cli_errors_data(void);
 void cli_count_error(void);
 
@@ -52,6 +53,13 @@ void cli_count_error(void);
  * decoded: JSON_ERROR" when its JSON is incomplete. A malloc'd string (NULL
  * on no memory) for the caller's reporter.
  */
+/* Send this thread's messages (cli_error, cli_data_error, cli_on_error) to
+ * `fn` instead of stderr, without the "jfrstream: " prefix; NULL: stderr
+ * again. A parallel run's workers use it to print their messages in
+ * order (ordered.h). */
+typedef void (*cli_report_fn)(void *user, const char *message);
+void cli_report_redirect(cli_report_fn fn, void *user);
+
 char *cli_event_error(const jfr_event *e, jfr_status s, const char *json_error);
 
 #endif

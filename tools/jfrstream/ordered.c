@@ -1,0 +1,323 @@
+/*
+ * ordered.c — N workers, one ordered output (see ordered.h).
+ *
+ * A message raised after event c-1 and before event c (c events delivered
+ * so far) goes with batch (c-1)/B, after the bytes written so far: that
+ * batch is the one its owner still has open then, and the order of bytes
+ * and messages is the serial one either way (a data error raised inside
+ * event c-1's callback lands there too). One lock guards the slots; it is
+ * taken once per batch, not per event.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#include "ordered.h"
+#include "progress.h"
+#include "report.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ORDERED_QUEUE 4          /* batches a worker may have waiting */
+#define WORKER_OUT_CAP (1u << 18) /* its writer's buffer, before a batch */
+
+enum { SLOT_FREE, SLOT_FILLING, SLOT_READY };
+
+typedef struct message {
+    size_t at; /* after this many bytes of the batch */
+    char *text;
+} message;
+
+typedef struct slot {
+    int state;
+    uint64_t batch;
+    char *buf;
+    size_t len, cap;
+    message *msgs;
+    size_t nmsgs, capmsgs;
+} slot;
+
+typedef struct run run;
+
+struct cli_worker {
+    run *r;
+    unsigned k;
+    uint64_t count;   /* events delivered so far */
+    slot *cur;        /* the open batch, or NULL */
+    bool nomem;
+    bool finished;    /* under r->mu */
+    int status;
+    jfrc_out *out;
+    slot slots[ORDERED_QUEUE];
+    _Atomic uint64_t progress;
+    cli_worker_fn fn;
+    void *arg;
+    pthread_t thread;
+};
+
+struct run {
+    pthread_mutex_t mu;
+    pthread_cond_t cond; /* a slot became ready or free, a worker finished */
+    unsigned n;
+    uint64_t batch;
+    cli_worker *w;
+};
+
+/* ------------------------------------------------------- worker side */
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap)
+        return true;
+    size_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+/* The writer's bytes: into the open batch (none is open before the first
+ * event: the document's head, which the calling thread writes itself). */
+static int out_write(void *user, const void *data, size_t len) {
+    cli_worker *w = user;
+    slot *s = w->cur;
+    if (!s || w->nomem)
+        return 0;
+    if (!grow((void **)&s->buf, &s->cap, s->len + len, 1)) {
+        w->nomem = true;
+        return 0;
+    }
+    memcpy(s->buf + s->len, data, len);
+    s->len += len;
+    return 0;
+}
+
+static void publish(cli_worker *w) {
+    if (!w->cur)
+        return;
+    jfrc_out_flush(w->out);
+    pthread_mutex_lock(&w->r->mu);
+    w->cur->state = SLOT_READY;
+    pthread_cond_broadcast(&w->r->cond);
+    pthread_mutex_unlock(&w->r->mu);
+    w->cur = NULL;
+}
+
+/* Make batch j the open one (the previous one goes to the writer). */
+static void open_batch(cli_worker *w, uint64_t j) {
+    publish(w);
+    run *r = w->r;
+    pthread_mutex_lock(&r->mu);
+    slot *s = NULL;
+    for (;;) {
+        for (unsigned i = 0; i < ORDERED_QUEUE && !s; i++)
+            if (w->slots[i].state == SLOT_FREE)
+                s = &w->slots[i];
+        if (s)
+            break;
+        pthread_cond_wait(&r->cond, &r->mu);
+    }
+    s->state = SLOT_FILLING;
+    pthread_mutex_unlock(&r->mu);
+    s->batch = j;
+    s->len = 0;
+    s->nmsgs = 0;
+    w->cur = s;
+}
+
+bool cli_worker_event(cli_worker *w) {
+    uint64_t j = w->count++ / w->r->batch;
+    if (j % w->r->n != w->k)
+        return false;
+    if (!w->cur || w->cur->batch != j)
+        open_batch(w, j);
+    return true;
+}
+
+jfrc_out *cli_worker_out(cli_worker *w) { return w->out; }
+unsigned cli_worker_index(const cli_worker *w) { return w->k; }
+unsigned cli_worker_count(const cli_worker *w) { return w->r->n; }
+
+/* A message of this worker's thread (report.h): kept by the owner of its
+ * place, dropped by the others (who raised the same one). */
+static void on_message(void *user, const char *text) {
+    cli_worker *w = user;
+    uint64_t j = w->count ? (w->count - 1) / w->r->batch : 0;
+    if (j % w->r->n != w->k)
+        return;
+    if (!w->cur || w->cur->batch != j)
+        open_batch(w, j);
+    jfrc_out_flush(w->out);
+    slot *s = w->cur;
+    char *t = strdup(text);
+    if (!t || !grow((void **)&s->msgs, &s->capmsgs, s->nmsgs + 1, sizeof *s->msgs)) {
+        free(t);
+        w->nomem = true;
+        return;
+    }
+    s->msgs[s->nmsgs++] = (message){s->len, t};
+}
+
+static void *worker_main(void *arg) {
+    cli_worker *w = arg;
+    cli_report_redirect(on_message, w);
+    cli_progress_forward(&w->progress);
+    w->status = w->fn(w, w->arg);
+    publish(w);
+    cli_report_redirect(NULL, NULL);
+    cli_progress_forward(NULL);
+    pthread_mutex_lock(&w->r->mu);
+    w->finished = true;
+    pthread_cond_broadcast(&w->r->cond);
+    pthread_mutex_unlock(&w->r->mu);
+    return NULL;
+}
+
+/* ------------------------------------------------------- writer side */
+
+/* Batch j of worker w, waited for; NULL when w has finished without it
+ * (the end). Worker 0's progress is drawn while waiting. */
+static slot *wait_batch(run *r, cli_worker *w, uint64_t j) {
+    slot *s = NULL;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        for (unsigned i = 0; i < ORDERED_QUEUE && !s; i++)
+            if (w->slots[i].state == SLOT_READY && w->slots[i].batch == j)
+                s = &w->slots[i];
+        if (s || w->finished)
+            break;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 250000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&r->cond, &r->mu, &ts);
+        pthread_mutex_unlock(&r->mu);
+        cli_progress_update(atomic_load_explicit(&r->w[0].progress, memory_order_relaxed));
+        pthread_mutex_lock(&r->mu);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return s;
+}
+
+/* Write a batch: its bytes, its messages where they were raised. The
+ * first event of all has no separator before it: the workers write ", "
+ * before each event, and the first two bytes of all are dropped. */
+static void write_batch(slot *s, bool *strip) {
+    size_t off = 0;
+    for (size_t m = 0; m <= s->nmsgs; m++) {
+        size_t end = m < s->nmsgs ? s->msgs[m].at : s->len;
+        if (*strip && end > off) {
+            off += 2;
+            *strip = false;
+        }
+        if (end > off)
+            jfrc_out_write(cli_out, s->buf + off, end - off);
+        off = end;
+        if (m < s->nmsgs) {
+            cli_error("%s", s->msgs[m].text);
+            free(s->msgs[m].text);
+        }
+    }
+    s->nmsgs = 0;
+}
+
+int cli_ordered_run(unsigned n, uint64_t batch, cli_worker_fn fn, void **args,
+                    const char *name, uint64_t total) {
+    run r;
+    memset(&r, 0, sizeof r);
+    r.n = n;
+    r.batch = batch ? batch : 1;
+    r.w = calloc(n, sizeof *r.w);
+    if (!r.w) {
+        cli_error("out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    pthread_mutex_init(&r.mu, NULL);
+    pthread_cond_init(&r.cond, NULL);
+    int rc = CLI_EXIT_OK;
+    unsigned started = 0;
+    for (unsigned k = 0; k < n; k++) {
+        cli_worker *w = &r.w[k];
+        w->r = &r;
+        w->k = k;
+        w->fn = fn;
+        w->arg = args[k];
+        atomic_init(&w->progress, 0);
+        if (!(w->out = jfrc_out_new(out_write, w, WORKER_OUT_CAP))) {
+            cli_error("out of memory");
+            rc = CLI_EXIT_ERROR;
+            break;
+        }
+    }
+    cli_progress_begin(name, total);
+    for (unsigned k = 0; rc == CLI_EXIT_OK && k < n; k++, started++)
+        if (pthread_create(&r.w[k].thread, NULL, worker_main, &r.w[k])) {
+            cli_error("cannot start a thread");
+            rc = CLI_EXIT_ERROR;
+            break;
+        }
+    bool strip = true;
+    /* the writer goes on even when a worker failed to start: the others
+     * may wait for it to free their slots */
+    for (uint64_t j = 0; started == n; j++) {
+        cli_worker *w = &r.w[j % n];
+        slot *s = wait_batch(&r, w, j);
+        if (!s)
+            break;
+        write_batch(s, &strip);
+        pthread_mutex_lock(&r.mu);
+        s->state = SLOT_FREE;
+        pthread_cond_broadcast(&r.cond);
+        pthread_mutex_unlock(&r.mu);
+    }
+    if (started < n) { /* let the started ones run out: nothing is written */
+        for (unsigned k = 0; k < started; k++)
+            for (;;) {
+                pthread_mutex_lock(&r.mu);
+                bool done = r.w[k].finished;
+                for (unsigned i = 0; i < ORDERED_QUEUE; i++)
+                    if (r.w[k].slots[i].state == SLOT_READY)
+                        r.w[k].slots[i].state = SLOT_FREE;
+                pthread_cond_broadcast(&r.cond);
+                if (!done)
+                    pthread_cond_wait(&r.cond, &r.mu);
+                pthread_mutex_unlock(&r.mu);
+                if (done)
+                    break;
+            }
+    }
+    for (unsigned k = 0; k < started; k++)
+        pthread_join(r.w[k].thread, NULL);
+    cli_progress_end();
+    bool nomem = false;
+    for (unsigned k = 0; k < n; k++) {
+        cli_worker *w = &r.w[k];
+        if (k < started && w->status > rc)
+            rc = w->status;
+        nomem |= w->nomem;
+        for (unsigned i = 0; i < ORDERED_QUEUE; i++) {
+            for (size_t m = 0; m < w->slots[i].nmsgs; m++)
+                free(w->slots[i].msgs[m].text);
+            free(w->slots[i].msgs);
+            free(w->slots[i].buf);
+        }
+        jfrc_out_free(w->out);
+    }
+    if (nomem) {
+        cli_error("out of memory");
+        rc = CLI_EXIT_ERROR;
+    }
+    pthread_cond_destroy(&r.cond);
+    pthread_mutex_destroy(&r.mu);
+    free(r.w);
+    return rc;
+}
