@@ -26,56 +26,109 @@ static inline uint8_t *put_unit(uint8_t *o, uint32_t u, uint32_t *pending) {
     return o;
 }
 
+/* One unit of a compressed string at p (avail bytes): its value, and the
+ * bytes it took in *len (0: malformed). Writers use one to three bytes. */
+static inline uint32_t varint_unit(const uint8_t *p, size_t avail, const uint8_t *base,
+                                   uint64_t tag, size_t *len) {
+    if (avail && p[0] < 0x80) {
+        *len = 1;
+        return p[0];
+    }
+    if (avail >= 2 && p[1] < 0x80) {
+        *len = 2;
+        return (uint32_t)(p[0] & 0x7f) | (uint32_t)p[1] << 7;
+    }
+    if (avail >= 3 && p[2] < 0x80) {
+        *len = 3;
+        return ((uint32_t)(p[0] & 0x7f) | (uint32_t)(p[1] & 0x7f) << 7 | (uint32_t)p[2] << 14) &
+               0xffff;
+    }
+    jfr_cur one = {p, p + avail, false, base, tag};
+    uint64_t v;
+    if (!jfr__cur_varint(&one, &v)) {
+        *len = 0;
+        return 0;
+    }
+    *len = (size_t)(one.p - p);
+    return (uint32_t)(v & 0xffff);
+}
+
 /* Compressed chunks write each UTF-16 unit as a varint: an ASCII unit is
- * one byte below 0x80 (also its UTF-8 form), and every unit takes at most
- * three bytes in the form writers use. Those are decoded inline, runs of
- * ASCII eight at a time; anything else through the general varint. */
+ * one byte below 0x80 (also its UTF-8 form). With 8 units and 8 bytes
+ * ahead, the common cases run without bounds checks: ASCII copied 8 bytes
+ * at a time and advanced by its run's length (the output has 3 bytes per
+ * unit left, so the over-copy stays inside it), two- and three-byte units
+ * written out directly. A high surrogate looks at the next unit to pair
+ * with it (no state carried); lone surrogates stay WTF-8, as put_unit. */
 static long chars_varint_to_utf8(jfr_cur *c, uint32_t n, uint8_t *out) {
     const uint8_t *p = c->p, *end = c->end;
     uint8_t *o = out;
-    uint32_t pending = 0, i = 0;
+    uint32_t i = 0;
     while (i < n) {
         uint32_t u;
-        size_t avail = (size_t)(end - p);
-        if (avail && p[0] < 0x80) {
-            if (!pending) {
-                while (n - i >= 8 && (size_t)(end - p) >= 8) {
-                    uint64_t w;
-                    memcpy(&w, p, 8);
-                    if (w & 0x8080808080808080ull)
-                        break;
-                    memcpy(o, &w, 8);
-                    o += 8;
-                    p += 8;
-                    i += 8;
-                }
-                if (i < n && p < end && p[0] < 0x80) {
-                    *o++ = *p++;
-                    i++;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if ((size_t)(end - p) >= 8 && n - i >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            uint64_t hi = w & 0x8080808080808080ull;
+            if (!(hi & 0x80)) { /* ASCII: the run's first (up to) 8 bytes */
+                memcpy(o, p, 8);
+                unsigned k = hi ? (unsigned)__builtin_ctzll(hi) >> 3 : 8;
+                o += k;
+                p += k;
+                i += k;
+                continue;
+            }
+            if (!(hi & 0x8000)) { /* two bytes: up to 0x3fff */
+                u = (uint32_t)(w & 0x7f) | (uint32_t)(w >> 8 & 0x7f) << 7;
+                p += 2;
+                i++;
+                if (u >= 0x80 && u < 0x800) {
+                    o[0] = (uint8_t)(0xc0 | (u >> 6));
+                    o[1] = (uint8_t)(0x80 | (u & 0x3f));
+                    o += 2;
+                } else {
+                    o += jfr__utf8_put(o, u);
                 }
                 continue;
             }
-            u = *p++;
-        } else if (avail >= 2 && p[1] < 0x80) {
-            u = (uint32_t)(p[0] & 0x7f) | (uint32_t)p[1] << 7;
-            p += 2;
-        } else if (avail >= 3 && p[2] < 0x80) {
-            u = ((uint32_t)(p[0] & 0x7f) | (uint32_t)(p[1] & 0x7f) << 7 | (uint32_t)p[2] << 14) &
-                0xffff;
-            p += 3;
-        } else {
-            jfr_cur one = {p, end, false, c->base, c->tag};
-            uint64_t v;
-            if (!jfr__cur_varint(&one, &v))
-                return -1;
-            p = one.p;
-            u = (uint32_t)(v & 0xffff);
+            if (!(hi & 0x800000)) { /* three bytes */
+                u = ((uint32_t)(w & 0x7f) | (uint32_t)(w >> 8 & 0x7f) << 7 |
+                     (uint32_t)(w >> 16 & 0x7f) << 14) & 0xffff;
+                p += 3;
+                i++;
+                if (u >= 0x800 && (u < 0xd800 || u > 0xdbff)) {
+                    o[0] = (uint8_t)(0xe0 | (u >> 12));
+                    o[1] = (uint8_t)(0x80 | ((u >> 6) & 0x3f));
+                    o[2] = (uint8_t)(0x80 | (u & 0x3f));
+                    o += 3;
+                    continue;
+                }
+                goto unit;
+            }
         }
-        i++;
-        o = put_unit(o, u, &pending);
+#endif
+        {
+            size_t len;
+            u = varint_unit(p, (size_t)(end - p), c->base, c->tag, &len);
+            if (!len)
+                return -1;
+            p += len;
+            i++;
+        }
+    unit:
+        if (u >= 0xd800 && u <= 0xdbff && i < n) { /* a high surrogate: paired? */
+            size_t len;
+            uint32_t v = varint_unit(p, (size_t)(end - p), c->base, c->tag, &len);
+            if (len && v >= 0xdc00 && v <= 0xdfff) {
+                o += jfr__utf8_put(o, 0x10000 + ((u - 0xd800) << 10) + (v - 0xdc00));
+                p += len;
+                i++;
+                continue;
+            }
+        }
+        o += jfr__utf8_put(o, u);
     }
-    if (pending)
-        o += jfr__utf8_put(o, pending);
     c->p = p;
     return (long)(o - out);
 }

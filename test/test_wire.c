@@ -132,6 +132,85 @@ static void test_strings(void) {
     printf("strings: six encodings, compressed and uncompressed\n");
 }
 
+static uint64_t splitmix(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* The simple definition: a high surrogate directly followed by a low one
+ * is one code point, every other unit is encoded alone (WTF-8). */
+static size_t ref_utf16_to_utf8(const uint16_t *u, size_t n, uint8_t *out) {
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t cp = u[i];
+        if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < n && u[i + 1] >= 0xdc00 && u[i + 1] <= 0xdfff)
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (u[++i] - 0xdc00);
+        o += jfr__utf8_put(out + o, cp);
+    }
+    return o;
+}
+
+/* Random runs of ASCII, two- and three-byte units, paired and lone
+ * surrogates, varints padded with an extra byte, in exact-size buffers
+ * (the sanitizers see any over-read): the converter's fast paths against
+ * the definition, and every truncation fails without overrunning. */
+static void test_chars_random(void) {
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    unsigned cases = 0;
+    for (int round = 0; round < 20000; round++) {
+        uint16_t u[80];
+        size_t n = (size_t)(splitmix(&seed) % 80);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = splitmix(&seed);
+            switch (r % 8) {
+            case 0: case 1: case 2: u[i] = (uint16_t)(0x20 + (r >> 8) % 0x5f); break;
+            case 3: u[i] = (uint16_t)(0x80 + (r >> 8) % 0x780); break;
+            case 4: u[i] = (uint16_t)(0x800 + (r >> 8) % 0xd000); break;
+            case 5: u[i] = (uint16_t)(0xd800 + (r >> 8) % 0x400); break;
+            case 6: u[i] = (uint16_t)(0xdc00 + (r >> 8) % 0x400); break;
+            default: u[i] = (uint16_t)(r >> 8); break;
+            }
+        }
+        uint8_t want[80 * 3 + 1];
+        size_t wn = ref_utf16_to_utf8(u, n, want);
+        for (int fixed = 0; fixed < 2; fixed++) {
+            uint8_t enc[80 * 4];
+            size_t len = 0;
+            for (size_t i = 0; i < n; i++) {
+                uint32_t v = u[i];
+                if (fixed) {
+                    enc[len++] = (uint8_t)(v >> 8);
+                    enc[len++] = (uint8_t)v;
+                    continue;
+                }
+                bool pad = splitmix(&seed) % 16 == 0; /* a non-minimal varint */
+                while (v >= 0x80 || pad) {
+                    enc[len++] = (uint8_t)(0x80 | (v & 0x7f));
+                    if (v < 0x80)
+                        pad = false;
+                    v >>= 7;
+                }
+                enc[len++] = (uint8_t)v;
+            }
+            uint8_t *in = malloc(len ? len : 1), *out = malloc(n * 3 + 1);
+            memcpy(in, enc, len);
+            jfr_cur c = {in, in + len, fixed, in, 0};
+            long w = jfr__wire_chars_to_utf8(&c, (uint32_t)n, out);
+            CHECK(w == (long)wn && memcmp(out, want, wn) == 0 && c.p == in + len);
+            if (len) { /* one byte short */
+                jfr_cur t = {in, in + len - 1, fixed, in, 0};
+                CHECK(jfr__wire_chars_to_utf8(&t, (uint32_t)n, out) == -1);
+            }
+            free(in);
+            free(out);
+            cases++;
+        }
+    }
+    printf("strings: %u random UTF-16 strings against the definition\n", cases);
+}
+
 static void test_status_table(void) {
     CHECK(strcmp(jfr_status_name(JFR_BAD_MAGIC), "BAD_MAGIC") == 0);
     CHECK(strcmp(jfr_status_str(JFR_OK), "ok") == 0);
@@ -144,6 +223,7 @@ int main(void) {
     test_varints();
     test_fixed_widths();
     test_strings();
+    test_chars_random();
     test_status_table();
     printf("%d failures\n", g_failures);
     return g_failures ? 1 : 0;
