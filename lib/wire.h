@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__) && defined(__GNUC__)
+#include <emmintrin.h>
+#endif
 
 typedef struct jfr_cur {
     const uint8_t *p;
@@ -87,6 +90,42 @@ static inline bool jfr__cur_skip_varint(jfr_cur *c) {
 static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
     const uint8_t *p = c->p;
     while (m) {
+#if defined(__SSE2__) && defined(__GNUC__)
+        /* 64 bytes, then 16: the terminators are the bytes with the sign
+         * bit clear (one dependent step per block, not per word) */
+        if ((size_t)(c->end - p) >= 64 && m >= 8) {
+            const __m128i *q = (const __m128i *)(const void *)p;
+            uint64_t t = ~((uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q)) |
+                           (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 1)) << 16 |
+                           (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 2)) << 32 |
+                           (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 3)) << 48);
+            if (t) {
+                uint64_t cnt = t - ((t >> 1) & 0x5555555555555555ull);
+                cnt = (cnt & 0x3333333333333333ull) + ((cnt >> 2) & 0x3333333333333333ull);
+                cnt = (((cnt + (cnt >> 4)) & 0x0f0f0f0f0f0f0f0full) * 0x0101010101010101ull) >> 56;
+                if (cnt <= m) {
+                    p += 64u - (unsigned)__builtin_clzll(t);
+                    m -= cnt;
+                    continue;
+                }
+            }
+        }
+        if ((size_t)(c->end - p) >= 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+            unsigned t = ~(unsigned)_mm_movemask_epi8(x) & 0xffffu;
+            if (t) {
+                unsigned cnt = t - ((t >> 1) & 0x5555u);
+                cnt = (cnt & 0x3333u) + ((cnt >> 2) & 0x3333u);
+                cnt = (cnt + (cnt >> 4)) & 0x0f0fu;
+                cnt = (cnt + (cnt >> 8)) & 0x1fu;
+                if (cnt <= m) {
+                    p += 32u - (unsigned)__builtin_clz(t);
+                    m -= cnt;
+                    continue;
+                }
+            }
+        }
+#endif
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         if ((size_t)(c->end - p) >= 8) {
             uint64_t w;

@@ -199,9 +199,15 @@ static void test_chars_random(void) {
             jfr_cur c = {in, in + len, fixed, in, 0};
             long w = jfr__wire_chars_to_utf8(&c, (uint32_t)n, out);
             CHECK(w == (long)wn && memcmp(out, want, wn) == 0 && c.p == in + len);
+            if (!fixed) { /* skipped as n varints (16, 8 and 1 at a time) */
+                jfr_cur k = {in, in + len, fixed, in, 0};
+                CHECK(jfr__cur_skip_varints(&k, n) && k.p == in + len);
+            }
             if (len) { /* one byte short */
                 jfr_cur t = {in, in + len - 1, fixed, in, 0};
                 CHECK(jfr__wire_chars_to_utf8(&t, (uint32_t)n, out) == -1);
+                jfr_cur k = {in, in + len - 1, fixed, in, 0};
+                CHECK(fixed || !jfr__cur_skip_varints(&k, n));
             }
             free(in);
             free(out);
