@@ -67,9 +67,24 @@ typedef int (*jfrc_write_fn)(void *user, const void *data, size_t len);
  * of memory (jfrc_out_new: also when `write` is NULL). */
 JFRC_API jfrc_out *jfrc_out_new_fd(int fd, size_t cap);
 JFRC_API jfrc_out *jfrc_out_new(jfrc_write_fn write, void *user, size_t cap);
+/* A writer to memory: its bytes stay in a buffer of `cap` bytes (0: 64 KiB)
+ * that grows as needed, and a flush keeps them. When memory runs out it
+ * fails (later bytes are dropped; jfrc_out_failed is true). NULL when out of
+ * memory. */
+JFRC_API jfrc_out *jfrc_out_new_memory(size_t cap);
+/* The bytes a memory writer holds and their count (NULL for other
+ * writers); valid until the next call on `o`. */
+JFRC_API const char *jfrc_out_data(const jfrc_out *o, size_t *len);
+/* Take a memory writer's bytes without copying them: on return *buf, *len
+ * and *cap are its buffer (from malloc: the caller frees it), and the
+ * writer goes on, empty and no longer failed, in the buffer passed in
+ * *buf / *cap (from malloc, or NULL and 0). Returns false when the bytes
+ * taken are incomplete (memory ran out while writing them), or when `o` is
+ * not a memory writer (then nothing changes). */
+JFRC_API bool jfrc_out_swap(jfrc_out *o, char **buf, size_t *len, size_t *cap);
 /* Free without flushing (flush first to keep what is buffered). */
 JFRC_API void jfrc_out_free(jfrc_out *o);
-/* Write what is buffered. JFR_OK, or JFR_IO when this or an earlier write
+/* Write what is buffered (a memory writer keeps it). JFR_OK, or JFR_IO when this or an earlier write
  * failed (errno is the failed write(2)'s for a file descriptor). NULL:
  * JFR_OK. */
 JFRC_API jfr_status jfrc_out_flush(jfrc_out *o);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # conv-test.sh — the converter library through its public header
 # (test/test_conv.c, output through a callback jfrc_out of 64 KiB, 7 and 1
-# bytes) gives the CLI's bytes: print --json, summary, collapsed, pprof.
+# bytes, and through a memory jfrc_out whose bytes are taken with
+# jfrc_out_swap after every event) gives the CLI's bytes: print --json, summary, collapsed, pprof.
 # The JSON also with the writer's cache limited to 0 (off), 64 KiB and
 # 1 MiB (TEST_CONV_JSON_CACHE; test_conv checks the writer's memory after
 # every event), and the CLI's print --json under --max-memory 4M.
@@ -25,7 +26,7 @@ for f in "$@"; do
         case $mode in json | summary | pprof) [ -s "$tmp/$mode" ] ||
             { echo "FAIL: $b: jfrstream $mode printed nothing"; fails=$((fails + 1)); continue; } ;;
         esac
-        for cap in 0 7 1; do
+        for cap in 0 7 1 mem; do
             if "$conv" "$mode" "$f" "$cap" >"$tmp/got" 2>"$tmp/err" && cmp -s "$tmp/got" "$tmp/$mode"; then
                 echo "ok: $b $mode, buffer $cap: $(wc -c <"$tmp/got") bytes = jfrstream ($(tail -1 "$tmp/err" | sed 's/^test_conv: //'))"
             else

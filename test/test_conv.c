@@ -83,6 +83,22 @@ static int on_record(jfr_parser *p, const jfr_record *rec, void *user) {
 }
 
 static jfrc_out *json_out; /* where the separators go */
+static bool mem_out;      /* json_out is a memory writer */
+static char *mem_buf;     /* the buffer handed to it next */
+static size_t mem_cap;
+
+/* Take a memory writer's bytes to stdout; hand it the previous buffer. */
+static bool mem_take(jfrc_out *o, run *r) {
+    size_t len = 0;
+    if (!jfrc_out_swap(o, &mem_buf, &len, &mem_cap))
+        return false;
+    size_t held = 1;
+    (void)jfrc_out_data(o, &held);
+    if (held != 0) /* the writer goes on empty */
+        return false;
+    r->writes++;
+    return fwrite(mem_buf, 1, len, stdout) == len;
+}
 
 static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
     (void)p;
@@ -97,6 +113,10 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
     r->first = false;
     if (jfrc_json_event(r->json, e, &ev) != JFR_OK) {
         fprintf(stderr, "test_conv: %s: %s\n", e->type->name, jfrc_json_error(r->json));
+        r->errors++;
+    }
+    if (mem_out && !mem_take(json_out, r)) {
+        fprintf(stderr, "test_conv: jfrc_out_swap failed\n");
         r->errors++;
     }
     uint64_t held = jfrc_json_memory(r->json);
@@ -133,7 +153,10 @@ int main(int argc, char **argv) {
     if (!f)
         return fail("cannot open the input");
     run r = {.first = true};
-    jfrc_out *out = jfrc_out_new(write_stdout, &r, cap);
+    /* CAP "mem": a memory writer (from 7 bytes, so it grows), its bytes
+     * taken with jfrc_out_swap after every event and at the end */
+    mem_out = argc > 3 && strcmp(argv[3], "mem") == 0;
+    jfrc_out *out = mem_out ? jfrc_out_new_memory(7) : jfrc_out_new(write_stdout, &r, cap);
     if (!out)
         return fail("jfrc_out_new");
     jfr_callbacks cb = {.size = sizeof cb,
@@ -207,6 +230,8 @@ int main(int argc, char **argv) {
         if (w != JFR_OK)
             return fail("profile writer");
     }
+    if (mem_out && !mem_take(out, &r))
+        return fail("jfrc_out_swap");
     if (jfrc_out_flush(out) != JFR_OK || jfrc_out_failed(out) || jfrc_out_pending(out) != 0)
         return fail("jfrc_out_flush");
     if (fflush(stdout) != 0)
@@ -217,6 +242,7 @@ int main(int argc, char **argv) {
     else
         fprintf(stderr, "test_conv: %s, buffer %zu: %zu writes\n", mode, cap, r.writes);
     jfrc_out_free(out);
+    free(mem_buf);
     jfrc_json_free(r.json);
     jfrc_summary_free(r.sum);
     jfrc_profile_free(r.prof);

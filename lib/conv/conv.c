@@ -45,6 +45,40 @@ JFRC_API jfrc_out *jfrc_out_new(jfrc_write_fn write, void *user, size_t cap) {
     return o;
 }
 
+JFRC_API jfrc_out *jfrc_out_new_memory(size_t cap) {
+    outbuf *o = jfrc_out_new_fd(-1, cap);
+    if (o)
+        o->grow = true;
+    return o;
+}
+
+JFRC_API const char *jfrc_out_data(const jfrc_out *o, size_t *len) {
+    if (!o || !o->grow) {
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    if (len)
+        *len = o->len;
+    return o->buf;
+}
+
+JFRC_API bool jfrc_out_swap(jfrc_out *o, char **buf, size_t *len, size_t *cap) {
+    if (!o || !o->grow || !buf || !len || !cap)
+        return false;
+    char *b = o->buf;
+    size_t n = o->len, c = o->cap;
+    bool ok = !o->failed;
+    o->buf = *buf;
+    o->cap = *buf ? *cap : 0;
+    o->len = 0;
+    o->failed = false;
+    *buf = b;
+    *len = n;
+    *cap = c;
+    return ok;
+}
+
 JFRC_API void jfrc_out_free(jfrc_out *o) {
     if (!o)
         return;

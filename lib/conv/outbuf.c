@@ -20,6 +20,7 @@ bool ob_init(outbuf *o, int fd, size_t cap) {
     o->before_write = NULL;
     o->write_fn = NULL;
     o->write_user = NULL;
+    o->grow = false;
     return o->buf != NULL;
 }
 
@@ -29,7 +30,33 @@ void ob_free(outbuf *o) {
     o->cap = o->len = 0;
 }
 
+/* Bytes straight to the destination (nothing buffered before them). */
+static void ob_send(outbuf *o, const char *s, size_t n) {
+    if (!n || o->failed)
+        return;
+    if (o->before_write)
+        o->before_write();
+    if (o->write_fn) {
+        if (o->write_fn(o->write_user, s, n) != 0)
+            o->failed = true;
+        return;
+    }
+    while (n) {
+        ssize_t k = write(o->fd, s, n);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            o->failed = true;
+            return;
+        }
+        s += k;
+        n -= (size_t)k;
+    }
+}
+
 bool ob_flush(outbuf *o) {
+    if (o->grow)
+        return !o->failed;
     size_t off = 0;
     if (o->len && o->before_write)
         o->before_write();
@@ -50,14 +77,53 @@ bool ob_flush(outbuf *o) {
 }
 
 void ob_reserve_slow(outbuf *o, size_t n) {
-    (void)n;
-    ob_flush(o);
+    if (!o->grow) {
+        ob_flush(o);
+        return;
+    }
+    if (o->failed || o->cap - o->len >= n)
+        return;
+    size_t c = o->cap ? o->cap : 4096;
+    while (c - o->len < n) {
+        if (c > SIZE_MAX / 2) {
+            o->failed = true;
+            return;
+        }
+        c *= 2;
+    }
+    char *b = realloc(o->buf, c);
+    if (!b) {
+        o->failed = true;
+        return;
+    }
+    o->buf = b;
+    o->cap = c;
+}
+
+void ob_write_slow(outbuf *o, const char *s, size_t n) {
+    ob_reserve_slow(o, n);
+    if (o->grow) {
+        if (o->cap - o->len >= n) {
+            memcpy(o->buf + o->len, s, n);
+            o->len += n;
+        }
+        return; /* out of memory: dropped, the writer failed */
+    }
+    if (n >= o->cap / 2) { /* large: not copied through the buffer */
+        ob_send(o, s, n);
+        return;
+    }
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
 }
 
 void ob_fill(outbuf *o, char c, size_t n) {
     while (n > 0) {
-        if (o->len == o->cap)
-            ob_flush(o);
+        if (o->len == o->cap) {
+            ob_reserve_slow(o, n);
+            if (o->len == o->cap)
+                return; /* a memory writer out of memory */
+        }
         size_t k = o->cap - o->len;
         if (k > n)
             k = n;

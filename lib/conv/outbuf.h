@@ -23,6 +23,7 @@ typedef struct jfrc_out { /* jfrc_out of jfrstream_conv.h */
     /* if set, where the bytes go instead of fd: 0 ok, else failed */
     int (*write_fn)(void *user, const void *data, size_t len);
     void *write_user;
+    bool grow; /* a memory writer: the buffer grows, a flush keeps the bytes */
 } outbuf;
 
 /* Initialise with a heap buffer of `cap` bytes writing to `fd`. */
@@ -33,31 +34,24 @@ bool ob_flush(outbuf *o);
 /* Slow path of the inline helpers: make room for n bytes. */
 void ob_reserve_slow(outbuf *o, size_t n);
 
+/* Slow path of ob_write: no room for n bytes. */
+void ob_write_slow(outbuf *o, const char *s, size_t n);
+
 static inline void ob_write(outbuf *o, const char *s, size_t n) {
     if (o->cap - o->len < n) {
-        ob_reserve_slow(o, n);
-        if (o->cap - o->len < n) { /* larger than the whole buffer */
-            size_t off = 0;
-            while (off < n) {
-                size_t k = o->cap - o->len;
-                if (k > n - off)
-                    k = n - off;
-                memcpy(o->buf + o->len, s + off, k);
-                o->len += k;
-                off += k;
-                if (o->len == o->cap)
-                    ob_flush(o);
-            }
-            return;
-        }
+        ob_write_slow(o, s, n);
+        return;
     }
     memcpy(o->buf + o->len, s, n);
     o->len += n;
 }
 
 static inline void ob_putc(outbuf *o, char c) {
-    if (o->len == o->cap)
+    if (o->len == o->cap) {
         ob_reserve_slow(o, 1);
+        if (o->len == o->cap) /* a memory writer out of memory */
+            return;
+    }
     o->buf[o->len++] = c;
 }
 

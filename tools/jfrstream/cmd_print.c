@@ -150,8 +150,9 @@ static int on_arg(void *ctx, const cli_arg *a) {
     }
 }
 
-/* Events per batch of a parallel run (ordered.h): a few MB of JSON. */
-#define PRINT_BATCH 1024
+/* Events per batch of a parallel run (ordered.h): 50 KB to a few MB of
+ * JSON (deep stack traces printed whole: up to 13 KB an event). */
+#define PRINT_BATCH 256
 /* Without --jobs, files smaller than this are printed on one thread. */
 #define PRINT_PARALLEL_MIN ((uint64_t)4 << 20)
 
@@ -226,9 +227,7 @@ static int print_worker(cli_worker *w, void *arg) {
         return CLI_EXIT_ERROR;
     }
     doc_head(pr.ej, pr.out); /* for its indentation; the bytes are dropped */
-    jfrc_out_flush(pr.out);
     int rc = print_pass(&pr, &run->g, run->path);
-    jfrc_out_flush(pr.out);
     jfrc_json_free(pr.ej);
     cli_type_set_free(&pr.want);
     return rc;

@@ -6,7 +6,10 @@
  * batch is the one its owner still has open then, and the order of bytes
  * and messages is the serial one either way (a data error raised inside
  * event c-1's callback lands there too). One lock guards the slots; it is
- * taken once per batch, not per event.
+ * taken once per batch, not per event. A worker writes into a memory
+ * jfrc_out; a finished batch takes that writer's buffer (jfrc_out_swap)
+ * and the calling thread hands it to stdout in one write: the JSON is not
+ * copied on its way (a copy of every byte cost 30% on output-bound files).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -21,8 +24,8 @@
 #include <string.h>
 #include <time.h>
 
-#define ORDERED_QUEUE 4          /* batches a worker may have waiting */
-#define WORKER_OUT_CAP (1u << 18) /* its writer's buffer, before a batch */
+#define ORDERED_QUEUE 4 /* batches a worker may have waiting */
+#define WORKER_OUT_CAP (1u << 20) /* its writer's first buffer (it grows) */
 
 enum { SLOT_FREE, SLOT_FILLING, SLOT_READY };
 
@@ -82,28 +85,26 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem) {
     return true;
 }
 
-/* The writer's bytes: into the open batch (none is open before the first
- * event: the document's head, which the calling thread writes itself). */
-static int out_write(void *user, const void *data, size_t len) {
-    cli_worker *w = user;
-    slot *s = w->cur;
-    if (!s || w->nomem)
-        return 0;
-    if (!grow((void **)&s->buf, &s->cap, s->len + len, 1)) {
-        w->nomem = true;
-        return 0;
-    }
-    memcpy(s->buf + s->len, data, len);
-    s->len += len;
-    return 0;
+/* Drop what the writer holds: bytes written while no batch is open (the
+ * document's head, which the calling thread writes itself). Two swaps
+ * give the writer its own buffer back, empty. */
+static void discard(cli_worker *w) {
+    char *b = NULL;
+    size_t len = 0, cap = 0;
+    jfrc_out_swap(w->out, &b, &len, &cap);
+    jfrc_out_swap(w->out, &b, &len, &cap);
 }
 
+/* The open batch goes to the writer: the slot takes the writer's buffer
+ * (no copy) and the writer goes on in the slot's old one. */
 static void publish(cli_worker *w) {
-    if (!w->cur)
+    slot *s = w->cur;
+    if (!s)
         return;
-    jfrc_out_flush(w->out);
+    if (!jfrc_out_swap(w->out, &s->buf, &s->len, &s->cap))
+        w->nomem = true;
     pthread_mutex_lock(&w->r->mu);
-    w->cur->state = SLOT_READY;
+    s->state = SLOT_READY;
     pthread_cond_broadcast(&w->r->cond);
     pthread_mutex_unlock(&w->r->mu);
     w->cur = NULL;
@@ -112,6 +113,7 @@ static void publish(cli_worker *w) {
 /* Make batch j the open one (the previous one goes to the writer). */
 static void open_batch(cli_worker *w, uint64_t j) {
     publish(w);
+    discard(w);
     run *r = w->r;
     pthread_mutex_lock(&r->mu);
     slot *s = NULL;
@@ -126,7 +128,6 @@ static void open_batch(cli_worker *w, uint64_t j) {
     s->state = SLOT_FILLING;
     pthread_mutex_unlock(&r->mu);
     s->batch = j;
-    s->len = 0;
     s->nmsgs = 0;
     w->cur = s;
 }
@@ -153,7 +154,6 @@ static void on_message(void *user, const char *text) {
         return;
     if (!w->cur || w->cur->batch != j)
         open_batch(w, j);
-    jfrc_out_flush(w->out);
     slot *s = w->cur;
     char *t = strdup(text);
     if (!t || !grow((void **)&s->msgs, &s->capmsgs, s->nmsgs + 1, sizeof *s->msgs)) {
@@ -161,7 +161,7 @@ static void on_message(void *user, const char *text) {
         w->nomem = true;
         return;
     }
-    s->msgs[s->nmsgs++] = (message){s->len, t};
+    s->msgs[s->nmsgs++] = (message){jfrc_out_pending(w->out), t};
 }
 
 static void *worker_main(void *arg) {
@@ -252,7 +252,7 @@ int cli_ordered_run(unsigned n, uint64_t batch, cli_worker_fn fn, void **args,
         w->fn = fn;
         w->arg = args[k];
         atomic_init(&w->progress, 0);
-        if (!(w->out = jfrc_out_new(out_write, w, WORKER_OUT_CAP))) {
+        if (!(w->out = jfrc_out_new_memory(WORKER_OUT_CAP))) {
             cli_error("out of memory");
             rc = CLI_EXIT_ERROR;
             break;

@@ -15,8 +15,12 @@
  * bytes it came between: stdout and stderr are byte-identical to a serial
  * run, interleaving included.
  *
- * Memory: per worker a parser, a writer and at most ORDERED_QUEUE batches
- * of output waiting to be written (then it waits for the writer).
+ * Memory: per worker a parser, a JSON writer (with its cache of pooled
+ * objects' JSON) and at most 4 batches of output waiting to be written
+ * (then it waits for the writer). The speed-up is what formatting is of
+ * the whole: every worker walks the whole input (metadata, pools, the
+ * sorted event list), and an output-bound run (many GB of JSON from the
+ * JSON writer's cache) is bound by memory bandwidth, not by cores.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
