@@ -721,6 +721,13 @@ static const unsigned char json_plain[256] = {
 };
 #undef P16
 
+/* \uXXXX for the unit c. */
+static inline void json_escape_u(outbuf *o, unsigned c) {
+    char t[6] = {'\\', 'u', hexdig[(c >> 12) & 15], hexdig[(c >> 8) & 15], hexdig[(c >> 4) & 15],
+                 hexdig[c & 15]};
+    ob_write(o, t, 6);
+}
+
 static void json_unit(outbuf *o, unsigned c) {
     switch (c) {
     case '\b': ob_write(o, "\\b", 2); return;
@@ -734,9 +741,7 @@ static void json_unit(outbuf *o, unsigned c) {
     default: break;
     }
     if (c > 0x7F || c < 0x20) {
-        char t[6] = {'\\', 'u', hexdig[(c >> 12) & 15], hexdig[(c >> 8) & 15],
-                     hexdig[(c >> 4) & 15], hexdig[c & 15]};
-        ob_write(o, t, 6);
+        json_escape_u(o, c);
         return;
     }
     ob_putc(o, (char)c);
@@ -780,6 +785,37 @@ void jfmt_json_string(outbuf *o, const char *s, size_t len, bool java_utf8) {
         size_t k = j + 1;
         while (k < len && (unsigned char)s[k] >= 0x80)
             k++;
+        /* well-formed two-, three- and four-byte sequences inline (every
+         * decoder reads them alike); the first other one, and all after it
+         * in this run, through the JDK's replacement rules below */
+        while (j < k) {
+            const unsigned char *b = (const unsigned char *)s + j;
+            unsigned u;
+            if (b[0] >= 0xC2 && b[0] <= 0xDF && j + 1 < k && !not_cont(b[1])) {
+                u = (b[0] & 0x1Fu) << 6 | (b[1] & 0x3Fu);
+                j += 2;
+            } else if (b[0] >= 0xE1 && b[0] <= 0xEF && b[0] != 0xED && j + 2 < k &&
+                       !not_cont(b[1]) && !not_cont(b[2])) {
+                u = (b[0] & 0x0Fu) << 12 | (b[1] & 0x3Fu) << 6 | (b[2] & 0x3Fu);
+                j += 3;
+            } else if (b[0] >= 0xF0 && b[0] <= 0xF4 && j + 3 < k && !not_cont(b[1]) &&
+                       !not_cont(b[2]) && !not_cont(b[3])) {
+                uint32_t uc = (b[0] & 0x07u) << 18 | (b[1] & 0x3Fu) << 12 | (b[2] & 0x3Fu) << 6 |
+                              (b[3] & 0x3Fu);
+                if (uc < 0x10000 || uc > 0x10FFFF)
+                    break;
+                json_escape_u(o, 0xD800 + ((uc - 0x10000) >> 10));
+                u = 0xDC00 + ((uc - 0x10000) & 0x3FF);
+                j += 4;
+            } else {
+                break;
+            }
+            json_escape_u(o, u);
+        }
+        if (j >= k) {
+            i = j;
+            continue;
+        }
         u16_iter it;
         u16_init(&it, s + j, len - j, java_utf8);
         int u;
