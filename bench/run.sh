@@ -11,7 +11,8 @@
 #              call, pages dropped after it: the bounded-RSS way the CLI reads
 #              files), stream, stream through a pipe (cat FILE | jfrbench -),
 #              and the live shape (--live, 1x and 4x the file looped: peak RSS)
-#              and `jfrstream print --json FILE > /dev/null` (bench/timejson.py)
+#              and `jfrstream print --json FILE > /dev/null` with --jobs 1 and
+#              --jobs $THREADS (bench/timejson.py)
 #   JDK        RecordingFileBench.java walk, type:$TYPE, type:$TYPE2, all, and
 #              `jfr print --json FILE > /dev/null` (the jfr beside $JAVA)
 #
@@ -127,7 +128,8 @@ run_c stream --mode stream --repeat "$REPEAT"
 run_pipe
 run_c live1 --mode stream --live --repeat "$REPEAT"
 run_c live4 --mode stream --live --loop 4 --repeat "$REPEAT"
-run_json json "$jfrstream"
+run_json json "$jfrstream" --jobs 1
+run_json jsont "$jfrstream" --jobs "$THREADS"
 if [ "$SKIP_JAVA" != 1 ]; then
     run_java walk walk
     run_java type1 "type:$TYPE"
@@ -183,6 +185,7 @@ row "stream (cat FILE | jfrbench -)" jfrstream "$OUT/pipe.txt"
 row "live 1x (--live, 64 KiB slices)" jfrstream "$OUT/live1.txt"
 row "live 4x (--live --loop 4)" jfrstream "$OUT/live4.txt"
 row "print --json > /dev/null (input MB/s)" jfrstream "$OUT/json.txt" "$OUT/json.java.txt"
+row "  same, --jobs $THREADS" jfrstream "$OUT/jsont.txt" "$OUT/json.java.txt"
 row "jfr print --json > /dev/null" JDK "$OUT/json.java.txt"
 
 echo
@@ -200,13 +203,14 @@ echo
 echo "targets: walk >= 4000 MB/s: $(field MB/s "$OUT/walk.txt");" \
      "type:$TYPE >= 2000 MB/s: $(field MB/s "$OUT/type1.txt");" \
      "all >= 1000 MB/s: $(field MB/s "$OUT/all.txt"); >= 20x the JDK (see x JDK)"
-for n in json json.java; do
+for n in json jsont json.java; do
     [ -f "$OUT/$n.txt" ] || continue
     printf '%-9s JSON bytes=%s JSON MB/s=%s JSON cpu MB/s=%s cpu_s=%s\n' "$n" \
         "$(field json_bytes "$OUT/$n.txt")" "$(field json_MB/s "$OUT/$n.txt")" \
         "$(field json_cpu_MB/s "$OUT/$n.txt")" "$(field cpu_s "$OUT/$n.txt")"
 done
 echo "targets: print --json >= 1000 JSON MB/s: $(field json_MB/s "$OUT/json.txt"); >= 10x jfr print --json"
+[ -f "$OUT/jsont.txt" ] && echo "print --json --jobs $THREADS: $(ratio "$(field MB/s "$OUT/jsont.txt")" "$(field MB/s "$OUT/json.txt")") the speed of --jobs 1 (wall; target >= 1.7x on 2 cores)"
 echo "live: peak RSS 1x $(field rss_kb "$OUT/live1.txt") kB, 4x $(field rss_kb "$OUT/live4.txt") kB"
 largest=$(python3 -c '
 import struct, sys
