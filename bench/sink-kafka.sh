@@ -25,7 +25,9 @@ if [ -z "$mock" ]; then
     echo "sink-kafka.sh: no mock_kafka in $BUILD/test (a build with librdkafka: -Dkafka=enabled)" >&2
     exit 1
 fi
-if ! "$jfrstream" listen --help 2>&1 | grep -q -- --kafka; then
+# (the help read whole first: grep -q exiting early would fail the pipe)
+help=$("$jfrstream" listen --help 2>&1 || true)
+if ! grep -q -- --kafka <<<"$help"; then
     echo "sink-kafka.sh: $jfrstream has no listen --kafka (built without librdkafka?)" >&2
     exit 1
 fi

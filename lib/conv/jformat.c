@@ -94,6 +94,15 @@ static void shortest_symmetric(double ax, bool is_float, decimal *out) {
     decimal tmp;
     /* invariant: hi reads back (17 / 9 digits always do) */
     rounded(ax, hi, out);
+    /* measured values mostly need 16 or 17 digits (8 or 9): one probe
+     * below those settles it, else the search goes on below it */
+    int probe = is_float ? 7 : 15;
+    if (rounded_reads_back(ax, probe, is_float, &tmp)) {
+        hi = probe;
+        *out = tmp;
+    } else {
+        lo = probe + 1;
+    }
     while (lo < hi) {
         int mid = (lo + hi) / 2;
         if (rounded_reads_back(ax, mid, is_float, &tmp)) {
