@@ -91,7 +91,7 @@ static bool rounded_reads_back(double ax, int p, bool is_float, decimal *out) {
 /* Symmetric interval: binary search for the minimal p. */
 static void shortest_symmetric(double ax, bool is_float, decimal *out) {
     int lo = 1, hi = is_float ? 9 : 17;
-    decimal tmp;
+    decimal tmp = {{0}, 0, 0};
     /* invariant: hi reads back (17 / 9 digits always do) */
     rounded(ax, hi, out);
     /* measured values mostly need 16 or 17 digits (8 or 9): one probe
