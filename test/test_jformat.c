@@ -1,0 +1,174 @@
+/* Java-compatible formatting (lib/conv/jformat.c), linked from its sources:
+ *  - Double.toString / Float.toString for values whose text JDK 25 printed
+ *    (and new String(bytes, UTF_8) for the JSON string), through every path: short decimals,
+ *    powers of two, 16- and 17-digit values, subnormals, extremes;
+ *  - random decimals n / 10^k of 1 to 17 digits and their neighbours one
+ *    ulp away: the text reads back as the value (strtod), and a decimal of at
+ *    most 15 digits prints with exactly its own digits;
+ *  - JSON strings: \uXXXX escapes of two-, three- and four-byte UTF-8 and
+ *    of bytes that are not UTF-8, into a 1-byte buffer and a large one. */
+#include "harness.h"
+#include "jformat.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static void check_double(double v, const char *want) {
+    char buf[64];
+    size_t n = jfmt_double(v, buf);
+    if (n != strlen(want) || memcmp(buf, want, n) != 0) {
+        printf("FAIL: jfmt_double(%.17g) = %.*s, want %s\n", v, (int)n, buf, want);
+        g_failures++;
+    }
+}
+
+static void check_float(float v, const char *want) {
+    char buf[64];
+    size_t n = jfmt_float(v, buf);
+    if (n != strlen(want) || memcmp(buf, want, n) != 0) {
+        printf("FAIL: jfmt_float(%.9g) = %.*s, want %s\n", (double)v, (int)n, buf, want);
+        g_failures++;
+    }
+}
+
+static void test_known(void) {
+    /* short decimals */
+    check_double(0.1, "0.1");
+    check_double(0.3, "0.3");
+    check_double(0.5, "0.5");
+    check_double(2.5, "2.5");
+    check_double(12.5, "12.5");
+    check_double(249.5, "249.5");
+    check_double(1.0, "1.0");
+    check_double(100.0, "100.0");
+    check_double(1234567.0, "1234567.0");
+    check_double(0.001, "0.001");
+    check_double(1e-4, "1.0E-4");
+    check_double(1e7, "1.0E7");
+    check_double(1.5e300, "1.5E300");
+    check_double(8.41e21, "8.41E21");
+    check_double(1e23, "1.0E23");
+    check_double(123456789012345.6, "1.234567890123456E14");
+    check_double(-0.25, "-0.25");
+    /* 16 and 17 digits */
+    check_double(0.1 + 0.2, "0.30000000000000004");
+    check_double(1.0 / 3, "0.3333333333333333");
+    check_double(2.0 / 3, "0.6666666666666666");
+    check_double(9007199254740992.0, "9.007199254740992E15");
+    check_double(1.7976931348623157e308, "1.7976931348623157E308");
+    /* powers of two, subnormals, zero, specials */
+    check_double(0x1p-1074, "4.9E-324");
+    check_double(0x1p-1022, "2.2250738585072014E-308");
+    check_double(1024.0, "1024.0");
+    check_double(0x1p60, "1.152921504606847E18");
+    check_double(0.0, "0.0");
+    check_double(-0.0, "-0.0");
+    check_double(NAN, "NaN");
+    check_double(INFINITY, "Infinity");
+    check_double(-INFINITY, "-Infinity");
+    /* floats */
+    check_float(0.1f, "0.1");
+    check_float(1.5f, "1.5");
+    check_float(1e-5f, "1.0E-5");
+    check_float(3.4028235e38f, "3.4028235E38");
+    check_float(1.4e-45f, "1.4E-45");
+    check_float(0.33333334f, "0.33333334");
+    printf("jformat: known Double.toString / Float.toString outputs\n");
+}
+
+static uint64_t splitmix(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Significant digits of Java's text: the digits, without leading zeros
+ * and without the zeros that end the mantissa. */
+static int sig_digits(const char *s, size_t n, char *digits) {
+    int k = 0;
+    for (size_t i = 0; i < n && s[i] != 'E'; i++)
+        if (s[i] >= '0' && s[i] <= '9' && (k || s[i] != '0'))
+            digits[k++] = s[i];
+    while (k > 1 && digits[k - 1] == '0')
+        k--;
+    digits[k] = 0;
+    return k;
+}
+
+static void test_random(void) {
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,
+                                 1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+                                 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25};
+    uint64_t seed = 42;
+    unsigned shortest = 0, cases = 0;
+    for (int t = 0; t < 300000; t++) {
+        int p = 1 + (int)(splitmix(&seed) % 17), k = (int)(splitmix(&seed) % 26);
+        uint64_t m = splitmix(&seed) % (uint64_t)p10[p];
+        double d = (double)m / p10[k];
+        int nb = (int)(splitmix(&seed) % 3);
+        if (nb == 1)
+            d = nextafter(d, INFINITY);
+        else if (nb == 2)
+            d = nextafter(d, 0);
+        char buf[64], got[32], want[32];
+        size_t n = jfmt_double(d, buf);
+        buf[n] = 0;
+        cases++;
+        /* Java's text for the value reads back as the value */
+        CHECK(strtod(buf, NULL) == d || (d == 0 && strtod(buf, NULL) == 0));
+        /* (10^23 and up are not exact doubles: d is then not the double
+         * nearest to m / 10^k) */
+        if (nb || m == 0 || p > 15 || k > 22)
+            continue;
+        /* a decimal of at most 15 digits is the only one that short */
+        snprintf(want, sizeof want, "%llu", (unsigned long long)m);
+        int wn = sig_digits(want, strlen(want), want);
+        int gn = sig_digits(buf, n, got);
+        if (gn != wn || strcmp(got, want) != 0) {
+            printf("FAIL: %llu / 10^%d printed as %s\n", (unsigned long long)m, k, buf);
+            g_failures++;
+        }
+        shortest++;
+    }
+    printf("jformat: %u random decimals and neighbours read back, %u short ones exact\n", cases,
+           shortest);
+}
+
+static int sink(void *user, const void *data, size_t len) {
+    outbuf *big = user;
+    ob_write(big, data, len);
+    return 0;
+}
+
+static void test_json_strings(void) {
+    /* é (2 bytes), 中 (3), 😀 (4: a surrogate pair), a lone continuation
+     * byte, a truncated sequence, an encoded surrogate (CESU) */
+    const char s[] = "a\xc3\xa9 \xe4\xb8\xad\xf0\x9f\x98\x80 \x80 \xe4\xb8 \xed\xa0\x80 z\"";
+    const char *want_java = "a\\u00e9 \\u4e2d\\ud83d\\ude00 \\ufffd \\ufffd \\ufffd z\\\"";
+    for (int tiny = 0; tiny < 2; tiny++) {
+        outbuf big, o;
+        CHECK(ob_init(&big, -1, 1024));
+        big.grow = true;
+        CHECK(ob_init(&o, -1, tiny ? 1 : 4096));
+        o.write_fn = sink;
+        o.write_user = &big;
+        jfmt_json_string(&o, s, sizeof s - 1, true);
+        ob_flush(&o);
+        if (big.len != strlen(want_java) || memcmp(big.buf, want_java, big.len) != 0) {
+            printf("FAIL: JSON string (buffer %zu): %.*s\n", o.cap, (int)big.len, big.buf);
+            g_failures++;
+        }
+        ob_free(&o);
+        ob_free(&big);
+    }
+    printf("jformat: JSON string escapes through 1-byte and 4 KiB buffers\n");
+}
+
+int main(void) {
+    test_known();
+    test_random();
+    test_json_strings();
+    printf("%d failures\n", g_failures);
+    return g_failures ? 1 : 0;
+}
