@@ -87,6 +87,19 @@ static inline bool jfr__cur_skip_varint(jfr_cur *c) {
 /* Skip m varints. Where a loaded word starts at a varint's first byte, the
  * bytes up to its last terminator (a byte below 0x80) are whole varints of
  * at most 8 bytes each, one per terminator: they go at once. */
+#if defined(__SSE2__) && defined(__GNUC__)
+/* Eight bytes in a row with the sign bit set (bits of k): a 9-byte varint
+ * may be there, whose last byte carries 8 bits and ends it whatever its
+ * sign bit, so counting terminators would be wrong (a word of 8 bytes
+ * cannot hold such a varint and its end). */
+static inline bool run8(uint64_t k) {
+    k &= k >> 1;
+    k &= k >> 2;
+    k &= k >> 4;
+    return k != 0;
+}
+#endif
+
 static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
     const uint8_t *p = c->p;
     while (m) {
@@ -95,11 +108,12 @@ static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
          * bit clear (one dependent step per block, not per word) */
         if ((size_t)(c->end - p) >= 64 && m >= 8) {
             const __m128i *q = (const __m128i *)(const void *)p;
-            uint64_t t = ~((uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q)) |
-                           (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 1)) << 16 |
-                           (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 2)) << 32 |
-                           (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 3)) << 48);
-            if (t) {
+            uint64_t k = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q)) |
+                         (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 1)) << 16 |
+                         (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 2)) << 32 |
+                         (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 3)) << 48;
+            uint64_t t = ~k;
+            if (t && !run8(k)) {
                 uint64_t cnt = t - ((t >> 1) & 0x5555555555555555ull);
                 cnt = (cnt & 0x3333333333333333ull) + ((cnt >> 2) & 0x3333333333333333ull);
                 cnt = (((cnt + (cnt >> 4)) & 0x0f0f0f0f0f0f0f0full) * 0x0101010101010101ull) >> 56;
@@ -112,8 +126,9 @@ static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
         }
         if ((size_t)(c->end - p) >= 16) {
             __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-            unsigned t = ~(unsigned)_mm_movemask_epi8(x) & 0xffffu;
-            if (t) {
+            unsigned k = (unsigned)_mm_movemask_epi8(x);
+            unsigned t = ~k & 0xffffu;
+            if (t && !run8(k)) {
                 unsigned cnt = t - ((t >> 1) & 0x5555u);
                 cnt = (cnt & 0x3333u) + ((cnt >> 2) & 0x3333u);
                 cnt = (cnt + (cnt >> 4)) & 0x0f0fu;

@@ -217,6 +217,44 @@ static void test_chars_random(void) {
     printf("strings: %u random UTF-16 strings against the definition\n", cases);
 }
 
+/* n varints skipped at once (64, 16, 8 bytes a step) end where n single
+ * skips end: random mixes of 1- to 9-byte varints, the 9-byte ones with a
+ * last byte that has its sign bit set (it ends them all the same), in
+ * exact-size buffers; one byte short fails. */
+static void test_skip_varints_random(void) {
+    uint64_t seed = 7;
+    unsigned cases = 0;
+    for (int round = 0; round < 20000; round++) {
+        uint8_t buf[9 * 64];
+        size_t len = 0;
+        uint64_t n = splitmix(&seed) % 64;
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t r = splitmix(&seed);
+            unsigned bytes = 1 + (unsigned)(r % 9);
+            if (r % 5 == 0)
+                bytes = 9; /* many long ones: -1 as a long is 9 bytes */
+            for (unsigned b = 0; b + 1 < bytes; b++)
+                buf[len++] = (uint8_t)(0x80 | (r >> (8 + b)));
+            buf[len++] = (uint8_t)(bytes == 9 ? (r >> 40) | (r % 2 ? 0x80 : 0) : (r >> 40) & 0x7f);
+        }
+        uint8_t *in = malloc(len ? len : 1);
+        memcpy(in, buf, len);
+        jfr_cur one = {in, in + len, false, in, 0};
+        for (uint64_t i = 0; i < n; i++)
+            CHECK(jfr__cur_skip_varint(&one));
+        CHECK(one.p == in + len);
+        jfr_cur all = {in, in + len, false, in, 0};
+        CHECK(jfr__cur_skip_varints(&all, n) && all.p == in + len);
+        if (len) {
+            jfr_cur cut = {in, in + len - 1, false, in, 0};
+            CHECK(!jfr__cur_skip_varints(&cut, n));
+        }
+        free(in);
+        cases++;
+    }
+    printf("varints: %u random runs of 1- to 9-byte varints skipped at once\n", cases);
+}
+
 static void test_status_table(void) {
     CHECK(strcmp(jfr_status_name(JFR_BAD_MAGIC), "BAD_MAGIC") == 0);
     CHECK(strcmp(jfr_status_str(JFR_OK), "ok") == 0);
@@ -230,6 +268,7 @@ int main(void) {
     test_fixed_widths();
     test_strings();
     test_chars_random();
+    test_skip_varints_random();
     test_status_table();
     printf("%d failures\n", g_failures);
     return g_failures ? 1 : 0;
