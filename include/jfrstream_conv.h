@@ -84,9 +84,9 @@ JFRC_API const char *jfrc_out_data(const jfrc_out *o, size_t *len);
 JFRC_API bool jfrc_out_swap(jfrc_out *o, char **buf, size_t *len, size_t *cap);
 /* Free without flushing (flush first to keep what is buffered). */
 JFRC_API void jfrc_out_free(jfrc_out *o);
-/* Write what is buffered (a memory writer keeps it). JFR_OK, or JFR_IO when this or an earlier write
- * failed (errno is the failed write(2)'s for a file descriptor). NULL:
- * JFR_OK. */
+/* Write what is buffered (a memory writer keeps it). JFR_OK, or JFR_IO
+ * when this or an earlier write failed (errno is the failed write(2)'s for
+ * a file descriptor). NULL: JFR_OK. */
 JFRC_API jfr_status jfrc_out_flush(jfrc_out *o);
 /* True once a write has failed. */
 JFRC_API bool jfrc_out_failed(const jfrc_out *o);

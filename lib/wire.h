@@ -84,9 +84,6 @@ static inline bool jfr__cur_skip_varint(jfr_cur *c) {
     return false;
 }
 
-/* Skip m varints. Where a loaded word starts at a varint's first byte, the
- * bytes up to its last terminator (a byte below 0x80) are whole varints of
- * at most 8 bytes each, one per terminator: they go at once. */
 #if defined(__SSE2__) && defined(__GNUC__)
 /* Eight bytes in a row with the sign bit set (bits of k): a 9-byte varint
  * may be there, whose last byte carries 8 bits and ends it whatever its
@@ -100,6 +97,9 @@ static inline bool run8(uint64_t k) {
 }
 #endif
 
+/* Skip m varints. Where a loaded word starts at a varint's first byte, the
+ * bytes up to its last terminator (a byte below 0x80) are whole varints of
+ * at most 8 bytes each, one per terminator: they go at once. */
 static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
     const uint8_t *p = c->p;
     while (m) {

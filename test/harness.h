@@ -26,6 +26,14 @@ static int g_failures __attribute__((unused));
         }                                                                      \
     } while (0)
 
+/* A seeded generator for the randomized tests (SplitMix64). */
+static inline uint64_t test_splitmix(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
 /* ------------------------------------------------------- counting allocator
  *
  * A jfr_allocator for tests: every block carries its size, so that the sizes

@@ -76,13 +76,6 @@ static void test_known(void) {
     printf("jformat: known Double.toString / Float.toString outputs\n");
 }
 
-static uint64_t splitmix(uint64_t *s) {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* Significant digits of Java's text: the digits, without leading zeros
  * and without the zeros that end the mantissa. */
 static int sig_digits(const char *s, size_t n, char *digits) {
@@ -103,10 +96,10 @@ static void test_random(void) {
     uint64_t seed = 42;
     unsigned shortest = 0, cases = 0;
     for (int t = 0; t < 300000; t++) {
-        int p = 1 + (int)(splitmix(&seed) % 17), k = (int)(splitmix(&seed) % 26);
-        uint64_t m = splitmix(&seed) % (uint64_t)p10[p];
+        int p = 1 + (int)(test_splitmix(&seed) % 17), k = (int)(test_splitmix(&seed) % 26);
+        uint64_t m = test_splitmix(&seed) % (uint64_t)p10[p];
         double d = (double)m / p10[k];
-        int nb = (int)(splitmix(&seed) % 3);
+        int nb = (int)(test_splitmix(&seed) % 3);
         if (nb == 1)
             d = nextafter(d, INFINITY);
         else if (nb == 2)

@@ -132,13 +132,6 @@ static void test_strings(void) {
     printf("strings: six encodings, compressed and uncompressed\n");
 }
 
-static uint64_t splitmix(uint64_t *s) {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* The simple definition: a high surrogate directly followed by a low one
  * is one code point, every other unit is encoded alone (WTF-8). */
 static size_t ref_utf16_to_utf8(const uint16_t *u, size_t n, uint8_t *out) {
@@ -161,9 +154,9 @@ static void test_chars_random(void) {
     unsigned cases = 0;
     for (int round = 0; round < 20000; round++) {
         uint16_t u[80];
-        size_t n = (size_t)(splitmix(&seed) % 80);
+        size_t n = (size_t)(test_splitmix(&seed) % 80);
         for (size_t i = 0; i < n; i++) {
-            uint64_t r = splitmix(&seed);
+            uint64_t r = test_splitmix(&seed);
             switch (r % 8) {
             case 0: case 1: case 2: u[i] = (uint16_t)(0x20 + (r >> 8) % 0x5f); break;
             case 3: u[i] = (uint16_t)(0x80 + (r >> 8) % 0x780); break;
@@ -185,7 +178,7 @@ static void test_chars_random(void) {
                     enc[len++] = (uint8_t)v;
                     continue;
                 }
-                bool pad = splitmix(&seed) % 16 == 0; /* a non-minimal varint */
+                bool pad = test_splitmix(&seed) % 16 == 0; /* a non-minimal varint */
                 while (v >= 0x80 || pad) {
                     enc[len++] = (uint8_t)(0x80 | (v & 0x7f));
                     if (v < 0x80)
@@ -227,9 +220,9 @@ static void test_skip_varints_random(void) {
     for (int round = 0; round < 20000; round++) {
         uint8_t buf[9 * 64];
         size_t len = 0;
-        uint64_t n = splitmix(&seed) % 64;
+        uint64_t n = test_splitmix(&seed) % 64;
         for (uint64_t i = 0; i < n; i++) {
-            uint64_t r = splitmix(&seed);
+            uint64_t r = test_splitmix(&seed);
             unsigned bytes = 1 + (unsigned)(r % 9);
             if (r % 5 == 0)
                 bytes = 9; /* many long ones: -1 as a long is 9 bytes */
