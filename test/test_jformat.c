@@ -158,10 +158,106 @@ static void test_json_strings(void) {
     printf("jformat: JSON string escapes through 1-byte and 4 KiB buffers\n");
 }
 
+/* One string through a writer of `cap` bytes (0: a growing memory writer);
+ * the JSON lands in *big. */
+static void json_through(outbuf *big, const char *s, size_t n, bool java, size_t cap) {
+    outbuf o;
+    big->len = 0;
+    if (cap) {
+        CHECK(ob_init(&o, -1, cap));
+        o.write_fn = sink;
+        o.write_user = big;
+    } else {
+        CHECK(ob_init(&o, -1, 16));
+        o.grow = true;
+    }
+    jfmt_json_string(&o, s, n, java);
+    if (cap)
+        ob_flush(&o);
+    else
+        ob_write(big, o.buf, o.len);
+    ob_free(&o);
+}
+
+/* Random strings of pieces: well-formed ones, whose JSON is known (so the
+ * string's JSON is the pieces' in a row), and damaged ones, whose JSON must
+ * at least be the same through every buffer size (the word-at-a-time paths
+ * store up to the buffer's last bytes). */
+static void test_json_random(void) {
+    static const struct {
+        const char *in, *json;
+    } good[] = {
+        {"a", "a"}, {"Z9", "Z9"}, {" ", " "}, {"\"", "\\\""}, {"\\", "\\\\"}, {"/", "\\/"},
+        {"\n", "\\n"}, {"\t", "\\t"}, {"\x01", "\\u0001"}, {"\x1f", "\\u001f"},
+        {"\xc3\xa9", "\\u00e9"}, {"\xd1\x80", "\\u0440"}, {"\xe4\xb8\xad", "\\u4e2d"},
+        {"\xef\xbf\xbf", "\\uffff"}, {"\xf0\x9f\x98\x80", "\\ud83d\\ude00"},
+        {"\xf4\x8f\xbf\xbf", "\\udbff\\udfff"}, {"long ascii run 0123456789 ", "long ascii run 0123456789 "},
+    };
+    static const char *bad[] = {"\x80", "\xbf", "\xc3", "\xe4\xb8", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+                                "\xf0\x80\x80", "\xc0\xaf", "\xe0\x80\xaf", "\xff", "\xf0\x9f\x98", "\x7f"};
+    const size_t ngood = sizeof good / sizeof *good, nbad = sizeof bad / sizeof *bad;
+    static const size_t caps[] = {0, 1, 7, 8, 13, 64, 4096};
+    outbuf big, ref;
+    CHECK(ob_init(&big, -1, 1024));
+    CHECK(ob_init(&ref, -1, 1024));
+    big.grow = ref.grow = true;
+    uint64_t seed = 15;
+    unsigned cases = 0, known = 0;
+    for (int t = 0; t < 40000; t++) {
+        char s[512], want[4096];
+        size_t n = 0, wn = 0;
+        bool damaged = test_splitmix(&seed) % 3 == 0;
+        int np = (int)(test_splitmix(&seed) % 48);
+        for (int k = 0; k < np; k++) {
+            uint64_t r = test_splitmix(&seed);
+            const char *in, *json = NULL;
+            if (damaged && r % 5 == 0) {
+                in = bad[(r >> 8) % nbad];
+            } else {
+                in = good[(r >> 8) % ngood].in;
+                json = good[(r >> 8) % ngood].json;
+            }
+            size_t l = strlen(in);
+            if (n + l > sizeof s)
+                break;
+            memcpy(s + n, in, l);
+            n += l;
+            if (json) {
+                memcpy(want + wn, json, strlen(json));
+                wn += strlen(json);
+            }
+        }
+        bool java = test_splitmix(&seed) & 1;
+        json_through(&ref, s, n, java, 4096);
+        for (size_t c = 0; c < sizeof caps / sizeof *caps; c++) {
+            json_through(&big, s, n, java, caps[c]);
+            if (big.len != ref.len || memcmp(big.buf, ref.buf, ref.len) != 0) {
+                printf("FAIL: JSON of random string %d differs through a %zu-byte buffer\n", t,
+                       caps[c]);
+                g_failures++;
+            }
+        }
+        if (!damaged) {
+            known++;
+            if (ref.len != wn || memcmp(ref.buf, want, wn) != 0) {
+                printf("FAIL: JSON of random string %d: %.*s\n", t, (int)ref.len, ref.buf);
+                g_failures++;
+            }
+        }
+        cases++;
+    }
+    ob_free(&big);
+    ob_free(&ref);
+    printf("jformat: %u random strings through 7 buffer sizes, %u of them against their known "
+           "JSON\n",
+           cases, known);
+}
+
 int main(void) {
     test_known();
     test_random();
     test_json_strings();
+    test_json_random();
     printf("%d failures\n", g_failures);
     return g_failures ? 1 : 0;
 }

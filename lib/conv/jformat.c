@@ -752,7 +752,6 @@ int jfmt_utf16_compare(const char *a, const char *b) {
     }
 }
 
-static const char hexdig[] = "0123456789abcdef";
 
 /* Bytes copied as they are: printable ASCII except " \\ / (and DEL, which
  * the JDK prints raw but is rare enough for the slow path). */
@@ -769,16 +768,26 @@ static const unsigned char json_plain[256] = {
 };
 #undef P16
 
+/* Two hex digits of a byte, in memory order (little-endian words). */
+#define HX(n) ((n) < 10 ? '0' + (n) : 'a' + (n)-10)
+#define H1(b) (uint16_t)(HX((b) >> 4) | HX((b)&15) << 8)
+#define H4(b) H1(b), H1(b + 1), H1(b + 2), H1(b + 3)
+#define H16(b) H4(b), H4(b + 4), H4(b + 8), H4(b + 12)
+#define H64(b) H16(b), H16(b + 16), H16(b + 32), H16(b + 48)
+static const uint16_t hex2[256] = {H64(0), H64(64), H64(128), H64(192)};
+#undef H64
+#undef H16
+#undef H4
+#undef H1
+#undef HX
+
 /* \uXXXX for the unit c. Built in a register and stored at once where
  * the buffer has room: six byte stores read back as one word stalled the
  * store-to-load forwarding (a third of the time of escaped text). */
 static inline void json_escape_u(outbuf *o, unsigned c) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t w = (uint64_t)'\\' | (uint64_t)'u' << 8 |
-                 (uint64_t)(unsigned char)hexdig[(c >> 12) & 15] << 16 |
-                 (uint64_t)(unsigned char)hexdig[(c >> 8) & 15] << 24 |
-                 (uint64_t)(unsigned char)hexdig[(c >> 4) & 15] << 32 |
-                 (uint64_t)(unsigned char)hexdig[c & 15] << 40;
+    uint64_t w = (uint64_t)'\\' | (uint64_t)'u' << 8 | (uint64_t)hex2[(c >> 8) & 255] << 16 |
+                 (uint64_t)hex2[c & 255] << 32;
     if (o->cap - o->len >= 8) {
         memcpy(o->buf + o->len, &w, 8);
         o->len += 6;
@@ -787,6 +796,7 @@ static inline void json_escape_u(outbuf *o, unsigned c) {
     char t[8];
     memcpy(t, &w, 8);
 #else
+    static const char hexdig[] = "0123456789abcdef";
     char t[6] = {'\\', 'u', hexdig[(c >> 12) & 15], hexdig[(c >> 8) & 15], hexdig[(c >> 4) & 15],
                  hexdig[c & 15]};
 #endif
@@ -814,26 +824,101 @@ static void json_unit(outbuf *o, unsigned c) {
 
 void jfmt_json_char(outbuf *o, uint32_t unit) { json_unit(o, unit & 0xFFFF); }
 
-/* Does the word hold a byte that is not json_plain: below 0x20, 0x7F or
- * above, '"', '/' or '\\'? (Each test is exact for "some byte": a borrow
- * only spreads above a byte that already matched.) */
-static inline bool json_word_special(uint64_t w) {
+/* Bit 7 set in each byte of the word that is not json_plain: below 0x20,
+ * 0x7F or above, '"', '/' or '\\'. Exact up to the first such byte (a
+ * borrow only spreads above a byte that already matched), so the lowest set
+ * bit finds the first special byte. */
+static inline uint64_t json_word_special(uint64_t w) {
     const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
 #define HAS_ZERO(v) (((v) - ones) & ~(v) & high)
     uint64_t q = w ^ (ones * '"'), sl = w ^ (ones * '/'), bs = w ^ (ones * '\\'),
              del = w ^ (ones * 0x7F);
-    return ((w & high) | ((w - ones * 0x20) & ~w & high) | HAS_ZERO(q) | HAS_ZERO(sl) |
-            HAS_ZERO(bs) | HAS_ZERO(del)) != 0;
+    return (w & high) | ((w - ones * 0x20) & ~w & high) | HAS_ZERO(q) | HAS_ZERO(sl) |
+           HAS_ZERO(bs) | HAS_ZERO(del);
 #undef HAS_ZERO
 }
 
+/* The well-formed two-, three- and four-byte sequences at the start of the
+ * non-ASCII run s[j..k), escaped (every decoder reads them alike). Returns
+ * where the first other sequence starts (k if none): that one, and the rest
+ * of the run, go through the JDK's replacement rules. Inside the run every
+ * byte is >= 0x80, so a continuation byte is one below 0xC0. */
+static size_t json_utf8_wellformed(outbuf *o, const unsigned char *s, size_t j, size_t k) {
+    while (j < k) {
+        const unsigned char *b = s + j;
+        unsigned b0 = b[0], u, hi = 0;
+        size_t n;
+        if (b0 <= 0xDF) {
+            if (b0 < 0xC2 || j + 1 >= k || b[1] >= 0xC0)
+                break;
+            u = (b0 & 0x1Fu) << 6 | (b[1] & 0x3Fu);
+            n = 2;
+        } else if (b0 <= 0xEF) {
+            if (b0 == 0xE0 || b0 == 0xED || j + 2 >= k || b[1] >= 0xC0 || b[2] >= 0xC0)
+                break;
+            u = (b0 & 0x0Fu) << 12 | (b[1] & 0x3Fu) << 6 | (b[2] & 0x3Fu);
+            n = 3;
+        } else {
+            if (b0 > 0xF4 || j + 3 >= k || b[1] >= 0xC0 || b[2] >= 0xC0 || b[3] >= 0xC0)
+                break;
+            uint32_t uc = (b0 & 0x07u) << 18 | (b[1] & 0x3Fu) << 12 | (b[2] & 0x3Fu) << 6 |
+                          (b[3] & 0x3Fu);
+            if (uc < 0x10000 || uc > 0x10FFFF)
+                break;
+            hi = 0xD800 + ((uc - 0x10000) >> 10);
+            u = 0xDC00 + ((uc - 0x10000) & 0x3FF);
+            n = 4;
+        }
+        if (hi)
+            json_escape_u(o, hi);
+        json_escape_u(o, u);
+        j += n;
+    }
+    return j;
+}
+
 void jfmt_json_string(outbuf *o, const char *s, size_t len, bool java_utf8) {
-    /* fast path: runs of plain printable ASCII, eight bytes at a time */
     size_t i = 0;
     while (i < len) {
         size_t j = i;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* plain printable ASCII eight bytes at a time, each word stored as
+         * loaded and the end advanced to its first special byte: no copy
+         * call for the short runs between escapes */
+        if (o->cap - o->len >= 8) {
+            char *d = o->buf + o->len, *dend = o->buf + o->cap - 8;
+            uint64_t w, m;
+            for (; j + 8 <= len && d <= dend;) {
+                memcpy(&w, s + j, 8);
+                memcpy(d, &w, 8);
+                if ((m = json_word_special(w)) != 0) {
+                    unsigned k = (unsigned)__builtin_ctzll(m) >> 3;
+                    d += k;
+                    j += k;
+                    goto stored;
+                }
+                d += 8;
+                j += 8;
+            }
+            /* the last 1..7 bytes: the string's last word, shifted down */
+            if (j < len && len >= 8 && d <= dend) {
+                unsigned r = (unsigned)(len - j);
+                memcpy(&w, s + len - 8, 8);
+                w >>= 8 * (8 - r);
+                memcpy(d, &w, 8);
+                m = json_word_special(w) & ((1ull << 8 * r) - 1);
+                unsigned k = m ? (unsigned)__builtin_ctzll(m) >> 3 : r;
+                d += k;
+                j += k;
+            }
+        stored:
+            o->len = (size_t)(d - o->buf);
+            i = j;
+        }
+#else
         for (uint64_t w; j + 8 <= len && (memcpy(&w, s + j, 8), !json_word_special(w));)
             j += 8;
+#endif
         while (j < len && json_plain[(unsigned char)s[j]])
             j++;
         if (j > i)
@@ -848,35 +933,18 @@ void jfmt_json_string(outbuf *o, const char *s, size_t len, bool java_utf8) {
         }
         /* a non-ASCII sequence: decode up to the next ASCII byte */
         size_t k = j + 1;
-        while (k < len && (unsigned char)s[k] >= 0x80)
-            k++;
-        /* well-formed two-, three- and four-byte sequences inline (every
-         * decoder reads them alike); the first other one, and all after it
-         * in this run, through the JDK's replacement rules below */
-        while (j < k) {
-            const unsigned char *b = (const unsigned char *)s + j;
-            unsigned u;
-            if (b[0] >= 0xC2 && b[0] <= 0xDF && j + 1 < k && !not_cont(b[1])) {
-                u = (b[0] & 0x1Fu) << 6 | (b[1] & 0x3Fu);
-                j += 2;
-            } else if (b[0] >= 0xE1 && b[0] <= 0xEF && b[0] != 0xED && j + 2 < k &&
-                       !not_cont(b[1]) && !not_cont(b[2])) {
-                u = (b[0] & 0x0Fu) << 12 | (b[1] & 0x3Fu) << 6 | (b[2] & 0x3Fu);
-                j += 3;
-            } else if (b[0] >= 0xF0 && b[0] <= 0xF4 && j + 3 < k && !not_cont(b[1]) &&
-                       !not_cont(b[2]) && !not_cont(b[3])) {
-                uint32_t uc = (b[0] & 0x07u) << 18 | (b[1] & 0x3Fu) << 12 | (b[2] & 0x3Fu) << 6 |
-                              (b[3] & 0x3Fu);
-                if (uc < 0x10000 || uc > 0x10FFFF)
-                    break;
-                json_escape_u(o, 0xD800 + ((uc - 0x10000) >> 10));
-                u = 0xDC00 + ((uc - 0x10000) & 0x3FF);
-                j += 4;
-            } else {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        for (uint64_t w, a; k + 8 <= len; k += 8) {
+            memcpy(&w, s + k, 8);
+            if ((a = ~w & 0x8080808080808080ull) != 0) {
+                k += (unsigned)__builtin_ctzll(a) >> 3;
                 break;
             }
-            json_escape_u(o, u);
         }
+#endif
+        while (k < len && (unsigned char)s[k] >= 0x80)
+            k++;
+        j = json_utf8_wellformed(o, (const unsigned char *)s, j, k);
         if (j >= k) {
             i = j;
             continue;
