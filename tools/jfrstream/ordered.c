@@ -49,6 +49,8 @@ struct cli_worker {
     run *r;
     unsigned k;
     uint64_t count;   /* events delivered so far */
+    uint64_t decided; /* batches 0 .. decided-1 are someone's, known here */
+    bool owns_last;   /* batch decided-1 is this worker's */
     slot *cur;        /* the open batch, or NULL */
     bool nomem;
     bool finished;    /* under r->mu */
@@ -66,6 +68,7 @@ struct run {
     pthread_cond_t cond; /* a slot became ready or free, a worker finished */
     unsigned n;
     uint64_t batch;
+    _Atomic uint64_t claimed; /* batches 0 .. claimed-1 have their worker */
     cli_worker *w;
 };
 
@@ -132,9 +135,25 @@ static void open_batch(cli_worker *w, uint64_t j) {
     w->cur = s;
 }
 
+/* Is batch j this worker's? Each batch goes to the first worker that
+ * reaches it: every worker passes every batch in order, so when one reaches
+ * batch b all before b are claimed, and claiming b is one compare-and-swap
+ * of the count of claimed batches. A worker that fell behind (it printed
+ * a heavy batch) finds the next ones taken and skips them, so the work
+ * balances itself. j is never below the last batch decided here. */
+static bool owns(cli_worker *w, uint64_t j) {
+    while (w->decided <= j) {
+        uint64_t b = w->decided++, expect = b;
+        w->owns_last = atomic_compare_exchange_strong(&w->r->claimed, &expect, b + 1);
+        if (w->owns_last && b < j) /* passed without an event: still written */
+            open_batch(w, b);
+    }
+    return w->owns_last;
+}
+
 bool cli_worker_event(cli_worker *w) {
     uint64_t j = w->count++ / w->r->batch;
-    if (j % w->r->n != w->k)
+    if (!owns(w, j))
         return false;
     if (!w->cur || w->cur->batch != j)
         open_batch(w, j);
@@ -150,7 +169,7 @@ unsigned cli_worker_count(const cli_worker *w) { return w->r->n; }
 static void on_message(void *user, const char *text) {
     cli_worker *w = user;
     uint64_t j = w->count ? (w->count - 1) / w->r->batch : 0;
-    if (j % w->r->n != w->k)
+    if (!owns(w, j))
         return;
     if (!w->cur || w->cur->batch != j)
         open_batch(w, j);
@@ -181,16 +200,22 @@ static void *worker_main(void *arg) {
 
 /* ------------------------------------------------------- writer side */
 
-/* Batch j of worker w, waited for; NULL when w has finished without it
- * (the end). Worker 0's progress is drawn while waiting. */
-static slot *wait_batch(run *r, cli_worker *w, uint64_t j) {
+/* Batch j, from whichever worker claimed it, waited for; NULL when every
+ * worker has finished without it (the end). Worker 0's progress is drawn
+ * while waiting. */
+static slot *wait_batch(run *r, uint64_t j) {
     slot *s = NULL;
     pthread_mutex_lock(&r->mu);
     for (;;) {
-        for (unsigned i = 0; i < ORDERED_QUEUE && !s; i++)
-            if (w->slots[i].state == SLOT_READY && w->slots[i].batch == j)
-                s = &w->slots[i];
-        if (s || w->finished)
+        bool all_done = true;
+        for (unsigned k = 0; k < r->n && !s; k++) {
+            cli_worker *w = &r->w[k];
+            for (unsigned i = 0; i < ORDERED_QUEUE && !s; i++)
+                if (w->slots[i].state == SLOT_READY && w->slots[i].batch == j)
+                    s = &w->slots[i];
+            all_done &= w->finished;
+        }
+        if (s || all_done)
             break;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
@@ -236,6 +261,7 @@ int cli_ordered_run(unsigned n, uint64_t batch, cli_worker_fn fn, void **args,
     memset(&r, 0, sizeof r);
     r.n = n;
     r.batch = batch ? batch : 1;
+    atomic_init(&r.claimed, 0);
     r.w = calloc(n, sizeof *r.w);
     if (!r.w) {
         cli_error("out of memory");
@@ -269,8 +295,7 @@ int cli_ordered_run(unsigned n, uint64_t batch, cli_worker_fn fn, void **args,
     /* the writer goes on even when a worker failed to start: the others
      * may wait for it to free their slots */
     for (uint64_t j = 0; started == n; j++) {
-        cli_worker *w = &r.w[j % n];
-        slot *s = wait_batch(&r, w, j);
+        slot *s = wait_batch(&r, j);
         if (!s)
             break;
         write_batch(s, &strip);

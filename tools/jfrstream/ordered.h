@@ -6,9 +6,11 @@
  * its own (so no decoding state is shared: pools, caches, the JSON writer's
  * cache of pooled objects). The events are numbered in delivery order,
  * which is the same in every worker, and cut into batches of a fixed number
- * of events; worker k prints batches k, k + N, k + 2N, ... and only skips
- * the others (an event nobody prints costs its place in the walk, no
- * decoding). The calling thread writes the batches to cli_out in order.
+ * of events; each batch is printed by the first worker to reach it, and
+ * the others skip it (an event a worker does not print costs it its place
+ * in the walk, no decoding). A worker slowed by a heavy batch finds the
+ * next ones taken, so uneven batches balance themselves. The calling
+ * thread writes the batches to cli_out in order.
  * What each worker would say on stderr (cli_error, cli_data_error and the
  * parser's errors, all raised alike in every worker) is said once, by the
  * worker that owns the place where it was raised, and printed between the
