@@ -67,48 +67,45 @@ static long chars_varint_to_utf8(jfr_cur *c, uint32_t n, uint8_t *out) {
     while (i < n) {
         uint32_t u;
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        if ((size_t)(end - p) >= 8 && n - i >= 8) {
+        if ((size_t)(end - p) >= 16 && n - i >= 9) {
+            /* the leading ASCII bytes of the next 8 (stored as a word),
+             * then one unit of two or three bytes without a branch on its
+             * size: mixed text had mispredicted the choice at every unit */
             uint64_t w;
             memcpy(&w, p, 8);
+            memcpy(o, &w, 8);
             uint64_t hi = w & 0x8080808080808080ull;
-            if (!(hi & 0x80)) { /* ASCII: the run's first (up to) 8 bytes */
-                memcpy(o, p, 8);
-                unsigned k = hi ? (unsigned)__builtin_ctzll(hi) >> 3 : 8;
-                o += k;
-                p += k;
-                i += k;
+            if (!hi) {
+                o += 8;
+                p += 8;
+                i += 8;
                 continue;
             }
-            if (!(hi & 0x8000)) { /* two bytes: up to 0x3fff */
-                u = (uint32_t)(w & 0x7f) | (uint32_t)(w >> 8 & 0x7f) << 7;
-                p += 2;
-                i++;
-                if (u >= 0x80 && u < 0x800) {
-                    o[0] = (uint8_t)(0xc0 | (u >> 6));
-                    o[1] = (uint8_t)(0x80 | (u & 0x3f));
-                    o += 2;
-                } else {
-                    o += jfr__utf8_put(o, u);
-                }
-                continue;
-            }
-            if (!(hi & 0x800000)) { /* three bytes */
-                u = ((uint32_t)(w & 0x7f) | (uint32_t)(w >> 8 & 0x7f) << 7 |
-                     (uint32_t)(w >> 16 & 0x7f) << 14) & 0xffff;
-                p += 3;
-                i++;
-                if (u >= 0x800 && (u < 0xd800 || u > 0xdbff)) {
-                    o[0] = (uint8_t)(0xe0 | (u >> 12));
-                    o[1] = (uint8_t)(0x80 | ((u >> 6) & 0x3f));
-                    o[2] = (uint8_t)(0x80 | (u & 0x3f));
-                    o += 3;
-                    continue;
-                }
-                goto unit;
-            }
+            unsigned k = (unsigned)__builtin_ctzll(hi) >> 3;
+            o += k;
+            p += k;
+            i += k;
+            memcpy(&w, p, 8); /* p[0] >= 0x80: a unit of two bytes or more */
+            uint32_t c1 = (uint32_t)(w >> 15) & 1;
+            if (c1 && (w & 0x800000))
+                goto slow; /* four bytes or more (padded) */
+            u = ((uint32_t)w & 0x7f) | ((uint32_t)(w >> 1) & 0x3f80) |
+                ((uint32_t)(w >> 2) & 0x1fc000 & (0u - c1));
+            u &= 0xffff;
+            p += 2 + c1;
+            i++;
+            if (u - 0xd800 < 0x800)
+                goto unit; /* surrogates: paired, or kept alone as WTF-8 */
+            uint32_t two = (0xc0 | u >> 6) | (0x80 | (u & 0x3f)) << 8;
+            uint32_t three =
+                (0xe0 | u >> 12) | (0x80 | (u >> 6 & 0x3f)) << 8 | (0x80 | (u & 0x3f)) << 16;
+            uint32_t enc = u < 0x80 ? u : u < 0x800 ? two : three;
+            memcpy(o, &enc, 4);
+            o += 1 + (u >= 0x80) + (u >= 0x800);
+            continue;
         }
 #endif
-        {
+    slow: {
             size_t len;
             u = varint_unit(p, (size_t)(end - p), c->base, c->tag, &len);
             if (!len)
