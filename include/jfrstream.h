@@ -718,6 +718,22 @@ JFR_API uint64_t jfr_chunk_size_at(const void *buf, size_t len);
  */
 JFR_API jfr_status jfr_parser_set_threads(jfr_parser *p, unsigned threads);
 
+/*
+ * The value cache (on by default). The first jfr_iter over a pooled object
+ * (a thread, class, class loader, package, module, method...) decodes all
+ * its fields once for the rest of the chunk; later iterations over it, and
+ * jfr_value_field on it, copy them from the cache: the thousandth event
+ * naming the same thread or class costs a lookup, not a decode. Values are
+ * the same either way; strings of cached fields stay valid to the end of
+ * the chunk. Memory: about 100 bytes per cached field, at most 2^18 fields
+ * per chunk and 1/16 of jfr_options.max_memory, counted there and in
+ * jfr_parser_memory(); past the bound (or when memory runs out) objects are
+ * decoded from their bytes on each read, as with the cache off. Off pays
+ * for consumers that read each pooled object once (a cache of their own).
+ * JFR_OK, or JFR_INVALID_ARG for a NULL parser.
+ */
+JFR_API jfr_status jfr_parser_set_value_cache(jfr_parser *p, bool on);
+
 #endif /* JFRSTREAM_EXPERIMENTAL */
 
 #ifdef __cplusplus

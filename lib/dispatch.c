@@ -99,6 +99,9 @@ static jfr_status load_metadata(jfr_parser *p) {
         }
         jfr__metadata_free(&p->opt.allocator, p->md);
         p->md = md;
+        /* the value cache holds type pointers (a live chunk can bring new
+         * metadata between its segments) */
+        jfr__names_clear_values(&p->names);
         p->md_len = len;
         p->md_changed = true;
     }

@@ -190,6 +190,19 @@ typedef struct jfr_stack_ent {
     bool truncated;
 } jfr_stack_ent;
 
+/* A slot of the value cache's index: the pooled object of type index
+ * `type` whose bytes are at `pos` (unique in the chunk) has its fields at
+ * jfr_names.vals[first1 - 1]; first1 0 marks an empty slot. */
+typedef struct jfr_obj_slot {
+    uint64_t pos;
+    uint32_t type, first1;
+} jfr_obj_slot;
+
+/* Cached object fields allowed per chunk (a jfr_value each, about 100
+ * bytes: 25 MiB), and at most 1/16 of max_memory. Beyond, objects are
+ * decoded on each read. */
+#define JFR_MAX_CACHED_VALUES ((size_t)1 << 18)
+
 typedef struct jfr_names {
     jfr_allocator alloc;
     uint32_t *slots;      /* (type, key) -> ents index + 1 */
@@ -201,6 +214,12 @@ typedef struct jfr_names {
     jfr_cached_frame *frames;
     size_t nframes, capframes;
     bool no_stacks;       /* a stack of this chunk could not be cached */
+    jfr_obj_slot *oslots; /* (type, position) -> fields in vals */
+    size_t omask, nobjs;
+    jfr_value *vals;      /* the cached objects' fields, as jfr_iter reads them */
+    size_t nvals, capvals;
+    size_t max_vals;      /* the value cache's bound (0: off) */
+    bool no_objs;         /* the value cache is full for this chunk */
     jfr_arena arena;      /* strings that were not in the pool bytes */
     const uint8_t *pbase; /* pool store the cached strings point into */
 } jfr_names;
@@ -219,6 +238,19 @@ const jfr_stack_ent *jfr__stack_get(jfr_names *n, const jfr_chunk *c, uint32_t t
 jfr_cached_frame *jfr__stack_reserve(jfr_names *n, const jfr_chunk *c, uint32_t nframes);
 uint32_t jfr__stack_commit(jfr_names *n, uint32_t type, uint64_t key, uint32_t nframes,
                            bool truncated);
+/* The value cache of pooled objects: fields index + 1 of the object of type
+ * index `type` whose bytes are at `pos`, or 0. */
+uint32_t jfr__obj_get(jfr_names *n, const jfr_chunk *c, uint32_t type, uint64_t pos);
+/* Room for nfields values at the end of the value cache (NULL: over the
+ * bound or out of memory, and no_objs is set); jfr__obj_commit then adds
+ * the object and returns 1 + its first field's index (0 on failure). */
+jfr_value *jfr__obj_reserve(jfr_names *n, const jfr_chunk *c, uint32_t nfields);
+uint32_t jfr__obj_commit(jfr_names *n, uint32_t type, uint64_t pos, uint32_t nfields);
+/* A string that stays valid for the rest of the chunk: s itself when it
+ * lies in the chunk's pool bytes, else a copy (NULL: out of memory). */
+const char *jfr__names_keep(jfr_names *n, const jfr_chunk *c, const char *s, size_t len);
+/* Empty the value cache only (its values point at the metadata's types). */
+void jfr__names_clear_values(jfr_names *n);
 void jfr__names_clear(jfr_names *n);
 void jfr__names_free(const jfr_allocator *a, jfr_names *n);
 

@@ -12,11 +12,20 @@
  * stacks are decoded on each read. */
 #define JFR_MAX_CACHED_FRAMES ((size_t)2 << 20)
 
+
 static inline size_t hash_of(uint32_t type, uint64_t key, size_t mask) {
     return (size_t)XXH3_64bits_withSeed(&key, sizeof key, type) & mask;
 }
 
+void jfr__names_clear_values(jfr_names *n) {
+    if (n->oslots && n->nobjs)
+        memset(n->oslots, 0, (n->omask + 1) * sizeof *n->oslots);
+    n->nobjs = n->nvals = 0;
+    n->no_objs = false;
+}
+
 void jfr__names_clear(jfr_names *n) {
+    jfr__names_clear_values(n);
     if (n->slots && n->count)
         memset(n->slots, 0, (n->mask + 1) * sizeof *n->slots);
     if (n->sslots && n->nstacks)
@@ -33,6 +42,8 @@ void jfr__names_free(const jfr_allocator *a, jfr_names *n) {
     jfr__free(a, n->sslots, n->sslots ? (n->smask + 1) * sizeof *n->sslots : 0);
     jfr__free(a, n->stacks, n->capstacks * sizeof *n->stacks);
     jfr__free(a, n->frames, n->capframes * sizeof *n->frames);
+    jfr__free(a, n->oslots, n->oslots ? (n->omask + 1) * sizeof *n->oslots : 0);
+    jfr__free(a, n->vals, n->capvals * sizeof *n->vals);
     jfr__arena_free(a, &n->arena);
     memset(n, 0, sizeof *n);
 }
@@ -41,7 +52,7 @@ void jfr__names_free(const jfr_allocator *a, jfr_names *n) {
  * the old one are dropped. */
 static void check_base(jfr_names *n, const jfr_chunk *c) {
     if (n->pbase != c->pbase) {
-        if (n->count || n->nstacks || n->no_stacks)
+        if (n->count || n->nstacks || n->no_stacks || n->nobjs || n->no_objs)
             jfr__names_clear(n);
         n->pbase = c->pbase;
     }
@@ -79,6 +90,14 @@ static bool grow_index(const jfr_allocator *a, uint32_t **slots, size_t *mask, s
     return true;
 }
 
+const char *jfr__names_keep(jfr_names *n, const jfr_chunk *c, const char *s, size_t len) {
+    uintptr_t lo = (uintptr_t)c->pbase, hi = lo + (uintptr_t)c->psize, sp = (uintptr_t)s;
+    if (sp >= lo && sp <= hi && len <= hi - sp)
+        return s;
+    /* strings converted into the per-callback scratch need a copy */
+    return jfr__arena_strndup(&n->alloc, &n->arena, s, len);
+}
+
 uint32_t jfr__names_get(jfr_names *n, const jfr_chunk *c, uint32_t type, uint64_t key) {
     check_base(n, c);
     if (!n->count)
@@ -107,16 +126,12 @@ uint32_t jfr__names_put(jfr_names *n, const jfr_chunk *c, uint32_t type, uint64_
         n->capents = cap;
     }
     jfr_name_ent e = {.k = {key, type}};
-    uintptr_t lo = (uintptr_t)c->pbase, hi = lo + (uintptr_t)c->psize;
     for (int i = 0; i < 3; i++) {
         if (len[i] > UINT32_MAX)
             return 0;
         e.len[i] = (uint32_t)len[i];
         e.str[i] = str[i];
-        /* strings converted into the per-callback scratch need a copy */
-        uintptr_t sp = (uintptr_t)str[i];
-        if (str[i] && !(sp >= lo && sp <= hi && len[i] <= hi - sp) &&
-            !(e.str[i] = jfr__arena_strndup(a, &n->arena, str[i], len[i])))
+        if (str[i] && !(e.str[i] = jfr__names_keep(n, c, str[i], len[i])))
             return 0;
     }
     n->ents[n->count++] = e;
@@ -173,4 +188,72 @@ uint32_t jfr__stack_commit(jfr_names *n, uint32_t type, uint64_t key, uint32_t n
     *slot = (uint32_t)n->nstacks;
     n->nframes += nframes;
     return first + 1;
+}
+
+/* The value cache's index holds its keys in the slots: one probe reads
+ * one slot, no entry array (the lookup runs at every pooled object read). */
+static inline jfr_obj_slot *obj_slot(jfr_obj_slot *slots, size_t mask, uint32_t type,
+                                     uint64_t pos) {
+    for (size_t h = (size_t)(((pos ^ (uint64_t)type << 40) * 0x9E3779B97F4A7C15ull) >> 32) & mask;;
+         h = (h + 1) & mask) {
+        jfr_obj_slot *s = &slots[h];
+        if (!s->first1 || (s->pos == pos && s->type == type))
+            return s;
+    }
+}
+
+uint32_t jfr__obj_get(jfr_names *n, const jfr_chunk *c, uint32_t type, uint64_t pos) {
+    check_base(n, c);
+    if (!n->nobjs || !n->max_vals)
+        return 0;
+    return obj_slot(n->oslots, n->omask, type, pos)->first1;
+}
+
+jfr_value *jfr__obj_reserve(jfr_names *n, const jfr_chunk *c, uint32_t nfields) {
+    const jfr_allocator *a = &n->alloc;
+    check_base(n, c);
+    if (n->no_objs)
+        return NULL;
+    if (nfields > n->max_vals || n->nvals > n->max_vals - nfields) {
+        n->no_objs = true;
+        return NULL;
+    }
+    if (n->nvals + nfields > n->capvals) {
+        size_t cap = n->capvals ? n->capvals * 2 : 1024;
+        while (cap < n->nvals + nfields)
+            cap *= 2;
+        jfr_value *nv = jfr__realloc(a, n->vals, n->capvals * sizeof *nv, cap * sizeof *nv);
+        if (!nv) {
+            n->no_objs = true;
+            return NULL;
+        }
+        n->vals = nv;
+        n->capvals = cap;
+    }
+    return &n->vals[n->nvals];
+}
+
+uint32_t jfr__obj_commit(jfr_names *n, uint32_t type, uint64_t pos, uint32_t nfields) {
+    const jfr_allocator *a = &n->alloc;
+    if (!n->oslots || (n->nobjs + 1) * 4 > (n->omask + 1) * 3) {
+        size_t cap = n->oslots ? (n->omask + 1) * 2 : 1024;
+        jfr_obj_slot *ns = jfr__calloc(a, cap * sizeof *ns);
+        if (!ns) {
+            n->no_objs = true;
+            return 0;
+        }
+        for (size_t i = 0; n->oslots && i <= n->omask; i++)
+            if (n->oslots[i].first1)
+                *obj_slot(ns, cap - 1, n->oslots[i].type, n->oslots[i].pos) = n->oslots[i];
+        jfr__free(a, n->oslots, n->oslots ? (n->omask + 1) * sizeof *n->oslots : 0);
+        n->oslots = ns;
+        n->omask = cap - 1;
+    }
+    jfr_obj_slot *s = obj_slot(n->oslots, n->omask, type, pos);
+    if (!s->first1) {
+        *s = (jfr_obj_slot){pos, type, (uint32_t)n->nvals + 1};
+        n->nobjs++;
+        n->nvals += nfields;
+    }
+    return s->first1;
 }

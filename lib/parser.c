@@ -13,6 +13,14 @@ void jfr_callbacks_init(jfr_callbacks *cb) {
     cb->size = sizeof *cb;
 }
 
+/* The value cache's bound: at most 1/16 of max_memory, so that it never
+ * crowds out the chunk buffer (it keeps its memory from chunk to chunk). */
+static size_t value_cache_bound(const jfr_options *o) {
+    if (o->max_memory && o->max_memory / 16 / sizeof(jfr_value) < JFR_MAX_CACHED_VALUES)
+        return (size_t)(o->max_memory / 16 / sizeof(jfr_value));
+    return JFR_MAX_CACHED_VALUES;
+}
+
 jfr_parser *jfr__parser_create(const jfr_options *opts, const jfr_callbacks *cb, void *user) {
     jfr_options o;
     jfr_callbacks c;
@@ -39,6 +47,7 @@ jfr_parser *jfr__parser_create(const jfr_options *opts, const jfr_callbacks *cb,
     p->user = user;
     p->chunk.parser = p;
     p->names.alloc = p->opt.allocator;
+    p->names.max_vals = value_cache_bound(&p->opt);
     p->chunk.names = &p->names;
     jfr__parser_clear(p);
     return p;
@@ -64,6 +73,13 @@ void jfr__parser_clear(jfr_parser *p) {
     memset(&p->info, 0, sizeof p->info);
     jfr__pool_clear(&p->chunk.pool);
     jfr__names_clear(&p->names);
+}
+
+jfr_status jfr_parser_set_value_cache(jfr_parser *p, bool on) {
+    if (!p)
+        return JFR_INVALID_ARG;
+    p->names.max_vals = on ? value_cache_bound(&p->opt) : 0;
+    return JFR_OK;
 }
 
 jfr_status jfr_parser_set_threads(jfr_parser *p, unsigned threads) {

@@ -285,6 +285,60 @@ jfr_status jfr__struct_scan(const jfr_chunk *c, uint64_t pos, const jfr_type *t,
     return JFR_OK;
 }
 
+/* --------------------------------------------------------- value cache */
+
+/* An iterator over a cached object: its parent's encoding (an object has
+ * none) says so, and pos_ holds the index of its first field in the cache. */
+#define ITER_CACHED 0xca
+
+/* The fields of the pooled object v in the chunk's value cache (index + 1
+ * of the first), decoded on first iteration (`fill`): the thousandth event
+ * naming the same thread or class then costs a lookup and copies. 0 when v
+ * is not a pooled object, when some field does not decode (the lazy path
+ * then reports it where it is), or when the cache is off or full. A pooled
+ * object starts a new top-level value (depth 0), so its fields do not
+ * depend on where it was referenced from; they are keyed by the position
+ * of its bytes. Reading one field (jfr_value_field) only looks: filling
+ * would decode fields nobody asked for (the stack helpers read one or two
+ * fields of each method and class once per chunk). */
+static uint32_t cached_fields(const jfr_value *v, bool fill) {
+    if (v->kind != JFR_KIND_OBJECT || !v->pooled || v->depth_ != 0 || !v->chunk_)
+        return 0;
+    const jfr_chunk *c = v->chunk_;
+    const jfr_type *t = v->type;
+    jfr_names *n = c->names;
+    if (!fill && !n->nobjs) /* nothing iterated yet: the helpers' case */
+        return 0;
+    uint32_t e = jfr__obj_get(n, c, t->index, v->pos_);
+    if (e || !fill || n->no_objs || !t->nfields)
+        return e;
+    const jfr_tinfo *inf = tinfo(c, t);
+    jfr_value *dst;
+    if (inf->bad || !(dst = jfr__obj_reserve(n, c, t->nfields)))
+        return 0;
+    jfr_cur cur = cur_at(c, v->pos_);
+    for (uint32_t i = 0; i < t->nfields; i++) {
+        jfr_value *f = &dst[i];
+        if (read_field(c, &cur, &t->fields[i], inf->ops[i], 1, true, f))
+            return 0;
+        /* a converted string sits in the per-callback scratch */
+        if (f->kind == JFR_KIND_STRING && f->len && !(f->str = jfr__names_keep(n, c, f->str, f->len)))
+            return 0;
+    }
+    return jfr__obj_commit(n, t->index, v->pos_, t->nfields);
+}
+
+/* Field `index` of v from the value cache, if v is cached there (kept out
+ * of line: jfr_value_field's own skip loop stays inlined). */
+__attribute__((noinline)) static bool field_cached(const jfr_value *v, uint32_t index,
+                                                   jfr_value *out) {
+    uint32_t e = cached_fields(v, false);
+    if (!e)
+        return false;
+    *out = v->chunk_->names->vals[e - 1 + index];
+    return true;
+}
+
 /* ------------------------------------------------------------ public API */
 
 jfr_status jfr_value_field(const jfr_value *obj, uint32_t index, jfr_value *out) {
@@ -296,6 +350,8 @@ jfr_status jfr_value_field(const jfr_value *obj, uint32_t index, jfr_value *out)
     if (index >= t->nfields)
         return JFR_NOT_FOUND;
     const jfr_chunk *c = obj->chunk_;
+    if (obj->pooled && c && c->names->nobjs && field_cached(obj, index, out))
+        return JFR_OK;
     const jfr_tinfo *inf = tinfo(c, t);
     if (inf->bad)
         return JFR_BAD_EVENT;
@@ -373,6 +429,11 @@ void jfr_iter_init(jfr_iter *it, const jfr_value *v) {
     it->parent = *v;
     it->next = 0;
     it->pos_ = v->pos_;
+    uint32_t e = cached_fields(v, true);
+    if (e) {
+        it->parent.encoding = ITER_CACHED;
+        it->pos_ = e - 1;
+    }
 }
 
 jfr_status jfr_iter_next(jfr_iter *it, jfr_value *out) {
@@ -384,6 +445,13 @@ jfr_status jfr_iter_next(jfr_iter *it, jfr_value *out) {
         const jfr_type *t = pv->type;
         if (it->next >= t->nfields)
             return JFR_END;
+        if (pv->encoding == ITER_CACHED) {
+            const jfr_names *n = c->names;
+            if (it->pos_ + it->next >= n->nvals) /* the chunk is gone */
+                return JFR_END;
+            *out = n->vals[it->pos_ + it->next++];
+            return JFR_OK;
+        }
         const jfr_tinfo *inf = tinfo(c, t);
         if (inf->bad)
             return JFR_BAD_EVENT;

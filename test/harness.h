@@ -314,6 +314,11 @@ typedef struct run_cfg {
     talloc *alloc;      /* counting allocator, or NULL: libc */
     uint64_t max_chunk_size; /* jfr_options.max_chunk_size (0: default) */
     uint64_t max_memory;     /* jfr_options.max_memory (0: none) */
+    bool random_access;      /* values: also check jfr_value_field & co. against
+                                iteration (test/walk.h), at every depth */
+    bool no_value_cache;     /* jfr_parser_set_value_cache(p, false) */
+    int max_depth;           /* values: objects at this depth not read into
+                                (0: the transcript's 13) */
 } run_cfg;
 
 typedef struct run_ctx {
@@ -366,7 +371,12 @@ static inline void log_event(run_ctx *r, const char *tag, const jfr_event *e) {
     if (r->cfg.values) {
         jfr_value v;
         jfr_event_value(e, &v);
-        log_value(&r->log, &v);
+        jwalk w = tlog_walker(&r->log);
+        if (r->cfg.random_access)
+            w.ra_depth = INT_MAX;
+        if (r->cfg.max_depth)
+            w.max_depth = r->cfg.max_depth;
+        jwalk_value(&w, &v, 0);
     }
     if (r->cfg.stacks)
         log_stack(&r->log, e);
@@ -410,6 +420,8 @@ static inline tlog run_parser(const uint8_t *buf, size_t len, run_cfg cfg) {
         talloc_options(&o, cfg.alloc);
     jfr_parser *p = jfr_parser_new(&o, &cb, &r);
     jfr_parser_set_threads(p, cfg.threads);
+    if (cfg.no_value_cache)
+        jfr_parser_set_value_cache(p, false);
     size_t pos = 0;
     unsigned seed = cfg.seed;
     jfr_status s = JFR_OK;
