@@ -3,7 +3,7 @@
  *
  *   jfrbench --mode walk|type:NAME|all|stream [--repeat N] [--chunk-bytes N]
  *            [--live] [--loop N] [--release] [--frames helper|iter] [--cache-stacks]
- *            [--types] [--threads N] FILE|-
+ *            [--types] [--threads N] [--no-value-cache] FILE|-
  *
  * Modes (see bench/run.sh for the side-by-side run with the JDK):
  *   walk        on_record only: records counted per type id, no event decoding.
@@ -35,6 +35,8 @@
  * --threads N      jfr_parser_set_threads(N) (parallel preparation of whole
  *                  chunks; N > 1 uses the libc allocator: the counting one
  *                  is not thread-safe, heap_peak_kb then reads 0)
+ * --no-value-cache jfr_parser_set_value_cache(p, false): pooled objects
+ *                  decoded from their bytes at every read (comparison only)
  * --cache-stacks   type:NAME / all: resolve each stack trace key once per
  *                  chunk and reuse the result (what an aggregating consumer,
  *                  or the JDK's RecordingFile internally, does); comparison only
@@ -49,7 +51,7 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#define JFRSTREAM_EXPERIMENTAL /* jfr_parser_set_threads (--threads) */
+#define JFRSTREAM_EXPERIMENTAL /* jfr_parser_set_threads, set_value_cache */
 #include <jfrstream.h>
 
 #include <errno.h>
@@ -630,7 +632,7 @@ static void usage(void) {
             "usage: jfrbench --mode walk|type:NAME|all|stream [--repeat N] "
             "[--chunk-bytes N]\n"
             "                [--live] [--loop N] [--release] [--frames helper|iter] [--cache-stacks]\n"
-            "                [--types] [--threads N] FILE|-\n");
+            "                [--types] [--threads N] [--no-value-cache] FILE|-\n");
     exit(2);
 }
 
@@ -653,7 +655,7 @@ int main(int argc, char **argv) {
     unsigned repeat = 1;
     run_cfg cfg = {false, false, 0, 1, false};
     size_t chunk_bytes = 0;
-    bool print_types = false, frames_iter = false, cache_stacks = false;
+    bool print_types = false, frames_iter = false, cache_stacks = false, no_value_cache = false;
     unsigned threads = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -673,6 +675,8 @@ int main(int argc, char **argv) {
             cfg.release = true;
         else if (!strcmp(a, "--cache-stacks"))
             cache_stacks = true;
+        else if (!strcmp(a, "--no-value-cache"))
+            no_value_cache = true;
         else if (!strcmp(a, "--types"))
             print_types = true;
         else if (!strcmp(a, "--frames") && i + 1 < argc) {
@@ -799,6 +803,8 @@ int main(int argc, char **argv) {
             die("%s", "jfr_parser_new failed");
         if (jfr_parser_set_threads(p, threads) != JFR_OK)
             die("%s", "jfr_parser_set_threads failed");
+        if (no_value_cache && jfr_parser_set_value_cache(p, false) != JFR_OK)
+            die("%s", "jfr_parser_set_value_cache failed");
         if (b.mode == M_TYPE && jfr_parser_on(p, b.type_name, on_type, &b) != JFR_OK)
             die("%s", "jfr_parser_on failed");
         uint64_t n = run_once(&in, &cfg, p, buf);

@@ -7,7 +7,8 @@
 # recording in $DATA. Builds jfrbench in $BUILD if needed (release), then runs:
 #
 #   jfrstream  walk, type:$TYPE, type:$TYPE2, all (each also with --threads
-#              $THREADS), walk and type:$TYPE with --release (one chunk per feed
+#              $THREADS; all also with --no-value-cache, pooled objects decoded
+#              at every read), walk and type:$TYPE with --release (one chunk per feed
 #              call, pages dropped after it: the bounded-RSS way the CLI reads
 #              files), stream, stream through a pipe (cat FILE | jfrbench -),
 #              and the live shape (--live, 1x and 4x the file looped: peak RSS)
@@ -124,6 +125,7 @@ if [ -n "$TYPE2" ]; then
 fi
 run_c all --mode all --repeat "$REPEAT"
 run_c allt --mode all --threads "$THREADS" --repeat "$REPEAT"
+run_c allnc --mode all --no-value-cache --repeat "$REPEAT"
 run_c stream --mode stream --repeat "$REPEAT"
 run_pipe
 run_c live1 --mode stream --live --repeat "$REPEAT"
@@ -179,6 +181,7 @@ if [ -n "$TYPE2" ]; then
 fi
 row "all (every field)" jfrstream "$OUT/all.txt" "$OUT/all.java.txt"
 row "  same, --threads $THREADS" jfrstream "$OUT/allt.txt" "$OUT/all.java.txt"
+row "  same, --no-value-cache" jfrstream "$OUT/allnc.txt" "$OUT/all.java.txt"
 row "all" JDK "$OUT/all.java.txt"
 row "stream (read 64 KiB slices)" jfrstream "$OUT/stream.txt"
 row "stream (cat FILE | jfrbench -)" jfrstream "$OUT/pipe.txt"
@@ -189,7 +192,7 @@ row "  same, --jobs $THREADS" jfrstream "$OUT/jsont.txt" "$OUT/json.java.txt"
 row "jfr print --json > /dev/null" JDK "$OUT/json.java.txt"
 
 echo
-for n in walk walkr walkt type1 type1r type1t type2 type2t all allt stream live1 live4; do
+for n in walk walkr walkt type1 type1r type1t type2 type2t all allt allnc stream live1 live4; do
     [ -f "$OUT/$n.txt" ] || continue
     printf '%-7s events=%s heap_peak_kb=%s frames=%s\n' "$n" "$(field events "$OUT/$n.txt")" \
         "$(field heap_peak_kb "$OUT/$n.txt")" "$(field frames "$OUT/$n.txt")"
