@@ -12,7 +12,6 @@
  * stacks are decoded on each read. */
 #define JFR_MAX_CACHED_FRAMES ((size_t)2 << 20)
 
-
 static inline size_t hash_of(uint32_t type, uint64_t key, size_t mask) {
     return (size_t)XXH3_64bits_withSeed(&key, sizeof key, type) & mask;
 }
@@ -90,6 +89,22 @@ static bool grow_index(const jfr_allocator *a, uint32_t **slots, size_t *mask, s
     return true;
 }
 
+/* The array arr (capacity *cap elements of `elem` bytes) with room for
+ * `need`, grown by doubling from `first`: arr itself or its new place, or
+ * NULL when memory runs out (arr is then unchanged). */
+static void *grow_array(const jfr_allocator *a, void *arr, size_t *cap, size_t need, size_t elem,
+                        size_t first) {
+    if (need <= *cap)
+        return arr;
+    size_t c = *cap ? *cap * 2 : first;
+    while (c < need)
+        c *= 2;
+    void *na = jfr__realloc(a, arr, *cap * elem, c * elem);
+    if (na)
+        *cap = c;
+    return na;
+}
+
 const char *jfr__names_keep(jfr_names *n, const jfr_chunk *c, const char *s, size_t len) {
     uintptr_t lo = (uintptr_t)c->pbase, hi = lo + (uintptr_t)c->psize, sp = (uintptr_t)s;
     if (sp >= lo && sp <= hi && len <= hi - sp)
@@ -117,14 +132,10 @@ uint32_t jfr__names_put(jfr_names *n, const jfr_chunk *c, uint32_t type, uint64_
     uint32_t *slot = find_slot(n->slots, n->mask, n->ents, sizeof *n->ents, type, key);
     if (*slot)
         return *slot;
-    if (n->count == n->capents) {
-        size_t cap = n->capents ? n->capents * 2 : 256;
-        jfr_name_ent *ne = jfr__realloc(a, n->ents, n->capents * sizeof *ne, cap * sizeof *ne);
-        if (!ne)
-            return 0;
-        n->ents = ne;
-        n->capents = cap;
-    }
+    jfr_name_ent *ne = grow_array(a, n->ents, &n->capents, n->count + 1, sizeof *ne, 256);
+    if (!ne)
+        return 0;
+    n->ents = ne;
     jfr_name_ent e = {.k = {key, type}};
     for (int i = 0; i < 3; i++) {
         if (len[i] > UINT32_MAX)
@@ -152,17 +163,11 @@ jfr_cached_frame *jfr__stack_reserve(jfr_names *n, const jfr_chunk *c, uint32_t 
     check_base(n, c);
     if (nframes > JFR_MAX_CACHED_FRAMES - n->nframes)
         return NULL;
-    if (n->nframes + nframes > n->capframes) {
-        size_t cap = n->capframes ? n->capframes * 2 : 4096;
-        while (cap < n->nframes + nframes)
-            cap *= 2;
-        jfr_cached_frame *nf = jfr__realloc(a, n->frames, n->capframes * sizeof *nf,
-                                            cap * sizeof *nf);
-        if (!nf)
-            return NULL;
-        n->frames = nf;
-        n->capframes = cap;
-    }
+    jfr_cached_frame *nf =
+        grow_array(a, n->frames, &n->capframes, n->nframes + nframes, sizeof *nf, 4096);
+    if (!nf)
+        return NULL;
+    n->frames = nf;
     return &n->frames[n->nframes];
 }
 
@@ -172,14 +177,10 @@ uint32_t jfr__stack_commit(jfr_names *n, uint32_t type, uint64_t key, uint32_t n
     if (n->nstacks >= UINT32_MAX - 1 ||
         !grow_index(a, &n->sslots, &n->smask, n->nstacks, n->stacks, sizeof *n->stacks))
         return 0;
-    if (n->nstacks == n->capstacks) {
-        size_t cap = n->capstacks ? n->capstacks * 2 : 256;
-        jfr_stack_ent *ns = jfr__realloc(a, n->stacks, n->capstacks * sizeof *ns, cap * sizeof *ns);
-        if (!ns)
-            return 0;
-        n->stacks = ns;
-        n->capstacks = cap;
-    }
+    jfr_stack_ent *ns = grow_array(a, n->stacks, &n->capstacks, n->nstacks + 1, sizeof *ns, 256);
+    if (!ns)
+        return 0;
+    n->stacks = ns;
     uint32_t *slot = find_slot(n->sslots, n->smask, n->stacks, sizeof *n->stacks, type, key);
     if (*slot)
         return n->stacks[*slot - 1].first + 1;
@@ -218,18 +219,12 @@ jfr_value *jfr__obj_reserve(jfr_names *n, const jfr_chunk *c, uint32_t nfields) 
         n->no_objs = true;
         return NULL;
     }
-    if (n->nvals + nfields > n->capvals) {
-        size_t cap = n->capvals ? n->capvals * 2 : 1024;
-        while (cap < n->nvals + nfields)
-            cap *= 2;
-        jfr_value *nv = jfr__realloc(a, n->vals, n->capvals * sizeof *nv, cap * sizeof *nv);
-        if (!nv) {
-            n->no_objs = true;
-            return NULL;
-        }
-        n->vals = nv;
-        n->capvals = cap;
+    jfr_value *nv = grow_array(a, n->vals, &n->capvals, n->nvals + nfields, sizeof *nv, 1024);
+    if (!nv) {
+        n->no_objs = true;
+        return NULL;
     }
+    n->vals = nv;
     return &n->vals[n->nvals];
 }
 

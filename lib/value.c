@@ -307,8 +307,6 @@ static uint32_t cached_fields(const jfr_value *v, bool fill) {
     const jfr_chunk *c = v->chunk_;
     const jfr_type *t = v->type;
     jfr_names *n = c->names;
-    if (!fill && !n->nobjs) /* nothing iterated yet: the helpers' case */
-        return 0;
     uint32_t e = jfr__obj_get(n, c, t->index, v->pos_);
     if (e || !fill || n->no_objs || !t->nfields)
         return e;

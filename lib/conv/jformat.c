@@ -752,7 +752,6 @@ int jfmt_utf16_compare(const char *a, const char *b) {
     }
 }
 
-
 /* Bytes copied as they are: printable ASCII except " \\ / (and DEL, which
  * the JDK prints raw but is rare enough for the slow path). */
 #define P16 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
