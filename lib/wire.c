@@ -53,6 +53,74 @@ static inline uint32_t varint_unit(const uint8_t *p, size_t avail, const uint8_t
     return (uint32_t)(v & 0xffff);
 }
 
+#if defined(__SSE2__) && defined(__GNUC__)
+/* 16 bytes at p, p at a unit's first byte: the units among them whose UTF-8
+ * form has their varint's length are converted in place of a copy, 16 output
+ * bytes stored at o. Those are ASCII, two-byte varints of U+0080..U+07FF and
+ * three-byte varints of U+4000..U+FFFF but surrogates: most text. The UTF-8
+ * bytes are the varint's bits in reverse order of significance, so each
+ * output byte takes bits of itself and of its one or two neighbours, by
+ * position in its unit. Returns the bytes of the whole units converted
+ * before the first other unit (0: the first unit is one) and their number in
+ * *units; the scalar code takes the unit that stopped it. */
+static inline unsigned units16_to_utf8(const uint8_t *p, uint8_t *o, uint32_t *units) {
+    const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    unsigned m = (unsigned)_mm_movemask_epi8(x); /* bit: another byte follows */
+    unsigned m1 = m << 1, m2 = m << 2, ends = ~m & 0xffffu;
+    unsigned end2 = ends & m1 & ~m2, end3 = ends & m1 & m2;
+    /* a unit's last byte must be 1..15 after one byte, 1..3 after two, and
+     * not make a surrogate (U+D800..U+DFFF: last 3, middle 0x30..0x3f) */
+    const __m128i three = _mm_set1_epi8(3);
+    __m128i mid_sur = _mm_cmpeq_epi8(_mm_and_si128(_mm_slli_si128(x, 1), _mm_set1_epi8(0x70)),
+                                     _mm_set1_epi8(0x30));
+    unsigned zero = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128()));
+    unsigned gt3 = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(x, three));
+    unsigned gt15 = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(x, _mm_set1_epi8(15)));
+    unsigned sur = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(x, three), mid_sur));
+    unsigned bad = (m & m1 & m2) | (zero & (end2 | end3)) | (gt15 & end2) | ((gt3 | sur) & end3);
+    if (bad)
+        ends &= (bad & (0u - bad)) - 1;
+    if (!ends)
+        return 0;
+    unsigned cnt = ends - ((ends >> 1) & 0x5555u);
+    cnt = (cnt & 0x3333u) + ((cnt >> 2) & 0x3333u);
+    cnt = (cnt + (cnt >> 4)) & 0x0f0fu;
+    *units = (cnt + (cnt >> 8)) & 0x1fu;
+
+    const __m128i c = _mm_cmplt_epi8(x, _mm_setzero_si128());
+    const __m128i cm1 = _mm_slli_si128(c, 1), cm2 = _mm_slli_si128(c, 2);
+    const __m128i c1 = _mm_srli_si128(c, 1);
+    const __m128i x1 = _mm_srli_si128(x, 1), x2 = _mm_srli_si128(x, 2);
+    const __m128i one = _mm_set1_epi8(1), cont = _mm_set1_epi8((char)0x80);
+    /* bit 6 of each byte; 0x80 | its low six bits (a continuation byte) */
+    __m128i bit6 = _mm_and_si128(_mm_srli_epi16(x, 6), one);
+    __m128i low6 = _mm_or_si128(_mm_and_si128(x, _mm_set1_epi8(0x3f)), cont);
+    __m128i lead = _mm_andnot_si128(cm1, c); /* first byte of a longer unit */
+    /* ASCII: itself */
+    __m128i out = _mm_andnot_si128(_mm_or_si128(c, cm1), x);
+    /* first of two: 110 + next byte's four bits + own bit 6 */
+    __m128i v = _mm_or_si128(_mm_set1_epi8((char)0xc0), _mm_or_si128(_mm_add_epi8(x1, x1), bit6));
+    out = _mm_or_si128(out, _mm_and_si128(_mm_andnot_si128(c1, lead), v));
+    /* first of three: 1110 + last byte's two bits + middle byte's bits 5-6 */
+    __m128i x2s = _mm_add_epi8(x2, x2);
+    v = _mm_or_si128(_mm_set1_epi8((char)0xe0),
+                     _mm_or_si128(_mm_add_epi8(x2s, x2s),
+                                  _mm_and_si128(_mm_srli_epi16(x1, 5), three)));
+    out = _mm_or_si128(out, _mm_and_si128(_mm_and_si128(c1, lead), v));
+    /* middle of three: 10 + own five bits + first byte's bit 6 */
+    __m128i lo5 = _mm_and_si128(x, _mm_set1_epi8(0x1f));
+    v = _mm_or_si128(cont, _mm_or_si128(_mm_add_epi8(lo5, lo5), _mm_slli_si128(bit6, 1)));
+    out = _mm_or_si128(out, _mm_and_si128(_mm_and_si128(c, cm1), v));
+    /* last of two or three: 10 + the first byte's six bits */
+    __m128i last = _mm_andnot_si128(c, cm1);
+    v = _mm_or_si128(_mm_andnot_si128(cm2, _mm_slli_si128(low6, 1)),
+                     _mm_and_si128(cm2, _mm_slli_si128(low6, 2)));
+    out = _mm_or_si128(out, _mm_and_si128(last, v));
+    _mm_storeu_si128((__m128i *)(void *)o, out);
+    return 32u - (unsigned)__builtin_clz(ends);
+}
+#endif
+
 /* Compressed chunks write each UTF-16 unit as a varint: an ASCII unit is
  * one byte below 0x80 (also its UTF-8 form). With 8 units and 8 bytes
  * ahead, the common cases run without bounds checks: ASCII copied 8 bytes
@@ -66,6 +134,17 @@ static long chars_varint_to_utf8(jfr_cur *c, uint32_t n, uint8_t *out) {
     uint32_t i = 0;
     while (i < n) {
         uint32_t u;
+#if defined(__SSE2__) && defined(__GNUC__)
+        if ((size_t)(end - p) >= 16 && n - i >= 16) {
+            uint32_t k, units;
+            if ((k = units16_to_utf8(p, o, &units))) {
+                p += k;
+                o += k;
+                i += units;
+                continue;
+            }
+        }
+#endif
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         if ((size_t)(end - p) >= 16 && n - i >= 9) {
             /* the leading ASCII bytes of the next 8 (stored as a word),

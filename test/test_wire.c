@@ -145,6 +145,48 @@ static size_t ref_utf16_to_utf8(const uint16_t *u, size_t n, uint8_t *out) {
     return o;
 }
 
+/* Byte soup: random varints of 1 to 4 bytes, some not minimal, some above
+ * U+FFFF (a unit keeps the low 16 bits), in long strings, so that the
+ * converter's 16-byte blocks meet every byte pattern. Against the units
+ * read one varint at a time and the definition. */
+static void test_chars_soup(void) {
+    uint64_t seed = 0x2545f4914f6cdd1dull;
+    unsigned cases = 0;
+    for (int round = 0; round < 20000; round++) {
+        enum { MAXN = 200 };
+        uint8_t enc[MAXN * 4];
+        size_t len = 0, n = (size_t)(test_splitmix(&seed) % MAXN);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = test_splitmix(&seed);
+            unsigned bytes = 1 + (unsigned)(r % 7 < 3 ? 0 : r % 7 - 3); /* 1..4 */
+            for (unsigned b = 0; b + 1 < bytes; b++) {
+                r >>= 3;
+                enc[len++] = (uint8_t)(0x80 | (r % 5 == 0 ? 0 : r & 0x7f));
+            }
+            r >>= 8;
+            enc[len++] = (uint8_t)(r % 4 == 0 ? (r >> 2) % 4 : (r >> 2) & 0x7f);
+        }
+        uint16_t u[MAXN];
+        jfr_cur rc = {enc, enc + len, false, enc, 0};
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v = 0;
+            CHECK(jfr__cur_varint(&rc, &v));
+            u[i] = (uint16_t)v;
+        }
+        uint8_t want[MAXN * 3 + 1];
+        size_t wn = ref_utf16_to_utf8(u, n, want);
+        uint8_t *in = malloc(len ? len : 1), *out = malloc(n * 3 + 1);
+        memcpy(in, enc, len);
+        jfr_cur c = {in, in + len, false, in, 0};
+        long w = jfr__wire_chars_to_utf8(&c, (uint32_t)n, out);
+        CHECK(w == (long)wn && memcmp(out, want, wn) == 0 && c.p == in + len);
+        free(in);
+        free(out);
+        cases++;
+    }
+    printf("strings: %u byte soups of 1- to 4-byte varints against the definition\n", cases);
+}
+
 /* Random runs of ASCII, two- and three-byte units, paired and lone
  * surrogates, varints padded with an extra byte, in exact-size buffers
  * (the sanitizers see any over-read): the converter's fast paths against
@@ -261,6 +303,7 @@ int main(void) {
     test_fixed_widths();
     test_strings();
     test_chars_random();
+    test_chars_soup();
     test_skip_varints_random();
     test_status_table();
     printf("%d failures\n", g_failures);
