@@ -92,7 +92,11 @@ JFRC_API jfr_status jfrc_out_flush(jfrc_out *o);
 JFRC_API bool jfrc_out_failed(const jfrc_out *o);
 /* Bytes buffered and not yet written. */
 JFRC_API size_t jfrc_out_pending(const jfrc_out *o);
-/* Append bytes, a NUL-terminated string, one byte, printf-style text. */
+/* Append bytes, a NUL-terminated string, one byte, printf-style text.
+ * jfrc_out_write of JFRC_OUT_DIRECT bytes or more to a file descriptor or a
+ * callback is not copied: what is buffered is written first, then the bytes
+ * from where they are (one write(2) or callback call). */
+#define JFRC_OUT_DIRECT ((size_t)64 << 10)
 JFRC_API void jfrc_out_write(jfrc_out *o, const void *data, size_t len);
 JFRC_API void jfrc_out_puts(jfrc_out *o, const char *s);
 JFRC_API void jfrc_out_putc(jfrc_out *o, char c);

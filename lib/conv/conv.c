@@ -97,7 +97,10 @@ JFRC_API bool jfrc_out_failed(const jfrc_out *o) { return o->failed; }
 JFRC_API size_t jfrc_out_pending(const jfrc_out *o) { return o->len; }
 
 JFRC_API void jfrc_out_write(jfrc_out *o, const void *data, size_t len) {
-    ob_write(o, data, len);
+    if (len >= JFRC_OUT_DIRECT)
+        ob_write_direct(o, data, len);
+    else
+        ob_write(o, data, len);
 }
 
 JFRC_API void jfrc_out_puts(jfrc_out *o, const char *s) { ob_puts(o, s); }

@@ -117,6 +117,15 @@ void ob_write_slow(outbuf *o, const char *s, size_t n) {
     o->len += n;
 }
 
+void ob_write_direct(outbuf *o, const char *s, size_t n) {
+    if (o->grow) {
+        ob_write(o, s, n);
+        return;
+    }
+    ob_flush(o);
+    ob_send(o, s, n);
+}
+
 void ob_fill(outbuf *o, char c, size_t n) {
     while (n > 0) {
         if (o->len == o->cap) {

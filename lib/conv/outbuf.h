@@ -36,6 +36,9 @@ void ob_reserve_slow(outbuf *o, size_t n);
 
 /* Slow path of ob_write: no room for n bytes. */
 void ob_write_slow(outbuf *o, const char *s, size_t n);
+/* What is buffered, then s straight to the destination, not copied (a
+ * memory writer appends it). */
+void ob_write_direct(outbuf *o, const char *s, size_t n);
 
 static inline void ob_write(outbuf *o, const char *s, size_t n) {
     if (o->cap - o->len < n) {
