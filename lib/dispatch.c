@@ -221,25 +221,32 @@ static jfr_status index_unit(jfr_parser *p) {
     return JFR_OK;
 }
 
+/* The start time and duration in ticks of the event record r (0 where the
+ * type has none). */
+static inline void event_ticks(const jfr_chunk *c, const rec *r, const jfr_type *t,
+                               int64_t *start, int64_t *duration) {
+    const jfr_tinfo *inf = &c->md->tinfo[t->index];
+    *start = *duration = 0;
+    jfr_cur cur = {c->base + r->payload, c->base + r->pos + r->size, !c->compressed, c->base, 0};
+    uint64_t v;
+    if (t->nfields && inf->ops[0] == JFR_OP_LONG && !t->fields[0].array && jfr__cur_long(&cur, &v)) {
+        *start = (int64_t)v;
+        if (inf->has_duration && inf->ops[1] == JFR_OP_LONG && !t->fields[1].array &&
+            jfr__cur_long(&cur, &v))
+            *duration = (int64_t)v;
+    }
+}
+
 /* Fill the event view for the event record r. */
 static void make_event(jfr_parser *p, const rec *r, const jfr_type *t, jfr_event *e) {
     const jfr_chunk *c = &p->chunk;
-    const jfr_tinfo *inf = &c->md->tinfo[t->index];
     e->type = t;
     e->chunk_index = c->index;
     e->offset = abs_off(p, r->pos);
     e->size = r->size;
     e->chunk_ = c;
     e->pos_ = r->payload;
-    e->start_ticks = e->duration_ticks = 0;
-    jfr_cur cur = {c->base + r->payload, c->base + r->pos + r->size, !c->compressed, c->base, 0};
-    uint64_t v;
-    if (t->nfields && inf->ops[0] == JFR_OP_LONG && !t->fields[0].array && jfr__cur_long(&cur, &v)) {
-        e->start_ticks = (int64_t)v;
-        if (inf->has_duration && inf->ops[1] == JFR_OP_LONG && !t->fields[1].array &&
-            jfr__cur_long(&cur, &v))
-            e->duration_ticks = (int64_t)v;
-    }
+    event_ticks(c, r, t, &e->start_ticks, &e->duration_ticks);
     e->start_nanos = jfr__ticks_to_epoch_nanos(c, e->start_ticks);
     e->duration_nanos = jfr__ticks_to_nanos(c, e->duration_ticks);
     e->end_nanos = (int64_t)((uint64_t)e->start_nanos + (uint64_t)e->duration_nanos);
@@ -273,6 +280,55 @@ static int cmp_ord(const void *a, const void *b) {
     if (x->end != y->end)
         return x->end < y->end ? -1 : 1;
     return x->pos < y->pos ? -1 : x->pos > y->pos; /* file order: stable */
+}
+
+/* p->ord by end time, in cmp_ord's order. The list is in file order, so a
+ * stable sort by end alone keeps ties in file order: LSD radix sort on the
+ * bits where the ends differ, 11 at a time, through a buffer of the same
+ * size (qsort when it cannot be had). A few passes over the list instead of
+ * n log n comparisons: every --jobs worker sorts every chunk's list. */
+static void sort_ord(jfr_parser *p) {
+    enum { BITS = 11, RADIX = 1 << BITS };
+    size_t n = p->nord;
+    jfr_ord *a = p->ord;
+    uint64_t lo = UINT64_MAX, hi = 0, prev = 0;
+    bool sorted = true;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = (uint64_t)a[i].end ^ (1ull << 63); /* signed order */
+        sorted &= k >= prev;
+        prev = k;
+        lo = k < lo ? k : lo;
+        hi = k > hi ? k : hi;
+    }
+    if (sorted)
+        return;
+    jfr_ord *b = jfr__alloc(&p->opt.allocator, n * sizeof *b);
+    if (!b) {
+        qsort(a, n, sizeof *a, cmp_ord);
+        return;
+    }
+    unsigned bits = 64 - (unsigned)__builtin_clzll(hi - lo); /* hi > lo: not sorted */
+    for (unsigned shift = 0; shift < bits; shift += BITS) {
+        size_t count[RADIX] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[(((uint64_t)a[i].end ^ (1ull << 63)) - lo) >> shift & (RADIX - 1)]++;
+        size_t sum = 0;
+        for (size_t d = 0; d < RADIX; d++) {
+            size_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            b[count[(((uint64_t)a[i].end ^ (1ull << 63)) - lo) >> shift & (RADIX - 1)]++] = a[i];
+        jfr_ord *t = a;
+        a = b;
+        b = t;
+    }
+    if (a != p->ord) {
+        memcpy(p->ord, a, n * sizeof *a);
+        b = a;
+    }
+    jfr__free(&p->opt.allocator, b, n * sizeof *b);
 }
 
 /* Above this many entries an unordered unit is delivered by walking all its
@@ -331,9 +387,9 @@ static inline __attribute__((always_inline)) jfr_status scan_records(jfr_parser 
             continue;
         int64_t end = 0;
         if (p->opt.ordered) {
-            jfr_event e;
-            make_event(p, &r, t, &e);
-            end = (int64_t)((uint64_t)e.start_ticks + (uint64_t)e.duration_ticks);
+            int64_t start, duration;
+            event_ticks(c, &r, t, &start, &duration);
+            end = (int64_t)((uint64_t)start + (uint64_t)duration);
         } else if (p->nord >= JFR_MAX_LIST) {
             list = false;
             continue;
@@ -345,7 +401,7 @@ static inline __attribute__((always_inline)) jfr_status scan_records(jfr_parser 
     }
     p->use_list = list && !p->cb.on_record; /* else after the on_record pass */
     if (p->opt.ordered && p->nord > 1) /* p->ord is NULL until the first wanted event */
-        qsort(p->ord, p->nord, sizeof *p->ord, cmp_ord);
+        sort_ord(p);
     return JFR_OK;
 }
 

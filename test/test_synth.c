@@ -514,6 +514,98 @@ static void check_sized_structs(const uint8_t *d, size_t n) {
     jfr_parser_free(p);
 }
 
+/* ------------------------------------------------- ordered delivery */
+
+/* Events by end time (start + duration, wrapping like the parser's sum),
+ * ties in file order: the reference, by comparison. */
+typedef struct tick_ev {
+    int64_t end;
+    int seq;
+} tick_ev;
+
+static int cmp_tick(const void *a, const void *b) {
+    const tick_ev *x = a, *y = b;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+typedef struct tick_got {
+    int n, *seq;
+} tick_got;
+
+static int on_tick(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)p;
+    tick_got *g = u;
+    jfr_value v;
+    CHECK(jfr_event_field_named(e, "seq", &v) == JFR_OK);
+    g->seq[g->n++] = (int)v.i;
+    return JFR_CB_CONTINUE;
+}
+
+/* `ordered` delivery of chunks whose ends are sorted, reversed, in a narrow
+ * or the full 64-bit range (negative starts, durations that wrap), with
+ * many ties: the order of a stable sort by end, for each shape. */
+static void check_ordered_ticks(void) {
+    enum { N = 3000 };
+    uint64_t seed = 0x51ed2701;
+    for (int shape = 0; shape < 5; shape++) {
+        for (int fixed = 0; fixed < 2; fixed++) {
+            sel *root = make_meta(false);
+            sel *meta = root->kids[0];
+            sel *ev = sel_class(meta, "test.Tick", "101", "jdk.jfr.Event");
+            sel_annot(sel_field(ev, "startTime", "20", false, false), "200", "TICKS");
+            sel_annot(sel_field(ev, "duration", "20", false, false), "201", "TICKS");
+            sel_field(ev, "seq", "21", false, false);
+            sbuf body = {.fixed = fixed};
+            sb_metadata(&body, root, 1);
+            sel_free(root);
+            static tick_ev want[N];
+            for (int k = 0; k < N; k++) {
+                uint64_t r = test_splitmix(&seed), start, dur;
+                switch (shape) {
+                case 0: start = (uint64_t)k * 10; dur = 5; break;        /* sorted */
+                case 1: start = (uint64_t)(N - k) * 10; dur = 0; break;  /* reversed */
+                case 2: start = 1000 + r % 50; dur = (r >> 8) % 4; break; /* ties */
+                case 3: start = r; dur = test_splitmix(&seed); break;    /* 64 bits */
+                default: /* extremes among small values */
+                    start = r % 7 == 0 ? (uint64_t)INT64_MAX : r % 7 == 1 ? (uint64_t)INT64_MIN
+                                                                          : r % 1000;
+                    dur = r % 5 == 0 ? (uint64_t)INT64_MAX : r % 5 == 1 ? UINT64_MAX : 0;
+                    break;
+                }
+                sbuf b = {.fixed = fixed};
+                sb_long(&b, 101);
+                sb_long(&b, start);
+                sb_long(&b, dur);
+                sb_int(&b, (uint32_t)k);
+                sb_record(&body, &b, 0);
+                free(b.d);
+                want[k] = (tick_ev){(int64_t)(start + dur), k};
+            }
+            sbuf chunk = {0};
+            sb_chunk(&chunk, &body, 1700000000000000000LL, 0, 1000000000);
+            free(body.d);
+            qsort(want, N, sizeof *want, cmp_tick);
+            static int seq[N];
+            tick_got got = {0, seq};
+            jfr_options o = JFR_OPTIONS_INIT;
+            o.ordered = true;
+            jfr_callbacks cb = {.size = sizeof cb, .on_event = on_tick};
+            jfr_parser *p = jfr_parser_new(&o, &cb, &got);
+            CHECK(jfr_parser_feed(p, chunk.d, chunk.n) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
+            CHECK(got.n == N);
+            int same = 0;
+            for (int k = 0; k < got.n; k++)
+                same += seq[k] == want[k].seq;
+            CHECK(same == N);
+            jfr_parser_free(p);
+            free(chunk.d);
+        }
+    }
+    printf("ordered: 5 shapes of 3000 events by end time, ties in file order\n");
+}
+
 int main(void) {
     for (int fixed = 0; fixed < 2; fixed++) {
         sbuf one = {0}, two = {0};
@@ -533,6 +625,7 @@ int main(void) {
         free(one.d);
         free(two.d);
     }
+    check_ordered_ticks();
     /* one of each: compressed chunk followed by an uncompressed one */
     sbuf mix = {0};
     build_chunk(&mix, false);
