@@ -102,6 +102,31 @@ static inline bool run8(uint64_t k) {
  * at most 8 bytes each, one per terminator: they go at once. */
 static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
     const uint8_t *p = c->p;
+#if defined(__SSE2__) && defined(__GNUC__)
+    /* Long runs (strings of thousands of units): whole 64-byte blocks while
+     * 64 varints or more remain. Wherever a block starts, its terminators
+     * are the varints that end in it; one left unfinished at its end (the
+     * block's trailing sign bits) is finished by the next. At a possible
+     * 9-byte varint, inside a block or across two, the loop stops and
+     * goes back to that varint's first byte for the code below. */
+    unsigned open = 0; /* bytes of the unfinished varint before p */
+    while (m >= 64 && (size_t)(c->end - p) >= 64) {
+        const __m128i *q = (const __m128i *)(const void *)p;
+        uint64_t k = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q)) |
+                     (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 1)) << 16 |
+                     (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 2)) << 32 |
+                     (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 3)) << 48;
+        uint64_t t = ~k;
+        if (!t || run8(k) || open + (unsigned)__builtin_ctzll(t) >= 8)
+            break;
+        uint64_t cnt = t - ((t >> 1) & 0x5555555555555555ull);
+        cnt = (cnt & 0x3333333333333333ull) + ((cnt >> 2) & 0x3333333333333333ull);
+        m -= (((cnt + (cnt >> 4)) & 0x0f0f0f0f0f0f0f0full) * 0x0101010101010101ull) >> 56;
+        open = (unsigned)__builtin_clzll(t);
+        p += 64;
+    }
+    p -= open; /* its terminator is not counted yet */
+#endif
     while (m) {
 #if defined(__SSE2__) && defined(__GNUC__)
         /* 64 bytes, then 16: the terminators are the bytes with the sign

@@ -260,18 +260,27 @@ static void test_skip_varints_random(void) {
     uint64_t seed = 7;
     unsigned cases = 0;
     for (int round = 0; round < 20000; round++) {
-        uint8_t buf[9 * 64];
-        size_t len = 0;
-        uint64_t n = test_splitmix(&seed) % 64;
+        enum { MAXN = 400 };
+        uint8_t buf[9 * MAXN];
+        size_t len = 0, at[MAXN + 1];
+        /* short runs with many 9-byte varints; long runs (the 64-byte
+         * blocks) of short varints with rare 8- and 9-byte ones, so that
+         * long ones also meet block boundaries */
+        bool long_run = round % 2;
+        uint64_t n = test_splitmix(&seed) % (long_run ? MAXN : 64);
         for (uint64_t i = 0; i < n; i++) {
             uint64_t r = test_splitmix(&seed);
             unsigned bytes = 1 + (unsigned)(r % 9);
-            if (r % 5 == 0)
+            if (long_run)
+                bytes = r % 97 == 0 ? 9 : r % 89 == 0 ? 8 : 1 + (unsigned)(r % 3);
+            else if (r % 5 == 0)
                 bytes = 9; /* many long ones: -1 as a long is 9 bytes */
+            at[i] = len;
             for (unsigned b = 0; b + 1 < bytes; b++)
                 buf[len++] = (uint8_t)(0x80 | (r >> (8 + b)));
             buf[len++] = (uint8_t)(bytes == 9 ? (r >> 40) | (r % 2 ? 0x80 : 0) : (r >> 40) & 0x7f);
         }
+        at[n] = len;
         uint8_t *in = malloc(len ? len : 1);
         memcpy(in, buf, len);
         jfr_cur one = {in, in + len, false, in, 0};
@@ -280,6 +289,11 @@ static void test_skip_varints_random(void) {
         CHECK(one.p == in + len);
         jfr_cur all = {in, in + len, false, in, 0};
         CHECK(jfr__cur_skip_varints(&all, n) && all.p == in + len);
+        if (n) { /* some of them: ends where the next one starts */
+            uint64_t k = test_splitmix(&seed) % n;
+            jfr_cur some = {in, in + len, false, in, 0};
+            CHECK(jfr__cur_skip_varints(&some, k) && some.p == in + at[k]);
+        }
         if (len) {
             jfr_cur cut = {in, in + len - 1, false, in, 0};
             CHECK(!jfr__cur_skip_varints(&cut, n));
