@@ -66,6 +66,11 @@ static inline uint32_t varint_unit(const uint8_t *p, size_t avail, const uint8_t
 static inline unsigned units16_to_utf8(const uint8_t *p, uint8_t *o, uint32_t *units) {
     const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
     unsigned m = (unsigned)_mm_movemask_epi8(x); /* bit: another byte follows */
+    if (!m) { /* ASCII */
+        _mm_storeu_si128((__m128i *)(void *)o, x);
+        *units = 16;
+        return 16;
+    }
     unsigned m1 = m << 1, m2 = m << 2, ends = ~m & 0xffffu;
     unsigned end2 = ends & m1 & ~m2, end3 = ends & m1 & m2;
     /* a unit's last byte must be 1..15 after one byte, 1..3 after two, and
