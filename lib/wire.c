@@ -87,10 +87,7 @@ static inline unsigned units16_to_utf8(const uint8_t *p, uint8_t *o, uint32_t *u
         ends &= (bad & (0u - bad)) - 1;
     if (!ends)
         return 0;
-    unsigned cnt = ends - ((ends >> 1) & 0x5555u);
-    cnt = (cnt & 0x3333u) + ((cnt >> 2) & 0x3333u);
-    cnt = (cnt + (cnt >> 4)) & 0x0f0fu;
-    *units = (cnt + (cnt >> 8)) & 0x1fu;
+    *units = jfr__bit_count(ends);
 
     const __m128i c = _mm_cmplt_epi8(x, _mm_setzero_si128());
     const __m128i cm1 = _mm_slli_si128(c, 1), cm2 = _mm_slli_si128(c, 2);

@@ -95,7 +95,23 @@ static inline bool run8(uint64_t k) {
     k &= k >> 4;
     return k != 0;
 }
+
+/* The sign bits of the 64 bytes at p, byte i's in bit i. */
+static inline uint64_t sign_bits64(const uint8_t *p) {
+    const __m128i *q = (const __m128i *)(const void *)p;
+    return (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q)) |
+           (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 1)) << 16 |
+           (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 2)) << 32 |
+           (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 3)) << 48;
+}
 #endif
+
+/* Bits set in t (no popcnt instruction in baseline x86-64). */
+static inline unsigned jfr__bit_count(uint64_t t) {
+    t -= (t >> 1) & 0x5555555555555555ull;
+    t = (t & 0x3333333333333333ull) + ((t >> 2) & 0x3333333333333333ull);
+    return (unsigned)((((t + (t >> 4)) & 0x0f0f0f0f0f0f0f0full) * 0x0101010101010101ull) >> 56);
+}
 
 /* Skip m varints. Where a loaded word starts at a varint's first byte, the
  * bytes up to its last terminator (a byte below 0x80) are whole varints of
@@ -111,17 +127,10 @@ static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
      * goes back to that varint's first byte for the code below. */
     unsigned open = 0; /* bytes of the unfinished varint before p */
     while (m >= 64 && (size_t)(c->end - p) >= 64) {
-        const __m128i *q = (const __m128i *)(const void *)p;
-        uint64_t k = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q)) |
-                     (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 1)) << 16 |
-                     (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 2)) << 32 |
-                     (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 3)) << 48;
-        uint64_t t = ~k;
+        uint64_t k = sign_bits64(p), t = ~k;
         if (!t || run8(k) || open + (unsigned)__builtin_ctzll(t) >= 8)
             break;
-        uint64_t cnt = t - ((t >> 1) & 0x5555555555555555ull);
-        cnt = (cnt & 0x3333333333333333ull) + ((cnt >> 2) & 0x3333333333333333ull);
-        m -= (((cnt + (cnt >> 4)) & 0x0f0f0f0f0f0f0f0full) * 0x0101010101010101ull) >> 56;
+        m -= jfr__bit_count(t);
         open = (unsigned)__builtin_clzll(t);
         p += 64;
     }
@@ -132,16 +141,9 @@ static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
         /* 64 bytes, then 16: the terminators are the bytes with the sign
          * bit clear (one dependent step per block, not per word) */
         if ((size_t)(c->end - p) >= 64 && m >= 8) {
-            const __m128i *q = (const __m128i *)(const void *)p;
-            uint64_t k = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q)) |
-                         (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 1)) << 16 |
-                         (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 2)) << 32 |
-                         (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128(q + 3)) << 48;
-            uint64_t t = ~k;
+            uint64_t k = sign_bits64(p), t = ~k;
             if (t && !run8(k)) {
-                uint64_t cnt = t - ((t >> 1) & 0x5555555555555555ull);
-                cnt = (cnt & 0x3333333333333333ull) + ((cnt >> 2) & 0x3333333333333333ull);
-                cnt = (((cnt + (cnt >> 4)) & 0x0f0f0f0f0f0f0f0full) * 0x0101010101010101ull) >> 56;
+                unsigned cnt = jfr__bit_count(t);
                 if (cnt <= m) {
                     p += 64u - (unsigned)__builtin_clzll(t);
                     m -= cnt;
@@ -154,10 +156,7 @@ static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
             unsigned k = (unsigned)_mm_movemask_epi8(x);
             unsigned t = ~k & 0xffffu;
             if (t && !run8(k)) {
-                unsigned cnt = t - ((t >> 1) & 0x5555u);
-                cnt = (cnt & 0x3333u) + ((cnt >> 2) & 0x3333u);
-                cnt = (cnt + (cnt >> 4)) & 0x0f0fu;
-                cnt = (cnt + (cnt >> 8)) & 0x1fu;
+                unsigned cnt = jfr__bit_count(t);
                 if (cnt <= m) {
                     p += 32u - (unsigned)__builtin_clz(t);
                     m -= cnt;
