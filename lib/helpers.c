@@ -272,11 +272,20 @@ static jfr_status frame_at(jfr_stack *s, uint32_t i, uint64_t pos, jfr_frame *ou
     return st;
 }
 
+/* Every field of *out from a cached frame (no method or frame type: NULL). */
 static void frame_from_cache(const jfr_chunk *c, const jfr_cached_frame *cf, jfr_frame *out) {
-    if (cf->method)
+    if (cf->method) {
         method_from_cache(c, cf->method, out);
-    if (cf->ftype)
+    } else {
+        out->class_name = out->method_name = out->descriptor = NULL;
+        out->class_name_len = out->method_name_len = out->descriptor_len = 0;
+    }
+    if (cf->ftype) {
         frame_type_from_cache(c, cf->ftype, out);
+    } else {
+        out->frame_type = NULL;
+        out->frame_type_len = 0;
+    }
     out->line = cf->line;
     out->bci = cf->bci;
 }
@@ -316,15 +325,15 @@ jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out) {
         return JFR_INVALID_ARG;
     if (!s->present || i >= s->nframes)
         return JFR_NOT_FOUND;
-    memset(out, 0, sizeof *out);
-    out->line = -1;
-    out->bci = -1;
     const jfr_value *arr = &s->frames_;
     const jfr_chunk *c = arr->chunk_;
-    if (s->cached_) {
+    if (s->cached_) { /* the common case: sets every field */
         frame_from_cache(c, &c->names->frames[s->cached_ - 1 + i], out);
         return JFR_OK;
     }
+    memset(out, 0, sizeof *out);
+    out->line = -1;
+    out->bci = -1;
     const jfr_known *k = known_of(arr);
     if (!k->frame || arr->type != k->frame || !arr->field || arr->field->pooled)
         return JFR_TYPE_MISMATCH;
