@@ -145,7 +145,7 @@ echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # java cpu MB/s: bytes / process cpu seconds
 jcpu() { awk -v b="$bytes" -v c="$(field cpu_s "$1")" 'BEGIN {printf "%.1f", (c > 0 ? b / c / 1e6 : 0)}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.1fx", (a / b); else printf "-"}'; }
+ratio() { awk -v a="$1" -v b="$2" -v d="${3:-1}" 'BEGIN {if (b > 0) printf "%.*fx", d, (a / b); else printf "-"}'; }
 
 echo
 printf '%-40s %-9s %9s %9s %12s %9s %9s %9s\n' mode impl "MB/s" "cpu MB/s" "events/s" "RSS MB" "x JDK" "x JDK cpu"
@@ -213,7 +213,7 @@ for n in json jsont json.java; do
         "$(field json_cpu_MB/s "$OUT/$n.txt")" "$(field cpu_s "$OUT/$n.txt")"
 done
 echo "targets: print --json >= 1000 JSON MB/s: $(field json_MB/s "$OUT/json.txt"); >= 10x jfr print --json"
-[ -f "$OUT/jsont.txt" ] && echo "print --json --jobs $THREADS: $(ratio "$(field MB/s "$OUT/jsont.txt")" "$(field MB/s "$OUT/json.txt")") the speed of --jobs 1 (wall; target >= 1.7x on 2 cores)"
+[ -f "$OUT/jsont.txt" ] && echo "print --json --jobs $THREADS: $(ratio "$(field MB/s "$OUT/jsont.txt")" "$(field MB/s "$OUT/json.txt")" 2) the speed of --jobs 1 (wall; target >= 1.7x on 2 cores)"
 echo "live: peak RSS 1x $(field rss_kb "$OUT/live1.txt") kB, 4x $(field rss_kb "$OUT/live4.txt") kB"
 largest=$(python3 -c '
 import struct, sys
