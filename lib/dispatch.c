@@ -282,19 +282,29 @@ static int cmp_ord(const void *a, const void *b) {
     return x->pos < y->pos ? -1 : x->pos > y->pos; /* file order: stable */
 }
 
+enum { ORD_BITS = 11, ORD_RADIX = 1 << ORD_BITS };
+
+static inline uint64_t ord_key(const jfr_ord *o) {
+    return (uint64_t)o->end ^ (1ull << 63); /* unsigned, in the ends' signed order */
+}
+
+/* The radix digit of o's key above lo at bit `shift`. */
+static inline size_t ord_digit(const jfr_ord *o, uint64_t lo, unsigned shift) {
+    return (size_t)((ord_key(o) - lo) >> shift) & (ORD_RADIX - 1);
+}
+
 /* p->ord by end time, in cmp_ord's order. The list is in file order, so a
  * stable sort by end alone keeps ties in file order: LSD radix sort on the
  * bits where the ends differ, 11 at a time, through a buffer of the same
  * size (qsort when it cannot be had). A few passes over the list instead of
  * n log n comparisons: every --jobs worker sorts every chunk's list. */
 static void sort_ord(jfr_parser *p) {
-    enum { BITS = 11, RADIX = 1 << BITS };
     size_t n = p->nord;
     jfr_ord *a = p->ord;
     uint64_t lo = UINT64_MAX, hi = 0, prev = 0;
     bool sorted = true;
     for (size_t i = 0; i < n; i++) {
-        uint64_t k = (uint64_t)a[i].end ^ (1ull << 63); /* signed order */
+        uint64_t k = ord_key(&a[i]);
         sorted &= k >= prev;
         prev = k;
         lo = k < lo ? k : lo;
@@ -308,18 +318,18 @@ static void sort_ord(jfr_parser *p) {
         return;
     }
     unsigned bits = 64 - (unsigned)__builtin_clzll(hi - lo); /* hi > lo: not sorted */
-    for (unsigned shift = 0; shift < bits; shift += BITS) {
-        size_t count[RADIX] = {0};
+    for (unsigned shift = 0; shift < bits; shift += ORD_BITS) {
+        size_t count[ORD_RADIX] = {0};
         for (size_t i = 0; i < n; i++)
-            count[(((uint64_t)a[i].end ^ (1ull << 63)) - lo) >> shift & (RADIX - 1)]++;
+            count[ord_digit(&a[i], lo, shift)]++;
         size_t sum = 0;
-        for (size_t d = 0; d < RADIX; d++) {
+        for (size_t d = 0; d < ORD_RADIX; d++) {
             size_t c = count[d];
             count[d] = sum;
             sum += c;
         }
         for (size_t i = 0; i < n; i++)
-            b[count[(((uint64_t)a[i].end ^ (1ull << 63)) - lo) >> shift & (RADIX - 1)]++] = a[i];
+            b[count[ord_digit(&a[i], lo, shift)]++] = a[i];
         jfr_ord *t = a;
         a = b;
         b = t;
