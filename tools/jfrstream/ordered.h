@@ -9,8 +9,9 @@
  * of events; each batch is printed by the first worker to reach it, and
  * the others skip it (an event a worker does not print costs it its place
  * in the walk, no decoding). A worker slowed by a heavy batch finds the
- * next ones taken, so uneven batches balance themselves. The calling
- * thread writes the batches to cli_out in order.
+ * next ones taken, so uneven batches balance themselves. The batches go
+ * to cli_out in order, written by whichever worker publishes the one that
+ * is next (the calling thread only draws the progress line).
  * What each worker would say on stderr (cli_error, cli_data_error and the
  * parser's errors, all raised alike in every worker) is said once, by the
  * worker that owns the place where it was raised, and printed between the
@@ -19,7 +20,7 @@
  *
  * Memory: per worker a parser, a JSON writer (with its cache of pooled
  * objects' JSON) and at most 4 batches of output waiting to be written
- * (then it waits for the writer). The speed-up is what formatting is of
+ * (then it waits until they are written). The speed-up is what formatting is of
  * the whole: every worker walks the whole input (metadata, pools, the
  * sorted event list), and an output-bound run (many GB of JSON from the
  * JSON writer's cache) is bound by memory bandwidth, not by cores.
