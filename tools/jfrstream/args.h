@@ -20,6 +20,8 @@ typedef enum cli_feed_mode {
 } cli_feed_mode;
 
 /* Options accepted before or after the command name. */
+typedef struct cli_shared_file cli_shared_file; /* frontend.h */
+
 typedef struct cli_global {
     cli_feed_mode feed_mode;
     size_t feed_size;
@@ -27,6 +29,7 @@ typedef struct cli_global {
     bool resync; /* --resync: jfr_options.resync */
     uint64_t max_memory; /* --max-memory: jfr_options.max_memory */
     unsigned jobs;       /* --jobs: threads of print --json (0: automatic) */
+    cli_shared_file *shared; /* a parallel run's mapping of FILE, or NULL */
 } cli_global;
 
 /* With --max-memory M, a command that writes JSON gives this share of M to

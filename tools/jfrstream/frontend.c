@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,19 @@ static size_t next_slice(slicer *sl) {
         return SIZE_MAX;
     }
 }
+
+#define SHARED_MAX 64 /* workers of a shared file at most */
+
+struct cli_shared_file {
+    int fd;
+    uint8_t *map;
+    size_t size;
+    unsigned workers;
+    atomic_uint joined;
+    atomic_size_t populated; /* [0, populated): mapped in, or being */
+    atomic_size_t released;  /* [0, released): released */
+    atomic_size_t pos[SHARED_MAX]; /* each worker's bytes fed (SIZE_MAX: done) */
+};
 
 typedef struct feeder {
     jfr_parser *p;
@@ -93,33 +107,89 @@ static void feed(feeder *f, const uint8_t *buf, size_t len) {
     }
 }
 
-static void feed_memory(feeder *f, slicer *sl, const uint8_t *data, size_t size) {
+static size_t page_size(void) {
+    long pg = sysconf(_SC_PAGESIZE);
+    return pg > 0 ? (size_t)pg : 4096;
+}
+
+/* Map [lo, hi) of data in at once (page-aligned down), rather than fault by
+ * fault; with a shared file only the first worker to get there does it. */
+static void populate(cli_shared_file *sf, const uint8_t *data, size_t lo, size_t hi) {
+#ifdef MADV_POPULATE_READ
+    if (sf) {
+        size_t had = atomic_load_explicit(&sf->populated, memory_order_relaxed);
+        do {
+            if (had >= hi)
+                return;
+        } while (!atomic_compare_exchange_weak(&sf->populated, &had, hi));
+        if (had > lo)
+            lo = had;
+    }
+    size_t page = page_size(), from = lo / page * page;
+    (void)madvise((void *)(uintptr_t)(data + from), hi - from, MADV_POPULATE_READ);
+#else
+    (void)sf;
+    (void)data;
+    (void)lo;
+    (void)hi;
+#endif
+}
+
+/* This feeder is `done` bytes in: release the whole pages before that (a
+ * shared file: before the last of its workers). *released: own pages. */
+static void release(cli_shared_file *sf, unsigned slot, const uint8_t *data, size_t done,
+                    size_t *released) {
+    size_t page = page_size();
+    if (!sf) {
+        size_t upto = done / page * page;
+        if (upto > *released) {
+            (void)madvise((void *)(uintptr_t)(data + *released), upto - *released,
+                          MADV_DONTNEED);
+            *released = upto;
+        }
+        return;
+    }
+    atomic_store_explicit(&sf->pos[slot], done, memory_order_relaxed);
+    size_t low = SIZE_MAX;
+    for (unsigned k = 0; k < sf->workers; k++) {
+        size_t at = atomic_load_explicit(&sf->pos[k], memory_order_relaxed);
+        low = at < low ? at : low;
+    }
+    if (low > sf->size)
+        low = sf->size;
+    size_t upto = low / page * page;
+    size_t had = atomic_load_explicit(&sf->released, memory_order_relaxed);
+    do {
+        if (had >= upto)
+            return;
+    } while (!atomic_compare_exchange_weak(&sf->released, &had, upto));
+    (void)madvise((void *)(uintptr_t)(data + had), upto - had, MADV_DONTNEED);
+}
+
+static void feed_memory(feeder *f, slicer *sl, const uint8_t *data, size_t size,
+                        cli_shared_file *sf) {
     size_t off = 0;
     if (sl->mode == CLI_FEED_DEFAULT) {
         /* one chunk per call, parsed in place; then its pages are dropped
          * from this process (they stay in the page cache), so resident
-         * memory is about one chunk however large the file */
-        long pg = sysconf(_SC_PAGESIZE);
-        size_t page = pg > 0 ? (size_t)pg : 4096, done = 0;
+         * memory is about one chunk however large the file (a shared
+         * file: from the first worker's chunk to the last one's) */
+        unsigned slot = 0;
+        if (sf)
+            slot = atomic_fetch_add(&sf->joined, 1) % sf->workers;
+        size_t released = 0;
         while (off < size && !f->stopped) {
             uint64_t k = jfr_chunk_size_at(data + off, size - off);
             if (k < 68 || k > size - off)
                 k = size - off; /* damaged or last: the parser reports it */
-#ifdef MADV_POPULATE_READ
-            /* map the chunk's pages in one call rather than fault by fault */
-            size_t lo = off / page * page;
-            (void)madvise((void *)(uintptr_t)(data + lo), off + (size_t)k - lo,
-                          MADV_POPULATE_READ);
-#endif
+            populate(sf, data, off, off + (size_t)k);
             feed(f, data + off, (size_t)k);
             off += (size_t)k;
             cli_progress_update(off);
-            size_t upto = off / page * page;
-            if (upto > done) {
-                (void)madvise((void *)(uintptr_t)(data + done), upto - done, MADV_DONTNEED);
-                done = upto;
-            }
+            release(sf, slot, data, off, &released);
         }
+        if (sf) /* done: hold the others back no more */
+            release(sf, slot, data, SIZE_MAX, &released);
         return;
     }
     while (off < size && !f->stopped) {
@@ -226,6 +296,7 @@ typedef struct source {
     uint8_t head[CLI_INPUT_HEAD]; /* a pipe's first bytes, fed afterwards */
     size_t nhead;
     bool usable;             /* a recording (or --resync): to be fed */
+    cli_shared_file *shared; /* map is a parallel run's (not unmapped here) */
 } source;
 
 /* Map a regular file, or read a pipe's first bytes; recognise the format.
@@ -235,6 +306,17 @@ static void probe(source *src, const cli_global *g) {
     src->map = MAP_FAILED;
     src->map_size = 0;
     src->nhead = 0;
+    src->shared = NULL;
+    if (g->shared && !src->is_stdin &&
+        cli_input_detect(g->shared->map, g->shared->size) == CLI_INPUT_PLAIN) {
+        src->shared = g->shared; /* mapped once for the run */
+        src->map = g->shared->map;
+        src->map_size = g->shared->size;
+        src->fmt = CLI_INPUT_PLAIN;
+        src->usable =
+            g->resync || cli_input_usable(src->fmt, src->map, src->map_size, src->name);
+        return;
+    }
     if (fstat(src->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
         (uint64_t)st.st_size <= SIZE_MAX) {
         src->map_size = (size_t)st.st_size;
@@ -271,9 +353,10 @@ static bool feed_source(feeder *f, slicer *sl, source *src) {
     if (!src->usable) {
         read_ok = false;
     } else if (src->map != MAP_FAILED) {
-        (void)madvise(src->map, src->map_size, MADV_SEQUENTIAL);
+        if (!src->shared)
+            (void)madvise(src->map, src->map_size, MADV_SEQUENTIAL);
         cli_progress_begin(src->name, src->map_size);
-        feed_memory(f, sl, src->map, src->map_size);
+        feed_memory(f, sl, src->map, src->map_size, src->shared);
     } else {
         cli_input *in = cli_input_open(src->fmt, src->fd, src->name, src->head, src->nhead);
         if (in) {
@@ -315,7 +398,7 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
     jfr_status s = jfr_parser_finish(p);
     if (!f.stopped)
         report(&f, s);
-    if (src.map != MAP_FAILED)
+    if (src.map != MAP_FAILED && !src.shared)
         munmap(src.map, src.map_size);
     if (!src.is_stdin)
         close(src.fd);
@@ -327,4 +410,46 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
         f.error = true;
     jfr_parser_free(p);
     return f.error ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+}
+
+cli_shared_file *cli_shared_file_open(const char *path, unsigned workers) {
+    if (workers == 0 || workers > SHARED_MAX || strcmp(path, "-") == 0)
+        return NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (uint64_t)st.st_size > SIZE_MAX) {
+        close(fd);
+        return NULL;
+    }
+    cli_shared_file *sf = calloc(1, sizeof *sf);
+    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (!sf || map == MAP_FAILED) {
+        if (map != MAP_FAILED)
+            munmap(map, (size_t)st.st_size);
+        free(sf);
+        close(fd);
+        return NULL;
+    }
+    (void)madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+    sf->fd = fd;
+    sf->map = map;
+    sf->size = (size_t)st.st_size;
+    sf->workers = workers;
+    atomic_init(&sf->joined, 0);
+    atomic_init(&sf->populated, 0);
+    atomic_init(&sf->released, 0);
+    for (unsigned k = 0; k < SHARED_MAX; k++)
+        atomic_init(&sf->pos[k], 0);
+    return sf;
+}
+
+void cli_shared_file_close(cli_shared_file *sf) {
+    if (!sf)
+        return;
+    munmap(sf->map, sf->size);
+    close(sf->fd);
+    free(sf);
 }

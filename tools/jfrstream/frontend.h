@@ -25,4 +25,16 @@ typedef jfr_status (*cli_setup_fn)(jfr_parser *p, void *user);
 int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
               const jfr_callbacks *cb, void *user, cli_setup_fn setup);
 
+/*
+ * A regular file mapped once for the N workers of a parallel run (ordered.h),
+ * each of which runs cli_parse on it with cli_global.shared set: each chunk's
+ * pages are mapped in by the first worker to reach it and released once
+ * every worker is past them, so the page-table work is done once, not N
+ * times, and resident memory stays near the distance between the first and
+ * the last worker. NULL when the file cannot be opened or mapped (the
+ * workers then map it each on their own). Not for standard input.
+ */
+cli_shared_file *cli_shared_file_open(const char *path, unsigned workers);
+void cli_shared_file_close(cli_shared_file *sf);
+
 #endif
