@@ -719,6 +719,20 @@ JFR_API uint64_t jfr_chunk_size_at(const void *buf, size_t len);
 JFR_API jfr_status jfr_parser_set_threads(jfr_parser *p, unsigned threads);
 
 /*
+ * Pass over the next n events this parser would deliver, in delivery order
+ * (end time with `ordered`, else file order), in this chunk and the
+ * following ones: no event view is made and no event callback is called
+ * for them (on_record still sees every record). Called from an event
+ * callback, the count starts after the current event, whose other handlers
+ * still run. A later call replaces the count; jfr_parser_reset clears it.
+ * Cheaper than callbacks that return at once: e.g. N parsers over one input
+ * that each deliver their own share of its events by position (jfrstream
+ * print --json --jobs: every worker passes over the batches of the
+ * others). JFR_OK, or JFR_INVALID_ARG for a NULL parser.
+ */
+JFR_API jfr_status jfr_parser_skip_events(jfr_parser *p, uint64_t n);
+
+/*
  * The value cache (on by default). The first jfr_iter over a pooled object
  * (a thread, class, class loader, package, module, method...) decodes all
  * its fields once for the rest of the chunk; later iterations over it, and

@@ -501,6 +501,15 @@ static jfr_status deliver_listed(jfr_parser *p) {
     jfr_chunk *c = &p->chunk;
     int rc;
     while (p->ord_i < p->nord) {
+        /* jfr_parser_skip_events: no view, no callback (ev_stage > 0: the
+         * handlers of a paused event are still to run) */
+        if (p->skip_ev && p->ev_stage == 0) {
+            size_t left = p->nord - p->ord_i;
+            size_t k = p->skip_ev < left ? (size_t)p->skip_ev : left;
+            p->ord_i += k;
+            p->skip_ev -= k;
+            continue;
+        }
         rec r = {0};
         read_rec(c, p->ord[p->ord_i].pos, &r); /* checked by scan_unit */
         rc = deliver(p, &r, jfr__md_type_by_id(c->md, r.type));
@@ -551,7 +560,9 @@ static jfr_status walk_records(jfr_parser *p) {
             }
         }
         done = false;
-        if (w) {
+        if (w && p->skip_ev && p->ev_stage == 0) { /* jfr_parser_skip_events */
+            p->skip_ev--;
+        } else if (w) {
             p->rec_pos = pos;
             p->rec_done = true;
             if ((rc = deliver(p, &r, t)) != JFR_CB_CONTINUE)

@@ -362,6 +362,7 @@ struct jfr_parser {
     uint64_t rec_pos;
     bool rec_done;        /* on_record called for the record at rec_pos */
     uint32_t ev_stage;    /* handlers already called for the current event */
+    uint64_t skip_ev;     /* events still to pass over (jfr_parser_skip_events) */
     size_t ord_i;
     bool use_list;        /* deliver the listed events, not every record */
     jfr_ord *ord;         /* wanted events of the unit (end ticks, offset) */

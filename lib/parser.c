@@ -67,6 +67,7 @@ void jfr__parser_clear(jfr_parser *p) {
     p->input_off = 0;
     p->consumed = 0;
     p->have_tb = false;
+    p->skip_ev = 0;
     p->status = JFR_OK;
     p->msg[0] = 0;
     p->nerrors = p->nchunks = 0;
@@ -79,6 +80,13 @@ jfr_status jfr_parser_set_value_cache(jfr_parser *p, bool on) {
     if (!p)
         return JFR_INVALID_ARG;
     p->names.max_vals = on ? value_cache_bound(&p->opt) : 0;
+    return JFR_OK;
+}
+
+jfr_status jfr_parser_skip_events(jfr_parser *p, uint64_t n) {
+    if (!p)
+        return JFR_INVALID_ARG;
+    p->skip_ev = n;
     return JFR_OK;
 }
 

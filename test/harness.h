@@ -319,12 +319,19 @@ typedef struct run_cfg {
     bool no_value_cache;     /* jfr_parser_set_value_cache(p, false) */
     int max_depth;           /* values: objects at this depth not read into
                                 (0: the transcript's 13) */
+    unsigned skip_every;     /* every Nth event delivered calls */
+    uint64_t skip_n;         /* jfr_parser_skip_events(p, skip_n) */
+    bool skip_simulate;      /* ... or the next skip_n event callbacks return
+                                at once, unlogged and uncounted: the same
+                                transcript */
 } run_cfg;
 
 typedef struct run_ctx {
     tlog log;
     run_cfg cfg;
     int ncb;
+    uint64_t nev;      /* events delivered */
+    uint64_t sim_left; /* skip_simulate: events still to ignore */
 } run_ctx;
 
 static inline int maybe_pause(run_ctx *r) {
@@ -383,9 +390,18 @@ static inline void log_event(run_ctx *r, const char *tag, const jfr_event *e) {
     tlog_printf(&r->log, "\n");
 }
 static inline int h_event(jfr_parser *p, const jfr_event *e, void *u) {
-    (void)p;
     run_ctx *r = u;
+    if (r->sim_left) {
+        r->sim_left--;
+        return JFR_CB_CONTINUE;
+    }
     log_event(r, "E", e);
+    if (r->cfg.skip_every && ++r->nev % r->cfg.skip_every == 0) {
+        if (r->cfg.skip_simulate)
+            r->sim_left = r->cfg.skip_n;
+        else
+            jfr_parser_skip_events(p, r->cfg.skip_n);
+    }
     return maybe_pause(r);
 }
 static inline int h_end(jfr_parser *p, const jfr_chunk_info *c, void *u) {

@@ -1,7 +1,49 @@
 /* Real recordings replayed at many slicings (1 byte, primes, 4096, random)
  * and pause patterns: the full callback transcript, every value of every
- * event included, must equal the whole-buffer run. Usage: test_feed FILE... */
+ * event included, must equal the whole-buffer run. The same with events
+ * passed over (jfr_parser_skip_events), ordered and in file order: the
+ * events left are exactly the expected ones of the full run, the rest of
+ * the transcript unchanged. Usage: test_feed FILE... */
 #include "harness.h"
+
+static bool same_log(const tlog *a, const tlog *b) {
+    return a->n == b->n && memcmp(a->d, b->d, a->n) == 0;
+}
+
+/* jfr_parser_skip_events: every `every`-th event passes over the next `n`,
+ * ordered (the list) and in file order (the record walk). The reference is
+ * the full run with those events' callbacks returning at once, unlogged. */
+static int skipping(const char *path, const uint8_t *buf, size_t len, int *cases) {
+    struct { unsigned every; uint64_t n; } sk[] = {{1, 1}, {3, 5}, {10, 1000}, {7, 0}};
+    struct { size_t feed; unsigned seed; int pause; } sl[] = {
+        {0, 0, 0}, {1, 0, 0}, {13, 0, 97}, {4096, 0, 1}, {65536, 2, 5}};
+    int fails = 0;
+    for (int ord = 0; ord < 2; ord++)
+        for (size_t k = 0; k < sizeof sk / sizeof sk[0]; k++) {
+            run_cfg c = {.values = true, .ordered = ord == 1, .skip_every = sk[k].every,
+                         .skip_n = sk[k].n};
+            run_cfg sim = c;
+            sim.skip_simulate = true;
+            tlog ref = run_parser(buf, len, sim);
+            for (size_t j = 0; j < sizeof sl / sizeof sl[0]; j++) {
+                run_cfg cj = c;
+                cj.feed = sl[j].feed;
+                cj.seed = sl[j].seed;
+                cj.pause_every = sl[j].pause;
+                tlog t = run_parser(buf, len, cj);
+                (*cases)++;
+                if (!same_log(&t, &ref) || !tlog_ends_ok(&t)) {
+                    fprintf(stderr, "%s: %s, skip %" PRIu64 " every %u, feed %zu pause %d: "
+                            "transcript differs\n", path, ord ? "ordered" : "file order",
+                            sk[k].n, sk[k].every, cj.feed, cj.pause_every);
+                    fails++;
+                }
+                free(t.d);
+            }
+            free(ref.d);
+        }
+    return fails;
+}
 
 static int replay(const char *path) {
     size_t len;
@@ -33,6 +75,7 @@ static int replay(const char *path) {
         }
         free(t.d);
     }
+    fails += skipping(path, buf, len, &cases);
     size_t events = 0;
     for (size_t k = 0; k + 1 < ref.n; k++)
         if (ref.d[k] == '\n' && ref.d[k + 1] == 'E')
