@@ -31,6 +31,7 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
+#define JFRSTREAM_EXPERIMENTAL /* jfr_parser_skip_events */
 #include "args.h"
 #include "commands.h"
 #include "filter.h"
@@ -70,12 +71,17 @@ static void data_error(const jfr_event *e, jfr_status s, const char *json_error)
 }
 
 static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
-    (void)p;
     printer *pr = user;
     if (pr->table && !cli_type_set_has(&pr->want, e->type))
         return JFR_CB_CONTINUE;
-    if (pr->w && !cli_worker_event(pr->w))
-        return JFR_CB_CONTINUE; /* another worker prints it */
+    if (pr->w && !cli_worker_event(pr->w)) {
+        /* another worker prints it, and the rest of its batch: passed
+         * over unseen, unless events are filtered here (they must all be
+         * counted one by one then) */
+        if (!pr->table)
+            jfr_parser_skip_events(p, cli_worker_pass(pr->w));
+        return JFR_CB_CONTINUE;
+    }
     jfr_value ev;
     jfr_status s = jfr_event_value(e, &ev);
     if (s) {

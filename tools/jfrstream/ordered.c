@@ -180,6 +180,12 @@ bool cli_worker_event(cli_worker *w) {
     return true;
 }
 
+uint64_t cli_worker_pass(cli_worker *w) {
+    uint64_t b = w->r->batch, left = (b - w->count % b) % b;
+    w->count += left;
+    return left;
+}
+
 jfrc_out *cli_worker_out(cli_worker *w) { return w->out; }
 unsigned cli_worker_index(const cli_worker *w) { return w->k; }
 unsigned cli_worker_count(const cli_worker *w) { return w->r->n; }

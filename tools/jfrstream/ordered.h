@@ -57,6 +57,12 @@ jfrc_out *cli_worker_out(cli_worker *w);
 /* The next event in delivery order: true when this worker prints it (its
  * bytes then go to cli_worker_out), false to skip it. */
 bool cli_worker_event(cli_worker *w);
+/* Right after cli_worker_event returned false: the events up to the end
+ * of that batch are not this worker's either. They are counted as passed
+ * here; returns how many, for the caller to pass over without a callback
+ * (jfr_parser_skip_events). Only for a caller that calls cli_worker_event
+ * for every event the parser delivers. */
+uint64_t cli_worker_pass(cli_worker *w);
 /* Which worker (0 .. n-1), of how many. */
 unsigned cli_worker_index(const cli_worker *w);
 unsigned cli_worker_count(const cli_worker *w);
