@@ -780,20 +780,28 @@ static const uint16_t hex2[256] = {H64(0), H64(64), H64(128), H64(192)};
 #undef H1
 #undef HX
 
-/* \uXXXX for the unit c. Built in a register and stored at once where
- * the buffer has room: six byte stores read back as one word stalled the
- * store-to-load forwarding (a third of the time of escaped text). */
-static inline void json_escape_u(outbuf *o, unsigned c) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* \uXXXX for the unit c at d, 8 bytes stored; returns its end. Built in a
+ * register and stored at once: six byte stores read back as one word
+ * stalled the store-to-load forwarding (a third of the time of escaped
+ * text). */
+static inline char *json_escape_u_at(char *d, unsigned c) {
     uint64_t w = (uint64_t)'\\' | (uint64_t)'u' << 8 | (uint64_t)hex2[(c >> 8) & 255] << 16 |
                  (uint64_t)hex2[c & 255] << 32;
+    memcpy(d, &w, 8);
+    return d + 6;
+}
+#endif
+
+/* \uXXXX for the unit c. */
+static inline void json_escape_u(outbuf *o, unsigned c) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (o->cap - o->len >= 8) {
-        memcpy(o->buf + o->len, &w, 8);
-        o->len += 6;
+        o->len = (size_t)(json_escape_u_at(o->buf + o->len, c) - o->buf);
         return;
     }
     char t[8];
-    memcpy(t, &w, 8);
+    json_escape_u_at(t, c);
 #else
     static const char hexdig[] = "0123456789abcdef";
     char t[6] = {'\\', 'u', hexdig[(c >> 12) & 15], hexdig[(c >> 8) & 15], hexdig[(c >> 4) & 15],
@@ -837,37 +845,47 @@ static inline uint64_t json_word_special(uint64_t w) {
 #undef HAS_ZERO
 }
 
-/* The well-formed two-, three- and four-byte sequences at the start of the
- * non-ASCII run s[j..k), escaped (every decoder reads them alike). Returns
- * where the first other sequence starts (k if none): that one, and the rest
- * of the run, go through the JDK's replacement rules. Inside the run every
- * byte is >= 0x80, so a continuation byte is one below 0xC0. */
+/* The well-formed two-, three- or four-byte sequence at b (avail bytes):
+ * its length, its UTF-16 unit in *u and, for a pair, the high surrogate in
+ * *hi (else 0); 0 when it is not one of those every decoder reads alike (it
+ * then goes through the JDK's replacement rules). */
+static inline size_t json_utf8_seq(const unsigned char *b, size_t avail, unsigned *hi,
+                                   unsigned *u) {
+    unsigned b0 = b[0];
+    *hi = 0;
+    if (b0 <= 0xDF) {
+        if (b0 < 0xC2 || avail < 2 || (b[1] & 0xC0) != 0x80)
+            return 0;
+        *u = (b0 & 0x1Fu) << 6 | (b[1] & 0x3Fu);
+        return 2;
+    }
+    if (b0 <= 0xEF) {
+        if (b0 == 0xE0 || b0 == 0xED || avail < 3 || (b[1] & 0xC0) != 0x80 ||
+            (b[2] & 0xC0) != 0x80)
+            return 0;
+        *u = (b0 & 0x0Fu) << 12 | (b[1] & 0x3Fu) << 6 | (b[2] & 0x3Fu);
+        return 3;
+    }
+    if (b0 > 0xF4 || avail < 4 || (b[1] & 0xC0) != 0x80 || (b[2] & 0xC0) != 0x80 ||
+        (b[3] & 0xC0) != 0x80)
+        return 0;
+    uint32_t uc = (b0 & 0x07u) << 18 | (b[1] & 0x3Fu) << 12 | (b[2] & 0x3Fu) << 6 | (b[3] & 0x3Fu);
+    if (uc < 0x10000 || uc > 0x10FFFF)
+        return 0;
+    *hi = 0xD800 + ((uc - 0x10000) >> 10);
+    *u = 0xDC00 + ((uc - 0x10000) & 0x3FF);
+    return 4;
+}
+
+/* The well-formed sequences at the start of the non-ASCII run s[j..k),
+ * escaped. Returns where the first other sequence starts (k if none): that
+ * one, and the rest of the run, go through the JDK's replacement rules. */
 static size_t json_utf8_wellformed(outbuf *o, const unsigned char *s, size_t j, size_t k) {
     while (j < k) {
-        const unsigned char *b = s + j;
-        unsigned b0 = b[0], u, hi = 0;
-        size_t n;
-        if (b0 <= 0xDF) {
-            if (b0 < 0xC2 || j + 1 >= k || b[1] >= 0xC0)
-                break;
-            u = (b0 & 0x1Fu) << 6 | (b[1] & 0x3Fu);
-            n = 2;
-        } else if (b0 <= 0xEF) {
-            if (b0 == 0xE0 || b0 == 0xED || j + 2 >= k || b[1] >= 0xC0 || b[2] >= 0xC0)
-                break;
-            u = (b0 & 0x0Fu) << 12 | (b[1] & 0x3Fu) << 6 | (b[2] & 0x3Fu);
-            n = 3;
-        } else {
-            if (b0 > 0xF4 || j + 3 >= k || b[1] >= 0xC0 || b[2] >= 0xC0 || b[3] >= 0xC0)
-                break;
-            uint32_t uc = (b0 & 0x07u) << 18 | (b[1] & 0x3Fu) << 12 | (b[2] & 0x3Fu) << 6 |
-                          (b[3] & 0x3Fu);
-            if (uc < 0x10000 || uc > 0x10FFFF)
-                break;
-            hi = 0xD800 + ((uc - 0x10000) >> 10);
-            u = 0xDC00 + ((uc - 0x10000) & 0x3FF);
-            n = 4;
-        }
+        unsigned hi, u;
+        size_t n = json_utf8_seq(s + j, k - j, &hi, &u);
+        if (!n)
+            break;
         if (hi)
             json_escape_u(o, hi);
         json_escape_u(o, u);
@@ -876,28 +894,91 @@ static size_t json_utf8_wellformed(outbuf *o, const unsigned char *s, size_t j, 
     return j;
 }
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define JSON_SSE2 1
+#endif
+/* The second character of the two-character escapes of json_unit. */
+static const char json_esc2[128] = {['\b'] = 'b', ['\n'] = 'n', ['\t'] = 't', ['\f'] = 'f',
+                                    ['\r'] = 'r', ['"'] = '"',  ['\\'] = '\\', ['/'] = '/'};
+
+#endif
+
 void jfmt_json_string(outbuf *o, const char *s, size_t len, bool java_utf8) {
     size_t i = 0;
     while (i < len) {
         size_t j = i;
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         /* plain printable ASCII eight bytes at a time, each word stored as
-         * loaded and the end advanced to its first special byte: no copy
-         * call for the short runs between escapes */
-        if (o->cap - o->len >= 8) {
-            char *d = o->buf + o->len, *dend = o->buf + o->cap - 8;
+         * loaded and the end advanced to its first special byte, which is
+         * escaped in place when it is an ASCII escape or a well-formed
+         * sequence: no copy call and no trip through the general loop for
+         * the short runs between escapes (text in other scripts). Room: a
+         * 16-byte block, then up to 15 bytes on and a surrogate pair (14
+         * bytes). */
+        if (o->cap - o->len >= 32) {
+            char *d = o->buf + o->len, *dend = o->buf + o->cap - 32;
             uint64_t w, m;
-            for (; j + 8 <= len && d <= dend;) {
-                memcpy(&w, s + j, 8);
-                memcpy(d, &w, 8);
-                if ((m = json_word_special(w)) != 0) {
-                    unsigned k = (unsigned)__builtin_ctzll(m) >> 3;
-                    d += k;
-                    j += k;
-                    goto stored;
+            for (;;) {
+                unsigned k;
+#ifdef JSON_SSE2
+                if (j + 16 <= len && d <= dend) {
+                    /* special: below 0x20 or from 0x80 (a signed compare
+                     * takes both), DEL, '"', '/', '\\' */
+                    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + j));
+                    _mm_storeu_si128((__m128i *)(void *)d, v);
+                    __m128i sp = _mm_or_si128(
+                        _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+                                     _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F))),
+                        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('/'))),
+                                     _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+                    unsigned mm = (unsigned)_mm_movemask_epi8(sp);
+                    if (!mm) {
+                        d += 16;
+                        j += 16;
+                        continue;
+                    }
+                    k = (unsigned)__builtin_ctz(mm);
+                } else
+#endif
+                if (j + 8 <= len && d <= dend) {
+                    memcpy(&w, s + j, 8);
+                    memcpy(d, &w, 8);
+                    if ((m = json_word_special(w)) == 0) {
+                        d += 8;
+                        j += 8;
+                        continue;
+                    }
+                    k = (unsigned)__builtin_ctzll(m) >> 3;
+                } else {
+                    break;
                 }
-                d += 8;
-                j += 8;
+                d += k;
+                j += k;
+                unsigned char c = (unsigned char)s[j];
+                if (c >= 0x80) {
+                    unsigned hi, u;
+                    size_t n = json_utf8_seq((const unsigned char *)s + j, len - j, &hi, &u);
+                    if (!n)
+                        goto stored; /* the JDK's replacement rules, below */
+                    if (hi)
+                        d = json_escape_u_at(d, hi);
+                    d = json_escape_u_at(d, u);
+                    j += n;
+                } else {
+                    if (json_esc2[c]) {
+                        d[0] = '\\';
+                        d[1] = json_esc2[c];
+                        d += 2;
+                    } else if (c < 0x20) {
+                        d = json_escape_u_at(d, c);
+                    } else {
+                        *d++ = (char)c; /* DEL, as the JDK writes it */
+                    }
+                    j++;
+                }
             }
             /* the last 1..7 bytes: the string's last word, shifted down */
             if (j < len && len >= 8 && d <= dend) {
