@@ -128,6 +128,86 @@ static void test_random(void) {
            shortest);
 }
 
+/* The fast shortest-decimal search against the exact one (printf and
+ * strtod, itself checked above): random bit patterns (every exponent,
+ * subnormals and specials included), decimals of up to 17 digits and their
+ * neighbours, powers of two and their neighbours, integers. A mutation of
+ * the fast search (its tie to even, an interval end, a power of two's
+ * narrower interval below) shows here. */
+static void test_fast_vs_exact(void) {
+    uint64_t seed = 7;
+    unsigned cases = 0, differ = 0;
+    char a[64], b[64];
+    for (int t = 0; t < 240000; t++) {
+        uint64_t r = test_splitmix(&seed), bits;
+        double d;
+        float f;
+        uint32_t fb;
+        switch (t % 6) {
+        case 0: /* any double */
+            bits = r;
+            memcpy(&d, &bits, sizeof d);
+            break;
+        case 1: { /* a short decimal, or a neighbour */
+            int p = 1 + (int)(r % 17), k = (int)((r >> 8) % 40) - 20;
+            uint64_t m = test_splitmix(&seed) % 100000000000000000ull;
+            for (int i = p; i < 17; i++)
+                m /= 10;
+            d = (double)m * pow(10, k);
+            if (r >> 62 == 1)
+                d = nextafter(d, INFINITY);
+            else if (r >> 62 == 2)
+                d = nextafter(d, 0);
+            break;
+        }
+        case 2: { /* a power of two, or a neighbour */
+            d = ldexp(1.0, (int)(r % 2098) - 1074);
+            if (r >> 62 == 1)
+                d = nextafter(d, INFINITY);
+            else if (r >> 62 == 2)
+                d = nextafter(d, 0);
+            break;
+        }
+        case 3: /* an integer */
+            d = (double)(r >> (r % 64));
+            break;
+        case 4: /* any float */
+            fb = (uint32_t)r;
+            memcpy(&f, &fb, sizeof f);
+            d = f;
+            break;
+        default: { /* a float power of two or short decimal, or a neighbour */
+            f = (r & 1) ? ldexpf(1.0f, (int)((r >> 1) % 277) - 149)
+                        : (float)((double)((r >> 8) % 10000000) * pow(10, (int)((r >> 40) % 60) - 30));
+            if (r >> 62 == 1)
+                f = nextafterf(f, INFINITY);
+            else if (r >> 62 == 2)
+                f = nextafterf(f, 0);
+            d = f;
+            break;
+        }
+        }
+        size_t na, nb;
+        if (t % 6 >= 4) {
+            f = (float)d;
+            na = jfmt_float(f, a);
+            nb = jfmt_float_exact(f, b);
+        } else {
+            na = jfmt_double(d, a);
+            nb = jfmt_double_exact(d, b);
+        }
+        cases++;
+        if (na != nb || memcmp(a, b, na) != 0) {
+            if (differ++ < 10)
+                printf("FAIL: %s %a: fast %.*s, exact %.*s\n", t % 6 >= 4 ? "float" : "double",
+                       d, (int)na, a, (int)nb, b);
+            g_failures++;
+        }
+    }
+    printf("jformat: %u doubles and floats, fast search against the exact one: %u differ\n",
+           cases, differ);
+}
+
 static int sink(void *user, const void *data, size_t len) {
     outbuf *big = user;
     ob_write(big, data, len);
@@ -256,6 +336,7 @@ static void test_json_random(void) {
 int main(void) {
     test_known();
     test_random();
+    test_fast_vs_exact();
     test_json_strings();
     test_json_random();
     printf("%d failures\n", g_failures);

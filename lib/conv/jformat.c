@@ -286,7 +286,150 @@ static bool short_decimal(double ax, decimal *out) {
     return false;
 }
 
-size_t jfmt_double(double v, char *buf) {
+#if defined(__SIZEOF_INT128__)
+/*
+ * The fast path: Ryu's search (Ulf Adams, "Ryu: fast float-to-string
+ * conversion", PLDI 2018), in 64- and 128-bit integers. The value m2 * 2^e2
+ * and the ends of its rounding interval, times 4 (so that the halfway points
+ * are integers), are scaled by a power of ten with 125-bit powers of five
+ * (gen-pow5.py) into vm < vr < vp; decimal digits are then dropped while the
+ * interval still holds a shorter number, tracking whether the dropped digits
+ * are exactly zero so that a tie goes to the even digit and an end belongs to
+ * the interval only when m2 is even (IEEE round-half-even reads it back).
+ * The result is the shortest decimal that reads back, closest to the value,
+ * ties even: Java's choice, except its length-2 rule when the shortest has
+ * one digit, which can only matter where the interval is wide compared with
+ * the value (subnormals): those take the exact path above.
+ */
+#include "jfmt_pow5.h"
+
+__extension__ typedef unsigned __int128 jfmt_u128;
+
+static inline uint32_t pow5_bits(uint32_t e) { return ((e * 1217359u) >> 19) + 1; } /* e <= 3528 */
+static inline uint32_t log10_pow2(uint32_t e) { return (e * 78913u) >> 18; }     /* e <= 1650 */
+static inline uint32_t log10_pow5(uint32_t e) { return (e * 732923u) >> 20; }    /* e <= 2620 */
+
+/* (m * mul) >> j, mul a 125-bit table entry, j >= 64. */
+static inline uint64_t mul_shift(uint64_t m, const uint64_t mul[2], uint32_t j) {
+    jfmt_u128 lo = (jfmt_u128)m * mul[0], hi = (jfmt_u128)m * mul[1];
+    return (uint64_t)(((lo >> 64) + hi) >> (j - 64));
+}
+
+static inline bool multiple_of_pow5(uint64_t v, uint32_t p) {
+    uint32_t n = 0;
+    while (v && v % 5 == 0) {
+        v /= 5;
+        n++;
+    }
+    return n >= p;
+}
+
+static inline bool multiple_of_pow2(uint64_t v, uint32_t p) {
+    return p < 64 && (v & ((1ull << p) - 1)) == 0;
+}
+
+/* The decimal digits * 10^*exp10 for m2 * 2^e2 (m2 > 0; e2 already less
+ * the 2 bits of the times-4 scaling); mm_shift: 0 when the interval below
+ * is half as wide (a normal power of two). */
+static uint64_t shortest_digits(uint64_t m2, int32_t e2, bool mm_shift, int32_t *exp10) {
+    bool accept = (m2 & 1) == 0;
+    uint64_t mv = 4 * m2, vr, vp, vm;
+    int32_t e10;
+    bool vm_zeros = false, vr_zeros = false;
+    if (e2 >= 0) {
+        uint32_t q = log10_pow2((uint32_t)e2) - (e2 > 3);
+        e10 = (int32_t)q;
+        uint32_t k = JFMT_POW5_BITS + pow5_bits(q) - 1;
+        uint32_t i = (uint32_t)(-e2 + (int32_t)q + (int32_t)k);
+        vr = mul_shift(4 * m2, jfmt_pow5_inv[q], i);
+        vp = mul_shift(4 * m2 + 2, jfmt_pow5_inv[q], i);
+        vm = mul_shift(4 * m2 - 1 - mm_shift, jfmt_pow5_inv[q], i);
+        if (q <= 21) { /* only then can mv be a multiple of 5^q */
+            if (mv % 5 == 0)
+                vr_zeros = multiple_of_pow5(mv, q);
+            else if (accept)
+                vm_zeros = multiple_of_pow5(mv - 1 - mm_shift, q);
+            else
+                vp -= multiple_of_pow5(mv + 2, q);
+        }
+    } else {
+        uint32_t q = log10_pow5((uint32_t)-e2) - (-e2 > 1);
+        e10 = (int32_t)q + e2;
+        uint32_t i = (uint32_t)(-e2 - (int32_t)q);
+        uint32_t k = pow5_bits(i) - JFMT_POW5_BITS;
+        uint32_t j = q - k;
+        vr = mul_shift(4 * m2, jfmt_pow5[i], j);
+        vp = mul_shift(4 * m2 + 2, jfmt_pow5[i], j);
+        vm = mul_shift(4 * m2 - 1 - mm_shift, jfmt_pow5[i], j);
+        if (q <= 1) {
+            /* mv has at least q trailing zero bits: the product is exact */
+            vr_zeros = true;
+            if (accept)
+                vm_zeros = mm_shift; /* mm = mv - 1 - mm_shift */
+            else
+                vp--; /* mp = mv + 2 has one */
+        } else if (q < 63) {
+            vr_zeros = multiple_of_pow2(mv, q);
+        }
+    }
+    int32_t removed = 0;
+    uint32_t last = 0; /* the last digit dropped from vr */
+    uint64_t out;
+    if (vm_zeros || vr_zeros) {
+        while (vp / 10 > vm / 10) {
+            vm_zeros &= vm % 10 == 0;
+            vr_zeros &= last == 0;
+            last = (uint32_t)(vr % 10);
+            vr /= 10;
+            vp /= 10;
+            vm /= 10;
+            removed++;
+        }
+        if (vm_zeros)
+            while (vm % 10 == 0) {
+                vr_zeros &= last == 0;
+                last = (uint32_t)(vr % 10);
+                vr /= 10;
+                vp /= 10;
+                vm /= 10;
+                removed++;
+            }
+        if (vr_zeros && last == 5 && vr % 2 == 0)
+            last = 4; /* an exact tie: to the even digit */
+        out = vr + ((vr == vm && (!accept || !vm_zeros)) || last >= 5);
+    } else {
+        bool up = false;
+        while (vp / 10 > vm / 10) {
+            up = vr % 10 >= 5;
+            vr /= 10;
+            vp /= 10;
+            vm /= 10;
+            removed++;
+        }
+        out = vr + (vr == vm || up);
+    }
+    *exp10 = e10 + removed;
+    return out;
+}
+
+/* digits * 10^exp10 as a decimal (trailing zeros dropped). */
+static void to_decimal(uint64_t digits, int32_t exp10, decimal *out) {
+    char rev[24];
+    int len = 0;
+    do {
+        rev[len++] = (char)('0' + digits % 10);
+        digits /= 10;
+    } while (digits);
+    for (int i = 0; i < len; i++)
+        out->d[i] = rev[len - 1 - i];
+    out->n = strip_zeros(out->d, len);
+    out->e = exp10 + len - 1;
+}
+#endif
+
+/* The exact but slow search (printf and strtod), for every value; the
+ * test checks the fast path against it. */
+size_t jfmt_double_exact(double v, char *buf) {
     if (isnan(v) || isinf(v))
         return format_special(v, buf);
     bool neg = signbit(v) != 0;
@@ -309,7 +452,7 @@ size_t jfmt_double(double v, char *buf) {
     return format_decimal(&x, neg, buf);
 }
 
-size_t jfmt_float(float f, char *buf) {
+size_t jfmt_float_exact(float f, char *buf) {
     double v = f;
     if (isnan(v) || isinf(v))
         return format_special(v, buf);
@@ -329,6 +472,41 @@ size_t jfmt_float(float f, char *buf) {
     else
         shortest_symmetric(af, true, &x);
     return format_decimal(&x, neg, buf);
+}
+
+size_t jfmt_double(double v, char *buf) {
+#if defined(__SIZEOF_INT128__)
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    uint64_t mant = bits & 0x000FFFFFFFFFFFFFull;
+    uint32_t ex = (uint32_t)(bits >> 52) & 0x7FF;
+    if (ex != 0 && ex != 0x7FF) { /* normal */
+        decimal x;
+        int32_t e10;
+        uint64_t d = shortest_digits(mant | 1ull << 52, (int32_t)ex - 1023 - 52 - 2,
+                                     mant != 0 || ex <= 1, &e10);
+        to_decimal(d, e10, &x);
+        return format_decimal(&x, (bits >> 63) != 0, buf);
+    }
+#endif
+    return jfmt_double_exact(v, buf);
+}
+
+size_t jfmt_float(float f, char *buf) {
+#if defined(__SIZEOF_INT128__)
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    uint32_t mant = bits & 0x007FFFFFu, ex = (bits >> 23) & 0xFF;
+    if (ex != 0 && ex != 0xFF) { /* normal */
+        decimal x;
+        int32_t e10;
+        uint64_t d = shortest_digits(mant | 1u << 23, (int32_t)ex - 127 - 23 - 2,
+                                     mant != 0 || ex <= 1, &e10);
+        to_decimal(d, e10, &x);
+        return format_decimal(&x, (bits >> 31) != 0, buf);
+    }
+#endif
+    return jfmt_float_exact(f, buf);
 }
 
 /* ------------------------------------------------------------ java.time */

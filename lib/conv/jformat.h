@@ -23,6 +23,10 @@
  * "-0.0", "1.0E-5", "0.1", ...). Returns the length; buf gets a NUL too. */
 size_t jfmt_double(double v, char *buf);
 size_t jfmt_float(float v, char *buf);
+/* The same by the slow exact search (correctly rounded printf and strtod):
+ * what the fast one is tested against. */
+size_t jfmt_double_exact(double v, char *buf);
+size_t jfmt_float_exact(float v, char *buf);
 
 /* java.time.Duration.toString() of a duration (seconds, 0 <= nanos < 1e9). */
 size_t jfmt_duration(int64_t seconds, int32_t nanos, char *buf);
