@@ -1137,14 +1137,17 @@ void jfmt_json_string(outbuf *o, const char *s, size_t len, bool java_utf8) {
                 j += k;
                 unsigned char c = (unsigned char)s[j];
                 if (c >= 0x80) {
-                    unsigned hi, u;
-                    size_t n = json_utf8_seq((const unsigned char *)s + j, len - j, &hi, &u);
-                    if (!n)
-                        goto stored; /* the JDK's replacement rules, below */
-                    if (hi)
-                        d = json_escape_u_at(d, hi);
-                    d = json_escape_u_at(d, u);
-                    j += n;
+                    /* this sequence and those right after it */
+                    do {
+                        unsigned hi, u;
+                        size_t n = json_utf8_seq((const unsigned char *)s + j, len - j, &hi, &u);
+                        if (!n)
+                            goto stored; /* the JDK's replacement rules, below */
+                        if (hi)
+                            d = json_escape_u_at(d, hi);
+                        d = json_escape_u_at(d, u);
+                        j += n;
+                    } while (j < len && (unsigned char)s[j] >= 0x80 && d <= dend);
                 } else {
                     if (json_esc2[c]) {
                         d[0] = '\\';
