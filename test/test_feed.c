@@ -6,6 +6,15 @@
  * the transcript unchanged. Usage: test_feed FILE... */
 #include "harness.h"
 
+/* c fed in slices of `feed` bytes (random 1..feed with a seed), pausing at
+ * every `pause`-th callback. */
+static run_cfg sliced(run_cfg c, size_t feed, unsigned seed, int pause) {
+    c.feed = feed;
+    c.seed = seed;
+    c.pause_every = pause;
+    return c;
+}
+
 static bool same_log(const tlog *a, const tlog *b) {
     return a->n == b->n && memcmp(a->d, b->d, a->n) == 0;
 }
@@ -26,10 +35,7 @@ static int skipping(const char *path, const uint8_t *buf, size_t len, int *cases
             sim.skip_simulate = true;
             tlog ref = run_parser(buf, len, sim);
             for (size_t j = 0; j < sizeof sl / sizeof sl[0]; j++) {
-                run_cfg cj = c;
-                cj.feed = sl[j].feed;
-                cj.seed = sl[j].seed;
-                cj.pause_every = sl[j].pause;
+                run_cfg cj = sliced(c, sl[j].feed, sl[j].seed, sl[j].pause);
                 tlog t = run_parser(buf, len, cj);
                 (*cases)++;
                 if (!same_log(&t, &ref) || !tlog_ends_ok(&t)) {
@@ -59,10 +65,7 @@ static int replay(const char *path) {
         {1, 0, 0}, {7, 0, 0}, {13, 0, 97}, {4096, 0, 0}, {4096, 0, 1},
         {65536, 1, 0}, {65536, 2, 5}, {1000, 3, 0}, {len, 0, 2}};
     for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
-        run_cfg c = base;
-        c.feed = cfgs[i].feed;
-        c.seed = cfgs[i].seed;
-        c.pause_every = cfgs[i].pause;
+        run_cfg c = sliced(base, cfgs[i].feed, cfgs[i].seed, cfgs[i].pause);
         tlog t = run_parser(buf, len, c);
         cases++;
         if (t.n != ref.n || memcmp(t.d, ref.d, t.n) != 0) {

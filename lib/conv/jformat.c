@@ -474,20 +474,26 @@ size_t jfmt_float_exact(float f, char *buf) {
     return format_decimal(&x, neg, buf);
 }
 
+#if defined(__SIZEOF_INT128__)
+/* The text of a normal value by the fast search: its mantissa and exponent
+ * fields, of a format with mbits mantissa bits and this exponent bias. */
+static size_t fast_text(uint64_t mant, uint32_t ex, int mbits, int bias, bool neg, char *buf) {
+    decimal x;
+    int32_t e10;
+    uint64_t d = shortest_digits(mant | 1ull << mbits, (int32_t)ex - bias - mbits - 2,
+                                 mant != 0 || ex <= 1, &e10);
+    to_decimal(d, e10, &x);
+    return format_decimal(&x, neg, buf);
+}
+#endif
+
 size_t jfmt_double(double v, char *buf) {
 #if defined(__SIZEOF_INT128__)
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    uint64_t mant = bits & 0x000FFFFFFFFFFFFFull;
     uint32_t ex = (uint32_t)(bits >> 52) & 0x7FF;
-    if (ex != 0 && ex != 0x7FF) { /* normal */
-        decimal x;
-        int32_t e10;
-        uint64_t d = shortest_digits(mant | 1ull << 52, (int32_t)ex - 1023 - 52 - 2,
-                                     mant != 0 || ex <= 1, &e10);
-        to_decimal(d, e10, &x);
-        return format_decimal(&x, (bits >> 63) != 0, buf);
-    }
+    if (ex != 0 && ex != 0x7FF) /* normal */
+        return fast_text(bits & 0x000FFFFFFFFFFFFFull, ex, 52, 1023, bits >> 63, buf);
 #endif
     return jfmt_double_exact(v, buf);
 }
@@ -496,15 +502,9 @@ size_t jfmt_float(float f, char *buf) {
 #if defined(__SIZEOF_INT128__)
     uint32_t bits;
     memcpy(&bits, &f, sizeof bits);
-    uint32_t mant = bits & 0x007FFFFFu, ex = (bits >> 23) & 0xFF;
-    if (ex != 0 && ex != 0xFF) { /* normal */
-        decimal x;
-        int32_t e10;
-        uint64_t d = shortest_digits(mant | 1u << 23, (int32_t)ex - 127 - 23 - 2,
-                                     mant != 0 || ex <= 1, &e10);
-        to_decimal(d, e10, &x);
-        return format_decimal(&x, (bits >> 31) != 0, buf);
-    }
+    uint32_t ex = (bits >> 23) & 0xFF;
+    if (ex != 0 && ex != 0xFF) /* normal */
+        return fast_text(bits & 0x007FFFFFu, ex, 23, 127, bits >> 31, buf);
 #endif
     return jfmt_float_exact(f, buf);
 }
