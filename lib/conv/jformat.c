@@ -328,6 +328,17 @@ static inline bool multiple_of_pow2(uint64_t v, uint32_t p) {
     return p < 64 && (v & ((1ull << p) - 1)) == 0;
 }
 
+/* Drop the last digit of vr, vp and vm: *last gets the digit vr lost,
+ * *vr_zeros stays true while every digit it lost before was a zero. */
+static inline void drop_digit(uint64_t *vr, uint64_t *vp, uint64_t *vm, uint32_t *last,
+                              bool *vr_zeros) {
+    *vr_zeros &= *last == 0;
+    *last = (uint32_t)(*vr % 10);
+    *vr /= 10;
+    *vp /= 10;
+    *vm /= 10;
+}
+
 /* The decimal digits * 10^*exp10 for m2 * 2^e2 (m2 > 0; e2 already less
  * the 2 bits of the times-4 scaling); mm_shift: 0 when the interval below
  * is half as wide (a normal power of two). */
@@ -378,20 +389,12 @@ static uint64_t shortest_digits(uint64_t m2, int32_t e2, bool mm_shift, int32_t 
     if (vm_zeros || vr_zeros) {
         while (vp / 10 > vm / 10) {
             vm_zeros &= vm % 10 == 0;
-            vr_zeros &= last == 0;
-            last = (uint32_t)(vr % 10);
-            vr /= 10;
-            vp /= 10;
-            vm /= 10;
+            drop_digit(&vr, &vp, &vm, &last, &vr_zeros);
             removed++;
         }
         if (vm_zeros)
             while (vm % 10 == 0) {
-                vr_zeros &= last == 0;
-                last = (uint32_t)(vr % 10);
-                vr /= 10;
-                vp /= 10;
-                vm /= 10;
+                drop_digit(&vr, &vp, &vm, &last, &vr_zeros);
                 removed++;
             }
         if (vr_zeros && last == 5 && vr % 2 == 0)
