@@ -560,14 +560,16 @@ static jfr_status walk_records(jfr_parser *p) {
             }
         }
         done = false;
-        if (w && p->skip_ev && p->ev_stage == 0) { /* jfr_parser_skip_events */
-            p->skip_ev--;
-        } else if (w) {
-            p->rec_pos = pos;
-            p->rec_done = true;
-            if ((rc = deliver(p, &r, t)) != JFR_CB_CONTINUE)
-                return cb_result(p, rc);
-            p->ev_stage = 0;
+        if (w) {
+            if (p->skip_ev && p->ev_stage == 0) { /* jfr_parser_skip_events */
+                p->skip_ev--;
+            } else {
+                p->rec_pos = pos;
+                p->rec_done = true;
+                if ((rc = deliver(p, &r, t)) != JFR_CB_CONTINUE)
+                    return cb_result(p, rc);
+                p->ev_stage = 0;
+            }
         }
         pos += r.size;
     }

@@ -991,17 +991,16 @@ static inline void json_escape_u(outbuf *o, unsigned c) {
     ob_write(o, t, 6);
 }
 
+/* The second character of the two-character escapes; 0: none. Read by
+ * json_unit and by jfmt_json_string's fast path. */
+static const char json_esc2[128] = {['\b'] = 'b', ['\n'] = 'n', ['\t'] = 't', ['\f'] = 'f',
+                                    ['\r'] = 'r', ['"'] = '"',  ['\\'] = '\\', ['/'] = '/'};
+
 static void json_unit(outbuf *o, unsigned c) {
-    switch (c) {
-    case '\b': ob_write(o, "\\b", 2); return;
-    case '\n': ob_write(o, "\\n", 2); return;
-    case '\t': ob_write(o, "\\t", 2); return;
-    case '\f': ob_write(o, "\\f", 2); return;
-    case '\r': ob_write(o, "\\r", 2); return;
-    case '"': ob_write(o, "\\\"", 2); return;
-    case '\\': ob_write(o, "\\\\", 2); return;
-    case '/': ob_write(o, "\\/", 2); return;
-    default: break;
+    if (c < sizeof json_esc2 && json_esc2[c]) {
+        const char t[2] = {'\\', json_esc2[c]};
+        ob_write(o, t, 2);
+        return;
     }
     if (c > 0x7F || c < 0x20) {
         json_escape_u(o, c);
@@ -1080,10 +1079,6 @@ static size_t json_utf8_wellformed(outbuf *o, const unsigned char *s, size_t j, 
 #include <emmintrin.h>
 #define JSON_SSE2 1
 #endif
-/* The second character of the two-character escapes of json_unit. */
-static const char json_esc2[128] = {['\b'] = 'b', ['\n'] = 'n', ['\t'] = 't', ['\f'] = 'f',
-                                    ['\r'] = 'r', ['"'] = '"',  ['\\'] = '\\', ['/'] = '/'};
-
 #endif
 
 void jfmt_json_string(outbuf *o, const char *s, size_t len, bool java_utf8) {

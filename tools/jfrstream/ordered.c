@@ -345,14 +345,13 @@ int cli_ordered_run(unsigned n, uint64_t batch, cli_worker_fn fn, void **args,
     r.discard = started < n;
     r.go = true;
     for (;;) {
-        if (!r.writing) {
-            drain(&r, NULL);
+        if (!r.writing) { /* progress, then what was published meanwhile */
             r.writing = true;
             pthread_mutex_unlock(&r.mu);
             cli_progress_update(atomic_load_explicit(&r.w[0].progress, memory_order_relaxed));
             pthread_mutex_lock(&r.mu);
             r.writing = false;
-            drain(&r, NULL); /* what was published meanwhile */
+            drain(&r, NULL);
         }
         if (all_finished(&r, started))
             break;
