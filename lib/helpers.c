@@ -320,17 +320,12 @@ static bool cache_stack(jfr_stack *s) {
     return s->cached_ != 0;
 }
 
-jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out) {
-    if (!s || !out)
-        return JFR_INVALID_ARG;
-    if (!s->present || i >= s->nframes)
-        return JFR_NOT_FOUND;
+/* jfr_stack_frame of a stack not (yet) in the frame cache; out of line, so
+ * that the cached read stays a leaf function without a frame of its own. */
+__attribute__((noinline)) static jfr_status stack_frame_uncached(jfr_stack *s, uint32_t i,
+                                                                 jfr_frame *out) {
     const jfr_value *arr = &s->frames_;
     const jfr_chunk *c = arr->chunk_;
-    if (s->cached_) { /* the common case: sets every field */
-        frame_from_cache(c, &c->names->frames[s->cached_ - 1 + i], out);
-        return JFR_OK;
-    }
     memset(out, 0, sizeof *out);
     out->line = -1;
     out->bci = -1;
@@ -360,4 +355,16 @@ jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out) {
     }
     bool unused = true;
     return frame_at(s, i, pos, out, NULL, &unused);
+}
+
+jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out) {
+    if (!s || !out)
+        return JFR_INVALID_ARG;
+    if (!s->present || i >= s->nframes)
+        return JFR_NOT_FOUND;
+    if (!s->cached_)
+        return stack_frame_uncached(s, i, out);
+    const jfr_chunk *c = s->frames_.chunk_; /* the common case: sets every field */
+    frame_from_cache(c, &c->names->frames[s->cached_ - 1 + i], out);
+    return JFR_OK;
 }
