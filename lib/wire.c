@@ -123,6 +123,95 @@ static inline unsigned units16_to_utf8(const uint8_t *p, uint8_t *o, uint32_t *u
 }
 #endif
 
+#if defined(__GNUC__) && defined(__x86_64__)
+#define JFR_WIRE_AVX2 1
+#include <immintrin.h>
+
+/* Byte shifts of a 32-byte register as one (AVX2's shift each 16-byte half
+ * on its own): every byte moved k places up (zeros in below) or down. */
+#define JFR_UP32(v, k) _mm256_alignr_epi8((v), _mm256_permute2x128_si256((v), (v), 0x08), 16 - (k))
+#define JFR_DOWN32(v, k) _mm256_alignr_epi8(_mm256_permute2x128_si256((v), (v), 0x81), (v), (k))
+
+/* units16_to_utf8 on 32 bytes, for CPUs with AVX2 (chosen at run time):
+ * text with a non-ASCII character every few bytes, and an emoji every few
+ * dozen, runs twice as far between stops. */
+__attribute__((target("avx2"))) static inline unsigned units32_to_utf8(const uint8_t *p,
+                                                                        uint8_t *o,
+                                                                        uint32_t *units) {
+    const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    uint64_t m = (uint32_t)_mm256_movemask_epi8(x);
+    if (!m) {
+        _mm256_storeu_si256((__m256i *)(void *)o, x);
+        *units = 32;
+        return 32;
+    }
+    uint64_t m1 = m << 1, m2 = m << 2, ends = ~m & 0xffffffffu;
+    uint64_t end2 = ends & m1 & ~m2, end3 = ends & m1 & m2;
+    const __m256i zero = _mm256_setzero_si256(), three = _mm256_set1_epi8(3);
+    __m256i mid_sur = _mm256_cmpeq_epi8(_mm256_and_si256(JFR_UP32(x, 1), _mm256_set1_epi8(0x70)),
+                                        _mm256_set1_epi8(0x30));
+    uint64_t zs = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, zero));
+    uint64_t gt3 = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(x, three));
+    uint64_t gt15 = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(x, _mm256_set1_epi8(15)));
+    uint64_t sur =
+        (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(x, three), mid_sur));
+    uint64_t bad = (m & m1 & m2) | (zs & (end2 | end3)) | (gt15 & end2) | ((gt3 | sur) & end3);
+    if (bad)
+        ends &= (bad & (0u - bad)) - 1;
+    if (!ends)
+        return 0;
+    *units = jfr__bit_count(ends);
+
+    const __m256i c = _mm256_cmpgt_epi8(zero, x);
+    const __m256i cm1 = JFR_UP32(c, 1), cm2 = JFR_UP32(c, 2);
+    const __m256i c1 = JFR_DOWN32(c, 1);
+    const __m256i x1 = JFR_DOWN32(x, 1), x2 = JFR_DOWN32(x, 2);
+    const __m256i one = _mm256_set1_epi8(1), cont = _mm256_set1_epi8((char)0x80);
+    __m256i bit6 = _mm256_and_si256(_mm256_srli_epi16(x, 6), one);
+    __m256i low6 = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi8(0x3f)), cont);
+    __m256i lead = _mm256_andnot_si256(cm1, c);
+    __m256i out = _mm256_andnot_si256(_mm256_or_si256(c, cm1), x);
+    __m256i v = _mm256_or_si256(_mm256_set1_epi8((char)0xc0),
+                                _mm256_or_si256(_mm256_add_epi8(x1, x1), bit6));
+    out = _mm256_or_si256(out, _mm256_and_si256(_mm256_andnot_si256(c1, lead), v));
+    __m256i x2s = _mm256_add_epi8(x2, x2);
+    v = _mm256_or_si256(_mm256_set1_epi8((char)0xe0),
+                        _mm256_or_si256(_mm256_add_epi8(x2s, x2s),
+                                        _mm256_and_si256(_mm256_srli_epi16(x1, 5), three)));
+    out = _mm256_or_si256(out, _mm256_and_si256(_mm256_and_si256(c1, lead), v));
+    __m256i lo5 = _mm256_and_si256(x, _mm256_set1_epi8(0x1f));
+    v = _mm256_or_si256(cont, _mm256_or_si256(_mm256_add_epi8(lo5, lo5), JFR_UP32(bit6, 1)));
+    out = _mm256_or_si256(out, _mm256_and_si256(_mm256_and_si256(c, cm1), v));
+    __m256i last = _mm256_andnot_si256(c, cm1);
+    v = _mm256_or_si256(_mm256_andnot_si256(cm2, JFR_UP32(low6, 1)),
+                        _mm256_and_si256(cm2, JFR_UP32(low6, 2)));
+    out = _mm256_or_si256(out, _mm256_and_si256(last, v));
+    _mm256_storeu_si256((__m256i *)(void *)o, out);
+    return 64u - (unsigned)__builtin_clzll(ends);
+}
+#endif
+
+#if defined(__SSE2__) && defined(__GNUC__)
+/* A surrogate pair (U+10000 and up: emoji, rare CJK) as two three-byte
+ * varints at p (8 bytes readable; x86, so little-endian): its four UTF-8
+ * bytes stored at o (room for 6) and true; false for anything else. */
+static inline bool pair_to_utf8(const uint8_t *p, uint8_t *o) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    /* per byte: a lead (0x80 set), 0b10110xxx / 0b10111xxx (bits 10-13 of
+     * a high / low surrogate, continued), 3 (bits 14-15) */
+    if ((w & 0xfff880fff880ull) != 0x03b88003b080ull)
+        return false;
+    uint32_t hi = (uint32_t)(w & 0x7f) | (uint32_t)(w >> 1 & 0x380);
+    uint32_t lo = (uint32_t)(w >> 24 & 0x7f) | (uint32_t)(w >> 25 & 0x380);
+    uint32_t cp = 0x10000 + (hi << 10) + lo;
+    uint32_t enc = (0xf0 | cp >> 18) | (0x80 | (cp >> 12 & 0x3f)) << 8 |
+                   (0x80 | (cp >> 6 & 0x3f)) << 16 | (uint32_t)(0x80 | (cp & 0x3f)) << 24;
+    memcpy(o, &enc, 4);
+    return true;
+}
+#endif
+
 /* Compressed chunks write each UTF-16 unit as a varint: an ASCII unit is
  * one byte below 0x80 (also its UTF-8 form). With 8 units and 8 bytes
  * ahead, the common cases run without bounds checks: ASCII copied 8 bytes
@@ -130,21 +219,42 @@ static inline unsigned units16_to_utf8(const uint8_t *p, uint8_t *o, uint32_t *u
  * unit left, so the over-copy stays inside it), two- and three-byte units
  * written out directly. A high surrogate looks at the next unit to pair
  * with it (no state carried); lone surrogates stay WTF-8, as put_unit. */
-static long chars_varint_to_utf8(jfr_cur *c, uint32_t n, uint8_t *out) {
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline long chars_varint_loop(jfr_cur *c, uint32_t n, uint8_t *out, bool wide) {
     const uint8_t *p = c->p, *end = c->end;
     uint8_t *o = out;
     uint32_t i = 0;
+    (void)wide;
     while (i < n) {
         uint32_t u;
 #if defined(__SSE2__) && defined(__GNUC__)
-        if ((size_t)(end - p) >= 16 && n - i >= 16) {
-            uint32_t k, units;
-            if ((k = units16_to_utf8(p, o, &units))) {
-                p += k;
-                o += k;
-                i += units;
+        uint32_t span = 16;
+#ifdef JFR_WIRE_AVX2
+        if (wide)
+            span = 32;
+#endif
+        if ((size_t)(end - p) >= span && n - i >= span) {
+            uint32_t k, units = 0;
+#ifdef JFR_WIRE_AVX2
+            if (wide)
+                k = units32_to_utf8(p, o, &units);
+            else
+#endif
+                k = units16_to_utf8(p, o, &units);
+            p += k;
+            o += k;
+            i += units;
+            /* text with emoji stops at each: pair it here, then go on */
+            if ((size_t)(end - p) >= 8 && n - i >= 2 && pair_to_utf8(p, o)) {
+                p += 6;
+                o += 4;
+                i += 2;
                 continue;
             }
+            if (k)
+                continue;
         }
 #endif
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -209,6 +319,25 @@ static long chars_varint_to_utf8(jfr_cur *c, uint32_t n, uint8_t *out) {
     }
     c->p = p;
     return (long)(o - out);
+}
+
+#ifdef JFR_WIRE_AVX2
+__attribute__((target("avx2"))) static long chars_varint_avx2(jfr_cur *c, uint32_t n,
+                                                              uint8_t *out) {
+    return chars_varint_loop(c, n, out, true);
+}
+#endif
+
+long jfr__wire_chars_varint_at(jfr_cur *c, uint32_t n, uint8_t *out, bool wide) {
+#ifdef JFR_WIRE_AVX2
+    if (wide && __builtin_cpu_supports("avx2"))
+        return chars_varint_avx2(c, n, out);
+#endif
+    return chars_varint_loop(c, n, out, false);
+}
+
+static long chars_varint_to_utf8(jfr_cur *c, uint32_t n, uint8_t *out) {
+    return jfr__wire_chars_varint_at(c, n, out, n >= 32);
 }
 
 long jfr__wire_chars_to_utf8(jfr_cur *c, uint32_t n, uint8_t *out) {

@@ -270,6 +270,9 @@ static inline size_t jfr__utf8_put(uint8_t *out, uint32_t cp) {
  * follow at c) into UTF-8 at out (needs 3*n bytes). Returns bytes written or
  * -1 on malformed input. Surrogate pairs combine; lone ones stay WTF-8. */
 long jfr__wire_chars_to_utf8(jfr_cur *c, uint32_t n, uint8_t *out);
+/* The same for a compressed payload, through the 32-byte blocks when `wide`
+ * and the CPU has them (AVX2), else the 16-byte ones: tests run both. */
+long jfr__wire_chars_varint_at(jfr_cur *c, uint32_t n, uint8_t *out, bool wide);
 /* Latin-1 bytes to UTF-8 (out needs 2*n bytes); returns bytes written. */
 size_t jfr__wire_latin1_to_utf8(const uint8_t *in, size_t n, uint8_t *out);
 

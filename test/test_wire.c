@@ -177,9 +177,11 @@ static void test_chars_soup(void) {
         size_t wn = ref_utf16_to_utf8(u, n, want);
         uint8_t *in = malloc(len ? len : 1), *out = malloc(n * 3 + 1);
         memcpy(in, enc, len);
-        jfr_cur c = {in, in + len, false, in, 0};
-        long w = jfr__wire_chars_to_utf8(&c, (uint32_t)n, out);
-        CHECK(w == (long)wn && memcmp(out, want, wn) == 0 && c.p == in + len);
+        for (int wide = 0; wide < 2; wide++) { /* 16- and 32-byte blocks */
+            jfr_cur c = {in, in + len, false, in, 0};
+            long w = jfr__wire_chars_varint_at(&c, (uint32_t)n, out, wide);
+            CHECK(w == (long)wn && memcmp(out, want, wn) == 0 && c.p == in + len);
+        }
         free(in);
         free(out);
         cases++;
@@ -205,7 +207,14 @@ static void test_chars_random(void) {
             case 4: u[i] = (uint16_t)(0x800 + (r >> 8) % 0xd000); break;
             case 5: u[i] = (uint16_t)(0xd800 + (r >> 8) % 0x400); break;
             case 6: u[i] = (uint16_t)(0xdc00 + (r >> 8) % 0x400); break;
-            default: u[i] = (uint16_t)(r >> 8); break;
+            default:
+                if (r >> 8 & 1 && i + 1 < n) { /* a pair: U+10000 and up */
+                    u[i++] = (uint16_t)(0xd800 + (r >> 9) % 0x400);
+                    u[i] = (uint16_t)(0xdc00 + (r >> 19) % 0x400);
+                } else {
+                    u[i] = (uint16_t)(r >> 8);
+                }
+                break;
             }
         }
         uint8_t want[80 * 3 + 1];
@@ -234,6 +243,15 @@ static void test_chars_random(void) {
             jfr_cur c = {in, in + len, fixed, in, 0};
             long w = jfr__wire_chars_to_utf8(&c, (uint32_t)n, out);
             CHECK(w == (long)wn && memcmp(out, want, wn) == 0 && c.p == in + len);
+            for (int wide = 0; !fixed && wide < 2; wide++) { /* 16- and 32-byte blocks */
+                jfr_cur v = {in, in + len, fixed, in, 0};
+                w = jfr__wire_chars_varint_at(&v, (uint32_t)n, out, wide);
+                CHECK(w == (long)wn && memcmp(out, want, wn) == 0 && v.p == in + len);
+                if (len) { /* one byte short */
+                    jfr_cur t = {in, in + len - 1, fixed, in, 0};
+                    CHECK(jfr__wire_chars_varint_at(&t, (uint32_t)n, out, wide) == -1);
+                }
+            }
             if (!fixed) { /* skipped as n varints (16, 8 and 1 at a time) */
                 jfr_cur k = {in, in + len, fixed, in, 0};
                 CHECK(jfr__cur_skip_varints(&k, n) && k.p == in + len);
