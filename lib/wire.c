@@ -218,7 +218,9 @@ static inline bool pair_to_utf8(const uint8_t *p, uint8_t *o) {
  * at a time and advanced by its run's length (the output has 3 bytes per
  * unit left, so the over-copy stays inside it), two- and three-byte units
  * written out directly. A high surrogate looks at the next unit to pair
- * with it (no state carried); lone surrogates stay WTF-8, as put_unit. */
+ * with it (no state carried); lone surrogates stay WTF-8, as put_unit.
+ * Before all that, blocks of 16 bytes (32 when `wide`: a copy of this loop
+ * compiled for AVX2) convert most text in place. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
