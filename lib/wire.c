@@ -212,6 +212,70 @@ static inline bool pair_to_utf8(const uint8_t *p, uint8_t *o) {
 }
 #endif
 
+#if defined(__SSE2__) && defined(__GNUC__)
+#ifdef JFR_WIRE_AVX2
+/* sign_bits64 in two loads */
+__attribute__((target("avx2"))) static inline uint64_t sign_bits64_avx2(const uint8_t *p) {
+    const __m256i *q = (const __m256i *)(const void *)p;
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256(q)) |
+           (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_loadu_si256(q + 1)) << 32;
+}
+#endif
+
+/* Whole 64-byte blocks of varints while 64 or more remain (see
+ * jfr__cur_skip_varints): *m less the varints that ended in them, *open the
+ * bytes of one left unfinished at the last block's end; stops before a
+ * block that may hold a 9-byte varint. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline const uint8_t *varint_blocks(const uint8_t *p, const uint8_t *end, uint64_t *m,
+                                           unsigned *open, bool wide) {
+    uint64_t left = *m;
+    unsigned op = *open;
+    (void)wide;
+    while (left >= 64 && (size_t)(end - p) >= 64) {
+        uint64_t k, t;
+#ifdef JFR_WIRE_AVX2
+        if (wide)
+            k = sign_bits64_avx2(p);
+        else
+#endif
+            k = sign_bits64(p);
+        t = ~k;
+        if (!t || run8(k) || op + (unsigned)__builtin_ctzll(t) >= 8)
+            break;
+        left -= wide ? (uint64_t)__builtin_popcountll(t) : jfr__bit_count(t);
+        op = (unsigned)__builtin_clzll(t);
+        p += 64;
+    }
+    *m = left;
+    *open = op;
+    return p;
+}
+
+#ifdef JFR_WIRE_AVX2
+__attribute__((target("avx2,popcnt"))) static const uint8_t *
+varint_blocks_avx2(const uint8_t *p, const uint8_t *end, uint64_t *m, unsigned *open) {
+    return varint_blocks(p, end, m, open, true);
+}
+#endif
+
+const uint8_t *jfr__skip_varint_blocks_at(const uint8_t *p, const uint8_t *end, uint64_t *m,
+                                          unsigned *open, bool wide) {
+#ifdef JFR_WIRE_AVX2
+    if (wide && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"))
+        return varint_blocks_avx2(p, end, m, open);
+#endif
+    return varint_blocks(p, end, m, open, false);
+}
+
+const uint8_t *jfr__skip_varint_blocks(const uint8_t *p, const uint8_t *end, uint64_t *m,
+                                       unsigned *open) {
+    return jfr__skip_varint_blocks_at(p, end, m, open, true);
+}
+#endif
+
 /* Compressed chunks write each UTF-16 unit as a varint: an ASCII unit is
  * one byte below 0x80 (also its UTF-8 form). With 8 units and 8 bytes
  * ahead, the common cases run without bounds checks: ASCII copied 8 bytes

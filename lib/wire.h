@@ -113,6 +113,16 @@ static inline unsigned jfr__bit_count(uint64_t t) {
     return (unsigned)((((t + (t >> 4)) & 0x0f0f0f0f0f0f0f0full) * 0x0101010101010101ull) >> 56);
 }
 
+#if defined(__SSE2__) && defined(__GNUC__)
+/* The long-run loop of jfr__cur_skip_varints below (out of line: it runs
+ * on 64-byte blocks with AVX2 and POPCNT where the CPU has them). */
+const uint8_t *jfr__skip_varint_blocks(const uint8_t *p, const uint8_t *end, uint64_t *m,
+                                       unsigned *open);
+/* The same with the SSE2 blocks when !wide (tests run both). */
+const uint8_t *jfr__skip_varint_blocks_at(const uint8_t *p, const uint8_t *end, uint64_t *m,
+                                          unsigned *open, bool wide);
+#endif
+
 /* Skip m varints. Where a loaded word starts at a varint's first byte, the
  * bytes up to its last terminator (a byte below 0x80) are whole varints of
  * at most 8 bytes each, one per terminator: they go at once. */
@@ -126,14 +136,8 @@ static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
      * 9-byte varint, inside a block or across two, the loop stops and
      * goes back to that varint's first byte for the code below. */
     unsigned open = 0; /* bytes of the unfinished varint before p */
-    while (m >= 64 && (size_t)(c->end - p) >= 64) {
-        uint64_t k = sign_bits64(p), t = ~k;
-        if (!t || run8(k) || open + (unsigned)__builtin_ctzll(t) >= 8)
-            break;
-        m -= jfr__bit_count(t);
-        open = (unsigned)__builtin_clzll(t);
-        p += 64;
-    }
+    if (m >= 64 && (size_t)(c->end - p) >= 64)
+        p = jfr__skip_varint_blocks(p, c->end, &m, &open);
     p -= open; /* its terminator is not counted yet */
 #endif
     while (m) {

@@ -316,6 +316,20 @@ static void test_skip_varints_random(void) {
             jfr_cur cut = {in, in + len - 1, false, in, 0};
             CHECK(!jfr__cur_skip_varints(&cut, n));
         }
+#if defined(__SSE2__) && defined(__GNUC__)
+        if (n >= 64 && len >= 64) { /* the block loop alone, both widths: the
+                                     * varints it took end at its stop */
+            const uint8_t *stop[2];
+            uint64_t left[2];
+            for (int wide = 0; wide < 2; wide++) {
+                unsigned open = 0;
+                left[wide] = n;
+                stop[wide] = jfr__skip_varint_blocks_at(in, in + len, &left[wide], &open, wide);
+                CHECK(left[wide] <= n && stop[wide] - open == in + at[n - left[wide]]);
+            }
+            CHECK(stop[0] == stop[1] && left[0] == left[1]);
+        }
+#endif
         free(in);
         cases++;
     }
