@@ -2,7 +2,7 @@
  * jfrbench — decoding throughput of jfrstream on one JFR file.
  *
  *   jfrbench --mode walk|type:NAME|all|stream [--repeat N] [--chunk-bytes N]
- *            [--live] [--loop N] [--release] [--frames helper|iter] [--cache-stacks]
+ *            [--live] [--loop N] [--release] [--frames batch|helper|iter] [--iter-copy] [--cache-stacks]
  *            [--types] [--threads N] [--no-value-cache] FILE|-
  *
  * Modes (see bench/run.sh for the side-by-side run with the JDK):
@@ -29,8 +29,11 @@
  * --release        mmap modes: feed one chunk per call and drop its pages
  *                  (MADV_DONTNEED) after it, as the CLI does: peak RSS is
  *                  then about one chunk instead of the whole mapping
- * --frames iter    walk stack frames with jfr_iter instead of jfr_stack_frame
- *                  (comparison only; the helper is the default)
+ * --frames batch|helper|iter  stack frames read 32 at a time with
+ *                  jfr_stack_frames (the default), one at a time with
+ *                  jfr_stack_frame, or with jfr_iter (comparison only)
+ * --iter-copy      all: fields read with jfr_iter_next (a copy of each
+ *                  value) instead of jfr_iter_next_ref (comparison only)
  * --types          print the per-type counts (info lines)
  * --threads N      jfr_parser_set_threads(N) (parallel preparation of whole
  *                  chunks; N > 1 uses the libc allocator: the counting one
@@ -86,6 +89,8 @@ typedef struct bench {
     enum mode mode;
     const char *type_name;
     bool frames_iter;
+    bool frames_one; /* jfr_stack_frame per frame, not jfr_stack_frames */
+    bool iter_copy;  /* jfr_iter_next, not jfr_iter_next_ref */
     uint64_t events;
     uint64_t records;
     uint64_t frames;
@@ -213,20 +218,33 @@ static void walk_stack(bench *b, const jfr_value *v, bool full) {
         mix(b, st.truncated);
     if (!st.present)
         return;
-    for (uint32_t i = 0; i < st.nframes; i++) {
-        jfr_frame fr;
-        if (jfr_stack_frame(&st, i, &fr) != JFR_OK) {
-            b->errors++;
-            continue;
-        }
-        mix_str(b, fr.class_name, fr.class_name_len);
-        mix_str(b, fr.method_name, fr.method_name_len);
-        if (full) {
-            mix_str(b, fr.descriptor, fr.descriptor_len);
-            mix_str(b, fr.frame_type, fr.frame_type_len);
-            mix(b, (uint64_t)(uint32_t)fr.line << 32 | (uint32_t)fr.bci);
+    enum { BATCH = 32 };
+    jfr_frame fr[BATCH];
+    for (uint32_t i = 0; i < st.nframes;) {
+        uint32_t got = 0;
+        jfr_status s;
+        if (b->frames_one) {
+            s = jfr_stack_frame(&st, i, &fr[0]);
+            got = s == JFR_OK;
         } else {
-            mix(b, (uint64_t)(uint32_t)fr.line);
+            s = jfr_stack_frames(&st, i, fr, BATCH, &got);
+        }
+        for (uint32_t k = 0; k < got; k++) {
+            const jfr_frame *f = &fr[k];
+            mix_str(b, f->class_name, f->class_name_len);
+            mix_str(b, f->method_name, f->method_name_len);
+            if (full) {
+                mix_str(b, f->descriptor, f->descriptor_len);
+                mix_str(b, f->frame_type, f->frame_type_len);
+                mix(b, (uint64_t)(uint32_t)f->line << 32 | (uint32_t)f->bci);
+            } else {
+                mix(b, (uint64_t)(uint32_t)f->line);
+            }
+        }
+        i += got;
+        if (s != JFR_OK) { /* that frame is counted and passed over */
+            b->errors++;
+            i++;
         }
     }
     b->frames += st.nframes;
@@ -349,10 +367,16 @@ static void walk_stack_iter(bench *b, const jfr_value *v) {
 static void walk_children(bench *b, const jfr_value *v, int depth) {
     jfr_iter it;
     jfr_value c;
+    const jfr_value *cp;
     jfr_status r;
     jfr_iter_init(&it, v);
-    while ((r = jfr_iter_next(&it, &c)) == JFR_OK)
-        walk_value(b, &c, depth + 1);
+    if (b->iter_copy) {
+        while ((r = jfr_iter_next(&it, &c)) == JFR_OK)
+            walk_value(b, &c, depth + 1);
+    } else { /* cp is read before the next call on the parser */
+        while ((r = jfr_iter_next_ref(&it, &c, &cp)) == JFR_OK)
+            walk_value(b, cp, depth + 1);
+    }
     if (r != JFR_END)
         b->errors++;
 }
@@ -631,7 +655,7 @@ static void usage(void) {
     fprintf(stderr,
             "usage: jfrbench --mode walk|type:NAME|all|stream [--repeat N] "
             "[--chunk-bytes N]\n"
-            "                [--live] [--loop N] [--release] [--frames helper|iter] [--cache-stacks]\n"
+            "                [--live] [--loop N] [--release] [--frames batch|helper|iter] [--iter-copy] [--cache-stacks]\n"
             "                [--types] [--threads N] [--no-value-cache] FILE|-\n");
     exit(2);
 }
@@ -655,7 +679,8 @@ int main(int argc, char **argv) {
     unsigned repeat = 1;
     run_cfg cfg = {false, false, 0, 1, false};
     size_t chunk_bytes = 0;
-    bool print_types = false, frames_iter = false, cache_stacks = false, no_value_cache = false;
+    bool print_types = false, frames_iter = false, frames_one = false, iter_copy = false,
+         cache_stacks = false, no_value_cache = false;
     unsigned threads = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -683,8 +708,12 @@ int main(int argc, char **argv) {
             const char *f = argv[++i];
             if (!strcmp(f, "iter"))
                 frames_iter = true;
-            else if (strcmp(f, "helper"))
+            else if (!strcmp(f, "helper"))
+                frames_one = true;
+            else if (strcmp(f, "batch"))
                 usage();
+        } else if (!strcmp(a, "--iter-copy")) {
+            iter_copy = true;
         } else if (a[0] == '-' && a[1] == '-')
             usage();
         else if (!path)
@@ -698,6 +727,8 @@ int main(int argc, char **argv) {
     bench b;
     memset(&b, 0, sizeof b);
     b.frames_iter = frames_iter;
+    b.frames_one = frames_one;
+    b.iter_copy = iter_copy;
     b.cache_stacks = cache_stacks;
     if (!strcmp(mode_s, "walk"))
         b.mode = M_WALK;

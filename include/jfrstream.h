@@ -733,6 +733,26 @@ JFR_API jfr_status jfr_parser_set_threads(jfr_parser *p, unsigned threads);
 JFR_API jfr_status jfr_parser_skip_events(jfr_parser *p, uint64_t n);
 
 /*
+ * jfr_iter_next without the copy of the item: *out points at it. For the
+ * fields of an object in the value cache (below) that is the cache itself;
+ * otherwise the item is read into *scratch and *out points there. *out is
+ * valid until the next call on this parser that may read a value (another
+ * object's first iteration may grow the cache); copy the value to keep it.
+ * Same statuses as jfr_iter_next; all arguments non-NULL. For consumers that
+ * look at every field once (a generic walker): no 112-byte copy a field.
+ */
+JFR_API jfr_status jfr_iter_next_ref(jfr_iter *it, jfr_value *scratch, const jfr_value **out);
+
+/*
+ * Frames first .. first + max - 1 of s (fewer at its end) into out[0..),
+ * their number in *n: jfr_stack_frame for each, in one call. JFR_OK (*n is
+ * 0 when first >= nframes), or jfr_stack_frame's error for the frame that
+ * failed, with *n the frames written before it. All pointers non-NULL.
+ */
+JFR_API jfr_status jfr_stack_frames(jfr_stack *s, uint32_t first, jfr_frame *out, uint32_t max,
+                                    uint32_t *n);
+
+/*
  * The value cache (on by default). The first jfr_iter over a pooled object
  * (a thread, class, class loader, package, module, method...) decodes all
  * its fields once for the rest of the chunk; later iterations over it, and

@@ -357,6 +357,33 @@ __attribute__((noinline)) static jfr_status stack_frame_uncached(jfr_stack *s, u
     return frame_at(s, i, pos, out, NULL, &unused);
 }
 
+jfr_status jfr_stack_frames(jfr_stack *s, uint32_t first, jfr_frame *out, uint32_t max,
+                            uint32_t *n) {
+    if (!s || !out || !n)
+        return JFR_INVALID_ARG;
+    *n = 0;
+    if (!s->present || first >= s->nframes)
+        return JFR_OK;
+    uint32_t count = s->nframes - first < max ? s->nframes - first : max, k = 0;
+    while (k < count) {
+        if (s->cached_) { /* from the start, or since its first frame's read */
+            const jfr_chunk *c = s->frames_.chunk_;
+            const jfr_cached_frame *cf = &c->names->frames[s->cached_ - 1 + first];
+            for (; k < count; k++)
+                frame_from_cache(c, &cf[k], &out[k]);
+            break;
+        }
+        jfr_status st = jfr_stack_frame(s, first + k, &out[k]);
+        if (st) {
+            *n = k;
+            return st;
+        }
+        k++;
+    }
+    *n = k;
+    return JFR_OK;
+}
+
 jfr_status jfr_stack_frame(jfr_stack *s, uint32_t i, jfr_frame *out) {
     if (!s || !out)
         return JFR_INVALID_ARG;

@@ -427,7 +427,8 @@ void jfr_iter_init(jfr_iter *it, const jfr_value *v) {
     it->parent = *v;
     it->next = 0;
     it->pos_ = v->pos_;
-    uint32_t e = cached_fields(v, true);
+    /* the copy: v may point into the value cache, which filling can move */
+    uint32_t e = cached_fields(&it->parent, true);
     if (e) {
         it->parent.encoding = ITER_CACHED;
         it->pos_ = e - 1;
@@ -471,6 +472,19 @@ jfr_status jfr_iter_next(jfr_iter *it, jfr_value *out) {
     it->pos_ = pos_of(c, &cur);
     it->next++;
     return JFR_OK;
+}
+
+jfr_status jfr_iter_next_ref(jfr_iter *it, jfr_value *scratch, const jfr_value **out) {
+    const jfr_value *pv = &it->parent;
+    if (pv->kind == JFR_KIND_OBJECT && pv->encoding == ITER_CACHED) {
+        const jfr_names *n = pv->chunk_->names;
+        if (it->next >= pv->type->nfields || it->pos_ + it->next >= n->nvals)
+            return JFR_END;
+        *out = &n->vals[it->pos_ + it->next++];
+        return JFR_OK;
+    }
+    *out = scratch;
+    return jfr_iter_next(it, scratch);
 }
 
 /* ------------------------------------------------------------------ time */

@@ -20,6 +20,9 @@
 #ifndef JFR_TEST_WALK_H
 #define JFR_TEST_WALK_H
 
+#ifndef JFRSTREAM_EXPERIMENTAL
+#define JFRSTREAM_EXPERIMENTAL /* jfr_iter_next_ref, jfr_stack_frames */
+#endif
 #include "jfrstream.h"
 
 #include <inttypes.h>
@@ -275,6 +278,25 @@ static inline void jwalk_stack(jwalk *w, const jfr_stack *stack, int depth) {
     }
     if (jfr_stack_frame(&st, n, &again) == JFR_OK)
         jw_fail(w, "jfr_stack_frame(nframes = %u) returned JFR_OK", n);
+    if (whole && n) { /* jfr_stack_frames from a fresh stack, 1 to 5 at a time
+                       * (first read, cached or not): frame for frame the same */
+        jfr_stack sb = *stack;
+        jfr_frame batch[5];
+        uint32_t step = 1 + n % 5, got = 0;
+        for (uint32_t i = 0; i < n; i += got) {
+            if (jfr_stack_frames(&sb, i, batch, step, &got) != JFR_OK || got == 0 ||
+                got > step || i + got > n) {
+                jw_fail(w, "jfr_stack_frames(%u, %u) failed or gave %u frames", i, step, got);
+                break;
+            }
+            for (uint32_t k = 0; k < got; k++)
+                if (jfr_stack_frame(&st, i + k, &again) != JFR_OK ||
+                    !jw_same_frame(&again, &batch[k]))
+                    jw_fail(w, "jfr_stack_frames: frame %u differs", i + k);
+        }
+        if (jfr_stack_frames(&sb, n, batch, step, &got) != JFR_OK || got != 0)
+            jw_fail(w, "jfr_stack_frames(nframes = %u) gave frames", n);
+    }
     jw_item end = {.stack = &st, .depth = depth, .status = JFR_OK};
     jw_visit(w, JW_STACK_END, &end);
 }
@@ -445,8 +467,23 @@ static inline void jwalk_value(jwalk *w, const jfr_value *v, int depth) {
             bool cut = false;
             memset(&first, 0, sizeof first);
             memset(&last, 0, sizeof last);
+            /* a second iterator without copies (jfr_iter_next_ref) in step */
+            jfr_iter iref;
+            jfr_value scratch;
+            const jfr_value *ref = NULL;
+            bool ref_on = true;
+            jfr_iter_init(&iref, v);
             jfr_iter_init(&iter, v);
             while (!(cut = jw_budget_out(w)) && (k = jfr_iter_next(&iter, &c)) == JFR_OK) {
+                if (ref_on) {
+                    /* (as random access: an error only counts on good input,
+                     * where memory does not run out either) */
+                    jfr_status kr = jfr_iter_next_ref(&iref, &scratch, &ref);
+                    if (w->ra_strict ? kr != JFR_OK || !jw_same_value(ref, &c)
+                                     : kr == JFR_OK && !jw_same_value(ref, &c))
+                        jw_fail(w, "jfr_iter_next_ref: item %u differs (status %d)", n, (int)kr);
+                    ref_on = kr == JFR_OK;
+                }
                 if (w->max_items && n == w->max_items) {
                     cut = true;
                     if (w->max_items_fails)
@@ -459,6 +496,8 @@ static inline void jwalk_value(jwalk *w, const jfr_value *v, int depth) {
                 n++;
                 jwalk_value(w, &c, depth + 1);
             }
+            if (!cut && ref_on && w->ra_strict && jfr_iter_next_ref(&iref, &scratch, &ref) != k)
+                jw_fail(w, "jfr_iter_next_ref ended with another status than jfr_iter_next");
             if (!cut && k != JFR_END) { /* a decode error */
                 w->decode_errors++;
                 it.status = k;
