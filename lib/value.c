@@ -435,6 +435,15 @@ void jfr_iter_init(jfr_iter *it, const jfr_value *v) {
     }
 }
 
+/* The next field of an object iterated from the value cache, where it is
+ * in the cache; NULL at the end (also when the chunk is gone). */
+static inline const jfr_value *cached_next(jfr_iter *it) {
+    const jfr_names *n = it->parent.chunk_->names;
+    if (it->next >= it->parent.type->nfields || it->pos_ + it->next >= n->nvals)
+        return NULL;
+    return &n->vals[it->pos_ + it->next++];
+}
+
 jfr_status jfr_iter_next(jfr_iter *it, jfr_value *out) {
     const jfr_value *pv = &it->parent;
     const jfr_chunk *c = pv->chunk_;
@@ -445,10 +454,10 @@ jfr_status jfr_iter_next(jfr_iter *it, jfr_value *out) {
         if (it->next >= t->nfields)
             return JFR_END;
         if (pv->encoding == ITER_CACHED) {
-            const jfr_names *n = c->names;
-            if (it->pos_ + it->next >= n->nvals) /* the chunk is gone */
+            const jfr_value *v = cached_next(it);
+            if (!v)
                 return JFR_END;
-            *out = n->vals[it->pos_ + it->next++];
+            *out = *v;
             return JFR_OK;
         }
         const jfr_tinfo *inf = tinfo(c, t);
@@ -475,14 +484,8 @@ jfr_status jfr_iter_next(jfr_iter *it, jfr_value *out) {
 }
 
 jfr_status jfr_iter_next_ref(jfr_iter *it, jfr_value *scratch, const jfr_value **out) {
-    const jfr_value *pv = &it->parent;
-    if (pv->kind == JFR_KIND_OBJECT && pv->encoding == ITER_CACHED) {
-        const jfr_names *n = pv->chunk_->names;
-        if (it->next >= pv->type->nfields || it->pos_ + it->next >= n->nvals)
-            return JFR_END;
-        *out = &n->vals[it->pos_ + it->next++];
-        return JFR_OK;
-    }
+    if (it->parent.kind == JFR_KIND_OBJECT && it->parent.encoding == ITER_CACHED)
+        return (*out = cached_next(it)) ? JFR_OK : JFR_END;
     *out = scratch;
     return jfr_iter_next(it, scratch);
 }

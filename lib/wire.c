@@ -54,6 +54,22 @@ static inline uint32_t varint_unit(const uint8_t *p, size_t avail, const uint8_t
 }
 
 #if defined(__SSE2__) && defined(__GNUC__)
+/* The scalar half of units16_to_utf8 and units32_to_utf8, on their masks
+ * (bit i: byte i): m, a byte with the sign bit (another follows); zero,
+ * gt3, gt15, a byte 0, above 3, above 15; sur, a last byte that makes a
+ * surrogate. The ends of the whole units before the first one not
+ * converted in place (a unit's last byte must be 1..15 after one byte,
+ * 1..3 after two, and not make a surrogate); 0 if the first is one. */
+static inline uint64_t block_ends(uint64_t m, uint64_t all, uint64_t zero, uint64_t gt3,
+                                  uint64_t gt15, uint64_t sur) {
+    uint64_t m1 = m << 1, m2 = m << 2, ends = ~m & all;
+    uint64_t end2 = ends & m1 & ~m2, end3 = ends & m1 & m2;
+    uint64_t bad = (m & m1 & m2) | (zero & (end2 | end3)) | (gt15 & end2) | ((gt3 | sur) & end3);
+    if (bad)
+        ends &= (bad & (0u - bad)) - 1;
+    return ends;
+}
+
 /* 16 bytes at p, p at a unit's first byte: the units among them whose UTF-8
  * form has their varint's length are converted in place of a copy, 16 output
  * bytes stored at o. Those are ASCII, two-byte varints of U+0080..U+07FF and
@@ -71,10 +87,7 @@ static inline unsigned units16_to_utf8(const uint8_t *p, uint8_t *o, uint32_t *u
         *units = 16;
         return 16;
     }
-    unsigned m1 = m << 1, m2 = m << 2, ends = ~m & 0xffffu;
-    unsigned end2 = ends & m1 & ~m2, end3 = ends & m1 & m2;
-    /* a unit's last byte must be 1..15 after one byte, 1..3 after two, and
-     * not make a surrogate (U+D800..U+DFFF: last 3, middle 0x30..0x3f) */
+    /* a surrogate (U+D800..U+DFFF): last byte 3, middle 0x30..0x3f */
     const __m128i three = _mm_set1_epi8(3);
     __m128i mid_sur = _mm_cmpeq_epi8(_mm_and_si128(_mm_slli_si128(x, 1), _mm_set1_epi8(0x70)),
                                      _mm_set1_epi8(0x30));
@@ -82,9 +95,7 @@ static inline unsigned units16_to_utf8(const uint8_t *p, uint8_t *o, uint32_t *u
     unsigned gt3 = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(x, three));
     unsigned gt15 = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(x, _mm_set1_epi8(15)));
     unsigned sur = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(x, three), mid_sur));
-    unsigned bad = (m & m1 & m2) | (zero & (end2 | end3)) | (gt15 & end2) | ((gt3 | sur) & end3);
-    if (bad)
-        ends &= (bad & (0u - bad)) - 1;
+    uint64_t ends = block_ends(m, 0xffffu, zero, gt3, gt15, sur);
     if (!ends)
         return 0;
     *units = jfr__bit_count(ends);
@@ -119,7 +130,7 @@ static inline unsigned units16_to_utf8(const uint8_t *p, uint8_t *o, uint32_t *u
                      _mm_and_si128(cm2, _mm_slli_si128(low6, 2)));
     out = _mm_or_si128(out, _mm_and_si128(last, v));
     _mm_storeu_si128((__m128i *)(void *)o, out);
-    return 32u - (unsigned)__builtin_clz(ends);
+    return 64u - (unsigned)__builtin_clzll(ends);
 }
 #endif
 
@@ -145,8 +156,6 @@ __attribute__((target("avx2"))) static inline unsigned units32_to_utf8(const uin
         *units = 32;
         return 32;
     }
-    uint64_t m1 = m << 1, m2 = m << 2, ends = ~m & 0xffffffffu;
-    uint64_t end2 = ends & m1 & ~m2, end3 = ends & m1 & m2;
     const __m256i zero = _mm256_setzero_si256(), three = _mm256_set1_epi8(3);
     __m256i mid_sur = _mm256_cmpeq_epi8(_mm256_and_si256(JFR_UP32(x, 1), _mm256_set1_epi8(0x70)),
                                         _mm256_set1_epi8(0x30));
@@ -155,9 +164,7 @@ __attribute__((target("avx2"))) static inline unsigned units32_to_utf8(const uin
     uint64_t gt15 = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(x, _mm256_set1_epi8(15)));
     uint64_t sur =
         (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(x, three), mid_sur));
-    uint64_t bad = (m & m1 & m2) | (zs & (end2 | end3)) | (gt15 & end2) | ((gt3 | sur) & end3);
-    if (bad)
-        ends &= (bad & (0u - bad)) - 1;
+    uint64_t ends = block_ends(m, 0xffffffffu, zs, gt3, gt15, sur);
     if (!ends)
         return 0;
     *units = jfr__bit_count(ends);
@@ -210,9 +217,7 @@ static inline bool pair_to_utf8(const uint8_t *p, uint8_t *o) {
     memcpy(o, &enc, 4);
     return true;
 }
-#endif
 
-#if defined(__SSE2__) && defined(__GNUC__)
 #ifdef JFR_WIRE_AVX2
 /* sign_bits64 in two loads */
 __attribute__((target("avx2"))) static inline uint64_t sign_bits64_avx2(const uint8_t *p) {
@@ -261,18 +266,13 @@ varint_blocks_avx2(const uint8_t *p, const uint8_t *end, uint64_t *m, unsigned *
 }
 #endif
 
-const uint8_t *jfr__skip_varint_blocks_at(const uint8_t *p, const uint8_t *end, uint64_t *m,
-                                          unsigned *open, bool wide) {
+const uint8_t *jfr__skip_varint_blocks(const uint8_t *p, const uint8_t *end, uint64_t *m,
+                                       unsigned *open, bool wide) {
 #ifdef JFR_WIRE_AVX2
     if (wide && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"))
         return varint_blocks_avx2(p, end, m, open);
 #endif
     return varint_blocks(p, end, m, open, false);
-}
-
-const uint8_t *jfr__skip_varint_blocks(const uint8_t *p, const uint8_t *end, uint64_t *m,
-                                       unsigned *open) {
-    return jfr__skip_varint_blocks_at(p, end, m, open, true);
 }
 #endif
 

@@ -115,12 +115,10 @@ static inline unsigned jfr__bit_count(uint64_t t) {
 
 #if defined(__SSE2__) && defined(__GNUC__)
 /* The long-run loop of jfr__cur_skip_varints below (out of line: it runs
- * on 64-byte blocks with AVX2 and POPCNT where the CPU has them). */
+ * on 64-byte blocks with AVX2 and POPCNT when `wide` and the CPU has them,
+ * else with SSE2; tests run both). */
 const uint8_t *jfr__skip_varint_blocks(const uint8_t *p, const uint8_t *end, uint64_t *m,
-                                       unsigned *open);
-/* The same with the SSE2 blocks when !wide (tests run both). */
-const uint8_t *jfr__skip_varint_blocks_at(const uint8_t *p, const uint8_t *end, uint64_t *m,
-                                          unsigned *open, bool wide);
+                                       unsigned *open, bool wide);
 #endif
 
 /* Skip m varints. Where a loaded word starts at a varint's first byte, the
@@ -137,7 +135,7 @@ static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
      * goes back to that varint's first byte for the code below. */
     unsigned open = 0; /* bytes of the unfinished varint before p */
     if (m >= 64 && (size_t)(c->end - p) >= 64)
-        p = jfr__skip_varint_blocks(p, c->end, &m, &open);
+        p = jfr__skip_varint_blocks(p, c->end, &m, &open, true);
     p -= open; /* its terminator is not counted yet */
 #endif
     while (m) {
