@@ -744,6 +744,24 @@ JFR_API jfr_status jfr_parser_skip_events(jfr_parser *p, uint64_t n);
 JFR_API jfr_status jfr_iter_next_ref(jfr_iter *it, jfr_value *scratch, const jfr_value **out);
 
 /*
+ * jfr_iter_next, except for strings stored as UTF-16 units in compressed
+ * integers (wire encoding 4: what the JDK writes for a string with
+ * characters beyond Latin-1), inline or as the string pool entry a
+ * reference names: those come back unconverted, with encoding
+ * JFR_ENCODING_RAW_CHARS, str and len the units' varints in the chunk
+ * (checked: exactly `count` of them, the last one complete; valid as long
+ * as the chunk), count the number of units, and pooled and key as usual. A unit is the low 16 bits of
+ * its varint (jfr_varint_decode); a high surrogate followed by a low one
+ * is one character. Other strings, and the fields of an object iterated
+ * from the value cache, are UTF-8 as with jfr_iter_next; so is everything
+ * in a chunk without compressed integers. For writers that encode every
+ * UTF-16 unit anyway (JSON's \uXXXX): no conversion to UTF-8 and back.
+ * Same statuses as jfr_iter_next; it and out must not be NULL.
+ */
+#define JFR_ENCODING_RAW_CHARS 0x84
+JFR_API jfr_status jfr_iter_next_raw(jfr_iter *it, jfr_value *out);
+
+/*
  * Frames first .. first + max - 1 of s (fewer at its end) into out[0..),
  * their number in *n: jfr_stack_frame for each, in one call. JFR_OK (*n is
  * 0 when first >= nframes), or jfr_stack_frame's error for the frame that

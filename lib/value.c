@@ -490,6 +490,86 @@ jfr_status jfr_iter_next_ref(jfr_iter *it, jfr_value *scratch, const jfr_value *
     return jfr_iter_next(it, scratch);
 }
 
+/* Compressed UTF-16 at cur left as its varints for jfr_iter_next_raw
+ * (found by the skip, which also checks them): true and *out set, cur
+ * after it; false for anything else, cur unmoved. */
+static bool raw_chars(jfr_cur *cur, jfr_value *out) {
+    const uint8_t *at = cur->p;
+    uint32_t n;
+    if (cur->fixed || at >= cur->end || *at != JFR_STR_CHARS)
+        return false;
+    cur->p++;
+    if (jfr__cur_count(cur, &n) && n <= (size_t)(cur->end - cur->p)) {
+        const uint8_t *s = cur->p;
+        if (jfr__cur_skip_varints(cur, n)) {
+            out->kind = JFR_KIND_STRING;
+            out->encoding = JFR_ENCODING_RAW_CHARS;
+            out->str = (const char *)s;
+            out->len = (size_t)(cur->p - s);
+            out->count = n;
+            return true;
+        }
+    }
+    cur->p = at;
+    return false;
+}
+
+/* A string at cur for jfr_iter_next_raw: compressed UTF-16, inline or the
+ * string pool entry a reference names, unconverted; anything else, and
+ * every error, through read_string from the same place. */
+static jfr_status read_string_raw(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) {
+    const uint8_t *at = cur->p;
+    if (raw_chars(cur, out))
+        return JFR_OK;
+    uint64_t key, pos;
+    if (at < cur->end && *at == JFR_STR_POOL) {
+        cur->p++;
+        if (jfr__cur_long(cur, &key) && (pos = string_entry(c, key)) != 0) {
+            jfr_cur pc = cur_at(c, pos);
+            if (raw_chars(&pc, out)) {
+                out->pooled = true;
+                out->key = key;
+                return JFR_OK;
+            }
+        }
+        cur->p = at;
+    }
+    return read_string(c, cur, out);
+}
+
+jfr_status jfr_iter_next_raw(jfr_iter *it, jfr_value *out) {
+    const jfr_value *pv = &it->parent;
+    const jfr_chunk *c = pv->chunk_;
+    const jfr_field *f;
+    uint32_t depth = pv->depth_;
+    if (pv->kind == JFR_KIND_OBJECT && pv->encoding != ITER_CACHED) {
+        const jfr_type *t = pv->type;
+        if (it->next >= t->nfields)
+            return JFR_END;
+        f = &t->fields[it->next];
+        const jfr_tinfo *inf = tinfo(c, t);
+        if (inf->bad || f->array || inf->ops[it->next] != JFR_OP_STRING)
+            return jfr_iter_next(it, out);
+        depth++;
+    } else if (pv->kind == JFR_KIND_ARRAY && (f = pv->field) != NULL) {
+        if (it->next >= pv->count || f->pooled || jfr__op_for_type(f->type) != JFR_OP_STRING)
+            return jfr_iter_next(it, out);
+    } else {
+        return jfr_iter_next(it, out);
+    }
+    jfr_cur cur = cur_at(c, it->pos_);
+    value_init(out, f);
+    out->type = f->type;
+    out->chunk_ = c;
+    out->depth_ = depth;
+    jfr_status s = read_string_raw(c, &cur, out);
+    if (s)
+        return s;
+    it->pos_ = pos_of(c, &cur);
+    it->next++;
+    return JFR_OK;
+}
+
 /* ------------------------------------------------------------------ time */
 
 /* Java's (long) cast of a double: truncation, saturating, NaN -> 0. */

@@ -6,7 +6,9 @@
  *    ulp away: the text reads back as the value (strtod), and a decimal of at
  *    most 15 digits prints with exactly its own digits;
  *  - JSON strings: \uXXXX escapes of two-, three- and four-byte UTF-8 and
- *    of bytes that are not UTF-8, into a 1-byte buffer and a large one. */
+ *    of bytes that are not UTF-8, into a 1-byte buffer and a large one;
+ *    from UTF-16 units as varints (jfmt_json_chars) against each unit's
+ *    escape and the UTF-8 path. */
 #include "harness.h"
 #include "jformat.h"
 
@@ -333,12 +335,154 @@ static void test_json_random(void) {
            cases, known);
 }
 
+/* A varint of v, at least minlen bytes (zero groups added), at most 9
+ * (the ninth takes eight bits): the encoding of compressed integers. */
+static size_t put_varint(unsigned char *o, uint64_t v, int minlen) {
+    size_t n = 0;
+    for (;;) {
+        if (n == 8) {
+            o[n++] = (unsigned char)v;
+            return n;
+        }
+        unsigned char b = v & 0x7f;
+        v >>= 7;
+        if (v == 0 && (int)n + 1 >= minlen) {
+            o[n++] = b;
+            return n;
+        }
+        o[n++] = b | 0x80;
+    }
+}
+
+/* UTF-8 of a unit sequence as the library converts compressed UTF-16:
+ * surrogate pairs joined, lone surrogates as WTF-8. */
+static size_t units_to_wtf8(const uint32_t *u, size_t n, char *o) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = u[i];
+        if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && u[i + 1] >= 0xdc00 && u[i + 1] <= 0xdfff)
+            c = 0x10000 + ((c - 0xd800) << 10) + (u[++i] - 0xdc00);
+        if (c < 0x80) {
+            o[k++] = (char)c;
+        } else if (c < 0x800) {
+            o[k++] = (char)(0xc0 | c >> 6);
+            o[k++] = (char)(0x80 | (c & 0x3f));
+        } else if (c < 0x10000) {
+            o[k++] = (char)(0xe0 | c >> 12);
+            o[k++] = (char)(0x80 | (c >> 6 & 0x3f));
+            o[k++] = (char)(0x80 | (c & 0x3f));
+        } else {
+            o[k++] = (char)(0xf0 | c >> 18);
+            o[k++] = (char)(0x80 | (c >> 12 & 0x3f));
+            o[k++] = (char)(0x80 | (c >> 6 & 0x3f));
+            o[k++] = (char)(0x80 | (c & 0x3f));
+        }
+    }
+    return k;
+}
+
+/* jfmt_json_chars against two definitions, through every buffer size:
+ * each unit escaped alone (jfmt_json_char) and the string's UTF-8 (WTF-8)
+ * through jfmt_json_string. Random units of every class (ASCII, escapes,
+ * two- and three-byte UTF-8, surrogates paired and alone), as shortest
+ * varints and, one in eight, as longer ones (up to nine bytes, bits above
+ * the unit set). */
+static void test_json_chars(void) {
+    static const size_t caps[] = {0, 1, 7, 8, 13, 64, 4096};
+    outbuf got, want, via;
+    CHECK(ob_init(&got, -1, 1024));
+    CHECK(ob_init(&want, -1, 1024));
+    CHECK(ob_init(&via, -1, 1024));
+    got.grow = want.grow = via.grow = true;
+    uint64_t seed = 84;
+    unsigned cases = 0, long_varints = 0;
+    for (int t = 0; t < 40000; t++) {
+        uint32_t units[200];
+        unsigned char raw[200 * 9];
+        char wtf[200 * 4];
+        size_t nu = test_splitmix(&seed) % 200, nr = 0;
+        int ascii_run = (int)(test_splitmix(&seed) % 4); /* some strings mostly ASCII */
+        for (size_t i = 0; i < nu; i++) {
+            uint64_t r = test_splitmix(&seed);
+            uint32_t u;
+            switch (ascii_run && r % 8 != 0 ? 0 : (r >> 3) % 9) {
+            case 0: u = 0x20 + (uint32_t)(r >> 8) % 0x5f; break; /* printable ASCII */
+            case 1: u = "\"\\/\b\n\t\f\r\x7f\x01\x1f"[(r >> 8) % 11]; break;
+            case 2: u = (uint32_t)(r >> 8) % 0x20; break;           /* controls, NUL */
+            case 3: u = 0x80 + (uint32_t)(r >> 8) % 0x780; break;   /* two-byte UTF-8 */
+            case 4: u = 0x800 + (uint32_t)(r >> 8) % 0x3800; break; /* two-byte varint */
+            case 5: u = 0x4000 + (uint32_t)(r >> 8) % 0x9800; break;
+            case 6: u = 0xe000 + (uint32_t)(r >> 8) % 0x2000; break;
+            case 7: /* a pair, or a lone surrogate */
+                u = 0xd800 + (uint32_t)(r >> 8) % 0x400;
+                if ((r >> 20) % 3 && i + 1 < nu)
+                    units[i++] = u, u = 0xdc00 + (uint32_t)(r >> 32) % 0x400;
+                break;
+            default: u = 0xdc00 + (uint32_t)(r >> 8) % 0x400; break;
+            }
+            units[i] = u;
+        }
+        for (size_t i = 0; i < nu; i++) {
+            uint64_t r = test_splitmix(&seed);
+            uint64_t v = units[i];
+            int minlen = 1;
+            if (r % 8 == 0) { /* longer than needed */
+                v |= (r >> 16) << 16 >> ((r >> 3) % 48);
+                v = (v & ~0xffffull) | units[i];
+                minlen = 1 + (int)((r >> 8) % 9);
+                long_varints++;
+            }
+            nr += put_varint(raw + nr, v, minlen);
+        }
+        size_t nw = units_to_wtf8(units, nu, wtf);
+        want.len = 0;
+        for (size_t i = 0; i < nu; i++)
+            jfmt_json_char(&want, units[i]);
+        json_through(&via, wtf, nw, false, 4096);
+        if (via.len != want.len || memcmp(via.buf, want.buf, want.len) != 0) {
+            printf("FAIL: chars %d: jfmt_json_string of the WTF-8 is not the units' escapes\n", t);
+            g_failures++;
+        }
+        for (size_t c = 0; c < sizeof caps / sizeof *caps; c++) {
+            outbuf o;
+            got.len = 0;
+            if (caps[c]) {
+                CHECK(ob_init(&o, -1, caps[c]));
+                o.write_fn = sink;
+                o.write_user = &got;
+            } else {
+                CHECK(ob_init(&o, -1, 16));
+                o.grow = true;
+            }
+            jfmt_json_chars(&o, (const char *)raw, nr);
+            if (caps[c])
+                ob_flush(&o);
+            else
+                ob_write(&got, o.buf, o.len);
+            ob_free(&o);
+            if (got.len != want.len || memcmp(got.buf, want.buf, want.len) != 0) {
+                printf("FAIL: jfmt_json_chars of string %d through a %zu-byte buffer: %.*s\n", t,
+                       caps[c], (int)got.len, got.buf);
+                g_failures++;
+            }
+        }
+        cases++;
+    }
+    ob_free(&got);
+    ob_free(&want);
+    ob_free(&via);
+    printf("jformat: %u random UTF-16 strings as varints (%u longer varints) through 7 buffer "
+           "sizes, against each unit's escape and the WTF-8 path\n",
+           cases, long_varints);
+}
+
 int main(void) {
     test_known();
     test_random();
     test_fast_vs_exact();
     test_json_strings();
     test_json_random();
+    test_json_chars();
     printf("%d failures\n", g_failures);
     return g_failures ? 1 : 0;
 }

@@ -470,8 +470,10 @@ static void test_baseline(void)
     baseline_events = r.events;
     baseline_hash = r.w.hash;
     printf("baseline: %" PRIu64 " chunks, %" PRIu64 " records, %" PRIu64 " events, %" PRIu64
-           " values read, peak alloc %zu bytes (%zu allocations), %.2f s\n",
-           r.chunks_begun, r.records, r.events, r.w.values, cnt.peak, cnt.nalloc, now_s() - t0);
+           " values read (%" PRIu64 " UTF-16 strings also unconverted), peak alloc %zu bytes (%zu "
+           "allocations), %.2f s\n",
+           r.chunks_begun, r.records, r.events, r.w.values, r.w.raw_strings, cnt.peak, cnt.nalloc,
+           now_s() - t0);
 
     struct {
         const char *name;

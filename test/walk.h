@@ -21,7 +21,7 @@
 #define JFR_TEST_WALK_H
 
 #ifndef JFRSTREAM_EXPERIMENTAL
-#define JFRSTREAM_EXPERIMENTAL /* jfr_iter_next_ref, jfr_stack_frames */
+#define JFRSTREAM_EXPERIMENTAL /* jfr_iter_next_ref, _next_raw, jfr_stack_frames */
 #endif
 #include "jfrstream.h"
 
@@ -90,6 +90,7 @@ struct jwalk {
     uint64_t hash;          /* jwalk_hash_visit's                                 */
     uint64_t values;        /* values read                                        */
     uint64_t decode_errors; /* jfr_iter_next errors, helpers that failed          */
+    uint64_t raw_strings;   /* strings jfr_iter_next_raw left as UTF-16 varints   */
 };
 
 #define JW_FNV_BASIS 14695981039346656037ULL
@@ -228,6 +229,81 @@ static inline bool jw_same_value(const jfr_value *a, const jfr_value *b) {
     case JFR_KIND_ARRAY: return a->count == b->count;
     default: return true;
     }
+}
+
+/* UTF-8 of code point u (up to U+10FFFF; surrogates as three bytes). */
+static inline size_t jw_utf8_put(uint8_t *o, uint32_t u) {
+    if (u < 0x80) {
+        o[0] = (uint8_t)u;
+        return 1;
+    }
+    if (u < 0x800) {
+        o[0] = (uint8_t)(0xc0 | u >> 6);
+        o[1] = (uint8_t)(0x80 | (u & 0x3f));
+        return 2;
+    }
+    if (u < 0x10000) {
+        o[0] = (uint8_t)(0xe0 | u >> 12);
+        o[1] = (uint8_t)(0x80 | (u >> 6 & 0x3f));
+        o[2] = (uint8_t)(0x80 | (u & 0x3f));
+        return 3;
+    }
+    o[0] = (uint8_t)(0xf0 | u >> 18);
+    o[1] = (uint8_t)(0x80 | (u >> 12 & 0x3f));
+    o[2] = (uint8_t)(0x80 | (u >> 6 & 0x3f));
+    o[3] = (uint8_t)(0x80 | (u & 0x3f));
+    return 4;
+}
+
+/* Whether a string jfr_iter_next_raw handed over as varints (raw) is the
+ * one jfr_iter_next read from the same place (c): exactly raw->count
+ * varints filling raw->len bytes, whose units (their low 16 bits), pairs of
+ * surrogates joined and lone ones kept (WTF-8), are c's UTF-8. Decoded one
+ * varint at a time with the public jfr_varint_decode. */
+static inline bool jw_same_raw_chars(const jfr_value *raw, const jfr_value *c) {
+    if (c->kind != JFR_KIND_STRING || raw->type != c->type || (raw->len && !raw->str))
+        return false;
+    const uint8_t *p = (const uint8_t *)raw->str, *end = p + raw->len;
+    size_t cap = (size_t)raw->count * 3 + 4;
+    uint8_t small[1024], *o = cap <= sizeof small ? small : (uint8_t *)malloc(cap), *q = o;
+    if (!o)
+        return true; /* cannot check here */
+    uint32_t n = 0, high = 0;
+    bool ok = true;
+    while (p < end) {
+        uint64_t v;
+        size_t k = jfr_varint_decode(p, end, &v);
+        if (!k || n == raw->count) {
+            ok = false;
+            break;
+        }
+        p += k;
+        n++;
+        uint32_t u = (uint32_t)(v & 0xffff);
+        if (high && u >= 0xdc00 && u <= 0xdfff) {
+            q += jw_utf8_put(q, 0x10000 + ((high - 0xd800) << 10) + (u - 0xdc00));
+            high = 0;
+            continue;
+        }
+        if (high)
+            q += jw_utf8_put(q, high);
+        high = u >= 0xd800 && u <= 0xdbff ? u : 0;
+        if (!high)
+            q += jw_utf8_put(q, u);
+    }
+    if (high)
+        q += jw_utf8_put(q, high);
+    ok = ok && n == raw->count && jw_same_span((const char *)o, (size_t)(q - o), c->str, c->len);
+    if (o != small)
+        free(o);
+    return ok;
+}
+
+/* An item of jfr_iter_next_raw against jfr_iter_next's. */
+static inline bool jw_same_raw(const jfr_value *raw, const jfr_value *c) {
+    if (raw->kind == JFR_KIND_STRING && raw->encoding == JFR_ENCODING_RAW_CHARS)
+        return jw_same_raw_chars(raw, c);
+    return jw_same_value(raw, c);
 }
 
 /* ------------------------------------------------------------------ stacks */
@@ -473,6 +549,11 @@ static inline void jwalk_value(jwalk *w, const jfr_value *v, int depth) {
             const jfr_value *ref = NULL;
             bool ref_on = true;
             jfr_iter_init(&iref, v);
+            /* and a third that leaves compressed UTF-16 unconverted */
+            jfr_iter iraw;
+            jfr_value raw;
+            bool raw_on = true;
+            jfr_iter_init(&iraw, v);
             jfr_iter_init(&iter, v);
             while (!(cut = jw_budget_out(w)) && (k = jfr_iter_next(&iter, &c)) == JFR_OK) {
                 if (ref_on) {
@@ -483,6 +564,15 @@ static inline void jwalk_value(jwalk *w, const jfr_value *v, int depth) {
                                      : kr == JFR_OK && !jw_same_value(ref, &c))
                         jw_fail(w, "jfr_iter_next_ref: item %u differs (status %d)", n, (int)kr);
                     ref_on = kr == JFR_OK;
+                }
+                if (raw_on) {
+                    jfr_status kr = jfr_iter_next_raw(&iraw, &raw);
+                    if (w->ra_strict ? kr != JFR_OK || !jw_same_raw(&raw, &c)
+                                     : kr == JFR_OK && !jw_same_raw(&raw, &c))
+                        jw_fail(w, "jfr_iter_next_raw: item %u differs (status %d)", n, (int)kr);
+                    raw_on = kr == JFR_OK;
+                    if (raw_on && raw.encoding == JFR_ENCODING_RAW_CHARS)
+                        w->raw_strings++;
                 }
                 if (w->max_items && n == w->max_items) {
                     cut = true;
@@ -498,6 +588,8 @@ static inline void jwalk_value(jwalk *w, const jfr_value *v, int depth) {
             }
             if (!cut && ref_on && w->ra_strict && jfr_iter_next_ref(&iref, &scratch, &ref) != k)
                 jw_fail(w, "jfr_iter_next_ref ended with another status than jfr_iter_next");
+            if (!cut && raw_on && w->ra_strict && jfr_iter_next_raw(&iraw, &raw) != k)
+                jw_fail(w, "jfr_iter_next_raw ended with another status than jfr_iter_next");
             if (!cut && k != JFR_END) { /* a decode error */
                 w->decode_errors++;
                 it.status = k;

@@ -4,6 +4,7 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
+#define JFRSTREAM_EXPERIMENTAL /* jfr_iter_next_raw */
 #include "evjson.h"
 
 #include <math.h>
@@ -513,7 +514,10 @@ static void print_plain(evjson *pr, const jfr_value *v) {
         return;
     case JFR_KIND_STRING:
         ob_putc(pr->o, '"');
-        jfmt_json_string(pr->o, v->str, v->len, v->encoding == 3);
+        if (v->encoding == JFR_ENCODING_RAW_CHARS)
+            jfmt_json_chars(pr->o, v->str, v->len);
+        else
+            jfmt_json_string(pr->o, v->str, v->len, v->encoding == 3);
         ob_putc(pr->o, '"');
         return;
     case JFR_KIND_OBJECT:
@@ -641,7 +645,7 @@ static bool step_field(evjson *pr, evjson_frame *fr) {
     separator(pr, fr->next == 0, false, f->name);
     fr->next++;
     jfr_value v;
-    jfr_status r = fr->broken ? JFR_BAD_EVENT : jfr_iter_next(&fr->it, &v);
+    jfr_status r = fr->broken ? JFR_BAD_EVENT : jfr_iter_next_raw(&fr->it, &v);
     if (r != JFR_OK) {
         /* keep the output valid JSON; the event is reported as an error */
         if (!fr->broken)
@@ -666,7 +670,7 @@ static bool step_element(evjson *pr, evjson_frame *fr) {
     if (fr->next >= fr->limit)
         return false;
     jfr_value e;
-    jfr_status r = jfr_iter_next(&fr->it, &e);
+    jfr_status r = jfr_iter_next_raw(&fr->it, &e);
     if (r != JFR_OK) {
         if (r != JFR_END)
             note_error(pr, r);

@@ -1222,3 +1222,139 @@ void jfmt_json_string(outbuf *o, const char *s, size_t len, bool java_utf8) {
         i = (size_t)((const char *)it.p - s);
     }
 }
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* ASCII unit c (a special one, or DEL, or one from a longer varint than
+ * it needs) escaped at d as the JDK writes it; 8 bytes of room. */
+static inline char *json_ascii_at(char *d, unsigned c) {
+    if (json_esc2[c]) {
+        d[0] = '\\';
+        d[1] = json_esc2[c];
+        return d + 2;
+    }
+    if (c < 0x20)
+        return json_escape_u_at(d, c);
+    *d = (char)c;
+    return d + 1;
+}
+#endif
+
+/* The unit of the varint at b, bit 7 of b[0] set (whole varints up to end,
+ * as the library checked them): its low 16 bits, its length in *n. */
+static inline unsigned json_varint_unit(const unsigned char *b, const unsigned char *end,
+                                        size_t *n) {
+    unsigned u = b[0] & 0x7Fu;
+    size_t k = 1;
+    while (k < 9 && b + k < end) {
+        unsigned c = b[k];
+        if (k < 3)
+            u |= (c & 0x7Fu) << (7 * k);
+        k++;
+        if (c < 0x80 || k == 9)
+            break;
+    }
+    *n = k;
+    return u & 0xFFFF;
+}
+
+void jfmt_json_chars(outbuf *o, const char *s, size_t len) {
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+    while (p < end) {
+        if (o->cap - o->len < 64)
+            ob_reserve_slow(o, 64);
+        if (o->cap - o->len < 64) { /* a tiny or failed buffer: unit by unit */
+            if (o->failed)
+                return;
+            size_t n = 1;
+            unsigned u = *p < 0x80 ? *p : json_varint_unit(p, end, &n);
+            json_unit(o, u);
+            p += n;
+            continue;
+        }
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* As jfmt_json_string's fast path: ASCII units are single bytes
+         * below 0x80, so the same blocks store them and stop at the first
+         * special byte, which here starts a varint of two bytes or more
+         * (a unit from U+0080: \uXXXX) or is an ASCII escape. Room: a
+         * 16-byte block or an 8-byte escape store. */
+        char *d = o->buf + o->len, *dend = o->buf + o->cap - 32;
+        while (p < end && d <= dend) {
+            unsigned k;
+            uint64_t w, m;
+#ifdef JSON_SSE2
+            if (end - p >= 16) {
+                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+                _mm_storeu_si128((__m128i *)(void *)d, v);
+                __m128i sp = _mm_or_si128(
+                    _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+                                 _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F))),
+                    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                              _mm_cmpeq_epi8(v, _mm_set1_epi8('/'))),
+                                 _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+                unsigned mm = (unsigned)_mm_movemask_epi8(sp);
+                if (!mm) {
+                    d += 16;
+                    p += 16;
+                    continue;
+                }
+                k = (unsigned)__builtin_ctz(mm);
+            } else
+#endif
+            if (end - p >= 8) {
+                memcpy(&w, p, 8);
+                memcpy(d, &w, 8);
+                if ((m = json_word_special(w)) == 0) {
+                    d += 8;
+                    p += 8;
+                    continue;
+                }
+                k = (unsigned)__builtin_ctzll(m) >> 3;
+            } else {
+                k = 0;
+                while (p + k < end && json_plain[p[k]])
+                    d[k] = (char)p[k], k++;
+                if (p + k == end) {
+                    d += k;
+                    p += k;
+                    break;
+                }
+            }
+            d += k;
+            p += k;
+            if (*p < 0x80) {
+                d = json_ascii_at(d, *p++);
+                continue;
+            }
+            /* this unit and the non-ASCII ones right after it (words in
+             * other scripts) without going back to the blocks; two- and
+             * three-byte varints decoded without a branch on their size */
+            do {
+                unsigned c;
+                size_t n;
+                if (end - p >= 8) {
+                    memcpy(&w, p, 8);
+                    uint64_t c1 = (w >> 15) & 1;
+                    if (c1 && (w & 0x800000)) {
+                        c = json_varint_unit(p, end, &n); /* four bytes or more */
+                    } else {
+                        c = (unsigned)(((w & 0x7f) | ((w >> 1) & 0x3f80) |
+                                        ((w >> 2) & 0x1fc000 & (0 - c1))) &
+                                       0xffff);
+                        n = 2 + (size_t)c1;
+                    }
+                } else {
+                    c = json_varint_unit(p, end, &n);
+                }
+                p += n;
+                d = c >= 0x80 ? json_escape_u_at(d, c) : json_ascii_at(d, c);
+            } while (p < end && *p >= 0x80 && d <= dend);
+        }
+        o->len = (size_t)(d - o->buf);
+#else
+        size_t n = 1;
+        unsigned u = *p < 0x80 ? *p : json_varint_unit(p, end, &n);
+        json_unit(o, u);
+        p += n;
+#endif
+    }
+}

@@ -83,6 +83,14 @@ int32_t jfmt_zone_offset_seconds(int64_t gmt_offset_ms, int64_t dst_ms);
  * surrogates (WTF-8) are taken as lone UTF-16 units.
  */
 void jfmt_json_string(outbuf *o, const char *s, size_t len, bool java_utf8);
+/*
+ * The same body from UTF-16 units given as their varints (a string of wire
+ * encoding 4 as jfr_iter_next_raw hands it over: whole varints, each unit
+ * the low 16 bits of one): each unit escaped as jfmt_json_char would, with
+ * no UTF-8 in between. Output identical to converting the units to UTF-8
+ * (surrogates paired, lone ones as WTF-8) and calling jfmt_json_string.
+ */
+void jfmt_json_chars(outbuf *o, const char *s, size_t len);
 /* Same for one UTF-16 code unit (a Java char). */
 void jfmt_json_char(outbuf *o, uint32_t unit);
 
