@@ -444,52 +444,6 @@ static inline const jfr_value *cached_next(jfr_iter *it) {
     return &n->vals[it->pos_ + it->next++];
 }
 
-jfr_status jfr_iter_next(jfr_iter *it, jfr_value *out) {
-    const jfr_value *pv = &it->parent;
-    const jfr_chunk *c = pv->chunk_;
-    jfr_cur cur;
-    jfr_status s;
-    if (pv->kind == JFR_KIND_OBJECT) {
-        const jfr_type *t = pv->type;
-        if (it->next >= t->nfields)
-            return JFR_END;
-        if (pv->encoding == ITER_CACHED) {
-            const jfr_value *v = cached_next(it);
-            if (!v)
-                return JFR_END;
-            *out = *v;
-            return JFR_OK;
-        }
-        const jfr_tinfo *inf = tinfo(c, t);
-        if (inf->bad)
-            return JFR_BAD_EVENT;
-        cur = cur_at(c, it->pos_);
-        s = read_field(c, &cur, &t->fields[it->next], inf->ops[it->next], pv->depth_ + 1, true, out);
-    } else if (pv->kind == JFR_KIND_ARRAY && pv->field) {
-        if (it->next >= pv->count)
-            return JFR_END;
-        const jfr_field *f = pv->field;
-        uint8_t op = f->pooled ? JFR_OP_POOL : jfr__op_for_type(f->type);
-        cur = cur_at(c, it->pos_);
-        value_init(out, f);
-        s = read_one(c, &cur, f->type, op, pv->depth_, true, out);
-    } else {
-        return JFR_END;
-    }
-    if (s)
-        return s;
-    it->pos_ = pos_of(c, &cur);
-    it->next++;
-    return JFR_OK;
-}
-
-jfr_status jfr_iter_next_ref(jfr_iter *it, jfr_value *scratch, const jfr_value **out) {
-    if (it->parent.kind == JFR_KIND_OBJECT && it->parent.encoding == ITER_CACHED)
-        return (*out = cached_next(it)) ? JFR_OK : JFR_END;
-    *out = scratch;
-    return jfr_iter_next(it, scratch);
-}
-
 /* Compressed UTF-16 at cur left as its varints for jfr_iter_next_raw
  * (found by the skip, which also checks them): true and *out set, cur
  * after it; false for anything else, cur unmoved. */
@@ -537,37 +491,79 @@ static jfr_status read_string_raw(const jfr_chunk *c, jfr_cur *cur, jfr_value *o
     return read_string(c, cur, out);
 }
 
-jfr_status jfr_iter_next_raw(jfr_iter *it, jfr_value *out) {
-    const jfr_value *pv = &it->parent;
-    const jfr_chunk *c = pv->chunk_;
-    const jfr_field *f;
-    uint32_t depth = pv->depth_;
-    if (pv->kind == JFR_KIND_OBJECT && pv->encoding != ITER_CACHED) {
-        const jfr_type *t = pv->type;
-        if (it->next >= t->nfields)
-            return JFR_END;
-        f = &t->fields[it->next];
-        const jfr_tinfo *inf = tinfo(c, t);
-        if (inf->bad || f->array || inf->ops[it->next] != JFR_OP_STRING)
-            return jfr_iter_next(it, out);
-        depth++;
-    } else if (pv->kind == JFR_KIND_ARRAY && (f = pv->field) != NULL) {
-        if (it->next >= pv->count || f->pooled || jfr__op_for_type(f->type) != JFR_OP_STRING)
-            return jfr_iter_next(it, out);
-    } else {
-        return jfr_iter_next(it, out);
-    }
-    jfr_cur cur = cur_at(c, it->pos_);
+/* A string field or element for jfr_iter_next_raw (read_one's start, then
+ * read_string_raw). */
+static jfr_status read_raw_item(const jfr_chunk *c, jfr_cur *cur, const jfr_field *f,
+                                uint32_t depth, jfr_value *out) {
     value_init(out, f);
     out->type = f->type;
     out->chunk_ = c;
     out->depth_ = depth;
-    jfr_status s = read_string_raw(c, &cur, out);
+    return read_string_raw(c, cur, out);
+}
+
+/* jfr_iter_next and, with raw, jfr_iter_next_raw: one body, the choice a
+ * constant in each. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline jfr_status iter_next(jfr_iter *it, jfr_value *out, bool raw) {
+    const jfr_value *pv = &it->parent;
+    const jfr_chunk *c = pv->chunk_;
+    jfr_cur cur;
+    jfr_status s;
+    if (pv->kind == JFR_KIND_OBJECT) {
+        const jfr_type *t = pv->type;
+        if (it->next >= t->nfields)
+            return JFR_END;
+        if (pv->encoding == ITER_CACHED) {
+            const jfr_value *v = cached_next(it);
+            if (!v)
+                return JFR_END;
+            *out = *v;
+            return JFR_OK;
+        }
+        const jfr_tinfo *inf = tinfo(c, t);
+        if (inf->bad)
+            return JFR_BAD_EVENT;
+        cur = cur_at(c, it->pos_);
+        const jfr_field *f = &t->fields[it->next];
+        uint8_t op = inf->ops[it->next];
+        if (raw && op == JFR_OP_STRING && !f->array)
+            s = read_raw_item(c, &cur, f, pv->depth_ + 1, out);
+        else
+            s = read_field(c, &cur, f, op, pv->depth_ + 1, true, out);
+    } else if (pv->kind == JFR_KIND_ARRAY && pv->field) {
+        if (it->next >= pv->count)
+            return JFR_END;
+        const jfr_field *f = pv->field;
+        uint8_t op = f->pooled ? JFR_OP_POOL : jfr__op_for_type(f->type);
+        cur = cur_at(c, it->pos_);
+        if (raw && op == JFR_OP_STRING) {
+            s = read_raw_item(c, &cur, f, pv->depth_, out);
+        } else {
+            value_init(out, f);
+            s = read_one(c, &cur, f->type, op, pv->depth_, true, out);
+        }
+    } else {
+        return JFR_END;
+    }
     if (s)
         return s;
     it->pos_ = pos_of(c, &cur);
     it->next++;
     return JFR_OK;
+}
+
+jfr_status jfr_iter_next(jfr_iter *it, jfr_value *out) { return iter_next(it, out, false); }
+
+jfr_status jfr_iter_next_raw(jfr_iter *it, jfr_value *out) { return iter_next(it, out, true); }
+
+jfr_status jfr_iter_next_ref(jfr_iter *it, jfr_value *scratch, const jfr_value **out) {
+    if (it->parent.kind == JFR_KIND_OBJECT && it->parent.encoding == ITER_CACHED)
+        return (*out = cached_next(it)) ? JFR_OK : JFR_END;
+    *out = scratch;
+    return jfr_iter_next(it, scratch);
 }
 
 /* ------------------------------------------------------------------ time */

@@ -1081,6 +1081,36 @@ static size_t json_utf8_wellformed(outbuf *o, const unsigned char *s, size_t j, 
 #endif
 #endif
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The next block of s (avail >= 8 bytes: 16 of them with SSE2 when there
+ * are, else 8) stored at d as loaded; *block its size. Returns how many of
+ * its bytes come before the first special one (below 0x20 or from 0x80, a
+ * signed compare taking both; DEL, '"', '/', '\\'): *block when none is. */
+static inline unsigned json_block(const char *s, size_t avail, char *d, unsigned *block) {
+#ifdef JSON_SSE2
+    if (avail >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+        _mm_storeu_si128((__m128i *)(void *)d, v);
+        __m128i sp = _mm_or_si128(
+            _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+                         _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F))),
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                      _mm_cmpeq_epi8(v, _mm_set1_epi8('/'))),
+                         _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+        unsigned mm = (unsigned)_mm_movemask_epi8(sp);
+        *block = 16;
+        return mm ? (unsigned)__builtin_ctz(mm) : 16;
+    }
+#endif
+    (void)avail;
+    uint64_t w, m;
+    memcpy(&w, s, 8);
+    memcpy(d, &w, 8);
+    *block = 8;
+    return (m = json_word_special(w)) != 0 ? (unsigned)__builtin_ctzll(m) >> 3 : 8;
+}
+#endif
+
 void jfmt_json_string(outbuf *o, const char *s, size_t len, bool java_utf8) {
     size_t i = 0;
     while (i < len) {
@@ -1098,41 +1128,14 @@ void jfmt_json_string(outbuf *o, const char *s, size_t len, bool java_utf8) {
             uint64_t w, m;
             for (;;) {
                 unsigned k;
-#ifdef JSON_SSE2
-                if (j + 16 <= len && d <= dend) {
-                    /* special: below 0x20 or from 0x80 (a signed compare
-                     * takes both), DEL, '"', '/', '\\' */
-                    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + j));
-                    _mm_storeu_si128((__m128i *)(void *)d, v);
-                    __m128i sp = _mm_or_si128(
-                        _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
-                                     _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F))),
-                        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('/'))),
-                                     _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-                    unsigned mm = (unsigned)_mm_movemask_epi8(sp);
-                    if (!mm) {
-                        d += 16;
-                        j += 16;
-                        continue;
-                    }
-                    k = (unsigned)__builtin_ctz(mm);
-                } else
-#endif
-                if (j + 8 <= len && d <= dend) {
-                    memcpy(&w, s + j, 8);
-                    memcpy(d, &w, 8);
-                    if ((m = json_word_special(w)) == 0) {
-                        d += 8;
-                        j += 8;
-                        continue;
-                    }
-                    k = (unsigned)__builtin_ctzll(m) >> 3;
-                } else {
+                if (j + 8 > len || d > dend)
                     break;
-                }
+                unsigned block;
+                k = json_block(s + j, len - j, d, &block);
                 d += k;
                 j += k;
+                if (k == block)
+                    continue;
                 unsigned char c = (unsigned char)s[j];
                 if (c >= 0x80) {
                     /* this sequence and those right after it */
@@ -1280,35 +1283,15 @@ void jfmt_json_chars(outbuf *o, const char *s, size_t len) {
         char *d = o->buf + o->len, *dend = o->buf + o->cap - 32;
         while (p < end && d <= dend) {
             unsigned k;
-            uint64_t w, m;
-#ifdef JSON_SSE2
-            if (end - p >= 16) {
-                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-                _mm_storeu_si128((__m128i *)(void *)d, v);
-                __m128i sp = _mm_or_si128(
-                    _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
-                                 _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F))),
-                    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                              _mm_cmpeq_epi8(v, _mm_set1_epi8('/'))),
-                                 _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-                unsigned mm = (unsigned)_mm_movemask_epi8(sp);
-                if (!mm) {
-                    d += 16;
-                    p += 16;
-                    continue;
-                }
-                k = (unsigned)__builtin_ctz(mm);
-            } else
-#endif
+            uint64_t w;
             if (end - p >= 8) {
-                memcpy(&w, p, 8);
-                memcpy(d, &w, 8);
-                if ((m = json_word_special(w)) == 0) {
-                    d += 8;
-                    p += 8;
+                unsigned block;
+                k = json_block((const char *)p, (size_t)(end - p), d, &block);
+                if (k == block) {
+                    d += k;
+                    p += k;
                     continue;
                 }
-                k = (unsigned)__builtin_ctzll(m) >> 3;
             } else {
                 k = 0;
                 while (p + k < end && json_plain[p[k]])
