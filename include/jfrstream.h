@@ -750,9 +750,9 @@ JFR_API jfr_status jfr_iter_next_ref(jfr_iter *it, jfr_value *scratch, const jfr
  * reference names: those come back unconverted, with encoding
  * JFR_ENCODING_RAW_CHARS, str and len the units' varints in the chunk
  * (checked: exactly `count` of them, the last one complete; valid as long
- * as the chunk), count the number of units, and pooled and key as usual. A unit is the low 16 bits of
- * its varint (jfr_varint_decode); a high surrogate followed by a low one
- * is one character. Other strings, and the fields of an object iterated
+ * as the chunk), count the number of units, and pooled and key as usual.
+ * A unit is the low 16 bits of its varint (jfr_varint_decode); a high
+ * surrogate followed by a low one is one character. Other strings, and the fields of an object iterated
  * from the value cache, are UTF-8 as with jfr_iter_next; so is everything
  * in a chunk without compressed integers. For writers that encode every
  * UTF-16 unit anyway (JSON's \uXXXX): no conversion to UTF-8 and back.

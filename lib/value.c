@@ -82,7 +82,44 @@ static char *scratch_room(void *parser, size_t n) {
     return jfr__arena_alloc(&p->opt.allocator, &p->scratch, n ? n : 1, 1);
 }
 
-static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) {
+/* Compressed UTF-16 at cur left as its varints for jfr_iter_next_raw
+ * (found by the skip, which also checks them): true and *out set, cur
+ * after it; false for anything else, cur unmoved. */
+static bool raw_chars(jfr_cur *cur, jfr_value *out) {
+    const uint8_t *at = cur->p;
+    uint32_t n;
+    if (cur->fixed || at >= cur->end || *at != JFR_STR_CHARS)
+        return false;
+    cur->p++;
+    if (jfr__cur_count(cur, &n) && n <= (size_t)(cur->end - cur->p)) {
+        const uint8_t *s = cur->p;
+        if (jfr__cur_skip_varints(cur, n)) {
+            out->kind = JFR_KIND_STRING;
+            out->encoding = JFR_ENCODING_RAW_CHARS;
+            out->str = (const char *)s;
+            out->len = (size_t)(cur->p - s);
+            out->count = n;
+            return true;
+        }
+    }
+    cur->p = at;
+    return false;
+}
+
+static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, jfr_value *out);
+static jfr_status read_string_raw(const jfr_chunk *c, jfr_cur *cur, jfr_value *out);
+
+/* A string value at cur. With raw (jfr_iter_next_raw), compressed UTF-16,
+ * inline or the entry a pool reference names, is left as its varints; any
+ * other string, and every error, reads as without. One body, the choice a
+ * constant in each of the two below. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline jfr_status read_string_as(const jfr_chunk *c, jfr_cur *cur, jfr_value *out,
+                                        bool raw) {
+    if (raw && raw_chars(cur, out))
+        return JFR_OK;
     jfr_wstr ws;
     int r = jfr__cur_string(cur, JFR__STR_BORROW, scratch_room, c->parser, &ws);
     if (r == JFR__STR_END)
@@ -101,7 +138,7 @@ static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) 
             out->kind = JFR_KIND_NULL;
         } else {
             jfr_cur pc = cur_at(c, pos);
-            jfr_status s = read_string(c, &pc, out);
+            jfr_status s = raw ? read_string_raw(c, &pc, out) : read_string(c, &pc, out);
             if (s)
                 return s;
         }
@@ -112,6 +149,14 @@ static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) 
         out->len = ws.len;
     }
     return JFR_OK;
+}
+
+static jfr_status read_string(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) {
+    return read_string_as(c, cur, out, false);
+}
+
+static jfr_status read_string_raw(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) {
+    return read_string_as(c, cur, out, true);
 }
 
 static float be_float(uint32_t b) {
@@ -442,53 +487,6 @@ static inline const jfr_value *cached_next(jfr_iter *it) {
     if (it->next >= it->parent.type->nfields || it->pos_ + it->next >= n->nvals)
         return NULL;
     return &n->vals[it->pos_ + it->next++];
-}
-
-/* Compressed UTF-16 at cur left as its varints for jfr_iter_next_raw
- * (found by the skip, which also checks them): true and *out set, cur
- * after it; false for anything else, cur unmoved. */
-static bool raw_chars(jfr_cur *cur, jfr_value *out) {
-    const uint8_t *at = cur->p;
-    uint32_t n;
-    if (cur->fixed || at >= cur->end || *at != JFR_STR_CHARS)
-        return false;
-    cur->p++;
-    if (jfr__cur_count(cur, &n) && n <= (size_t)(cur->end - cur->p)) {
-        const uint8_t *s = cur->p;
-        if (jfr__cur_skip_varints(cur, n)) {
-            out->kind = JFR_KIND_STRING;
-            out->encoding = JFR_ENCODING_RAW_CHARS;
-            out->str = (const char *)s;
-            out->len = (size_t)(cur->p - s);
-            out->count = n;
-            return true;
-        }
-    }
-    cur->p = at;
-    return false;
-}
-
-/* A string at cur for jfr_iter_next_raw: compressed UTF-16, inline or the
- * string pool entry a reference names, unconverted; anything else, and
- * every error, through read_string from the same place. */
-static jfr_status read_string_raw(const jfr_chunk *c, jfr_cur *cur, jfr_value *out) {
-    const uint8_t *at = cur->p;
-    if (raw_chars(cur, out))
-        return JFR_OK;
-    uint64_t key, pos;
-    if (at < cur->end && *at == JFR_STR_POOL) {
-        cur->p++;
-        if (jfr__cur_long(cur, &key) && (pos = string_entry(c, key)) != 0) {
-            jfr_cur pc = cur_at(c, pos);
-            if (raw_chars(&pc, out)) {
-                out->pooled = true;
-                out->key = key;
-                return JFR_OK;
-            }
-        }
-        cur->p = at;
-    }
-    return read_string(c, cur, out);
 }
 
 /* A string field or element for jfr_iter_next_raw (read_one's start, then

@@ -1260,6 +1260,16 @@ static inline unsigned json_varint_unit(const unsigned char *b, const unsigned c
     return u & 0xFFFF;
 }
 
+/* The unit at p escaped through json_unit (the path without room for the
+ * blocks): returns where the next one starts. */
+static const unsigned char *json_chars_unit(outbuf *o, const unsigned char *p,
+                                            const unsigned char *end) {
+    size_t n = 1;
+    unsigned u = *p < 0x80 ? *p : json_varint_unit(p, end, &n);
+    json_unit(o, u);
+    return p + n;
+}
+
 void jfmt_json_chars(outbuf *o, const char *s, size_t len) {
     const unsigned char *p = (const unsigned char *)s, *end = p + len;
     while (p < end) {
@@ -1268,10 +1278,7 @@ void jfmt_json_chars(outbuf *o, const char *s, size_t len) {
         if (o->cap - o->len < 64) { /* a tiny or failed buffer: unit by unit */
             if (o->failed)
                 return;
-            size_t n = 1;
-            unsigned u = *p < 0x80 ? *p : json_varint_unit(p, end, &n);
-            json_unit(o, u);
-            p += n;
+            p = json_chars_unit(o, p, end);
             continue;
         }
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -1334,10 +1341,7 @@ void jfmt_json_chars(outbuf *o, const char *s, size_t len) {
         }
         o->len = (size_t)(d - o->buf);
 #else
-        size_t n = 1;
-        unsigned u = *p < 0x80 ? *p : json_varint_unit(p, end, &n);
-        json_unit(o, u);
-        p += n;
+        p = json_chars_unit(o, p, end);
 #endif
     }
 }
