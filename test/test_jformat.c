@@ -354,33 +354,6 @@ static size_t put_varint(unsigned char *o, uint64_t v, int minlen) {
     }
 }
 
-/* UTF-8 of a unit sequence as the library converts compressed UTF-16:
- * surrogate pairs joined, lone surrogates as WTF-8. */
-static size_t units_to_wtf8(const uint32_t *u, size_t n, char *o) {
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t c = u[i];
-        if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && u[i + 1] >= 0xdc00 && u[i + 1] <= 0xdfff)
-            c = 0x10000 + ((c - 0xd800) << 10) + (u[++i] - 0xdc00);
-        if (c < 0x80) {
-            o[k++] = (char)c;
-        } else if (c < 0x800) {
-            o[k++] = (char)(0xc0 | c >> 6);
-            o[k++] = (char)(0x80 | (c & 0x3f));
-        } else if (c < 0x10000) {
-            o[k++] = (char)(0xe0 | c >> 12);
-            o[k++] = (char)(0x80 | (c >> 6 & 0x3f));
-            o[k++] = (char)(0x80 | (c & 0x3f));
-        } else {
-            o[k++] = (char)(0xf0 | c >> 18);
-            o[k++] = (char)(0x80 | (c >> 12 & 0x3f));
-            o[k++] = (char)(0x80 | (c >> 6 & 0x3f));
-            o[k++] = (char)(0x80 | (c & 0x3f));
-        }
-    }
-    return k;
-}
-
 /* jfmt_json_chars against two definitions, through every buffer size:
  * each unit escaped alone (jfmt_json_char) and the string's UTF-8 (WTF-8)
  * through jfmt_json_string. Random units of every class (ASCII, escapes,
@@ -397,9 +370,9 @@ static void test_json_chars(void) {
     uint64_t seed = 84;
     unsigned cases = 0, long_varints = 0;
     for (int t = 0; t < 40000; t++) {
-        uint32_t units[200];
+        uint16_t units[200];
         unsigned char raw[200 * 9];
-        char wtf[200 * 4];
+        uint8_t wtf[200 * 4];
         size_t nu = test_splitmix(&seed) % 200, nr = 0;
         int ascii_run = (int)(test_splitmix(&seed) % 4); /* some strings mostly ASCII */
         for (size_t i = 0; i < nu; i++) {
@@ -416,11 +389,11 @@ static void test_json_chars(void) {
             case 7: /* a pair, or a lone surrogate */
                 u = 0xd800 + (uint32_t)(r >> 8) % 0x400;
                 if ((r >> 20) % 3 && i + 1 < nu)
-                    units[i++] = u, u = 0xdc00 + (uint32_t)(r >> 32) % 0x400;
+                    units[i++] = (uint16_t)u, u = 0xdc00 + (uint32_t)(r >> 32) % 0x400;
                 break;
             default: u = 0xdc00 + (uint32_t)(r >> 8) % 0x400; break;
             }
-            units[i] = u;
+            units[i] = (uint16_t)u;
         }
         for (size_t i = 0; i < nu; i++) {
             uint64_t r = test_splitmix(&seed);
@@ -434,11 +407,11 @@ static void test_json_chars(void) {
             }
             nr += put_varint(raw + nr, v, minlen);
         }
-        size_t nw = units_to_wtf8(units, nu, wtf);
+        size_t nw = jw_utf16_to_wtf8(units, nu, wtf);
         want.len = 0;
         for (size_t i = 0; i < nu; i++)
             jfmt_json_char(&want, units[i]);
-        json_through(&via, wtf, nw, false, 4096);
+        json_through(&via, (const char *)wtf, nw, false, 4096);
         if (via.len != want.len || memcmp(via.buf, want.buf, want.len) != 0) {
             printf("FAIL: chars %d: jfmt_json_string of the WTF-8 is not the units' escapes\n", t);
             g_failures++;

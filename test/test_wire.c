@@ -132,19 +132,6 @@ static void test_strings(void) {
     printf("strings: six encodings, compressed and uncompressed\n");
 }
 
-/* The simple definition: a high surrogate directly followed by a low one
- * is one code point, every other unit is encoded alone (WTF-8). */
-static size_t ref_utf16_to_utf8(const uint16_t *u, size_t n, uint8_t *out) {
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t cp = u[i];
-        if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < n && u[i + 1] >= 0xdc00 && u[i + 1] <= 0xdfff)
-            cp = 0x10000 + ((cp - 0xd800) << 10) + (u[++i] - 0xdc00);
-        o += jfr__utf8_put(out + o, cp);
-    }
-    return o;
-}
-
 /* Byte soup: random varints of 1 to 4 bytes, some not minimal, some above
  * U+FFFF (a unit keeps the low 16 bits), in long strings, so that the
  * converter's 16-byte blocks meet every byte pattern. Against the units
@@ -174,7 +161,7 @@ static void test_chars_soup(void) {
             u[i] = (uint16_t)v;
         }
         uint8_t want[MAXN * 3 + 1];
-        size_t wn = ref_utf16_to_utf8(u, n, want);
+        size_t wn = jw_utf16_to_wtf8(u, n, want);
         uint8_t *in = malloc(len ? len : 1), *out = malloc(n * 3 + 1);
         memcpy(in, enc, len);
         for (int wide = 0; wide < 2; wide++) { /* 16- and 32-byte blocks */
@@ -218,7 +205,7 @@ static void test_chars_random(void) {
             }
         }
         uint8_t want[80 * 3 + 1];
-        size_t wn = ref_utf16_to_utf8(u, n, want);
+        size_t wn = jw_utf16_to_wtf8(u, n, want);
         for (int fixed = 0; fixed < 2; fixed++) {
             uint8_t enc[80 * 4];
             size_t len = 0;
