@@ -786,6 +786,59 @@ JFR_API jfr_status jfr_stack_frames(jfr_stack *s, uint32_t first, jfr_frame *out
  */
 JFR_API jfr_status jfr_parser_set_value_cache(jfr_parser *p, bool on);
 
+/*
+ * Shared preparation: N parsers in one process that read the same chunks at
+ * the same addresses (N workers over one mapped file, each delivering its
+ * own share of the events: jfrstream print --json --jobs) index each chunk
+ * once between them instead of N times.
+ *
+ * A jfr_share holds up to `slots` (0: 4) prepared chunks for `parsers`
+ * parsers (0: not known). Preparing a
+ * chunk is what precedes its first record callback (see
+ * jfr_parser_set_threads): metadata, record sizes checked, constant pools
+ * indexed, events listed (sorted by end time when `ordered`). A parser
+ * given a share (jfr_parser_set_share) that reaches a finished chunk (not a
+ * live one) at an address whose preparation the share holds copies the pool
+ * index and the event list from it instead of making them, when it was
+ * made for the same metadata, the same wanted types, the same `ordered`
+ * and the same presence of on_record; it waits for a preparation that
+ * another thread is making. Otherwise, and when the preparation failed (a
+ * damaged chunk), the parser does the work itself, so callbacks, errors
+ * and their offsets are those of a parser without a share. The bytes must
+ * stay unchanged at that address while any of the parsers may reach them.
+ *
+ * jfr_parser_prepare(p, buf, len, &made) prepares the whole finished chunk
+ * that starts at buf (len: the bytes available there) into p's share, on
+ * the calling thread, as p would (its options, callbacks and
+ * subscriptions), unless the share holds it or another thread is making
+ * it: *made (may be NULL) says whether this call did the work. A parser
+ * that finds its next chunk made or being made by another can prepare the
+ * one after it meanwhile: each chunk is then indexed about once. A slot is
+ * reused once all `parsers` parsers have reached its chunk (or it failed;
+ * with `parsers` 0, oldest first); when none can be, nothing is prepared
+ * (a parser far ahead of the others does its own work). Bytes that are
+ * not a whole finished chunk are left to the parsers: JFR_OK, *made 0.
+ * A preparation is used only where the bytes at its address still begin
+ * with the header it was made from.
+ *
+ * Memory: a slot holds a copy of its chunk's pool index and event list
+ * (about 40 bytes per pool entry and 16 per event), allocated with the
+ * allocator given to jfr_share_new (NULL: malloc), not counted in any
+ * parser's max_memory; an adopting parser's copies are counted in its own.
+ * The share is thread-safe; it must outlive the parsers' use of it
+ * (jfr_parser_set_share(p, NULL) detaches). jfr_share_stats: chunks
+ * prepared into it, and copies taken by parsers.
+ * Returns: jfr_share_new NULL when memory runs out; the others JFR_OK, or
+ * JFR_INVALID_ARG for a NULL parser (prepare: or no share, or NULL buf),
+ * or JFR_NOMEM when prepare could not allocate.
+ */
+typedef struct jfr_share jfr_share;
+JFR_API jfr_share *jfr_share_new(const jfr_allocator *a, unsigned parsers, unsigned slots);
+JFR_API void jfr_share_free(jfr_share *s);
+JFR_API void jfr_share_stats(const jfr_share *s, uint64_t *prepared, uint64_t *adopted);
+JFR_API jfr_status jfr_parser_set_share(jfr_parser *p, jfr_share *s);
+JFR_API jfr_status jfr_parser_prepare(jfr_parser *p, const void *buf, size_t len, bool *made);
+
 #endif /* JFRSTREAM_EXPERIMENTAL */
 
 #ifdef __cplusplus

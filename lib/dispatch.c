@@ -622,6 +622,8 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
                               caller releases it when the chunk is done */
                 if ((s = adopt_scan(p, p->prep)))
                     return s;
+            } else if (p->share && !p->live && jfr__share_adopt(p)) {
+                /* prepared by another parser with the same share (share.c) */
             } else if ((s = scan_unit(p))) {
                 return s;
             }

@@ -406,6 +406,9 @@ struct jfr_parser {
     struct jfr_par *par;  /* helper threads and their slots, or NULL */
     jfr_parser *prep;     /* the current chunk's preparation (a worker parser
                              holding md, pools and event list), or NULL */
+    /* shared preparation (share.c, jfr_parser_prepare in parallel.c) */
+    struct jfr_share *share; /* jfr_parser_set_share, or NULL */
+    jfr_parser *share_w;  /* the worker parser jfr_parser_prepare runs on */
 };
 
 /* status.c: record an error at an absolute input offset (p->status,
@@ -506,5 +509,23 @@ void jfr__par_release(jfr_parser *p);
 void jfr__par_quiesce(jfr_parser *p);
 /* Join the helpers and free everything (jfr_parser_free). */
 void jfr__par_free(jfr_parser *p);
+
+/* ------------------------------------------------- shared preparation
+ * share.c. A jfr_share holds chunk preparations keyed by the chunk's
+ * address and size. jfr_parser_prepare (parallel.c) claims a slot, runs
+ * jfr__chunk_prepare on the parser's own worker parser and publishes the
+ * results (copies); a parser with that share copies them at PH_MAP of a
+ * finished chunk instead of running scan_unit (dispatch.c). */
+
+/* A slot for preparing the chunk at base (size bytes): its index, or -1
+ * when the share holds it, someone makes it, or no slot is free. */
+int jfr__share_claim(struct jfr_share *s, const uint8_t *base, uint64_t size);
+/* The claimed slot is done: w's pool index and event list are copied in
+ * when ok (else, or when copying fails, the slot says FAILED). */
+void jfr__share_publish(struct jfr_share *s, int slot, const jfr_parser *w, bool ok);
+/* At PH_MAP of p's finished chunk, after map_subscriptions: copy the
+ * preparation of this chunk if the share holds one made for what p wants
+ * (waiting while it is being made). False: p must scan the chunk itself. */
+bool jfr__share_adopt(jfr_parser *p);
 
 #endif /* JFR_INTERNAL_H */

@@ -177,15 +177,14 @@ static uint64_t finished_chunk(const jfr_parser *p, const uint8_t *h, size_t lef
     return (uint64_t)size;
 }
 
-/* Under the lock, slot FREE: set its worker parser up for the chunk at h.
+/* Set the worker parser w up to prepare the finished chunk at h for p.
  * False when the subscriptions cannot be copied (memory). */
-static bool queue(jfr_parser *p, jfr_slot *sl, const uint8_t *h, const jfr_chunk_info *hi,
-                  uint64_t offset, uint64_t index) {
+static bool setup_worker(const jfr_parser *p, jfr_parser *w, const uint8_t *h,
+                         const jfr_chunk_info *hi, uint64_t offset, uint64_t index) {
     uint64_t size = (uint64_t)hi->size;
-    jfr_parser *w = sl->w;
-    /* subscriptions only grow: copy the new ones, so that the helper lists
-     * the events of the types wanted now (adopt_scan checks that this is
-     * still so at the chunk's turn) */
+    /* subscriptions only grow: copy the new ones, so that the worker lists
+     * the events of the types wanted now (adopt_scan and jfr__share_adopt
+     * check that this is still so at the chunk's turn) */
     while (w->nsubs < p->nsubs) {
         const jfr_sub *sub = &p->subs[w->nsubs];
         if (jfr_parser_on(w, sub->name, sub->cb, NULL) != JFR_OK)
@@ -209,6 +208,15 @@ static bool queue(jfr_parser *p, jfr_slot *sl, const uint8_t *h, const jfr_chunk
     c->md = NULL;
     c->tb_start_nanos = c->tb_start_ticks = 0; /* conversions unused */
     c->tb_divisor = 1.0;
+    return true;
+}
+
+/* Under the lock, slot FREE: set its worker parser up for the chunk at h.
+ * False when the subscriptions cannot be copied (memory). */
+static bool queue(jfr_parser *p, jfr_slot *sl, const uint8_t *h, const jfr_chunk_info *hi,
+                  uint64_t offset, uint64_t index) {
+    if (!setup_worker(p, sl->w, h, hi, offset, index))
+        return false;
     sl->base = h;
     sl->offset = offset;
     sl->ok = false;
@@ -311,9 +319,40 @@ void jfr__par_quiesce(jfr_parser *p) {
 }
 
 void jfr__par_free(jfr_parser *p) {
+    if (p->share_w) {
+        jfr__parser_destroy(p->share_w);
+        p->share_w = NULL;
+    }
     if (!p->par)
         return;
     par_destroy(p, p->par);
     p->par = NULL;
     p->prep = NULL;
+}
+
+/* ------------------------------------------------- shared preparation */
+
+jfr_status jfr_parser_prepare(jfr_parser *p, const void *buf, size_t len, bool *made) {
+    if (made)
+        *made = false;
+    if (!p || !p->share || !buf)
+        return JFR_INVALID_ARG;
+    jfr_chunk_info hi;
+    uint64_t size = finished_chunk(p, buf, len, &hi);
+    if (!size)
+        return JFR_OK; /* not a whole finished chunk: the parsers' business */
+    if (!p->share_w) {
+        jfr_options wo = p->opt;
+        if (!(p->share_w = jfr__parser_create(&wo, &p->cb, NULL)))
+            return JFR_NOMEM;
+    }
+    int slot = jfr__share_claim(p->share, buf, size);
+    if (slot < 0)
+        return JFR_OK;
+    jfr_parser *w = p->share_w;
+    bool ok = setup_worker(p, w, buf, &hi, 0, 0) && jfr__chunk_prepare(w, NULL) == JFR_OK;
+    jfr__share_publish(p->share, slot, w, ok);
+    if (made)
+        *made = true;
+    return JFR_OK;
 }

@@ -29,6 +29,33 @@ static bool has(const tlog *t, const char *s) {
     return false;
 }
 
+/* ------------------------------------------------------- chunk framing */
+
+typedef struct span {
+    size_t off, size;
+} span;
+
+static size_t chunks_of(const uint8_t *b, size_t len, span *out, size_t max) {
+    size_t n = 0, off = 0;
+    while (off + 68 <= len && n < max && memcmp(b + off, "FLR\0", 4) == 0) {
+        uint64_t sz = 0;
+        for (int i = 0; i < 8; i++)
+            sz = sz << 8 | b[off + 8 + i];
+        if (sz <= 68 || sz > len - off)
+            break;
+        out[n++] = (span){off, (size_t)sz};
+        off += (size_t)sz;
+    }
+    return n;
+}
+
+static uint64_t be(const uint8_t *b, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v = v << 8 | b[i];
+    return v;
+}
+
 /* --------------------------------------------------------------- runner */
 
 enum shape {
@@ -116,11 +143,75 @@ typedef struct pcfg {
     int pause_every, stop_at;
     size_t feed;   /* max slice (random sizes 1..feed); 0 = whole buffer */
     unsigned seed;
+    int share;     /* a jfr_share: enum share_mode */
 } pcfg;
+
+/* jfr_share: the parser prepares every chunk into a share before it is fed
+ * (room for all; or room for 2 and the number of parsers not given: older
+ * ones evicted before they are reached);
+ * or two parsers on two threads share one, each feeding chunk by chunk and
+ * preparing its next chunk, or the one after when the other has it, as
+ * jfrstream print --jobs does. */
+enum share_mode { SHARE_NONE, SHARE_ALL, SHARE_TWO, SHARE_PAIR };
+static const char *share_name[] = {"none", "all", "two", "pair"};
 
 static const jfr_allocator *g_alloc; /* NULL: libc */
 
+static size_t chunk_len(const uint8_t *b, size_t left) {
+    uint64_t k = jfr_chunk_size_at(b, left);
+    return k >= 68 && k <= left ? (size_t)k : left;
+}
+
+static tlog run_with(const uint8_t *buf, size_t len, pcfg c, int *ncb, jfr_share *sh);
+static bool same(const tlog *ref, const tlog *t, const char *what, pcfg c);
+
+typedef struct pair_arg {
+    const uint8_t *buf;
+    size_t len;
+    pcfg c;
+    jfr_share *sh;
+    tlog out;
+} pair_arg;
+
+static void *pair_main(void *arg) {
+    pair_arg *a = arg;
+    a->out = run_with(a->buf, a->len, a->c, NULL, a->sh);
+    return NULL;
+}
+
+static uint64_t g_adopted; /* copies taken from shares, all runs */
+
+/* A run as pcfg says; with a share, its preparations and their copies are
+ * counted in g_adopted. SHARE_PAIR: the other parser's transcript must be
+ * the same as this one's. */
 static tlog run(const uint8_t *buf, size_t len, pcfg c, int *ncb) {
+    if (c.share == SHARE_NONE)
+        return run_with(buf, len, c, ncb, NULL);
+    jfr_share *sh = jfr_share_new(g_alloc, c.share == SHARE_PAIR ? 2 : c.share == SHARE_ALL,
+                                   c.share == SHARE_TWO ? 2 : c.share == SHARE_ALL ? 64 : 0);
+    if (!sh) {
+        tlog t = {0};
+        tlog_printf(&t, "SHARE failed\n");
+        return t;
+    }
+    pair_arg other = {buf, len, c, sh, {0}};
+    pthread_t th;
+    bool two = c.share == SHARE_PAIR && pthread_create(&th, NULL, pair_main, &other) == 0;
+    tlog t = run_with(buf, len, c, ncb, sh);
+    if (two) {
+        pthread_join(th, NULL);
+        if (!g_alloc) /* failures injected: only one of the two sees each */
+            same(&t, &other.out, "the other parser of a pair", c);
+        free(other.out.d);
+    }
+    uint64_t adopted = 0;
+    jfr_share_stats(sh, NULL, &adopted);
+    g_adopted += adopted;
+    jfr_share_free(sh);
+    return t;
+}
+
+static tlog run_with(const uint8_t *buf, size_t len, pcfg c, int *ncb, jfr_share *sh) {
     pctx x = {.shape = c.shape, .hash = 0xcbf29ce484222325ull};
     x.r.cfg = (run_cfg){.values = true, .stacks = true, .pause_every = c.pause_every,
                         .stop_at = c.stop_at, .skip_errors = c.skip_errors};
@@ -140,6 +231,8 @@ static tlog run(const uint8_t *buf, size_t len, pcfg c, int *ncb) {
         return x.r.log;
     }
     jfr_parser_set_threads(p, c.threads);
+    if (sh)
+        jfr_parser_set_share(p, sh);
     if (c.shape == SH_SUBS) {
         /* two per-type handlers for one type, one for others */
         static const char *names[] = {"jdk.ExecutionSample", "jdk.ObjectAllocationSample",
@@ -153,9 +246,19 @@ static tlog run(const uint8_t *buf, size_t len, pcfg c, int *ncb) {
     size_t pos = 0;
     unsigned seed = c.seed;
     jfr_status s = JFR_OK;
+    if (sh && c.share != SHARE_PAIR) /* every chunk prepared, then fed */
+        for (size_t at = 0; at < len; at += chunk_len(buf + at, len - at))
+            if (jfr_parser_prepare(p, buf + at, len - at, NULL) != JFR_OK)
+                tlog_printf(&x.r.log, "PREPARE failed\n");
     while (pos < len) {
         size_t n = len - pos;
-        if (c.feed) {
+        if (c.share == SHARE_PAIR) { /* a chunk at a time, prepared ahead */
+            n = chunk_len(buf + pos, len - pos);
+            bool made = false;
+            jfr_parser_prepare(p, buf + pos, n, &made);
+            if (!made && pos + n < len)
+                jfr_parser_prepare(p, buf + pos + n, len - pos - n, NULL);
+        } else if (c.feed) {
             n = 1 + rnd_next(&seed) % c.feed;
             if (n > len - pos)
                 n = len - pos;
@@ -182,9 +285,11 @@ static tlog run(const uint8_t *buf, size_t len, pcfg c, int *ncb) {
 }
 
 static void describe(char *d, size_t n, const char *what, pcfg c) {
-    snprintf(d, n, "%s: threads=%u ordered=%d shape=%s pause=%d stop=%d feed=%zu seed=%u skip=%d",
+    snprintf(d, n,
+             "%s: threads=%u ordered=%d shape=%s pause=%d stop=%d feed=%zu seed=%u skip=%d "
+             "share=%s",
              what, c.threads, c.ordered, shape_name[c.shape], c.pause_every, c.stop_at, c.feed,
-             c.seed, c.skip_errors);
+             c.seed, c.skip_errors, share_name[c.share]);
 }
 
 static bool same(const tlog *ref, const tlog *t, const char *what, pcfg c) {
@@ -255,6 +360,29 @@ static void check_buffer(const uint8_t *buf, size_t len, const char *what, enum 
                         vs(&ref, buf, len, what, c);
                     }
                 }
+                /* shared preparations (whole feed; a pair: chunk by chunk) */
+                for (int m = SHARE_ALL; m <= SHARE_PAIR; m++) {
+                    if ((lv == LV_HEAVY && m != SHARE_PAIR) || (lv == LV_DAMAGED && m == SHARE_TWO))
+                        continue;
+                    pcfg c = base;
+                    c.share = m;
+                    uint64_t a0 = g_adopted;
+                    vs(&ref, buf, len, what, c);
+                    /* every chunk of a sound buffer is copied, not made again */
+                    span ch[4096];
+                    size_t nch = chunks_of(buf, len, ch, 4096);
+                    if (lv != LV_DAMAGED && m == SHARE_ALL && sh == SH_ALL && nch < 64 &&
+                        g_adopted - a0 != nch) {
+                        fprintf(stderr, "%s: %" PRIu64 " of %zu chunks copied from the share\n",
+                                what, g_adopted - a0, nch);
+                        g_fails++;
+                    }
+                    if (m == SHARE_PAIR && lv == LV_FULL && ordered) { /* helpers, pauses */
+                        c.threads = 2;
+                        c.pause_every = 5;
+                        vs(&ref, buf, len, what, c);
+                    }
+                }
                 free(ref.d);
                 /* a stop in the middle (and at a third, with pauses) */
                 if (ncb > 2 && lv != LV_DAMAGED && (lv == LV_FULL || (sh == SH_ALL && ordered))) {
@@ -268,39 +396,15 @@ static void check_buffer(const uint8_t *buf, size_t len, const char *what, enum 
                             c.pause_every = k == 3 ? 97 : 0;
                             vs(&sref, buf, len, what, c);
                         }
+                        pcfg c = sb;
+                        c.share = SHARE_PAIR;
+                        vs(&sref, buf, len, what, c);
                         free(sref.d);
                     }
                 }
             }
         }
     }
-}
-
-/* ------------------------------------------------------- chunk framing */
-
-typedef struct span {
-    size_t off, size;
-} span;
-
-static size_t chunks_of(const uint8_t *b, size_t len, span *out, size_t max) {
-    size_t n = 0, off = 0;
-    while (off + 68 <= len && n < max && memcmp(b + off, "FLR\0", 4) == 0) {
-        uint64_t sz = 0;
-        for (int i = 0; i < 8; i++)
-            sz = sz << 8 | b[off + 8 + i];
-        if (sz <= 68 || sz > len - off)
-            break;
-        out[n++] = (span){off, (size_t)sz};
-        off += (size_t)sz;
-    }
-    return n;
-}
-
-static uint64_t be(const uint8_t *b, int n) {
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++)
-        v = v << 8 | b[i];
-    return v;
 }
 
 /* Damaged copies of a buffer of at least 3 chunks: bytes of chunk 2 flipped
@@ -381,6 +485,7 @@ static void robust_random(const uint8_t *buf, size_t len, double seconds) {
         pcfg c = base;
         c.threads = 2 + rnd_next(&g_rnd) % 3;
         c.pause_every = (int)(rnd_next(&g_rnd) % 3 ? 0 : 1 + rnd_next(&g_rnd) % 50);
+        c.share = (int)(rnd_next(&g_rnd) % 4); /* none, all, two, pair */
         tlog t = run(d, dl, c, NULL);
         same(&ref, &t, "robust random damage", c);
         free(t.d);
@@ -417,6 +522,7 @@ static void robust_alloc(const uint8_t *buf, size_t len) {
         pthread_mutex_unlock(&lock);
         c.threads = 2 + (unsigned)(k % 3);
         c.shape = (enum shape)(k % NSHAPES);
+        c.share = (int)(k % 4); /* the share allocates through it too */
         t = run(buf, len, c, NULL);
         nomem += has(&t, "NOMEM");
         free(t.d);
@@ -507,6 +613,7 @@ int main(int argc, char **argv) {
     }
     free(cat);
     free(rev);
+    printf("%" PRIu64 " chunk preparations copied from shares\n", g_adopted);
     printf("%d cases, %d differ\n", g_cases, g_fails);
     return g_fails || g_failures ? 1 : 0;
 }
