@@ -16,6 +16,7 @@ file is there at all.
 """
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -119,6 +120,30 @@ def main():
                     else:
                         print("ok: %s (exit %d, %d bytes, %d stderr lines)" % (
                             label, got[0], len(got[2]), got[3].count(b"\n")))
+        # the workers share each chunk's preparation (jfr_share): the
+        # sound files concatenated twice, said by JFRSTREAM_SHARE_STATS
+        cat = os.path.join(tmp, "cat.jfr")
+        with open(cat, "wb") as o:
+            for _ in range(2):
+                for f in files:
+                    o.write(open(f, "rb").read())
+        ref = run(jfrstream, ["--jobs", "1", "print", "--json", cat], {}, tmp)
+        for jobs in (2, 3):
+            got = run(jfrstream, ["--jobs", str(jobs), "print", "--json", cat],
+                      {"JFRSTREAM_SHARE_STATS": "1"}, tmp)
+            compared += 1
+            m = re.search(rb"jfrstream: (\d+) workers, (\d+) chunks prepared, "
+                          rb"(\d+) preparations copied\n", got[3])
+            rest = re.sub(rb"jfrstream: \d+ workers, [^\n]*\n", b"", got[3])
+            label = "concatenation --jobs %d, chunk preparations shared" % jobs
+            if not m or got[2] != ref[2] or rest != ref[3] or got[0] != ref[0]:
+                fails += 1
+                print("FAIL: %s: %r" % (label, got[3][-300:]))
+            elif int(m.group(2)) < 1 or int(m.group(3)) < int(m.group(2)):
+                fails += 1
+                print("FAIL: %s: %s" % (label, m.group(0).decode().strip()))
+            else:
+                print("ok: %s (%s)" % (label, m.group(0).decode().strip()))
     print("%d passed, %d failed" % (compared - fails, fails))
     return 1 if fails else 0
 

@@ -6,6 +6,7 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
+#define JFRSTREAM_EXPERIMENTAL /* jfr_share, jfr_parser_prepare */
 #include "frontend.h"
 #include "input.h"
 #include "progress.h"
@@ -61,6 +62,7 @@ struct cli_shared_file {
     atomic_size_t populated; /* [0, populated): mapped in, or being */
     atomic_size_t released;  /* [0, released): released */
     atomic_size_t pos[SHARED_MAX]; /* each worker's bytes fed (SIZE_MAX: done) */
+    jfr_share *share; /* the chunks' preparations (NULL: each worker its own) */
 };
 
 typedef struct feeder {
@@ -166,6 +168,24 @@ static void release(cli_shared_file *sf, unsigned slot, const uint8_t *data, siz
     (void)madvise((void *)(uintptr_t)(data + had), upto - had, MADV_DONTNEED);
 }
 
+/* A shared file's chunks are indexed once between the workers (jfr_share):
+ * before feeding the chunk [off, off + k) a worker prepares it, unless
+ * another worker has or is at it; then it prepares the next chunk instead,
+ * which the others reach next, rather than wait. */
+static void prepare_ahead(feeder *f, cli_shared_file *sf, const uint8_t *data, size_t off,
+                          size_t k, size_t size) {
+    bool made = false;
+    (void)jfr_parser_prepare(f->p, data + off, k, &made);
+    size_t at = off + k;
+    if (made || at >= size)
+        return;
+    uint64_t next = jfr_chunk_size_at(data + at, size - at);
+    if (next < 68 || next > size - at)
+        return;
+    populate(sf, data, at, at + (size_t)next);
+    (void)jfr_parser_prepare(f->p, data + at, (size_t)next, NULL);
+}
+
 static void feed_memory(feeder *f, slicer *sl, const uint8_t *data, size_t size,
                         cli_shared_file *sf) {
     size_t off = 0;
@@ -183,6 +203,8 @@ static void feed_memory(feeder *f, slicer *sl, const uint8_t *data, size_t size,
             if (k < 68 || k > size - off)
                 k = size - off; /* damaged or last: the parser reports it */
             populate(sf, data, off, off + (size_t)k);
+            if (sf && sf->share)
+                prepare_ahead(f, sf, data, off, (size_t)k, size);
             feed(f, data + off, (size_t)k);
             off += (size_t)k;
             cli_progress_update(off);
@@ -392,6 +414,8 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
     src.name = src.is_stdin ? "<stdin>" : path;
     slicer sl = {g->feed_mode, g->feed_size, g->seed};
     probe(&src, g);
+    if (src.shared && src.shared->share && sl.mode == CLI_FEED_DEFAULT)
+        (void)jfr_parser_set_share(p, src.shared->share);
     if (!feed_source(&f, &sl, &src))
         f.error = true;
     /* always finish: it reports a truncated last chunk */
@@ -434,6 +458,7 @@ cli_shared_file *cli_shared_file_open(const char *path, unsigned workers) {
         return NULL;
     }
     (void)madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+    sf->share = jfr_share_new(NULL, workers, workers + 2); /* NULL: not shared, still right */
     sf->fd = fd;
     sf->map = map;
     sf->size = (size_t)st.st_size;
@@ -451,5 +476,14 @@ void cli_shared_file_close(cli_shared_file *sf) {
         return;
     munmap(sf->map, sf->size);
     close(sf->fd);
+    /* JFRSTREAM_SHARE_STATS=1: say how the chunks were prepared (a test aid) */
+    const char *st = getenv("JFRSTREAM_SHARE_STATS");
+    if (st && strcmp(st, "1") == 0) {
+        uint64_t prepared = 0, adopted = 0;
+        jfr_share_stats(sf->share, &prepared, &adopted);
+        fprintf(stderr, "jfrstream: %u workers, %llu chunks prepared, %llu preparations copied\n",
+                sf->workers, (unsigned long long)prepared, (unsigned long long)adopted);
+    }
+    jfr_share_free(sf->share);
     free(sf);
 }

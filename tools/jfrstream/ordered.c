@@ -173,8 +173,14 @@ static bool owns(cli_worker *w, uint64_t j) {
 
 bool cli_worker_event(cli_worker *w) {
     uint64_t j = w->count++ / w->r->batch;
-    if (!owns(w, j))
+    if (!owns(w, j)) {
+        /* this worker's open batch can take nothing more (a message now
+         * goes with batch j): to the writer now, not when its next batch
+         * opens, so that it does not hold the output up meanwhile (e.g.
+         * while this worker prepares a chunk ahead, frontend.c) */
+        publish(w);
         return false;
+    }
     if (!w->cur || w->cur->batch != j)
         open_batch(w, j);
     return true;

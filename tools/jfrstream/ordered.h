@@ -20,10 +20,13 @@
  *
  * Memory: per worker a parser, a JSON writer (with its cache of pooled
  * objects' JSON) and at most 4 batches of output waiting to be written
- * (then it waits until they are written). The speed-up is what formatting is of
- * the whole: every worker walks the whole input (metadata, pools, the
- * sorted event list), and an output-bound run (many GB of JSON from the
- * JSON writer's cache) is bound by memory bandwidth, not by cores.
+ * (then it waits until they are written). A batch goes to the writer as soon
+ * as its worker passes into a batch of another's, so a worker busy with
+ * something else (preparing a chunk ahead, frontend.c) holds no one up.
+ * Every worker walks the whole input (metadata, the records); the pool
+ * index and sorted event list of each chunk are made once for all of them
+ * (jfr_share, frontend.c) and copied. An output-bound run (many GB of JSON
+ * from the JSON writer's cache) is bound by memory bandwidth, not by cores.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
