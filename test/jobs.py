@@ -11,8 +11,10 @@ and the JSON writer's error paths), `jfrstream --jobs 1 print --json ...`
 is the reference; --jobs 2, 3 and 7 with batches of 1, 7 and 1024 events
 (JFRSTREAM_PRINT_BATCH) and the default batch must equal it, with the
 default stack depth, --stack-depth 64, an --events list, a glob and
---categories. Files that are absent are skipped (said); exit 77 when no
-file is there at all.
+--categories. The sound files concatenated twice at --jobs 2 and 3: each
+chunk prepared once for the workers (JFRSTREAM_SHARE_STATS), output
+unchanged; with --max-memory nothing is shared. Files that are absent are
+skipped (said); exit 77 when no file is there at all.
 """
 import os
 import random
@@ -144,6 +146,15 @@ def main():
                 print("FAIL: %s: %s" % (label, m.group(0).decode().strip()))
             else:
                 print("ok: %s (%s)" % (label, m.group(0).decode().strip()))
+        # not with --max-memory, which the share's copies would exceed
+        got = run(jfrstream, ["--max-memory", "512M", "--jobs", "2", "print", "--json", cat],
+                  {"JFRSTREAM_SHARE_STATS": "1"}, tmp)
+        compared += 1
+        if got[2] != ref[2] or got[3] != ref[3] or got[0] != ref[0]:
+            fails += 1
+            print("FAIL: concatenation --max-memory 512M --jobs 2: %r" % got[3][-300:])
+        else:
+            print("ok: concatenation --max-memory 512M --jobs 2, nothing shared")
     print("%d passed, %d failed" % (compared - fails, fails))
     return 1 if fails else 0
 

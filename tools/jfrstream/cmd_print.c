@@ -308,7 +308,9 @@ int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv) {
         const char *eb = getenv("JFRSTREAM_PRINT_BATCH");
         if (eb && *eb && strtoull(eb, NULL, 10) > 0)
             batch = strtoull(eb, NULL, 10);
-        run.g.shared = cli_shared_file_open(pr.path, jobs);
+        /* chunks prepared once for all workers, but not within --max-memory
+         * (the share's copies are no worker's) */
+        run.g.shared = cli_shared_file_open(pr.path, jobs, !g->max_memory);
         rc = cli_ordered_run(jobs, batch, print_worker, args, pr.path, size);
         cli_shared_file_close(run.g.shared);
     } else {

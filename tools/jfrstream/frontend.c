@@ -436,7 +436,7 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
     return f.error ? CLI_EXIT_ERROR : CLI_EXIT_OK;
 }
 
-cli_shared_file *cli_shared_file_open(const char *path, unsigned workers) {
+cli_shared_file *cli_shared_file_open(const char *path, unsigned workers, bool share) {
     if (workers == 0 || workers > SHARED_MAX || strcmp(path, "-") == 0)
         return NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -458,7 +458,8 @@ cli_shared_file *cli_shared_file_open(const char *path, unsigned workers) {
         return NULL;
     }
     (void)madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-    sf->share = jfr_share_new(NULL, workers, workers + 2); /* NULL: not shared, still right */
+    if (share) /* NULL: each worker prepares every chunk itself */
+        sf->share = jfr_share_new(NULL, workers, workers + 2);
     sf->fd = fd;
     sf->map = map;
     sf->size = (size_t)st.st_size;
@@ -478,7 +479,7 @@ void cli_shared_file_close(cli_shared_file *sf) {
     close(sf->fd);
     /* JFRSTREAM_SHARE_STATS=1: say how the chunks were prepared (a test aid) */
     const char *st = getenv("JFRSTREAM_SHARE_STATS");
-    if (st && strcmp(st, "1") == 0) {
+    if (st && strcmp(st, "1") == 0 && sf->share) {
         uint64_t prepared = 0, adopted = 0;
         jfr_share_stats(sf->share, &prepared, &adopted);
         fprintf(stderr, "jfrstream: %u workers, %llu chunks prepared, %llu preparations copied\n",

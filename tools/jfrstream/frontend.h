@@ -33,13 +33,15 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
  * times, and resident memory stays near the distance between the first and
  * the last worker. Each chunk is also prepared once for all of them (a
  * jfr_share: its pool index and event list, copied by each worker's
- * parser): a worker about to feed a chunk prepares it, or the next one
- * when another worker has it. JFRSTREAM_SHARE_STATS=1 says on stderr, at
+ * parser), when `share`: a worker about to feed a chunk prepares it, or
+ * the next one when another worker has it (the share holds up to
+ * workers + 2 chunks' pool indexes and event lists, outside the parsers'
+ * max_memory). JFRSTREAM_SHARE_STATS=1 says on stderr, at
  * the end, how many were prepared and copied (a test aid). NULL when the
  * file cannot be opened or mapped (the workers then map it each on their
  * own). Not for standard input.
  */
-cli_shared_file *cli_shared_file_open(const char *path, unsigned workers);
+cli_shared_file *cli_shared_file_open(const char *path, unsigned workers, bool share);
 void cli_shared_file_close(cli_shared_file *sf);
 
 #endif
