@@ -822,9 +822,10 @@ JFR_API jfr_status jfr_parser_set_value_cache(jfr_parser *p, bool on);
  * with the header it was made from.
  *
  * Memory: a slot holds a copy of its chunk's pool index and event list
- * (about 40 bytes per pool entry and 16 per event), allocated with the
- * allocator given to jfr_share_new (NULL: malloc), not counted in any
- * parser's max_memory; an adopting parser's copies are counted in its own.
+ * (32 to 64 bytes per pool entry: 24-byte slots, 3/8 to 3/4 of them used;
+ * 16 bytes per event), allocated with the allocator given to
+ * jfr_share_new (NULL: malloc), not counted in any parser's max_memory;
+ * an adopting parser's copies are counted in its own.
  * The share is thread-safe; it must outlive the parsers' use of it
  * (jfr_parser_set_share(p, NULL) detaches). jfr_share_stats: chunks
  * prepared into it, and copies taken by parsers.
