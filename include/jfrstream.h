@@ -836,7 +836,7 @@ JFR_API jfr_status jfr_parser_set_value_cache(jfr_parser *p, bool on);
 typedef struct jfr_share jfr_share;
 JFR_API jfr_share *jfr_share_new(const jfr_allocator *a, unsigned parsers, unsigned slots);
 JFR_API void jfr_share_free(jfr_share *s);
-JFR_API void jfr_share_stats(const jfr_share *s, uint64_t *prepared, uint64_t *adopted);
+JFR_API void jfr_share_stats(jfr_share *s, uint64_t *prepared, uint64_t *adopted);
 JFR_API jfr_status jfr_parser_set_share(jfr_parser *p, jfr_share *s);
 JFR_API jfr_status jfr_parser_prepare(jfr_parser *p, const void *buf, size_t len, bool *made);
 

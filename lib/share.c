@@ -95,14 +95,13 @@ void jfr_share_free(jfr_share *s) {
     jfr__free(&al, s, sizeof *s);
 }
 
-void jfr_share_stats(const jfr_share *s, uint64_t *prepared, uint64_t *adopted) {
+void jfr_share_stats(jfr_share *s, uint64_t *prepared, uint64_t *adopted) {
     uint64_t pr = 0, ad = 0;
     if (s) {
-        jfr_share *m = (jfr_share *)(uintptr_t)s; /* the lock only */
-        pthread_mutex_lock(&m->mu);
+        pthread_mutex_lock(&s->mu);
         pr = s->prepared;
         ad = s->adopted;
-        pthread_mutex_unlock(&m->mu);
+        pthread_mutex_unlock(&s->mu);
     }
     if (prepared)
         *prepared = pr;
