@@ -156,9 +156,13 @@ static int on_arg(void *ctx, const cli_arg *a) {
     }
 }
 
-/* Events per batch of a parallel run (ordered.h): 50 KB to a few MB of
- * JSON (deep stack traces printed whole: up to 13 KB an event). */
-#define PRINT_BATCH 256
+/* Events per batch of a parallel run (ordered.h): 10 KB to 1 MB of JSON
+ * (deep stack traces printed whole: up to 13 KB an event). A worker's
+ * batch buffers (ORDERED_QUEUE + 1, each as large as the largest batch it
+ * held) stay in the caches: batches of 256 events made them several MB
+ * each, and two workers on bench/'s recording gained 1.21x instead of
+ * 1.68x, on w25b 1.58x instead of 1.68x. */
+#define PRINT_BATCH 64
 /* Without --jobs, files smaller than this are printed on one thread. */
 #define PRINT_PARALLEL_MIN ((uint64_t)4 << 20)
 
