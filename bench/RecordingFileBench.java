@@ -13,6 +13,9 @@
  *               recursing into RecordedObject values to depth 4, stack traces
  *               walked frame by frame (method name, descriptor, class name,
  *               line, bytecode index, frame type), as jfrbench --mode all
+ *   field:TYPE.FIELD  of each event named TYPE, the one field FIELD (the
+ *               name after the last dot) read and touched as `all` touches
+ *               a field, as jfrbench --mode field:TYPE.FIELD
  *
  * One untimed warm-up read, then N (default 5) timed reads; the median is
  * reported. MB/s = file bytes / time / 1e6. Info lines, then exactly
@@ -116,6 +119,12 @@ public class RecordingFileBench {
         long n = 0;
         boolean walk = mode.equals("walk"), all = mode.equals("all");
         String type = mode.startsWith("type:") ? mode.substring(5) : null;
+        String fieldType = null, field = null;
+        if (mode.startsWith("field:")) {
+            int dot = mode.lastIndexOf('.');
+            fieldType = mode.substring(6, dot);
+            field = mode.substring(dot + 1);
+        }
         try (RecordingFile rf = new RecordingFile(file)) {
             while (rf.hasMoreEvents()) {
                 RecordedEvent e = rf.readEvent();
@@ -125,6 +134,11 @@ public class RecordingFileBench {
                 } else if (all) {
                     touchFields(e, 0);
                     n++;
+                } else if (field != null) {
+                    if (e.getEventType().getName().equals(fieldType)) {
+                        n++;
+                        touchValue(e.getValue(field), 1);
+                    }
                 } else if (e.getEventType().getName().equals(type)) {
                     n++;
                     RecordedStackTrace st = e.getStackTrace();
@@ -177,9 +191,11 @@ public class RecordingFileBench {
         }
         if (mode == null || path == null || repeat < 1
             || !(mode.equals("walk") || mode.equals("all")
-                 || (mode.startsWith("type:") && mode.length() > 5))) {
+                 || (mode.startsWith("type:") && mode.length() > 5)
+                 || (mode.startsWith("field:") && mode.lastIndexOf('.') > 6
+                     && !mode.endsWith(".")))) {
             System.err.println("usage: java RecordingFileBench.java [--repeat N] "
-                               + "walk|type:NAME|all FILE");
+                               + "walk|type:NAME|all|field:TYPE.FIELD FILE");
             System.exit(2);
         }
         Path file = Paths.get(path);

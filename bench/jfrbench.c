@@ -1,7 +1,7 @@
 /*
  * jfrbench — decoding throughput of jfrstream on one JFR file.
  *
- *   jfrbench --mode walk|type:NAME|all|stream [--repeat N] [--chunk-bytes N]
+ *   jfrbench --mode walk|type:NAME|all|field:TYPE.FIELD|stream [--repeat N] [--chunk-bytes N]
  *            [--live] [--loop N] [--release] [--frames batch|helper|iter] [--iter-copy] [--cache-stacks]
  *            [--types] [--threads N] [--no-value-cache] FILE|-
  *
@@ -15,6 +15,10 @@
  *               pool references (thread, class, ...) followed to depth 4, stack
  *               traces walked frame by frame with the frame helper; scalars and
  *               string bytes hashed. Mirrors RecordingFileBench.java's `all`.
+ *   field:TYPE.FIELD  jfr_parser_on(TYPE) only; of each event, the one field
+ *               FIELD (the name after the last dot) read and walked as `all`
+ *               walks a field. What one field costs, e.g. the strings of
+ *               field:jfrstream.Bulk.payload: a floor under `all`.
  *   stream      read(2) in 64 KiB slices (stdin when FILE is -), each slice
  *               fed (the buffering path); per-type record counts + on_event
  *               counting events.
@@ -74,7 +78,7 @@
 #define MAX_DEPTH 4
 #define HDR 68
 
-enum mode { M_WALK, M_TYPE, M_ALL, M_STREAM };
+enum mode { M_WALK, M_TYPE, M_ALL, M_FIELD, M_STREAM };
 
 /* --------------------------------------------------------- per-type counts */
 
@@ -88,6 +92,7 @@ typedef struct count_slot {
 typedef struct bench {
     enum mode mode;
     const char *type_name;
+    const char *field_name; /* field:TYPE.FIELD */
     bool frames_iter;
     bool frames_one; /* jfr_stack_frame per frame, not jfr_stack_frames */
     bool iter_copy;  /* jfr_iter_next, not jfr_iter_next_ref */
@@ -476,6 +481,24 @@ static int on_type(jfr_parser *p, const jfr_event *e, void *user) {
     return JFR_CB_CONTINUE;
 }
 
+/* field:TYPE.FIELD: that one field, walked as `all` walks a top-level one */
+static int on_field(jfr_parser *p, const jfr_event *e, void *user) {
+    (void)p;
+    bench *b = user;
+    b->events++;
+    if (e->type != b->last_type) {
+        b->last_type = e->type;
+        b->last_idx = jfr_type_field_index(e->type, b->field_name);
+    }
+    jfr_value v;
+    if (b->last_idx < 0 || jfr_event_field(e, (uint32_t)b->last_idx, &v) != JFR_OK) {
+        b->errors++;
+        return JFR_CB_CONTINUE;
+    }
+    walk_value(b, &v, 1);
+    return JFR_CB_CONTINUE;
+}
+
 /* ---------------------------------------------------------------- input */
 
 typedef struct input {
@@ -653,7 +676,7 @@ static double median(double *a, unsigned n) {
 
 static void usage(void) {
     fprintf(stderr,
-            "usage: jfrbench --mode walk|type:NAME|all|stream [--repeat N] "
+            "usage: jfrbench --mode walk|type:NAME|all|field:TYPE.FIELD|stream [--repeat N] "
             "[--chunk-bytes N]\n"
             "                [--live] [--loop N] [--release] [--frames batch|helper|iter] [--iter-copy] [--cache-stacks]\n"
             "                [--types] [--threads N] [--no-value-cache] FILE|-\n");
@@ -739,6 +762,17 @@ int main(int argc, char **argv) {
     else if (!strncmp(mode_s, "type:", 5) && mode_s[5]) {
         b.mode = M_TYPE;
         b.type_name = mode_s + 5;
+    } else if (!strncmp(mode_s, "field:", 6)) {
+        static char tname[512];
+        const char *dot = strrchr(mode_s + 6, '.');
+        size_t tl = dot ? (size_t)(dot - (mode_s + 6)) : 0;
+        if (!tl || !dot[1] || tl >= sizeof tname)
+            usage();
+        memcpy(tname, mode_s + 6, tl);
+        tname[tl] = 0;
+        b.mode = M_FIELD;
+        b.type_name = tname;
+        b.field_name = dot + 1;
     } else
         usage();
     b.slots = calloc(NSLOTS, sizeof *b.slots);
@@ -795,6 +829,7 @@ int main(int argc, char **argv) {
         cb.on_record = on_record_count;
         break;
     case M_TYPE:
+    case M_FIELD:
         break;
     case M_ALL:
         cb.on_event = on_event_all;
@@ -837,6 +872,8 @@ int main(int argc, char **argv) {
         if (no_value_cache && jfr_parser_set_value_cache(p, false) != JFR_OK)
             die("%s", "jfr_parser_set_value_cache failed");
         if (b.mode == M_TYPE && jfr_parser_on(p, b.type_name, on_type, &b) != JFR_OK)
+            die("%s", "jfr_parser_on failed");
+        if (b.mode == M_FIELD && jfr_parser_on(p, b.type_name, on_field, &b) != JFR_OK)
             die("%s", "jfr_parser_on failed");
         uint64_t n = run_once(&in, &cfg, p, buf);
         jfr_status s = n ? jfr_parser_finish(p) : jfr_parser_status(p);

@@ -14,14 +14,18 @@
 #              and the live shape (--live, 1x and 4x the file looped: peak RSS)
 #              and `jfrstream print --json FILE > /dev/null` with --jobs 1 and
 #              --jobs $THREADS (bench/timejson.py)
-#   JDK        RecordingFileBench.java walk, type:$TYPE, type:$TYPE2, all, and
-#              `jfr print --json FILE > /dev/null` (the jfr beside $JAVA)
+#              and, when $FIELD is set, field:$FIELD (one field of one type)
+#   JDK        RecordingFileBench.java walk, type:$TYPE, type:$TYPE2, all,
+#              field:$FIELD, and `jfr print --json FILE > /dev/null` (the jfr
+#              beside $JAVA)
 #
 # each $REPEAT times (median), and prints a table. The raw outputs are kept in
 # $OUT. Environment (defaults):
 #   REPEAT=3  BUILD=/tmp/build-bench  DATA=/tmp/jfrbench-data  OUT=$DATA/results
 #   JAVA=java (e.g. JDK 25: JAVA=$(python3 test/find_jdk.py 25)/bin/java)
 #   TYPE=jdk.ExecutionSample  TYPE2=jdk.ObjectAllocationInNewTLAB (empty: skip)
+#   FIELD=TYPE.FIELD (empty: skip), e.g. jfrstream.Bulk.payload on a Workload
+#   recording made with --bulk: what its strings alone cost, a floor under all
 #   SKIP_JAVA=1 to run jfrstream only; THREADS=2 for the --threads rows
 #
 # MB/s is wall-clock; "cpu MB/s" divides by CPU time instead (jfrstream: the
@@ -41,6 +45,7 @@ TYPE=${TYPE:-jdk.ExecutionSample}
 TYPE2=${TYPE2-jdk.ObjectAllocationInNewTLAB}
 SKIP_JAVA=${SKIP_JAVA:-0}
 THREADS=${THREADS:-2}
+FIELD=${FIELD:-}
 
 if [ $# -gt 1 ]; then
     echo "usage: $0 [FILE]" >&2
@@ -126,6 +131,7 @@ fi
 run_c all --mode all --repeat "$REPEAT"
 run_c allt --mode all --threads "$THREADS" --repeat "$REPEAT"
 run_c allnc --mode all --no-value-cache --repeat "$REPEAT"
+[ -n "$FIELD" ] && run_c field --mode "field:$FIELD" --repeat "$REPEAT"
 run_c stream --mode stream --repeat "$REPEAT"
 run_pipe
 run_c live1 --mode stream --live --repeat "$REPEAT"
@@ -137,6 +143,7 @@ if [ "$SKIP_JAVA" != 1 ]; then
     run_java type1 "type:$TYPE"
     [ -n "$TYPE2" ] && run_java type2 "type:$TYPE2"
     run_java all all
+    [ -n "$FIELD" ] && run_java field "field:$FIELD"
     [ -x "$jfrtool" ] && run_json json.java "$jfrtool"
 fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -183,6 +190,10 @@ row "all (every field)" jfrstream "$OUT/all.txt" "$OUT/all.java.txt"
 row "  same, --threads $THREADS" jfrstream "$OUT/allt.txt" "$OUT/all.java.txt"
 row "  same, --no-value-cache" jfrstream "$OUT/allnc.txt" "$OUT/all.java.txt"
 row "all" JDK "$OUT/all.java.txt"
+if [ -n "$FIELD" ]; then
+    row "field:$FIELD" jfrstream "$OUT/field.txt" "$OUT/field.java.txt"
+    row "field:$FIELD" JDK "$OUT/field.java.txt"
+fi
 row "stream (read 64 KiB slices)" jfrstream "$OUT/stream.txt"
 row "stream (cat FILE | jfrbench -)" jfrstream "$OUT/pipe.txt"
 row "live 1x (--live, 64 KiB slices)" jfrstream "$OUT/live1.txt"
@@ -192,12 +203,12 @@ row "  same, --jobs $THREADS" jfrstream "$OUT/jsont.txt" "$OUT/json.java.txt"
 row "jfr print --json > /dev/null" JDK "$OUT/json.java.txt"
 
 echo
-for n in walk walkr walkt type1 type1r type1t type2 type2t all allt allnc stream live1 live4; do
+for n in walk walkr walkt type1 type1r type1t type2 type2t all allt allnc field stream live1 live4; do
     [ -f "$OUT/$n.txt" ] || continue
     printf '%-7s events=%s heap_peak_kb=%s frames=%s\n' "$n" "$(field events "$OUT/$n.txt")" \
         "$(field heap_peak_kb "$OUT/$n.txt")" "$(field frames "$OUT/$n.txt")"
 done
-for n in walk type1 type2 all; do
+for n in walk type1 type2 all field; do
     [ -f "$OUT/$n.java.txt" ] || continue
     printf '%-7s JDK events=%s frames=%s\n' "$n" "$(field events "$OUT/$n.java.txt")" \
         "$(field frames "$OUT/$n.java.txt")"
