@@ -136,12 +136,11 @@ static jfr_par *par_new(jfr_parser *p) {
         par_destroy(p, par);
         return NULL;
     }
-    jfr_options wo = p->opt; /* workers are serial (threads 0) */
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned i = 0; i < n; i++) { /* workers are serial (threads 0) */
         atomic_init(&par->slots[i].cancel, false);
         /* the callbacks are copied for what scan_unit decides from them
          * (never called there) */
-        if (!(par->slots[i].w = jfr__parser_create(&wo, &p->cb, NULL))) {
+        if (!(par->slots[i].w = jfr__parser_create(&p->opt, &p->cb, NULL))) {
             par_destroy(p, par);
             return NULL;
         }
@@ -341,11 +340,8 @@ jfr_status jfr_parser_prepare(jfr_parser *p, const void *buf, size_t len, bool *
     uint64_t size = finished_chunk(p, buf, len, &hi);
     if (!size)
         return JFR_OK; /* not a whole finished chunk: the parsers' business */
-    if (!p->share_w) {
-        jfr_options wo = p->opt;
-        if (!(p->share_w = jfr__parser_create(&wo, &p->cb, NULL)))
-            return JFR_NOMEM;
-    }
+    if (!p->share_w && !(p->share_w = jfr__parser_create(&p->opt, &p->cb, NULL)))
+        return JFR_NOMEM;
     int slot = jfr__share_claim(p->share, buf, size);
     if (slot < 0)
         return JFR_OK;

@@ -60,22 +60,19 @@ jfr_share *jfr_share_new(const jfr_allocator *a, unsigned parsers, unsigned slot
     s->alloc = al;
     s->nslots = slots;
     s->parsers = parsers;
-    if (!(s->slots = jfr__calloc(&al, slots * sizeof *s->slots))) {
-        jfr__free(&al, s, sizeof *s);
-        return NULL;
-    }
-    if (pthread_mutex_init(&s->mu, NULL)) {
-        jfr__free(&al, s->slots, slots * sizeof *s->slots);
-        jfr__free(&al, s, sizeof *s);
-        return NULL;
-    }
+    if (!(s->slots = jfr__calloc(&al, slots * sizeof *s->slots)))
+        goto fail;
+    if (pthread_mutex_init(&s->mu, NULL))
+        goto fail;
     if (pthread_cond_init(&s->ready, NULL)) {
         pthread_mutex_destroy(&s->mu);
-        jfr__free(&al, s->slots, slots * sizeof *s->slots);
-        jfr__free(&al, s, sizeof *s);
-        return NULL;
+        goto fail;
     }
     return s;
+fail:
+    jfr__free(&al, s->slots, slots * sizeof *s->slots);
+    jfr__free(&al, s, sizeof *s);
+    return NULL;
 }
 
 void jfr_share_free(jfr_share *s) {

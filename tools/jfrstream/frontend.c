@@ -172,6 +172,13 @@ static void release(cli_shared_file *sf, unsigned slot, const uint8_t *data, siz
  * before feeding the chunk [off, off + k) a worker prepares it, unless
  * another worker has or is at it; then it prepares the next chunk instead,
  * which the others reach next, rather than wait. */
+/* The size the chunk header at data + at declares when it fits in
+ * [at, size) and is at least a header; 0 otherwise (damaged, or cut). */
+static size_t chunk_extent(const uint8_t *data, size_t at, size_t size) {
+    uint64_t k = jfr_chunk_size_at(data + at, size - at);
+    return k >= 68 && k <= size - at ? (size_t)k : 0;
+}
+
 static void prepare_ahead(feeder *f, cli_shared_file *sf, const uint8_t *data, size_t off,
                           size_t k, size_t size) {
     bool made = false;
@@ -179,11 +186,11 @@ static void prepare_ahead(feeder *f, cli_shared_file *sf, const uint8_t *data, s
     size_t at = off + k;
     if (made || at >= size)
         return;
-    uint64_t next = jfr_chunk_size_at(data + at, size - at);
-    if (next < 68 || next > size - at)
+    size_t next = chunk_extent(data, at, size);
+    if (!next)
         return;
-    populate(sf, data, at, at + (size_t)next);
-    (void)jfr_parser_prepare(f->p, data + at, (size_t)next, NULL);
+    populate(sf, data, at, at + next);
+    (void)jfr_parser_prepare(f->p, data + at, next, NULL);
 }
 
 static void feed_memory(feeder *f, slicer *sl, const uint8_t *data, size_t size,
@@ -199,14 +206,14 @@ static void feed_memory(feeder *f, slicer *sl, const uint8_t *data, size_t size,
             slot = atomic_fetch_add(&sf->joined, 1) % sf->workers;
         size_t released = 0;
         while (off < size && !f->stopped) {
-            uint64_t k = jfr_chunk_size_at(data + off, size - off);
-            if (k < 68 || k > size - off)
+            size_t k = chunk_extent(data, off, size);
+            if (!k)
                 k = size - off; /* damaged or last: the parser reports it */
-            populate(sf, data, off, off + (size_t)k);
+            populate(sf, data, off, off + k);
             if (sf && sf->share)
-                prepare_ahead(f, sf, data, off, (size_t)k, size);
-            feed(f, data + off, (size_t)k);
-            off += (size_t)k;
+                prepare_ahead(f, sf, data, off, k, size);
+            feed(f, data + off, k);
+            off += k;
             cli_progress_update(off);
             release(sf, slot, data, off, &released);
         }
