@@ -226,7 +226,7 @@ bool jfr__share_adopt(jfr_parser *p) {
                 sl->fingerprint == md->pub.fingerprint &&
                 sl->md_len == p->md_len && sl->ntypes == md->pub.ntypes &&
                 sl->ordered == p->opt.ordered && sl->on_record == (p->cb.on_record != NULL) &&
-                memcmp(sl->want, p->want, sl->ntypes) == 0;
+                (!sl->ntypes || memcmp(sl->want, p->want, sl->ntypes) == 0); /* none: NULL */
     if (fits)
         sl->readers++;
     pthread_mutex_unlock(&s->mu);
