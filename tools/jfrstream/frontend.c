@@ -168,10 +168,6 @@ static void release(cli_shared_file *sf, unsigned slot, const uint8_t *data, siz
     (void)madvise((void *)(uintptr_t)(data + had), upto - had, MADV_DONTNEED);
 }
 
-/* A shared file's chunks are indexed once between the workers (jfr_share):
- * before feeding the chunk [off, off + k) a worker prepares it, unless
- * another worker has or is at it; then it prepares the next chunk instead,
- * which the others reach next, rather than wait. */
 /* The size the chunk header at data + at declares when it fits in
  * [at, size) and is at least a header; 0 otherwise (damaged, or cut). */
 static size_t chunk_extent(const uint8_t *data, size_t at, size_t size) {
@@ -179,6 +175,10 @@ static size_t chunk_extent(const uint8_t *data, size_t at, size_t size) {
     return k >= 68 && k <= size - at ? (size_t)k : 0;
 }
 
+/* A shared file's chunks are indexed once between the workers (jfr_share):
+ * before feeding the chunk [off, off + k) a worker prepares it, unless
+ * another worker has or is at it; then it prepares the next chunk instead,
+ * which the others reach next, rather than wait. */
 static void prepare_ahead(feeder *f, cli_shared_file *sf, const uint8_t *data, size_t off,
                           size_t k, size_t size) {
     bool made = false;
