@@ -5,6 +5,7 @@
 #define JFRSTREAM_EXPERIMENTAL /* the library defines the experimental API too */
 #include "jfrstream.h"
 #include "header.h"
+#include "mem.h"
 #include "sized.h"
 #include "wire.h"
 
@@ -22,11 +23,6 @@
 
 /* ---------------------------------------------------------------- alloc.c */
 
-void *jfr__alloc(const jfr_allocator *a, size_t n);
-void *jfr__calloc(const jfr_allocator *a, size_t n);
-void *jfr__realloc(const jfr_allocator *a, void *p, size_t old_n, size_t new_n);
-void jfr__free(const jfr_allocator *a, void *p, size_t n);
-
 /* The allocator wrapper of a parser: counts its bytes, enforces
  * jfr_options.max_memory (0: no limit). jfr__memcap_new replaces *a by the
  * wrapper (the caller's allocator inside). */
@@ -38,16 +34,6 @@ typedef struct jfr_memcap {
 } jfr_memcap;
 jfr_memcap *jfr__memcap_new(jfr_allocator *a, uint64_t limit);
 void jfr__memcap_free(jfr_memcap *m);
-
-/* Growable byte buffer. */
-typedef struct jfr_buf {
-    uint8_t *data;
-    size_t len, cap;
-} jfr_buf;
-/* Ensure room for `extra` more bytes, growing geometrically up to `limit`
- * total capacity (0 = no limit). */
-jfr_status jfr__buf_reserve(const jfr_allocator *a, jfr_buf *b, size_t extra, size_t limit);
-void jfr__buf_free(const jfr_allocator *a, jfr_buf *b);
 
 /* Bump arena made of blocks that never move: pointers stay valid until
  * reset/free. Reset keeps the blocks for reuse (no allocation in steady state). */
