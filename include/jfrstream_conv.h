@@ -72,6 +72,13 @@ JFRC_API jfrc_out *jfrc_out_new(jfrc_write_fn write, void *user, size_t cap);
  * fails (later bytes are dropped; jfrc_out_failed is true). NULL when out of
  * memory. */
 JFRC_API jfrc_out *jfrc_out_new_memory(size_t cap);
+/* The same three, allocating through `a` (jfrstream.h, jfr_allocator; NULL:
+ * malloc): the writer, its buffer and the buffers jfrc_out_swap hands over
+ * (free those with the same allocator, of their *cap bytes). */
+JFRC_API jfrc_out *jfrc_out_new_fd_advanced(int fd, size_t cap, const jfr_allocator *a);
+JFRC_API jfrc_out *jfrc_out_new_advanced(jfrc_write_fn write, void *user, size_t cap,
+                                         const jfr_allocator *a);
+JFRC_API jfrc_out *jfrc_out_new_memory_advanced(size_t cap, const jfr_allocator *a);
 /* The bytes a memory writer holds and their count (NULL for other
  * writers); valid until the next call on `o`. */
 JFRC_API const char *jfrc_out_data(const jfrc_out *o, size_t *len);
@@ -104,6 +111,12 @@ JFRC_API void jfrc_out_printf(jfrc_out *o, const char *fmt, ...) JFRC_PRINTF_(2,
 /* Call `fn` before each write that has bytes (e.g. to erase a progress
  * line on the same terminal); NULL: none. */
 JFRC_API void jfrc_out_on_write(jfrc_out *o, void (*fn)(void));
+/* `s` (UTF-8, `len` bytes) as a quoted JSON string, escaped as the JDK's
+ * JSON writer escapes a java.lang.String (the event JSON's strings):
+ * \" \\ \/ \b \f \n \r \t, and \uXXXX for every other UTF-16 unit below
+ * 0x20 or above 0x7F; malformed UTF-8 becomes U+FFFD as in
+ * new String(bytes, UTF_8). The one JSON string escaper of the libraries. */
+JFRC_API void jfrc_out_json_string(jfrc_out *o, const char *s, size_t len);
 
 /* ---------------------------------------------------------- events as JSON */
 

@@ -223,9 +223,9 @@ static void test_json_strings(void) {
     const char *want_java = "a\\u00e9 \\u4e2d\\ud83d\\ude00 \\ufffd \\ufffd \\ufffd z\\\"";
     for (int tiny = 0; tiny < 2; tiny++) {
         outbuf big, o;
-        CHECK(ob_init(&big, -1, 1024));
+        CHECK(ob_init(&big, -1, 1024, NULL));
         big.grow = true;
-        CHECK(ob_init(&o, -1, tiny ? 1 : 4096));
+        CHECK(ob_init(&o, -1, tiny ? 1 : 4096, NULL));
         o.write_fn = sink;
         o.write_user = &big;
         jfmt_json_string(&o, s, sizeof s - 1, true);
@@ -246,11 +246,11 @@ static void json_through(outbuf *big, const char *s, size_t n, bool java, size_t
     outbuf o;
     big->len = 0;
     if (cap) {
-        CHECK(ob_init(&o, -1, cap));
+        CHECK(ob_init(&o, -1, cap, NULL));
         o.write_fn = sink;
         o.write_user = big;
     } else {
-        CHECK(ob_init(&o, -1, 16));
+        CHECK(ob_init(&o, -1, 16, NULL));
         o.grow = true;
     }
     jfmt_json_string(&o, s, n, java);
@@ -280,8 +280,8 @@ static void test_json_random(void) {
     const size_t ngood = sizeof good / sizeof *good, nbad = sizeof bad / sizeof *bad;
     static const size_t caps[] = {0, 1, 7, 8, 13, 64, 4096};
     outbuf big, ref;
-    CHECK(ob_init(&big, -1, 1024));
-    CHECK(ob_init(&ref, -1, 1024));
+    CHECK(ob_init(&big, -1, 1024, NULL));
+    CHECK(ob_init(&ref, -1, 1024, NULL));
     big.grow = ref.grow = true;
     uint64_t seed = 15;
     unsigned cases = 0, known = 0;
@@ -363,9 +363,9 @@ static size_t put_varint(unsigned char *o, uint64_t v, int minlen) {
 static void test_json_chars(void) {
     static const size_t caps[] = {0, 1, 7, 8, 13, 64, 4096};
     outbuf got, want, via;
-    CHECK(ob_init(&got, -1, 1024));
-    CHECK(ob_init(&want, -1, 1024));
-    CHECK(ob_init(&via, -1, 1024));
+    CHECK(ob_init(&got, -1, 1024, NULL));
+    CHECK(ob_init(&want, -1, 1024, NULL));
+    CHECK(ob_init(&via, -1, 1024, NULL));
     got.grow = want.grow = via.grow = true;
     uint64_t seed = 84;
     unsigned cases = 0, long_varints = 0;
@@ -420,11 +420,11 @@ static void test_json_chars(void) {
             outbuf o;
             got.len = 0;
             if (caps[c]) {
-                CHECK(ob_init(&o, -1, caps[c]));
+                CHECK(ob_init(&o, -1, caps[c], NULL));
                 o.write_fn = sink;
                 o.write_user = &got;
             } else {
-                CHECK(ob_init(&o, -1, 16));
+                CHECK(ob_init(&o, -1, 16, NULL));
                 o.grow = true;
             }
             jfmt_json_chars(&o, (const char *)raw, nr);

@@ -23,21 +23,29 @@
 
 #define DEFAULT_CAP ((size_t)64 << 10)
 
-JFRC_API jfrc_out *jfrc_out_new_fd(int fd, size_t cap) {
-    outbuf *o = malloc(sizeof *o);
+JFRC_API jfrc_out *jfrc_out_new_fd_advanced(int fd, size_t cap, const jfr_allocator *a) {
+    const jfr_allocator zero = {0};
+    if (!a)
+        a = &zero;
+    outbuf *o = jfr__alloc(a, sizeof *o);
     if (!o)
         return NULL;
-    if (!ob_init(o, fd, cap ? cap : DEFAULT_CAP)) {
-        free(o);
+    if (!ob_init(o, fd, cap ? cap : DEFAULT_CAP, a)) {
+        jfr__free(a, o, sizeof *o);
         return NULL;
     }
     return o;
 }
 
-JFRC_API jfrc_out *jfrc_out_new(jfrc_write_fn write, void *user, size_t cap) {
+JFRC_API jfrc_out *jfrc_out_new_fd(int fd, size_t cap) {
+    return jfrc_out_new_fd_advanced(fd, cap, NULL);
+}
+
+JFRC_API jfrc_out *jfrc_out_new_advanced(jfrc_write_fn write, void *user, size_t cap,
+                                         const jfr_allocator *a) {
     if (!write)
         return NULL;
-    outbuf *o = jfrc_out_new_fd(-1, cap);
+    outbuf *o = jfrc_out_new_fd_advanced(-1, cap, a);
     if (o) {
         o->write_fn = write;
         o->write_user = user;
@@ -45,11 +53,19 @@ JFRC_API jfrc_out *jfrc_out_new(jfrc_write_fn write, void *user, size_t cap) {
     return o;
 }
 
-JFRC_API jfrc_out *jfrc_out_new_memory(size_t cap) {
-    outbuf *o = jfrc_out_new_fd(-1, cap);
+JFRC_API jfrc_out *jfrc_out_new(jfrc_write_fn write, void *user, size_t cap) {
+    return jfrc_out_new_advanced(write, user, cap, NULL);
+}
+
+JFRC_API jfrc_out *jfrc_out_new_memory_advanced(size_t cap, const jfr_allocator *a) {
+    outbuf *o = jfrc_out_new_fd_advanced(-1, cap, a);
     if (o)
         o->grow = true;
     return o;
+}
+
+JFRC_API jfrc_out *jfrc_out_new_memory(size_t cap) {
+    return jfrc_out_new_memory_advanced(cap, NULL);
 }
 
 JFRC_API const char *jfrc_out_data(const jfrc_out *o, size_t *len) {
@@ -82,8 +98,9 @@ JFRC_API bool jfrc_out_swap(jfrc_out *o, char **buf, size_t *len, size_t *cap) {
 JFRC_API void jfrc_out_free(jfrc_out *o) {
     if (!o)
         return;
+    jfr_allocator a = o->alloc;
     ob_free(o);
-    free(o);
+    jfr__free(&a, o, sizeof *o);
 }
 
 JFRC_API jfr_status jfrc_out_flush(jfrc_out *o) {
@@ -115,6 +132,12 @@ JFRC_API void jfrc_out_printf(jfrc_out *o, const char *fmt, ...) {
 }
 
 JFRC_API void jfrc_out_on_write(jfrc_out *o, void (*fn)(void)) { o->before_write = fn; }
+
+JFRC_API void jfrc_out_json_string(jfrc_out *o, const char *s, size_t len) {
+    ob_putc(o, '"');
+    jfmt_json_string(o, s, len, true);
+    ob_putc(o, '"');
+}
 
 /* ---------------------------------------------------------- events as JSON */
 

@@ -371,7 +371,7 @@ static void capture_begin(evjson *pr, uint8_t hb) {
     }
     if (!ca->ncaps) {
         if (!ca->capo.buf) {
-            if (!cache_room(ca, ca->capmax) || !ob_init(&ca->capo, -1, ca->capmax))
+            if (!cache_room(ca, ca->capmax) || !ob_init(&ca->capo, -1, ca->capmax, NULL))
                 return;
             ca->held += ca->capmax;
             ca->capo.write_fn = capo_spill;

@@ -8,11 +8,11 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <unistd.h>
 
-bool ob_init(outbuf *o, int fd, size_t cap) {
-    o->buf = malloc(cap);
+bool ob_init(outbuf *o, int fd, size_t cap, const jfr_allocator *a) {
+    o->alloc = a ? *a : (jfr_allocator){0};
+    o->buf = jfr__alloc(&o->alloc, cap);
     o->len = 0;
     o->cap = o->buf ? cap : 0;
     o->fd = fd;
@@ -25,7 +25,7 @@ bool ob_init(outbuf *o, int fd, size_t cap) {
 }
 
 void ob_free(outbuf *o) {
-    free(o->buf);
+    jfr__free(&o->alloc, o->buf, o->cap);
     o->buf = NULL;
     o->cap = o->len = 0;
 }
@@ -91,7 +91,7 @@ void ob_reserve_slow(outbuf *o, size_t n) {
         }
         c *= 2;
     }
-    char *b = realloc(o->buf, c);
+    char *b = jfr__realloc(&o->alloc, o->buf, o->cap, c);
     if (!b) {
         o->failed = true;
         return;
@@ -169,11 +169,11 @@ void ob_vprintf(outbuf *o, const char *fmt, va_list ap) {
     if (n >= 0 && (size_t)n < sizeof tmp) {
         ob_write(o, tmp, (size_t)n);
     } else if (n >= 0) {
-        char *big = malloc((size_t)n + 1);
+        char *big = jfr__alloc(&o->alloc, (size_t)n + 1);
         if (big) {
             vsnprintf(big, (size_t)n + 1, fmt, again);
             ob_write(o, big, (size_t)n);
-            free(big);
+            jfr__free(&o->alloc, big, (size_t)n + 1);
         }
     }
     va_end(again);

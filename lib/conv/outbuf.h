@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "mem.h"
+
 typedef struct jfrc_out { /* jfrc_out of jfrstream_conv.h */
     char *buf;
     size_t len;
@@ -24,10 +26,12 @@ typedef struct jfrc_out { /* jfrc_out of jfrstream_conv.h */
     int (*write_fn)(void *user, const void *data, size_t len);
     void *write_user;
     bool grow; /* a memory writer: the buffer grows, a flush keeps the bytes */
+    jfr_allocator alloc; /* buf and the struct itself (conv.c) */
 } outbuf;
 
-/* Initialise with a heap buffer of `cap` bytes writing to `fd`. */
-bool ob_init(outbuf *o, int fd, size_t cap);
+/* Initialise with a buffer of `cap` bytes from `a` (NULL: libc) writing to
+ * `fd`. */
+bool ob_init(outbuf *o, int fd, size_t cap, const jfr_allocator *a);
 void ob_free(outbuf *o);
 /* Write everything buffered. Returns false on a write error. */
 bool ob_flush(outbuf *o);

@@ -214,7 +214,7 @@ static int on_error(jfr_parser *p, jfr_status s, const char *message, void *user
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     jrun r;
     memset(&r, 0, sizeof r);
-    if (!ob_init(&r.ob, -1, JSON_BUF))
+    if (!ob_init(&r.ob, -1, JSON_BUF, NULL))
         return 0;
     evjson_init(&r.ej, &r.ob, 5, false);
     fuzz_alloc a;
