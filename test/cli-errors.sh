@@ -78,7 +78,7 @@ expect_msg ".*not a JFR recording: bad magic \(first bytes 6e 6f 74 20 61 20 72 
 # decompressed, the library says it: the same place, its own words
 if command -v gzip >/dev/null; then
     gzip -c "$tmp/hello.txt" >"$tmp/hello.gz"
-    expect_msg 'chunk 0 at byte 0: not a JFR chunk \(bad magic\): expected FLR\\0, found 68 65 6c 6c$' \
+    expect_msg '.*/hello.gz: chunk 0 at byte 0: not a JFR chunk \(bad magic\): expected FLR\\0, found 68 65 6c 6c$' \
         "gzip-compressed 6-byte text" summary "$tmp/hello.gz"
 fi
 printf '\xfd7zXZ\0\0\4\xe6\xd6\xb4\x46' >"$tmp/x.jfr"
@@ -97,6 +97,40 @@ echo "info: empty file -> exit $rc"
 
 size=$(stat -c %s "$file")
 head -c $((size / 2)) "$file" >"$tmp/half.jfr"
+
+# every command names the input, the chunk and the byte offset of what is
+# wrong with it: a truncated file, garbage, an empty file, on stdin too
+want_err() { # name exact-stderr args... (exit 1)
+    local name=$1 want=$2
+    shift 2
+    expect 1 "$name" "$@" || return
+    if [ "$(cat "$tmp/err")" != "$want" ]; then
+        echo "FAIL: $name: stderr is '$(head -c 400 "$tmp/err")', want '$want'"
+        fails=$((fails + 1))
+    fi
+}
+half=$((size / 2))
+cut="chunk 0 at byte $half: input ended inside a chunk: $((size - half)) bytes short of the declared chunk size $size"
+printf 'garbage, not a recording\n' >"$tmp/garbage.jfr"
+garbage="chunk 0 at byte 0: not a JFR recording: bad magic (first bytes 67 61 72 62 61 67 65 2c; a recording starts with 46 4c 52 00, \"FLR\\0\")"
+for cmd in summary "print --json" metadata collapsed "flamegraph -o $tmp/f.html" "pprof -o $tmp/p.pb.gz"; do
+    # shellcheck disable=SC2086  # the command with its options: split on purpose
+    {
+        want_err "truncated file ($cmd)" "jfrstream: $tmp/half.jfr: $cut" $cmd "$tmp/half.jfr"
+        want_err "truncated file on stdin ($cmd)" "jfrstream: <stdin>: $cut" $cmd - <"$tmp/half.jfr"
+        want_err "garbage ($cmd)" "jfrstream: $tmp/garbage.jfr: $garbage" $cmd "$tmp/garbage.jfr"
+        want_err "empty file ($cmd)" "jfrstream: $tmp/empty.jfr: chunk 0 at byte 0: empty input, no JFR chunk" \
+            $cmd "$tmp/empty.jfr"
+    }
+done
+if command -v gzip >/dev/null; then
+    gzip -c "$tmp/half.jfr" >"$tmp/half.jfr.gz"
+    want_err "truncated file, gzip-compressed" "jfrstream: $tmp/half.jfr.gz: $cut" summary "$tmp/half.jfr.gz"
+fi
+# --resync: the skip of the damaged chunk's bytes has that chunk's number
+want_err "truncated file (--resync summary)" "jfrstream: $tmp/half.jfr: $cut
+jfrstream: $tmp/half.jfr: chunk 0 at byte 0: bytes skipped to the next chunk magic: $half bytes skipped to the end of the input (no further chunk)" \
+    --resync summary "$tmp/half.jfr"
 expect 1 "truncated file (summary)" summary "$tmp/half.jfr"
 grep -q -i 'chunk' "$tmp/err" || { echo "FAIL: truncated: message does not name the chunk"; fails=$((fails + 1)); }
 expect 1 "truncated file (print --json)" print --json "$tmp/half.jfr"
@@ -140,7 +174,9 @@ if expect 1 "garbage between chunks (--resync print --json)" --resync print --js
         fails=$((fails + 1))
     fi
 fi
-expect 1 "trailing garbage (--resync summary)" --resync summary "$tmp/good-then-cut.jfr"
+want_err "a good chunk, then a truncated one (--resync summary)" "jfrstream: $tmp/good-then-cut.jfr: chunk 1 at byte $((size + half)): input ended inside a chunk: $((size - half)) bytes short of the declared chunk size $size
+jfrstream: $tmp/good-then-cut.jfr: chunk 1 at byte $size: bytes skipped to the next chunk magic: $half bytes skipped to the end of the input (no further chunk)" \
+    --resync summary "$tmp/good-then-cut.jfr"
 
 # versions: 1.x is read (JDK 9 and 10), the others are refused naming the version
 with_version() { # src bytes-4..7 (printf escapes) dst
@@ -153,13 +189,13 @@ want_msg() { # name expected-stderr-substring
 }
 with_version "$file" '\0\0\0\011' "$tmp/v0.9.jfr"
 expect 1 "version 0.9 (summary)" summary "$tmp/v0.9.jfr" &&
-    want_msg "version 0.9" "jfrstream: chunk 0 at byte 4: unsupported JFR version: version 0.9 (a JDK 7 or 8 recording; only 1.x and 2.x are supported)"
+    want_msg "version 0.9" "jfrstream: $tmp/v0.9.jfr: chunk 0 at byte 4: unsupported JFR version: version 0.9 (a JDK 7 or 8 recording; only 1.x and 2.x are supported)"
 with_version "$file" '\0\03\0\0' "$tmp/v3.0.jfr"
 expect 1 "version 3.0 (print --json)" print --json "$tmp/v3.0.jfr" &&
-    want_msg "version 3.0" "jfrstream: chunk 0 at byte 4: unsupported JFR version: version 3.0 (only 1.x and 2.x are supported)"
+    want_msg "version 3.0" "jfrstream: $tmp/v3.0.jfr: chunk 0 at byte 4: unsupported JFR version: version 3.0 (only 1.x and 2.x are supported)"
 cat "$file" "$tmp/v3.0.jfr" >"$tmp/good-then-v3.jfr"
 expect 1 "good chunk + version 3.0 chunk (summary)" summary "$tmp/good-then-v3.jfr" &&
-    want_msg "version 3.0, chunk 1" "chunk 1 at byte $((size + 4)): unsupported JFR version: version 3.0"
+    want_msg "version 3.0, chunk 1" "jfrstream: $tmp/good-then-v3.jfr: chunk 1 at byte $((size + 4)): unsupported JFR version: version 3.0"
 with_version "$file" '\0\01\0\0' "$tmp/v1.0.jfr"
 if expect 0 "version 1.0 (summary)" summary "$tmp/v1.0.jfr"; then
     for want in ' Version: 1.0' ' com.oracle.jdk.Metadata ' ' com.oracle.jdk.Checkpoint '; do
