@@ -114,14 +114,79 @@ cut="chunk 0 at byte $half: input ended inside a chunk: $((size - half)) bytes s
 printf 'garbage, not a recording\n' >"$tmp/garbage.jfr"
 garbage="chunk 0 at byte 0: not a JFR recording: bad magic (first bytes 67 61 72 62 61 67 65 2c; a recording starts with 46 4c 52 00, \"FLR\\0\")"
 for cmd in summary "print --json" metadata collapsed "flamegraph -o $tmp/f.html" "pprof -o $tmp/p.pb.gz"; do
+    # -o OUT: not written (below)
+    nw=""
+    case $cmd in *" -o "*) nw="
+jfrstream: ${cmd##* }: not written, as the command failed" ;; esac
     # shellcheck disable=SC2086  # the command with its options: split on purpose
     {
-        want_err "truncated file ($cmd)" "jfrstream: $tmp/half.jfr: $cut" $cmd "$tmp/half.jfr"
-        want_err "truncated file on stdin ($cmd)" "jfrstream: <stdin>: $cut" $cmd - <"$tmp/half.jfr"
-        want_err "garbage ($cmd)" "jfrstream: $tmp/garbage.jfr: $garbage" $cmd "$tmp/garbage.jfr"
-        want_err "empty file ($cmd)" "jfrstream: $tmp/empty.jfr: chunk 0 at byte 0: empty input, no JFR chunk" \
+        want_err "truncated file ($cmd)" "jfrstream: $tmp/half.jfr: $cut$nw" $cmd "$tmp/half.jfr"
+        want_err "truncated file on stdin ($cmd)" "jfrstream: <stdin>: $cut$nw" $cmd - <"$tmp/half.jfr"
+        want_err "garbage ($cmd)" "jfrstream: $tmp/garbage.jfr: $garbage$nw" $cmd "$tmp/garbage.jfr"
+        want_err "empty file ($cmd)" "jfrstream: $tmp/empty.jfr: chunk 0 at byte 0: empty input, no JFR chunk$nw" \
             $cmd "$tmp/empty.jfr"
     }
+done
+
+# -o OUT: written whole or not at all. A failed command leaves no file (and
+# no temporary one beside it) and an older OUT as it was; SIGTERM and SIGINT
+# remove the temporary file
+no_files() { # name OUT
+    local left
+    left=$(ls -d "$2" "$2".tmp* 2>/dev/null)
+    [ -z "$left" ] || { echo "FAIL: $1: left $left"; fails=$((fails + 1)); }
+}
+want_err "flamegraph -o of an empty file" "jfrstream: $tmp/empty.jfr: chunk 0 at byte 0: empty input, no JFR chunk
+jfrstream: $tmp/z.html: not written, as the command failed" flamegraph -o "$tmp/z.html" "$tmp/empty.jfr"
+no_files "flamegraph -o of an empty file" "$tmp/z.html"
+printf 'text\n' >"$tmp/t.txt"
+expect 1 "pprof -o of a text file" pprof -o "$tmp/z.pb.gz" "$tmp/t.txt"
+no_files "pprof -o of a text file" "$tmp/z.pb.gz"
+cat "$file" "$tmp/half.jfr" >"$tmp/good-cut.jfr"
+expect 1 "collapsed -o of a good chunk and a truncated one" collapsed -o "$tmp/z.txt" "$tmp/good-cut.jfr"
+no_files "collapsed -o of a good chunk and a truncated one" "$tmp/z.txt"
+want_err "flamegraph -o into a missing folder" "jfrstream: $tmp/no/such/z.html: No such file or directory" \
+    flamegraph -o "$tmp/no/such/z.html" "$file"
+echo "an older flame graph" >"$tmp/old.html"
+expect 1 "flamegraph -o over an older file, failing" flamegraph -o "$tmp/old.html" "$tmp/half.jfr"
+[ "$(cat "$tmp/old.html")" = "an older flame graph" ] || { echo "FAIL: the older file was changed"; fails=$((fails + 1)); }
+[ -z "$(ls "$tmp"/old.html.tmp* 2>/dev/null)" ] || { echo "FAIL: a temporary file is left beside old.html"; fails=$((fails + 1)); }
+if expect 0 "flamegraph -o over an older file" flamegraph -o "$tmp/old.html" "$file"; then
+    grep -q '<html' "$tmp/old.html" || { echo "FAIL: old.html was not replaced"; fails=$((fails + 1)); }
+    [ -z "$(ls "$tmp"/old.html.tmp* 2>/dev/null)" ] || { echo "FAIL: a temporary file is left beside old.html"; fails=$((fails + 1)); }
+fi
+# (a background job of a script has SIGINT ignored: env gives it back)
+sigenv=()
+env --default-signal=INT true 2>/dev/null && sigenv=(env --default-signal=INT,TERM)
+for sig in TERM INT; do
+    # the input never ends: the command is killed while it reads
+    rm -f "$tmp/fifo"
+    mkfifo "$tmp/fifo"
+    "${sigenv[@]}" "${bin[@]}" pprof -o "$tmp/sig.pb.gz" - <"$tmp/fifo" 2>/dev/null &
+    pid=$!
+    exec 7>"$tmp/fifo"
+    cat "$file" >&7
+    for _ in $(seq 50); do
+        [ -n "$(ls "$tmp"/sig.pb.gz.tmp* 2>/dev/null)" ] && break
+        sleep 0.1
+    done
+    kill -s "$sig" "$pid"
+    for _ in $(seq 100); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -s KILL "$pid" 2>/dev/null && echo "FAIL: SIG$sig did not end pprof -o"
+    rc=0
+    wait "$pid" || rc=$?
+    exec 7>&-
+    # killed by the signal (128 + its number); valgrind exits 99 on an error
+    want=$((128 + $(kill -l "$sig")))
+    if [ -n "$(ls "$tmp"/sig.pb.gz* 2>/dev/null)" ] || [ "$rc" != "$want" ]; then
+        echo "FAIL: SIG$sig while pprof -o reads: exit $rc (want $want), left $(ls "$tmp"/sig.pb.gz* 2>/dev/null)"
+        fails=$((fails + 1))
+    else
+        echo "ok: SIG$sig while pprof -o reads: exit $rc, no file left"
+    fi
 done
 if command -v gzip >/dev/null; then
     gzip -c "$tmp/half.jfr" >"$tmp/half.jfr.gz"
