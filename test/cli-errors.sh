@@ -268,6 +268,41 @@ if expect 0 "version 1.0 (summary)" summary "$tmp/v1.0.jfr"; then
     done
 fi
 
+# usage errors exit 2 (nothing is started), runtime failures 1: a bad
+# address, port, size, count or duration is a usage error
+bad_addr="(PORT, ADDR:PORT or [ADDR]:PORT; ADDR numeric or localhost)"
+for a in 7091x 1.2.3:80 70000 localhost:7091x fe80::1 '[::1'; do
+    expect 2 "listen $a" listen "$a" &&
+        want_msg "listen $a" "jfrstream: listen: bad address '$a' $bad_addr"
+done
+expect 2 "listen --metrics 9464x" listen --metrics 9464x 0 &&
+    want_msg "listen --metrics 9464x" "jfrstream: listen: --metrics: bad address '9464x' $bad_addr"
+expect 2 "tail --metrics 1.2.3.4.5" tail --metrics 1.2.3.4.5:9464 "$tmp"
+expect 2 "listen --max-bytes 1X" listen --max-bytes 1X 0
+expect 2 "listen --max-connections 0" listen --max-connections 0 0
+expect 2 "listen --idle-timeout -1" listen --idle-timeout -1 0
+expect 2 "tail --window 0" tail --window 0 "$tmp"
+expect 2 "tail --metrics-ttl x" tail --metrics-ttl x "$tmp"
+expect 2 "--max-memory 1Q" --max-memory 1Q summary "$file"
+# a port in use is not a usage error: another listener holds it
+"${bin[@]}" listen 0 2>"$tmp/listen1.err" &
+lpid=$!
+port=""
+for _ in $(seq 100); do
+    port=$(sed -n 's/^jfrstream: listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$tmp/listen1.err")
+    [ -n "$port" ] && break
+    sleep 0.1
+done
+if [ -n "$port" ]; then
+    expect 1 "listen on a port in use" listen "$port" &&
+        want_msg "listen on a port in use" "jfrstream: cannot listen on 127.0.0.1:$port: address already in use"
+else
+    echo "FAIL: the first listener did not start: $(head -c 300 "$tmp/listen1.err")"
+    fails=$((fails + 1))
+fi
+kill -s TERM "$lpid"
+wait "$lpid"
+
 # help: the overview lists every command; each command's own help (--help,
 # -h, help COMMAND) names its options, exit 0; a usage error in a command
 # prints that command's usage line (not the overview), exit 2

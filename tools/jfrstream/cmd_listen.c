@@ -165,17 +165,18 @@ int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
         goto out;
     }
     x.app.cmd = "listen";
-    if ((rc = live_kafka_open(&x.app)) != CLI_EXIT_OK) /* --kafka: the producer */
-        goto out;
-    if ((rc = live_metrics_open(&x.app)) != CLI_EXIT_OK) /* --metrics: the endpoint */
-        goto out;
     char host[128];
     int port = DEFAULT_PORT;
     snprintf(host, sizeof host, "%s", DEFAULT_HOST);
     if (addr && !live_parse_address(addr, host, sizeof host, &port, DEFAULT_PORT)) {
-        rc = cli_usage_error("listen: bad address '%s' (PORT, ADDR:PORT or [ADDR]:PORT)", addr);
+        rc = cli_usage_error("listen: bad address '%s' (PORT, ADDR:PORT or [ADDR]:PORT; ADDR "
+                             "numeric or localhost)", addr);
         goto out;
     }
+    if ((rc = live_kafka_open(&x.app)) != CLI_EXIT_OK) /* --kafka: the producer */
+        goto out;
+    if ((rc = live_metrics_open(&x.app)) != CLI_EXIT_OK) /* --metrics: the endpoint */
+        goto out;
 
     uv_loop_t loop;
     if (uv_loop_init(&loop) != 0) {

@@ -13,6 +13,7 @@
 #include "sink_kafka.h"
 #include "sink_metrics.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -98,7 +99,17 @@ bool live_parse_address(const char *arg, char *host, size_t hostlen, int *port,
 names:
     if (strcmp(host, "localhost") == 0)
         snprintf(host, hostlen, "127.0.0.1");
-    return true;
+    /* the listener and the metrics endpoint bind numeric addresses only
+     * (no name lookup): anything else is a usage error, not "cannot listen" */
+    unsigned char a[16];
+    char bare[64];
+    size_t bl = strcspn(host, "%"); /* an IPv6 zone (fe80::1%eth0) is uv's */
+    if (bl >= sizeof bare)
+        return false;
+    memcpy(bare, host, bl);
+    bare[bl] = '\0';
+    return inet_pton(strchr(bare, ':') ? AF_INET6 : AF_INET, bare, a) == 1 &&
+           (bl == strlen(host) || strchr(bare, ':'));
 }
 
 int live_option(live_opts *o, const cli_arg *a) {
