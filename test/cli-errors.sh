@@ -303,6 +303,23 @@ fi
 kill -s TERM "$lpid"
 wait "$lpid"
 
+# tail's view counts chunk files (it said conns=1/1 of an empty folder)
+mkdir -p "$tmp/repo" "$tmp/none"
+python3 -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[67] &= 0xfd
+open(sys.argv[2], 'wb').write(d)" "$file" "$tmp/repo/a.jfr" # not the final chunk: the tail goes on
+for t in "none:files=0 events=0 rate=0/s" "repo:files=1 events=596 replayed=596 rate=0/s"; do
+    d=${t%%:*} want=${t#*:}
+    rc=0
+    "${bin[@]}" tail --idle-timeout 1.5 "$tmp/$d" >"$tmp/out" 2>"$tmp/err" || rc=$?
+    got=$(head -1 "$tmp/out")
+    if [ "$rc" != 0 ] || [[ $got != "t=1s $want" && $got != "t=1s $want top: "* ]]; then
+        echo "FAIL: tail of $d: exit $rc, view '$got', want 't=1s $want...'"
+        fails=$((fails + 1))
+    else
+        echo "ok: tail of $d: $got"
+    fi
+done
+
 # help: the overview lists every command; each command's own help (--help,
 # -h, help COMMAND) names its options, exit 0; a usage error in a command
 # prints that command's usage line (not the overview), exit 2

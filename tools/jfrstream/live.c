@@ -639,6 +639,8 @@ static void on_view(uv_timer_t *t) {
         if (strcmp(app->cmd, "listen") == 0)
             jfrc_out_printf(o, "connections %u (%llu total)   ", app->conns,
                             (unsigned long long)app->conns_total);
+        else
+            jfrc_out_printf(o, "files %llu   ", (unsigned long long)app->files);
         jfrc_out_printf(o, "events %llu   ", (unsigned long long)app->events_total);
         if (app->replayed_total)
             jfrc_out_printf(o, "(%llu replayed: there at the start)   ",
@@ -661,9 +663,12 @@ static void on_view(uv_timer_t *t) {
                 jfrc_out_printf(o, "  %s\n", recent[i % RECENT]);
         }
     } else {
-        jfrc_out_printf(o, "t=%llus conns=%u/%llu events=%llu", (unsigned long long)up,
-                        app->conns, (unsigned long long)app->conns_total,
-                        (unsigned long long)app->events_total);
+        jfrc_out_printf(o, "t=%llus ", (unsigned long long)up);
+        if (strcmp(app->cmd, "listen") == 0) /* open/total connections */
+            jfrc_out_printf(o, "conns=%u/%llu", app->conns, (unsigned long long)app->conns_total);
+        else /* tail: one source whether or not there is a file yet */
+            jfrc_out_printf(o, "files=%llu", (unsigned long long)app->files);
+        jfrc_out_printf(o, " events=%llu", (unsigned long long)app->events_total);
         if (app->replayed_total)
             jfrc_out_printf(o, " replayed=%llu", (unsigned long long)app->replayed_total);
         jfrc_out_puts(o, " rate=");

@@ -109,6 +109,7 @@ struct live_app {
     unsigned conns;      /* open inputs */
     uint64_t conns_total;
     uint64_t conns_refused; /* listen: refused connections (limit, memory) */
+    uint64_t files;      /* tail: chunk files begun (the view shows files, not conns) */
     uint64_t events_total;
     uint64_t replayed_total; /* of those, replayed (live_src.replay_bytes) */
     uint64_t start_ms;
