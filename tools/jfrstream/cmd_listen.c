@@ -46,9 +46,12 @@ static void raise_fd_limit(unsigned conns) {
     rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
     setrlimit(RLIMIT_NOFILE, &rl);
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need)
-        cli_error("listen: the descriptor limit (%llu) allows about %llu connections, not %u",
-                  (unsigned long long)rl.rlim_cur,
-                  (unsigned long long)(rl.rlim_cur > 64 ? rl.rlim_cur - 64 : 0), conns);
+    {
+        unsigned long long about = rl.rlim_cur > 64 ? (unsigned long long)rl.rlim_cur - 64 : 0;
+        cli_error("listen: the descriptor limit (%llu) allows about %llu %s, not %u",
+                  (unsigned long long)rl.rlim_cur, about,
+                  cli_noun(about, "connection", "connections"), conns);
+    }
 }
 
 static void on_conn_start(jfr_uv_conn *c, void *user) {

@@ -491,8 +491,10 @@ void cli_shared_file_close(cli_shared_file *sf) {
     if (st && strcmp(st, "1") == 0 && sf->share) {
         uint64_t prepared = 0, adopted = 0;
         jfr_share_stats(sf->share, &prepared, &adopted);
-        fprintf(stderr, "jfrstream: %u workers, %llu chunks prepared, %llu preparations copied\n",
-                sf->workers, (unsigned long long)prepared, (unsigned long long)adopted);
+        fprintf(stderr, "jfrstream: %u %s, %llu %s prepared, %llu %s copied\n", sf->workers,
+                cli_noun(sf->workers, "worker", "workers"), (unsigned long long)prepared,
+                cli_noun(prepared, "chunk", "chunks"), (unsigned long long)adopted,
+                cli_noun(adopted, "preparation", "preparations"));
     }
     jfr_share_free(sf->share);
     free(sf);

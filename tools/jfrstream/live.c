@@ -533,9 +533,10 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
         if (!ours)
             s->failed = true;
     }
-    live_src_msg(s, "%s: %llu chunks, %llu events, %llu bytes%s", how,
-                 (unsigned long long)s->chunks, (unsigned long long)s->events,
-                 (unsigned long long)bytes, s->failed ? " (with errors)" : "");
+    live_src_msg(s, "%s: %llu %s, %llu %s, %llu %s%s", how, (unsigned long long)s->chunks,
+                 cli_noun(s->chunks, "chunk", "chunks"), (unsigned long long)s->events,
+                 cli_noun(s->events, "event", "events"), (unsigned long long)bytes,
+                 cli_noun(bytes, "byte", "bytes"), s->failed ? " (with errors)" : "");
     if (s->failed)
         app->failed = true;
     pyro_src_end(s, true); /* its partial window */

@@ -23,6 +23,12 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_ERROR = 1, CLI_EXIT_USAGE = 2 };
 #define CLI_PRINTF(f, a)
 #endif
 
+/* The noun for n things, for every message that counts: `one` when n is 1,
+ * else `many` ("%llu %s", n, cli_noun(n, "chunk", "chunks")). */
+static inline const char *cli_noun(uint64_t n, const char *one, const char *many) {
+    return n == 1 ? one : many;
+}
+
 /* Stdout, buffered; flushed by main before exit. */
 extern jfrc_out *cli_out;
 
