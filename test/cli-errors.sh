@@ -320,6 +320,32 @@ for t in "none:files=0 events=0 rate=0/s$" "repo:files=1 events=([0-9]+) replaye
     fi
 done
 
+# the rates are of the events that arrived over the last 3 seconds (per
+# second): a chunk file arriving once shows on three lines, not one; the
+# help and the man page say so (the help said "in that second")
+mkdir -p "$tmp/burst"
+"${bin[@]}" tail --idle-timeout 6 "$tmp/burst" >"$tmp/burst.out" 2>/dev/null &
+tpid=$!
+sleep 1.5
+cp "$tmp/repo/a.jfr" "$tmp/burst/a.jfr"
+wait "$tpid"
+nonzero=$(grep -Ec ' rate=[1-9][0-9.]*/s' "$tmp/burst.out")
+if [ "$nonzero" != 3 ] || ! grep -Eq '^t=[0-9]+s files=1 events=[0-9]+ rate=0/s' "$tmp/burst.out"; then
+    echo "FAIL: one chunk file's events: rates on $nonzero lines, want 3 then 0: $(head -c 400 "$tmp/burst.out")"
+    fails=$((fails + 1))
+else
+    echo "ok: one chunk file's events: rates on 3 lines, then 0"
+fi
+man=$(dirname "$0")/../doc/jfrstream.1
+for c in listen tail; do
+    "${bin[@]}" "$c" --help | tr '\n' ' ' | grep -q 'the events that arrived over the last 3 seconds (fewer at the start), per second' ||
+        { echo "FAIL: $c --help does not say the rates are over the last 3 seconds"; fails=$((fails + 1)); }
+done
+if [ -f "$man" ]; then
+    tr '\n' ' ' <"$man" | grep -q 'the events that arrived over the last 3 seconds (fewer at the start), per second' ||
+        { echo "FAIL: the man page does not say the rates are over the last 3 seconds"; fails=$((fails + 1)); }
+fi
+
 # one chunk is "1 chunk" (it said "1 chunks")
 if expect 0 "tail of one final chunk" tail --idle-timeout 5 "$file"; then
     grep -Eq "^jfrstream: .*: the JVM finished writing \(final chunk\): 1 chunk, [0-9]+ events, $size bytes$" "$tmp/err" ||

@@ -188,9 +188,11 @@ static const cli_opt tail_opts[] = {
 
 #define LIVE_NOTE                                                                         \
     "Without --json and --summary: per-type rates once a second on stdout\n"              \
-    "(redrawn on a terminal, else one line per second) of the events that arrived\n"      \
-    "in that second; what was already there when the run began (a file sent\n"           \
-    "whole, a repository's existing chunks) is counted apart, as \"replayed\".\n"         \
+    "(redrawn on a terminal, else one line per second): the events that arrived\n"       \
+    "over the last 3 seconds (fewer at the start), per second; what was already\n"       \
+    "there when the run began (a file sent whole, a repository's existing chunks)\n"     \
+    "is counted apart, as \"replayed\". The line counts connections (listen:\n"          \
+    "conns=OPEN/TOTAL) or chunk files (tail: files=N).\n"                                \
     "Per-connection messages go to stderr as \"" CLI_NAME ": SOURCE: message\".\n"        \
     "SIGINT/SIGTERM stop cleanly (an unfinished chunk is reported); a second signal\n"    \
     "exits at once.\n"
