@@ -85,8 +85,9 @@ static const cli_opt live_opts[] = {
     {"--profile-threads", NULL, OPT_THREADS, "a frame per thread, as --threads", NULL, false},
     {"--window", "SECONDS", OPT_WINDOW,
      "write the profile of each SECONDS window and start a\n"
-     "new one; each file is replaced whole (FILE.tmp, renamed);\n"
-     "also --pyroscope's window (default 10 s there)", NULL, false},
+     "new one; each file is replaced whole (written beside it,\n"
+     "then renamed); also --pyroscope's window (default 10 s\n"
+     "there)", NULL, false},
     END};
 
 /* The ingestion edge (listen, tail): labels and sinks. */
@@ -146,18 +147,24 @@ static const cli_opt metadata_opts[] = {
     END};
 
 static const cli_opt collapsed_opts[] = {
-    {"-o", "OUT", OPT_OUTPUT, "output file (default: standard output)", NULL, false},
+    {"-o", "OUT", OPT_OUTPUT,
+     "output file (default: standard output); written beside\n"
+     "it and renamed, not written when the command fails", NULL, false},
     {"--output", "OUT", OPT_OUTPUT, NULL, NULL, true},
     END};
 
 static const cli_opt flamegraph_opts[] = {
     {"--title", "TEXT", OPT_TITLE, "the page's title", NULL, false},
-    {"-o", "OUT.html", OPT_OUTPUT, "output file (default: standard output)", NULL, false},
+    {"-o", "OUT.html", OPT_OUTPUT,
+     "output file (default: standard output); written beside\n"
+     "it and renamed, not written when the command fails", NULL, false},
     {"--output", "OUT.html", OPT_OUTPUT, NULL, NULL, true},
     END};
 
 static const cli_opt pprof_opts[] = {
-    {"-o", "OUT.pb.gz", OPT_OUTPUT, "output file (default: standard output)", NULL, false},
+    {"-o", "OUT.pb.gz", OPT_OUTPUT,
+     "output file (default: standard output); written beside\n"
+     "it and renamed, not written when the command fails", NULL, false},
     {"--output", "OUT.pb.gz", OPT_OUTPUT, NULL, NULL, true},
     END};
 
