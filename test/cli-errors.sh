@@ -284,6 +284,11 @@ expect 2 "listen --idle-timeout -1" listen --idle-timeout -1 0
 expect 2 "tail --window 0" tail --window 0 "$tmp"
 expect 2 "tail --metrics-ttl x" tail --metrics-ttl x "$tmp"
 expect 2 "--max-memory 1Q" --max-memory 1Q summary "$file"
+# a known option without its value says so (-o and --title were "unknown")
+for o in -o --title; do
+    expect 2 "flamegraph FILE $o" flamegraph "$file" "$o" &&
+        want_msg "flamegraph FILE $o" "jfrstream: flamegraph: $o needs a value"
+done
 # a port in use is not a usage error: another listener holds it
 "${bin[@]}" listen 0 2>"$tmp/listen1.err" &
 lpid=$!

@@ -165,11 +165,8 @@ static int on_arg(void *ctx, const cli_arg *a) {
         return CLI_EXIT_OK;
     }
     int key = a->opt->key;
-    if (a->opt->arg && !v) {
-        if (key == OPT_OUTPUT || key == OPT_TITLE) /* as if unknown, as always */
-            return cli_usage_error("%s: unknown option '%s'", cmd, a->as);
+    if (a->opt->arg && !v)
         return cli_usage_error("%s: %s needs a value", cmd, a->as);
-    }
     bool ok = true;
     switch (key) {
     case OPT_EVENT:
