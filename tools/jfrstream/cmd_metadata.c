@@ -490,7 +490,7 @@ int cmd_metadata(const cli_command *c, cli_global *g, int argc, char **argv) {
                         .on_metadata = on_metadata,
                         .on_error = cli_on_error};
     rc = cli_parse(g, path, NULL, &cb, &mc, NULL);
-    if (!mc.per_chunk && !mc.nomem) {
+    if (!mc.per_chunk && !mc.nomem && mc.nentries) { /* (none: entries is NULL) */
         qsort(mc.entries, mc.nentries, sizeof *mc.entries, cmp_entries);
         for (size_t i = 0; i < mc.nentries; i++)
             if (mc.entries[i].text)

@@ -41,6 +41,21 @@ bool live_parse_seconds(const char *s, uint64_t *ms) {
     return true;
 }
 
+/* The listener and the metrics endpoint bind numeric addresses only (no
+ * name lookup): another host is a usage error, not "cannot listen". An IPv6
+ * zone (fe80::1%eth0) is left to libuv. */
+static bool numeric_host(const char *host) {
+    unsigned char a[16];
+    char bare[64];
+    size_t n = strcspn(host, "%");
+    if (n >= sizeof bare)
+        return false;
+    memcpy(bare, host, n);
+    bare[n] = '\0';
+    bool v6 = strchr(bare, ':') != NULL;
+    return (v6 || host[n] == '\0') && inet_pton(v6 ? AF_INET6 : AF_INET, bare, a) == 1;
+}
+
 /* PORT | ADDR:PORT | [V6ADDR]:PORT | [V6ADDR] | ADDR -> host, port. */
 bool live_parse_address(const char *arg, char *host, size_t hostlen, int *port,
                         int default_port) {
@@ -97,19 +112,9 @@ bool live_parse_address(const char *arg, char *host, size_t hostlen, int *port,
         *port = (int)v;
     }
 names:
-    if (strcmp(host, "localhost") == 0)
-        snprintf(host, hostlen, "127.0.0.1");
-    /* the listener and the metrics endpoint bind numeric addresses only
-     * (no name lookup): anything else is a usage error, not "cannot listen" */
-    unsigned char a[16];
-    char bare[64];
-    size_t bl = strcspn(host, "%"); /* an IPv6 zone (fe80::1%eth0) is uv's */
-    if (bl >= sizeof bare)
-        return false;
-    memcpy(bare, host, bl);
-    bare[bl] = '\0';
-    return inet_pton(strchr(bare, ':') ? AF_INET6 : AF_INET, bare, a) == 1 &&
-           (bl == strlen(host) || strchr(bare, ':'));
+    if (strcmp(host, "localhost") == 0) /* the same length: it fits */
+        memcpy(host, "127.0.0.1", sizeof "127.0.0.1");
+    return numeric_host(host);
 }
 
 int live_option(live_opts *o, const cli_arg *a) {
