@@ -14,9 +14,11 @@
  *  - README.md has at most 300 lines of at most 100 characters;
  *  - every relative link of README.md and of the other Markdown files
  *    given resolves: the file exists and, for a Markdown target, the
- *    #anchor is one of its headings (GitHub's slugs).
+ *    #anchor is one of its headings (GitHub's slugs);
+ *  - a guide given as GUIDE.md=CMD,CMD names every documented option of
+ *    those commands (doc/live.md: listen and tail).
  *
- *   test_cli_docs doc/jfrstream.1 README.md [OTHER.md...]
+ *   test_cli_docs doc/jfrstream.1 README.md [OTHER.md | GUIDE.md=CMD,...]...
  *
  * An option is "named" where it stands as a word: not inside a longer
  * option (--idle in --idle-timeout does not count). In the man page a '-'
@@ -350,9 +352,36 @@ static void check_links(const char *path) {
     free(md);
 }
 
+/* The guide `path` names every documented option of the commands in
+ * `cmds` (comma-separated). */
+static void check_guide(const char *path, const char *cmds) {
+    char *md = read_file(path);
+    char list[256];
+    size_t n = 0;
+    snprintf(list, sizeof list, "%s", cmds);
+    for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
+        const cli_command *c = cli_command_find(name);
+        if (!c) {
+            printf("FAIL: %s: no command %s to check\n", path, name);
+            fails++;
+            continue;
+        }
+        for (size_t g = 0; g < CLI_MAX_OPT_GROUPS && c->opts[g]; g++)
+            for (const cli_opt *o = c->opts[g]; o->name; o++) {
+                if (o->hidden)
+                    continue;
+                const char *spell[2] = {o->name, o->alias};
+                for (int k = 0; k < 2 && spell[k]; k++, n++)
+                    expect(names(md, spell[k], false), c->name, spell[k], path);
+            }
+    }
+    printf("cli-docs: %s: %zu option spellings of %s checked\n", path, n, cmds);
+    free(md);
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s MANPAGE README [MARKDOWN...]\n", argv[0]);
+        fprintf(stderr, "usage: %s MANPAGE README [MARKDOWN | GUIDE.md=CMD,...]...\n", argv[0]);
         return 2;
     }
     char *man = read_file(argv[1]);
@@ -387,8 +416,16 @@ int main(int argc, char **argv) {
     }
     check_readme_shape(readme);
     check_readme_commands(readme, over);
-    for (int i = 2; i < argc; i++)
-        check_links(argv[i]);
+    for (int i = 2; i < argc; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s", argv[i]);
+        char *eq = strstr(path, ".md=");
+        if (eq) {
+            eq[3] = '\0';
+            check_guide(path, eq + 4);
+        }
+        check_links(path);
+    }
     printf("cli-docs: %zu commands, %zu option spellings checked: %d failures\n", ncmd, nopts,
            fails);
     free(over);
