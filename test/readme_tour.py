@@ -232,6 +232,16 @@ def library_blocks(c_src, script, work, env, build, jfrstream):
     if not shutil.which("cc"):
         skips.append("library: no cc")
         return
+    try:
+        import json
+        opts = json.load(open(os.path.join(build, "meson-info", "intro-buildoptions.json")))
+        sanitize = [o["value"] for o in opts if o["name"] == "b_sanitize"]
+    except (OSError, ValueError):
+        sanitize = []
+    if sanitize and sanitize[0] not in ("none", "", []):
+        skips.append("library: a %s build: a program built without the sanitizer cannot "
+                     "load its libraries" % sanitize[0])
+        return
     pcdir = os.path.join(build, "meson-uninstalled")
     if not os.path.exists(os.path.join(pcdir, "jfrstream-uninstalled.pc")):
         skips.append("library: no uninstalled jfrstream.pc in the build")
@@ -239,7 +249,7 @@ def library_blocks(c_src, script, work, env, build, jfrstream):
     env = dict(env, PKG_CONFIG_PATH=pcdir,
                LD_LIBRARY_PATH=os.path.join(build, "lib") + ":" +
                env.get("LD_LIBRARY_PATH", ""))
-    # pkg-config finds the uninstalled file under the installed name
+    # pkg-config prefers NAME-uninstalled.pc, found in PKG_CONFIG_PATH
     open(os.path.join(work, "top.c"), "w").write(c_src)
     rc, out, err = run_block("the library", "set -e\n" + script, work, env, 120)
     check(rc == 0, "top.c builds with pkg-config and runs")
