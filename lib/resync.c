@@ -42,11 +42,13 @@ void jfr__resync_begin(jfr_parser *p, uint64_t from) {
 }
 
 /* The scan found a chunk at `at` (or the input ended there): say how many
- * bytes were skipped. False when on_error wants to stop. */
+ * bytes were skipped. False when on_error wants to stop. The message names
+ * the damaged unit the skip starts at, as its own error did: p->info.index
+ * is still that unit's (a chunk that failed or was cut short keeps its
+ * index; a bad header or trailing garbage has the index of the next chunk). */
 bool jfr__resync_report(jfr_parser *p, uint64_t at, bool at_end) {
     uint64_t n = at - p->rs_from;
     p->skipped += n;
-    p->info.index = p->nchunks;
     if (at_end)
         jfr__fail(p, JFR_SKIPPED, p->rs_from,
                   "%llu bytes skipped to the end of the input (no further chunk)",

@@ -78,7 +78,7 @@ expect_msg ".*not a JFR recording: bad magic \(first bytes 6e 6f 74 20 61 20 72 
 # decompressed, the library says it: the same place, its own words
 if command -v gzip >/dev/null; then
     gzip -c "$tmp/hello.txt" >"$tmp/hello.gz"
-    expect_msg 'chunk 0 at byte 0: not a JFR chunk \(bad magic\): expected FLR\\0, found 68 65 6c 6c$' \
+    expect_msg '.*/hello.gz: chunk 0 at byte 0: not a JFR chunk \(bad magic\): expected FLR\\0, found 68 65 6c 6c$' \
         "gzip-compressed 6-byte text" summary "$tmp/hello.gz"
 fi
 printf '\xfd7zXZ\0\0\4\xe6\xd6\xb4\x46' >"$tmp/x.jfr"
@@ -97,6 +97,105 @@ echo "info: empty file -> exit $rc"
 
 size=$(stat -c %s "$file")
 head -c $((size / 2)) "$file" >"$tmp/half.jfr"
+
+# every command names the input, the chunk and the byte offset of what is
+# wrong with it: a truncated file, garbage, an empty file, on stdin too
+want_err() { # name exact-stderr args... (exit 1)
+    local name=$1 want=$2
+    shift 2
+    expect 1 "$name" "$@" || return
+    if [ "$(cat "$tmp/err")" != "$want" ]; then
+        echo "FAIL: $name: stderr is '$(head -c 400 "$tmp/err")', want '$want'"
+        fails=$((fails + 1))
+    fi
+}
+half=$((size / 2))
+cut="chunk 0 at byte $half: input ended inside a chunk: $((size - half)) bytes short of the declared chunk size $size"
+printf 'garbage, not a recording\n' >"$tmp/garbage.jfr"
+garbage="chunk 0 at byte 0: not a JFR recording: bad magic (first bytes 67 61 72 62 61 67 65 2c; a recording starts with 46 4c 52 00, \"FLR\\0\")"
+for cmd in summary "print --json" metadata collapsed "flamegraph -o $tmp/f.html" "pprof -o $tmp/p.pb.gz"; do
+    # -o OUT: not written (below)
+    nw=""
+    case $cmd in *" -o "*) nw="
+jfrstream: ${cmd##* }: not written, as the command failed" ;; esac
+    # shellcheck disable=SC2086  # the command with its options: split on purpose
+    {
+        want_err "truncated file ($cmd)" "jfrstream: $tmp/half.jfr: $cut$nw" $cmd "$tmp/half.jfr"
+        want_err "truncated file on stdin ($cmd)" "jfrstream: <stdin>: $cut$nw" $cmd - <"$tmp/half.jfr"
+        want_err "garbage ($cmd)" "jfrstream: $tmp/garbage.jfr: $garbage$nw" $cmd "$tmp/garbage.jfr"
+        want_err "empty file ($cmd)" "jfrstream: $tmp/empty.jfr: chunk 0 at byte 0: empty input, no JFR chunk$nw" \
+            $cmd "$tmp/empty.jfr"
+    }
+done
+
+# -o OUT: written whole or not at all. A failed command leaves no file (and
+# no temporary one beside it) and an older OUT as it was; SIGTERM and SIGINT
+# remove the temporary file
+no_files() { # name OUT
+    local left
+    left=$(ls -d "$2" "$2".tmp* 2>/dev/null)
+    [ -z "$left" ] || { echo "FAIL: $1: left $left"; fails=$((fails + 1)); }
+}
+want_err "flamegraph -o of an empty file" "jfrstream: $tmp/empty.jfr: chunk 0 at byte 0: empty input, no JFR chunk
+jfrstream: $tmp/z.html: not written, as the command failed" flamegraph -o "$tmp/z.html" "$tmp/empty.jfr"
+no_files "flamegraph -o of an empty file" "$tmp/z.html"
+printf 'text\n' >"$tmp/t.txt"
+expect 1 "pprof -o of a text file" pprof -o "$tmp/z.pb.gz" "$tmp/t.txt"
+no_files "pprof -o of a text file" "$tmp/z.pb.gz"
+cat "$file" "$tmp/half.jfr" >"$tmp/good-cut.jfr"
+expect 1 "collapsed -o of a good chunk and a truncated one" collapsed -o "$tmp/z.txt" "$tmp/good-cut.jfr"
+no_files "collapsed -o of a good chunk and a truncated one" "$tmp/z.txt"
+want_err "flamegraph -o into a missing folder" "jfrstream: $tmp/no/such/z.html: No such file or directory" \
+    flamegraph -o "$tmp/no/such/z.html" "$file"
+echo "an older flame graph" >"$tmp/old.html"
+expect 1 "flamegraph -o over an older file, failing" flamegraph -o "$tmp/old.html" "$tmp/half.jfr"
+[ "$(cat "$tmp/old.html")" = "an older flame graph" ] || { echo "FAIL: the older file was changed"; fails=$((fails + 1)); }
+[ -z "$(ls "$tmp"/old.html.tmp* 2>/dev/null)" ] || { echo "FAIL: a temporary file is left beside old.html"; fails=$((fails + 1)); }
+if expect 0 "flamegraph -o over an older file" flamegraph -o "$tmp/old.html" "$file"; then
+    grep -q '<html' "$tmp/old.html" || { echo "FAIL: old.html was not replaced"; fails=$((fails + 1)); }
+    [ -z "$(ls "$tmp"/old.html.tmp* 2>/dev/null)" ] || { echo "FAIL: a temporary file is left beside old.html"; fails=$((fails + 1)); }
+fi
+# (a background job of a script has SIGINT ignored: env gives it back)
+sigenv=()
+env --default-signal=INT true 2>/dev/null && sigenv=(env --default-signal=INT,TERM)
+for sig in TERM INT; do
+    # the input never ends: the command is killed while it reads
+    rm -f "$tmp/fifo"
+    mkfifo "$tmp/fifo"
+    "${sigenv[@]}" "${bin[@]}" pprof -o "$tmp/sig.pb.gz" - <"$tmp/fifo" 2>/dev/null &
+    pid=$!
+    exec 7>"$tmp/fifo"
+    cat "$file" >&7
+    for _ in $(seq 50); do
+        [ -n "$(ls "$tmp"/sig.pb.gz.tmp* 2>/dev/null)" ] && break
+        sleep 0.1
+    done
+    kill -s "$sig" "$pid"
+    for _ in $(seq 100); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -s KILL "$pid" 2>/dev/null && echo "FAIL: SIG$sig did not end pprof -o"
+    rc=0
+    wait "$pid" || rc=$?
+    exec 7>&-
+    # killed by the signal (128 + its number); valgrind exits 99 on an error
+    want=$((128 + $(kill -l "$sig")))
+    if [ -n "$(ls "$tmp"/sig.pb.gz* 2>/dev/null)" ] || [ "$rc" != "$want" ]; then
+        echo "FAIL: SIG$sig while pprof -o reads: exit $rc (want $want), left $(ls "$tmp"/sig.pb.gz* 2>/dev/null)"
+        fails=$((fails + 1))
+    else
+        echo "ok: SIG$sig while pprof -o reads: exit $rc, no file left"
+    fi
+done
+if command -v gzip >/dev/null; then
+    gzip -c "$tmp/half.jfr" >"$tmp/half.jfr.gz"
+    want_err "truncated file, gzip-compressed" "jfrstream: $tmp/half.jfr.gz: $cut" summary "$tmp/half.jfr.gz"
+fi
+# --resync: the skip of the damaged chunk's bytes has that chunk's number
+want_err "truncated file (--resync summary)" "jfrstream: $tmp/half.jfr: $cut
+jfrstream: $tmp/half.jfr: chunk 0 at byte 0: bytes skipped to the next chunk magic: $half bytes skipped to the end of the input (no further chunk)" \
+    --resync summary "$tmp/half.jfr"
 expect 1 "truncated file (summary)" summary "$tmp/half.jfr"
 grep -q -i 'chunk' "$tmp/err" || { echo "FAIL: truncated: message does not name the chunk"; fails=$((fails + 1)); }
 expect 1 "truncated file (print --json)" print --json "$tmp/half.jfr"
@@ -140,7 +239,9 @@ if expect 1 "garbage between chunks (--resync print --json)" --resync print --js
         fails=$((fails + 1))
     fi
 fi
-expect 1 "trailing garbage (--resync summary)" --resync summary "$tmp/good-then-cut.jfr"
+want_err "a good chunk, then a truncated one (--resync summary)" "jfrstream: $tmp/good-then-cut.jfr: chunk 1 at byte $((size + half)): input ended inside a chunk: $((size - half)) bytes short of the declared chunk size $size
+jfrstream: $tmp/good-then-cut.jfr: chunk 1 at byte $size: bytes skipped to the next chunk magic: $half bytes skipped to the end of the input (no further chunk)" \
+    --resync summary "$tmp/good-then-cut.jfr"
 
 # versions: 1.x is read (JDK 9 and 10), the others are refused naming the version
 with_version() { # src bytes-4..7 (printf escapes) dst
@@ -153,18 +254,107 @@ want_msg() { # name expected-stderr-substring
 }
 with_version "$file" '\0\0\0\011' "$tmp/v0.9.jfr"
 expect 1 "version 0.9 (summary)" summary "$tmp/v0.9.jfr" &&
-    want_msg "version 0.9" "jfrstream: chunk 0 at byte 4: unsupported JFR version: version 0.9 (a JDK 7 or 8 recording; only 1.x and 2.x are supported)"
+    want_msg "version 0.9" "jfrstream: $tmp/v0.9.jfr: chunk 0 at byte 4: unsupported JFR version: version 0.9 (a JDK 7 or 8 recording; only 1.x and 2.x are supported)"
 with_version "$file" '\0\03\0\0' "$tmp/v3.0.jfr"
 expect 1 "version 3.0 (print --json)" print --json "$tmp/v3.0.jfr" &&
-    want_msg "version 3.0" "jfrstream: chunk 0 at byte 4: unsupported JFR version: version 3.0 (only 1.x and 2.x are supported)"
+    want_msg "version 3.0" "jfrstream: $tmp/v3.0.jfr: chunk 0 at byte 4: unsupported JFR version: version 3.0 (only 1.x and 2.x are supported)"
 cat "$file" "$tmp/v3.0.jfr" >"$tmp/good-then-v3.jfr"
 expect 1 "good chunk + version 3.0 chunk (summary)" summary "$tmp/good-then-v3.jfr" &&
-    want_msg "version 3.0, chunk 1" "chunk 1 at byte $((size + 4)): unsupported JFR version: version 3.0"
+    want_msg "version 3.0, chunk 1" "jfrstream: $tmp/good-then-v3.jfr: chunk 1 at byte $((size + 4)): unsupported JFR version: version 3.0"
 with_version "$file" '\0\01\0\0' "$tmp/v1.0.jfr"
 if expect 0 "version 1.0 (summary)" summary "$tmp/v1.0.jfr"; then
     for want in ' Version: 1.0' ' com.oracle.jdk.Metadata ' ' com.oracle.jdk.Checkpoint '; do
         grep -q -F -- "$want" "$tmp/out" || { echo "FAIL: version 1.0: summary lacks '$want'"; fails=$((fails + 1)); }
     done
+fi
+
+# usage errors exit 2 (nothing is started), runtime failures 1: a bad
+# address, port, size, count or duration is a usage error
+bad_addr="(PORT, ADDR:PORT or [ADDR]:PORT; ADDR numeric or localhost)"
+for a in 7091x 1.2.3:80 70000 localhost:7091x fe80::1 '[::1'; do
+    expect 2 "listen $a" listen "$a" &&
+        want_msg "listen $a" "jfrstream: listen: bad address '$a' $bad_addr"
+done
+expect 2 "listen --metrics 9464x" listen --metrics 9464x 0 &&
+    want_msg "listen --metrics 9464x" "jfrstream: listen: --metrics: bad address '9464x' $bad_addr"
+expect 2 "tail --metrics 1.2.3.4.5" tail --metrics 1.2.3.4.5:9464 "$tmp"
+expect 2 "listen --max-bytes 1X" listen --max-bytes 1X 0
+expect 2 "listen --max-connections 0" listen --max-connections 0 0
+expect 2 "listen --idle-timeout -1" listen --idle-timeout -1 0
+expect 2 "tail --window 0" tail --window 0 "$tmp"
+expect 2 "tail --metrics-ttl x" tail --metrics-ttl x "$tmp"
+expect 2 "--max-memory 1Q" --max-memory 1Q summary "$file"
+# a known option without its value says so (-o and --title were "unknown")
+for o in -o --title; do
+    expect 2 "flamegraph FILE $o" flamegraph "$file" "$o" &&
+        want_msg "flamegraph FILE $o" "jfrstream: flamegraph: $o needs a value"
+done
+# a port in use is not a usage error: another listener holds it
+"${bin[@]}" listen 0 2>"$tmp/listen1.err" &
+lpid=$!
+port=""
+for _ in $(seq 100); do
+    port=$(sed -n 's/^jfrstream: listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$tmp/listen1.err")
+    [ -n "$port" ] && break
+    sleep 0.1
+done
+if [ -n "$port" ]; then
+    expect 1 "listen on a port in use" listen "$port" &&
+        want_msg "listen on a port in use" "jfrstream: cannot listen on 127.0.0.1:$port: address already in use"
+else
+    echo "FAIL: the first listener did not start: $(head -c 300 "$tmp/listen1.err")"
+    fails=$((fails + 1))
+fi
+kill -s TERM "$lpid"
+wait "$lpid"
+
+# tail's view counts chunk files (it said conns=1/1 of an empty folder)
+mkdir -p "$tmp/repo" "$tmp/none"
+python3 -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[67] &= 0xfd
+open(sys.argv[2], 'wb').write(d)" "$file" "$tmp/repo/a.jfr" # not the final chunk: the tail goes on
+for t in "none:files=0 events=0 rate=0/s$" "repo:files=1 events=([0-9]+) replayed=\\1 rate=0/s top: "; do
+    d=${t%%:*} want=${t#*:}
+    rc=0
+    "${bin[@]}" tail --idle-timeout 1.5 "$tmp/$d" >"$tmp/out" 2>"$tmp/err" || rc=$?
+    got=$(head -1 "$tmp/out")
+    if [ "$rc" != 0 ] || ! grep -Eq "^t=1s $want" <<<"$got"; then
+        echo "FAIL: tail of $d: exit $rc, view '$got', want 't=1s $want...'"
+        fails=$((fails + 1))
+    else
+        echo "ok: tail of $d: $got"
+    fi
+done
+
+# the rates are of the events that arrived over the last 3 seconds (per
+# second): a chunk file arriving once shows on three lines, not one; the
+# help and the man page say so (the help said "in that second")
+mkdir -p "$tmp/burst"
+"${bin[@]}" tail --idle-timeout 6 "$tmp/burst" >"$tmp/burst.out" 2>/dev/null &
+tpid=$!
+sleep 1.5
+cp "$tmp/repo/a.jfr" "$tmp/burst/a.jfr"
+wait "$tpid"
+nonzero=$(grep -Ec ' rate=[1-9][0-9.]*/s' "$tmp/burst.out")
+if [ "$nonzero" != 3 ] || ! grep -Eq '^t=[0-9]+s files=1 events=[0-9]+ rate=0/s' "$tmp/burst.out"; then
+    echo "FAIL: one chunk file's events: rates on $nonzero lines, want 3 then 0: $(head -c 400 "$tmp/burst.out")"
+    fails=$((fails + 1))
+else
+    echo "ok: one chunk file's events: rates on 3 lines, then 0"
+fi
+man=$(dirname "$0")/../doc/jfrstream.1
+for c in listen tail; do
+    "${bin[@]}" "$c" --help | tr '\n' ' ' | grep -q 'the events that arrived over the last 3 seconds (fewer at the start), per second' ||
+        { echo "FAIL: $c --help does not say the rates are over the last 3 seconds"; fails=$((fails + 1)); }
+done
+if [ -f "$man" ]; then
+    tr '\n' ' ' <"$man" | grep -q 'the events that arrived over the last 3 seconds (fewer at the start), per second' ||
+        { echo "FAIL: the man page does not say the rates are over the last 3 seconds"; fails=$((fails + 1)); }
+fi
+
+# one chunk is "1 chunk" (it said "1 chunks")
+if expect 0 "tail of one final chunk" tail --idle-timeout 5 "$file"; then
+    grep -Eq "^jfrstream: .*: the JVM finished writing \(final chunk\): 1 chunk, [0-9]+ events, $size bytes$" "$tmp/err" ||
+        { echo "FAIL: tail of one final chunk: $(head -c 300 "$tmp/err")"; fails=$((fails + 1)); }
 fi
 
 # help: the overview lists every command; each command's own help (--help,

@@ -134,7 +134,7 @@ def main():
             got = run(jfrstream, ["--jobs", str(jobs), "print", "--json", cat],
                       {"JFRSTREAM_SHARE_STATS": "1"}, tmp)
             compared += 1
-            m = re.search(rb"jfrstream: (\d+) workers, (\d+) chunks prepared, "
+            m = re.search(rb"jfrstream: (\d+) workers?, (\d+) chunks? prepared, "
                           rb"(\d+) preparations copied\n", got[3])
             rest = re.sub(rb"jfrstream: \d+ workers, [^\n]*\n", b"", got[3])
             label = "concatenation --jobs %d, chunk preparations shared" % jobs

@@ -261,8 +261,8 @@ def main():
     with open(f, "wb") as out:
         out.write(data)
     rc, out, err, secs = run(cli, f, timeout=300)
-    want_err = ("jfrstream: chunk 0 at byte %d: chain.Leak event could not be fully decoded: "
-                "objects nested deeper than %d levels" % (last_ev, MAX_NEST))
+    want_err = ("jfrstream: %s: chunk 0 at byte %d: chain.Leak event could not be fully decoded: "
+                "objects nested deeper than %d levels" % (f, last_ev, MAX_NEST))
     if rc != 1 or not err.startswith(want_err):
         fail("%s: exit %d, stderr %r, want exit 1 and %r" % (name, rc, err[:300], want_err))
     try:
@@ -302,8 +302,8 @@ def main():
                        stderr=subprocess.PIPE, timeout=300)
     secs = time.monotonic() - t
     err = p.stderr.decode(errors="replace")
-    want_err = ("jfrstream: chunk 0 at byte %d: chain.Dag event could not be fully decoded: "
-                "more than %d objects and arrays in one event" % (last_ev, MAX_OBJECTS))
+    want_err = ("jfrstream: %s: chunk 0 at byte %d: chain.Dag event could not be fully decoded: "
+                "more than %d objects and arrays in one event" % (f, last_ev, MAX_OBJECTS))
     if p.returncode != 1 or not err.startswith(want_err):
         fail("%s: exit %d, stderr %r, want exit 1 and %r" % (name, p.returncode, err[:300], want_err))
     print("%s: %d bytes, exit %d, %.2f s; stderr: %s"

@@ -306,7 +306,12 @@ int main(int argc, char **argv) {
         put(&b, S1, nS1);
         uint64_t md = get_be64((uint8_t *)b.d + at + 24);
         memset(b.d + at + md + 1, 0xff, 12);
-        want w = {"damaged-body", GOOD2(S0, S1), (int64_t)nW, "OK", 1, NULL};
+        /* the skip is of chunk 1's bytes: it has chunk 1's number, as its
+         * error had (it said "chunk 2" once) */
+        snprintf(msg, sizeof msg, "ERR SKIPPED chunk 1 at byte %zu: bytes skipped to the next "
+                 "chunk magic: %zu bytes skipped; next chunk magic at byte %zu\n", at, nW,
+                 at + nW);
+        want w = {"damaged-body", GOOD2(S0, S1), (int64_t)nW, "OK", 1, msg};
         check_case(&w, (uint8_t *)b.d, b.n);
         free(b.d);
     }
@@ -316,6 +321,11 @@ int main(int argc, char **argv) {
         put(&b, S1, 1500);
         want w = {"truncated-last", GOOD1(S0), 1500, "OK", 1, "ERR TRUNCATED chunk 1"};
         check_case(&w, (uint8_t *)b.d, b.n);
+        snprintf(msg, sizeof msg, "ERR SKIPPED chunk 1 at byte %zu: bytes skipped to the next "
+                 "chunk magic: 1500 bytes skipped to the end of the input (no further chunk)\n",
+                 nS0);
+        want w2 = {"truncated-last-skip", GOOD1(S0), 1500, "OK", 1, msg};
+        check_case(&w2, (uint8_t *)b.d, b.n);
         free(b.d);
     }
     { /* several kinds of damage in one input */

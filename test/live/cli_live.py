@@ -209,7 +209,7 @@ def main():
         rc = L.wait(p, 20, "tail")
         out.join()
         err.join()
-        check(rc == 0 and "final chunk): 1 chunks, 596 events" in err.text(),
+        check(rc == 0 and "final chunk): 1 chunk, 596 events" in err.text(),
               "tail of a parent folder whose first JVM folder vanished: exit %s, %s"
               % (rc, err.text().strip().splitlines()[-1:] if err.text().strip() else ""))
 

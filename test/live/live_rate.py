@@ -28,7 +28,7 @@ EVENTS = 596          # events of workload.jfr (its stored print --json)
 PERIOD = 0.5          # s between two arriving chunk files
 ARRIVING = 12
 RATE = EVENTS / PERIOD
-LINE = re.compile(r"^t=(\d+)s conns=\d+/\d+ events=(\d+)(?: replayed=(\d+))? rate=([0-9.]+)/s")
+LINE = re.compile(r"^t=(\d+)s files=\d+ events=(\d+)(?: replayed=(\d+))? rate=([0-9.]+)/s")
 
 
 def main():

@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import livelib as L  # noqa: E402
 
 NAME = "replay"
-END = re.compile(r"^jfrstream: (\S+): (stream ended|closed): (\d+) chunks, (\d+) events, (\d+) bytes")
+END = re.compile(r"^jfrstream: (\S+): (stream ended|closed): (\d+) chunks?, (\d+) events?, (\d+) bytes?")
 
 
 def send_whole(port, data, errors, i):

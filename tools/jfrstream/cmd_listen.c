@@ -46,9 +46,12 @@ static void raise_fd_limit(unsigned conns) {
     rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
     setrlimit(RLIMIT_NOFILE, &rl);
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need)
-        cli_error("listen: the descriptor limit (%llu) allows about %llu connections, not %u",
-                  (unsigned long long)rl.rlim_cur,
-                  (unsigned long long)(rl.rlim_cur > 64 ? rl.rlim_cur - 64 : 0), conns);
+    {
+        unsigned long long about = rl.rlim_cur > 64 ? (unsigned long long)rl.rlim_cur - 64 : 0;
+        cli_error("listen: the descriptor limit (%llu) allows about %llu %s, not %u",
+                  (unsigned long long)rl.rlim_cur, about,
+                  cli_noun(about, "connection", "connections"), conns);
+    }
 }
 
 static void on_conn_start(jfr_uv_conn *c, void *user) {
@@ -165,17 +168,18 @@ int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
         goto out;
     }
     x.app.cmd = "listen";
-    if ((rc = live_kafka_open(&x.app)) != CLI_EXIT_OK) /* --kafka: the producer */
-        goto out;
-    if ((rc = live_metrics_open(&x.app)) != CLI_EXIT_OK) /* --metrics: the endpoint */
-        goto out;
     char host[128];
     int port = DEFAULT_PORT;
     snprintf(host, sizeof host, "%s", DEFAULT_HOST);
     if (addr && !live_parse_address(addr, host, sizeof host, &port, DEFAULT_PORT)) {
-        rc = cli_usage_error("listen: bad address '%s' (PORT, ADDR:PORT or [ADDR]:PORT)", addr);
+        rc = cli_usage_error("listen: bad address '%s' (PORT, ADDR:PORT or [ADDR]:PORT; ADDR "
+                             "numeric or localhost)", addr);
         goto out;
     }
+    if ((rc = live_kafka_open(&x.app)) != CLI_EXIT_OK) /* --kafka: the producer */
+        goto out;
+    if ((rc = live_metrics_open(&x.app)) != CLI_EXIT_OK) /* --metrics: the endpoint */
+        goto out;
 
     uv_loop_t loop;
     if (uv_loop_init(&loop) != 0) {

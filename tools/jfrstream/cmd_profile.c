@@ -10,10 +10,10 @@
 #include "frontend.h"
 #include "report.h"
 #include "usage.h"
+#include "outfile.h"
 #include "profile_files.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,11 +165,8 @@ static int on_arg(void *ctx, const cli_arg *a) {
         return CLI_EXIT_OK;
     }
     int key = a->opt->key;
-    if (a->opt->arg && !v) {
-        if (key == OPT_OUTPUT || key == OPT_TITLE) /* as if unknown, as always */
-            return cli_usage_error("%s: unknown option '%s'", cmd, a->as);
+    if (a->opt->arg && !v)
         return cli_usage_error("%s: %s needs a value", cmd, a->as);
-    }
     bool ok = true;
     switch (key) {
     case OPT_EVENT:
@@ -281,19 +278,17 @@ static bool write_format(jfrc_profile *pr, out_kind kind, jfrc_out *o, const cha
     return ok;
 }
 
-/* The finished profile written to fd (stdout or the --output file, then
- * flushed and closed), or the message about an empty one; the exit code,
- * given the one so far. */
-static int write_profile(const char *cmd, run_ctx *x, out_kind kind, int fd, const char *out,
+/* The finished profile written to the output (stdout, or the --output
+ * file, renamed over OUT only when the command succeeds: no partial file),
+ * or the message about an empty one; the exit code, given the one so far. */
+static int write_profile(const char *cmd, run_ctx *x, out_kind kind, cli_outfile *f,
                          const char *title, int rc) {
     jfrc_profile *pr = x->pr;
     jfrc_out *o = cli_out;
-    if (fd != STDOUT_FILENO) {
-        if (!(o = jfrc_out_new_fd(fd, (size_t)1 << 20))) {
-            close(fd);
-            cli_error("out of memory");
-            return CLI_EXIT_ERROR;
-        }
+    if (f->fd != STDOUT_FILENO && !(o = jfrc_out_new_fd(f->fd, (size_t)1 << 20))) {
+        cli_outfile_abort(f);
+        cli_error("out of memory");
+        return CLI_EXIT_ERROR;
     }
     if (!write_format(pr, kind, o, title)) {
         cli_error("out of memory");
@@ -303,14 +298,17 @@ static int write_profile(const char *cmd, run_ctx *x, out_kind kind, int fd, con
         tell_empty(x, cmd);
     if (o != cli_out) {
         if (jfrc_out_flush(o) != JFR_OK) {
-            cli_error("%s: write error: %s", out, strerror(errno));
+            cli_error("%s: write error: %s", f->path, strerror(errno));
             rc = CLI_EXIT_ERROR;
         }
         jfrc_out_free(o);
-        if (close(fd) != 0 && rc == CLI_EXIT_OK) {
-            cli_error("%s: %s", out, strerror(errno));
-            rc = CLI_EXIT_ERROR;
-        }
+    }
+    if (rc != CLI_EXIT_OK) {
+        if (f->path)
+            cli_error("%s: not written, as the command failed", f->path);
+        cli_outfile_abort(f);
+    } else if (!cli_outfile_commit(f)) {
+        rc = CLI_EXIT_ERROR;
     }
     return rc;
 }
@@ -343,20 +341,19 @@ static int run(const cli_command *c, cli_global *g, out_kind kind, int argc, cha
     if (rc != CLI_EXIT_OK)
         goto done;
     /* the output is opened first: no parsing for nothing */
-    int fd = prof_open_out(ax.out);
-    if (fd < 0) {
+    cli_outfile out;
+    if (cli_outfile_open(&out, ax.out) < 0) {
         rc = CLI_EXIT_ERROR;
         goto done;
     }
     rc = read_inputs(g, &x, &ax);
     if (jfrc_profile_finish(pr) != JFR_OK) {
         cli_error("out of memory");
-        if (fd != STDOUT_FILENO)
-            close(fd);
+        cli_outfile_abort(&out);
         rc = CLI_EXIT_ERROR;
         goto done;
     }
-    rc = write_profile(cmd, &x, kind, fd, ax.out, ax.title, rc);
+    rc = write_profile(cmd, &x, kind, &out, ax.title, rc);
 done:
     jfrc_profile_free(pr);
     run_ctx_free(&x);

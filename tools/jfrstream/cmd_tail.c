@@ -64,8 +64,10 @@ static void note_folder(tail_ctx *x) {
     if (!x->t)
         return;
     const char *f = jfr_uv_tail_file(x->t);
-    if (f && *f)
+    if (f && *f && strcmp(f, x->lastfile) != 0) {
         snprintf(x->lastfile, sizeof x->lastfile, "%s", f);
+        x->app.files++; /* a new chunk file begun */
+    }
     size_t n = strlen(x->path);
     if (!f || !*f || strncmp(f, x->path, n) != 0 || f[n] != '/')
         return;

@@ -86,8 +86,9 @@ static const cli_opt live_opts[] = {
     {"--profile-threads", NULL, OPT_THREADS, "a frame per thread, as --threads", NULL, false},
     {"--window", "SECONDS", OPT_WINDOW,
      "write the profile of each SECONDS window and start a\n"
-     "new one; each file is replaced whole (FILE.tmp, renamed);\n"
-     "also --pyroscope's window (default 10 s there)", NULL, false},
+     "new one; each file is replaced whole (written beside it,\n"
+     "then renamed); also --pyroscope's window (default 10 s\n"
+     "there)", NULL, false},
     END};
 
 /* The ingestion edge (listen, tail): labels and sinks. */
@@ -147,18 +148,24 @@ static const cli_opt metadata_opts[] = {
     END};
 
 static const cli_opt collapsed_opts[] = {
-    {"-o", "OUT", OPT_OUTPUT, "output file (default: standard output)", NULL, false},
+    {"-o", "OUT", OPT_OUTPUT,
+     "output file (default: standard output); written beside\n"
+     "it and renamed, not written when the command fails", NULL, false},
     {"--output", "OUT", OPT_OUTPUT, NULL, NULL, true},
     END};
 
 static const cli_opt flamegraph_opts[] = {
     {"--title", "TEXT", OPT_TITLE, "the page's title", NULL, false},
-    {"-o", "OUT.html", OPT_OUTPUT, "output file (default: standard output)", NULL, false},
+    {"-o", "OUT.html", OPT_OUTPUT,
+     "output file (default: standard output); written beside\n"
+     "it and renamed, not written when the command fails", NULL, false},
     {"--output", "OUT.html", OPT_OUTPUT, NULL, NULL, true},
     END};
 
 static const cli_opt pprof_opts[] = {
-    {"-o", "OUT.pb.gz", OPT_OUTPUT, "output file (default: standard output)", NULL, false},
+    {"-o", "OUT.pb.gz", OPT_OUTPUT,
+     "output file (default: standard output); written beside\n"
+     "it and renamed, not written when the command fails", NULL, false},
     {"--output", "OUT.pb.gz", OPT_OUTPUT, NULL, NULL, true},
     END};
 
@@ -189,9 +196,11 @@ static const cli_opt tail_opts[] = {
 
 #define LIVE_NOTE                                                                         \
     "Without --json and --summary: per-type rates once a second on stdout\n"              \
-    "(redrawn on a terminal, else one line per second) of the events that arrived\n"      \
-    "in that second; what was already there when the run began (a file sent\n"           \
-    "whole, a repository's existing chunks) is counted apart, as \"replayed\".\n"         \
+    "(redrawn on a terminal, else one line per second): the events that arrived\n"       \
+    "over the last 3 seconds (fewer at the start), per second; what was already\n"       \
+    "there when the run began (a file sent whole, a repository's existing chunks)\n"     \
+    "is counted apart, as \"replayed\". The line counts connections (listen:\n"          \
+    "conns=OPEN/TOTAL) or chunk files (tail: files=N).\n"                                \
     "Per-connection messages go to stderr as \"" CLI_NAME ": SOURCE: message\".\n"        \
     "SIGINT/SIGTERM stop cleanly (an unfinished chunk is reported); a second signal\n"    \
     "exits at once.\n"

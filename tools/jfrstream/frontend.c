@@ -85,7 +85,7 @@ static void report(feeder *f, jfr_status s) {
     uint64_t seen = cli_errors_parse() - f->cb_errors_at_start;
     if (lib > seen || seen == 0) {
         const char *m = jfr_parser_error(f->p);
-        cli_error("%s", m && *m ? m : jfr_status_str(s));
+        cli_input_error("%s", m && *m ? m : jfr_status_str(s));
         cli_count_error(); /* count it as reported */
     }
 }
@@ -419,6 +419,7 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
         return CLI_EXIT_ERROR;
     }
     src.name = src.is_stdin ? "<stdin>" : path;
+    cli_report_input(src.name); /* the parser's messages name it */
     slicer sl = {g->feed_mode, g->feed_size, g->seed};
     probe(&src, g);
     if (src.shared && src.shared->share && sl.mode == CLI_FEED_DEFAULT)
@@ -434,9 +435,10 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
     if (!src.is_stdin)
         close(src.fd);
     if (!f.error && jfr_parser_bytes(p) == 0 && jfr_parser_chunks(p) == 0) {
-        cli_error("%s: empty input, no JFR chunk", src.name);
+        cli_input_error("chunk 0 at byte 0: empty input, no JFR chunk");
         f.error = true;
     }
+    cli_report_input(NULL);
     if (cli_errors_parse() > f.cb_errors_at_start || cli_errors_data() > data_errors_at_start)
         f.error = true;
     jfr_parser_free(p);
@@ -489,8 +491,10 @@ void cli_shared_file_close(cli_shared_file *sf) {
     if (st && strcmp(st, "1") == 0 && sf->share) {
         uint64_t prepared = 0, adopted = 0;
         jfr_share_stats(sf->share, &prepared, &adopted);
-        fprintf(stderr, "jfrstream: %u workers, %llu chunks prepared, %llu preparations copied\n",
-                sf->workers, (unsigned long long)prepared, (unsigned long long)adopted);
+        fprintf(stderr, "jfrstream: %u %s, %llu %s prepared, %llu %s copied\n", sf->workers,
+                cli_noun(sf->workers, "worker", "workers"), (unsigned long long)prepared,
+                cli_noun(prepared, "chunk", "chunks"), (unsigned long long)adopted,
+                cli_noun(adopted, "preparation", "preparations"));
     }
     jfr_share_free(sf->share);
     free(sf);

@@ -152,9 +152,9 @@ static uint64_t in_offset(const cli_input *in) { return in->in_read - (in->in_le
 static long bad_data(cli_input *in, const char *what, size_t got) {
     in->out += got;
     snprintf(in->err, sizeof in->err,
-             "%s: %s data %s at compressed byte %llu (after %llu decompressed bytes)", in->name,
+             "%s: %s data %s at compressed byte %llu (after %llu decompressed %s)", in->name,
              cli_input_format_name(in->fmt), what, (unsigned long long)in_offset(in),
-             (unsigned long long)in->out);
+             (unsigned long long)in->out, cli_noun(in->out, "byte", "bytes"));
     in->failed = true;
     if (got)
         return (long)got;
@@ -169,8 +169,9 @@ static long gzip_read(cli_input *in, uint8_t *buf, size_t cap) {
         if (in->zip_raw && in->z_member_end) {
             /* the entry is whole, but the archive is still damaged */
             cli_error("%s: zip archive damaged: its directory is unreadable (the first entry "
-                      "ended well at compressed byte %llu, after %llu decompressed bytes)",
-                      in->name, (unsigned long long)in_offset(in), (unsigned long long)in->out);
+                      "ended well at compressed byte %llu, after %llu decompressed %s)",
+                      in->name, (unsigned long long)in_offset(in), (unsigned long long)in->out,
+                      cli_noun(in->out, "byte", "bytes"));
             return -1;
         }
         if (!refill(in))
@@ -388,7 +389,8 @@ static bool zip_pick(cli_input *in) {
         }
     }
     if (pick < 0) {
-        cli_error("%s: zip archive with %lld entries, none named *.jfr", in->name, (long long)n);
+        cli_error("%s: zip archive with %lld %s, none named *.jfr", in->name, (long long)n,
+                  cli_noun((uint64_t)n, "entry", "entries"));
         return false;
     }
     zip_stat_t zs;
@@ -410,8 +412,9 @@ static bool zip_pick(cli_input *in) {
 static long zip_read_entry(cli_input *in, uint8_t *buf, size_t cap) {
     zip_int64_t k = zip_fread(in->zf, buf, cap);
     if (k < 0) {
-        cli_error("%s: zip entry data corrupt (after %llu decompressed bytes): %s", in->name,
-                  (unsigned long long)in->out, zip_file_strerror(in->zf));
+        cli_error("%s: zip entry data corrupt (after %llu decompressed %s): %s", in->name,
+                  (unsigned long long)in->out, cli_noun(in->out, "byte", "bytes"),
+                  zip_file_strerror(in->zf));
         return -1;
     }
     in->out += (uint64_t)k;

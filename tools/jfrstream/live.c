@@ -13,6 +13,7 @@
 #include "sink_kafka.h"
 #include "sink_metrics.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -98,7 +99,17 @@ bool live_parse_address(const char *arg, char *host, size_t hostlen, int *port,
 names:
     if (strcmp(host, "localhost") == 0)
         snprintf(host, hostlen, "127.0.0.1");
-    return true;
+    /* the listener and the metrics endpoint bind numeric addresses only
+     * (no name lookup): anything else is a usage error, not "cannot listen" */
+    unsigned char a[16];
+    char bare[64];
+    size_t bl = strcspn(host, "%"); /* an IPv6 zone (fe80::1%eth0) is uv's */
+    if (bl >= sizeof bare)
+        return false;
+    memcpy(bare, host, bl);
+    bare[bl] = '\0';
+    return inet_pton(strchr(bare, ':') ? AF_INET6 : AF_INET, bare, a) == 1 &&
+           (bl == strlen(host) || strchr(bare, ':'));
 }
 
 int live_option(live_opts *o, const cli_arg *a) {
@@ -522,9 +533,10 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
         if (!ours)
             s->failed = true;
     }
-    live_src_msg(s, "%s: %llu chunks, %llu events, %llu bytes%s", how,
-                 (unsigned long long)s->chunks, (unsigned long long)s->events,
-                 (unsigned long long)bytes, s->failed ? " (with errors)" : "");
+    live_src_msg(s, "%s: %llu %s, %llu %s, %llu %s%s", how, (unsigned long long)s->chunks,
+                 cli_noun(s->chunks, "chunk", "chunks"), (unsigned long long)s->events,
+                 cli_noun(s->events, "event", "events"), (unsigned long long)bytes,
+                 cli_noun(bytes, "byte", "bytes"), s->failed ? " (with errors)" : "");
     if (s->failed)
         app->failed = true;
     pyro_src_end(s, true); /* its partial window */
@@ -628,6 +640,8 @@ static void on_view(uv_timer_t *t) {
         if (strcmp(app->cmd, "listen") == 0)
             jfrc_out_printf(o, "connections %u (%llu total)   ", app->conns,
                             (unsigned long long)app->conns_total);
+        else
+            jfrc_out_printf(o, "files %llu   ", (unsigned long long)app->files);
         jfrc_out_printf(o, "events %llu   ", (unsigned long long)app->events_total);
         if (app->replayed_total)
             jfrc_out_printf(o, "(%llu replayed: there at the start)   ",
@@ -650,9 +664,12 @@ static void on_view(uv_timer_t *t) {
                 jfrc_out_printf(o, "  %s\n", recent[i % RECENT]);
         }
     } else {
-        jfrc_out_printf(o, "t=%llus conns=%u/%llu events=%llu", (unsigned long long)up,
-                        app->conns, (unsigned long long)app->conns_total,
-                        (unsigned long long)app->events_total);
+        jfrc_out_printf(o, "t=%llus ", (unsigned long long)up);
+        if (strcmp(app->cmd, "listen") == 0) /* open/total connections */
+            jfrc_out_printf(o, "conns=%u/%llu", app->conns, (unsigned long long)app->conns_total);
+        else /* tail: one source whether or not there is a file yet */
+            jfrc_out_printf(o, "files=%llu", (unsigned long long)app->files);
+        jfrc_out_printf(o, " events=%llu", (unsigned long long)app->events_total);
         if (app->replayed_total)
             jfrc_out_printf(o, " replayed=%llu", (unsigned long long)app->replayed_total);
         jfrc_out_puts(o, " rate=");

@@ -109,6 +109,7 @@ struct live_app {
     unsigned conns;      /* open inputs */
     uint64_t conns_total;
     uint64_t conns_refused; /* listen: refused connections (limit, memory) */
+    uint64_t files;      /* tail: chunk files begun (the view shows files, not conns) */
     uint64_t events_total;
     uint64_t replayed_total; /* of those, replayed (live_src.replay_bytes) */
     uint64_t start_ms;
@@ -139,7 +140,8 @@ int live_option(live_opts *o, const cli_arg *a);
 bool live_parse_seconds(const char *s, uint64_t *ms);
 /* PORT | ADDR:PORT | [V6ADDR]:PORT | [V6ADDR] | ADDR -> host ("localhost"
  * and PORT alone: 127.0.0.1), port (default_port when not given); false
- * when malformed. */
+ * when malformed: a port past 65535, an ADDR that is not a numeric IPv4 or
+ * IPv6 address (nor localhost). */
 bool live_parse_address(const char *arg, char *host, size_t hostlen, int *port,
                         int default_port);
 

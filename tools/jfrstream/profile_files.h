@@ -16,14 +16,10 @@
 /* The output formats of a profile. */
 typedef enum { OUT_COLLAPSED, OUT_FLAME, OUT_PPROF } out_kind;
 
-/* Open an output file: "-" or NULL = stdout. Returns the fd or -1
- * (reported). */
-int prof_open_out(const char *path);
-
 /*
  * Finish the profile and write each output given (NULL: not wanted):
- * collapsed text, flame graph HTML, pprof. Each file is written to
- * PATH.tmp and renamed over PATH, so a reader never sees a partial one.
+ * collapsed text, flame graph HTML, pprof. Each file is written beside
+ * PATH and renamed over it (outfile.h), so a reader never sees a partial one.
  * Errors are reported (cli_error); returns false on any.
  */
 bool prof_write_files(jfrc_profile *p, const char *collapsed, const char *flame,

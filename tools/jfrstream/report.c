@@ -27,18 +27,39 @@ void cli_report_redirect(cli_report_fn fn, void *user) {
     redirect_user = user;
 }
 
+/* The input being read by this thread's parser (a parallel run's workers
+ * each read it), for the messages about it. */
+static _Thread_local const char *input_name;
+
+void cli_report_input(const char *name) { input_name = name; }
+
+/* fmt printed into small[SMALL], or into a malloc'd string when longer
+ * (free it if it is not small); "out of memory" when there is none. */
+#define SMALL 256
+static char oom[] = "out of memory";
+static char *vformat(char *small, const char *fmt, va_list ap) {
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(small, SMALL, fmt, ap);
+    char *m = small;
+    if (n < 0)
+        small[0] = '\0';
+    else if (n >= SMALL && (m = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(m, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    return m ? m : oom;
+}
+
+static void vformat_free(char *m, const char *small) {
+    if (m != small && m != oom)
+        free(m);
+}
+
 static void say(const char *fmt, va_list ap) {
     if (redirect_fn) {
-        char small[256], *m = small;
-        va_list ap2;
-        va_copy(ap2, ap);
-        int n = vsnprintf(small, sizeof small, fmt, ap);
-        if (n >= (int)sizeof small && (m = malloc((size_t)n + 1)) != NULL)
-            vsnprintf(m, (size_t)n + 1, fmt, ap2);
-        va_end(ap2);
-        redirect_fn(redirect_user, n < 0 ? "" : m ? m : "out of memory");
-        if (m != small)
-            free(m);
+        char small[SMALL], *m = vformat(small, fmt, ap);
+        redirect_fn(redirect_user, m);
+        vformat_free(m, small);
         return;
     }
     /* keep stdout and stderr roughly in order when both go to a terminal */
@@ -56,10 +77,28 @@ void cli_error(const char *fmt, ...) {
     va_end(ap);
 }
 
+/* say() with "NAME: " first when an input is being read. */
+static void say_input(const char *fmt, va_list ap) {
+    if (!input_name) {
+        say(fmt, ap);
+        return;
+    }
+    char small[SMALL], *m = vformat(small, fmt, ap);
+    cli_error("%s: %s", input_name, m);
+    vformat_free(m, small);
+}
+
+void cli_input_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    say_input(fmt, ap);
+    va_end(ap);
+}
+
 void cli_data_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    say(fmt, ap);
+    say_input(fmt, ap);
     va_end(ap);
     data_errors++;
 }
@@ -68,7 +107,7 @@ int cli_on_error(jfr_parser *p, jfr_status s, const char *message, void *user) {
     (void)p;
     (void)user;
     cb_errors++;
-    cli_error("%s", message && *message ? message : jfr_status_str(s));
+    cli_input_error("%s", message && *message ? message : jfr_status_str(s));
     return JFR_CB_CONTINUE;
 }
 

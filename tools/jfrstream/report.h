@@ -23,6 +23,12 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_ERROR = 1, CLI_EXIT_USAGE = 2 };
 #define CLI_PRINTF(f, a)
 #endif
 
+/* The noun for n things, for every message that counts: `one` when n is 1,
+ * else `many` ("%llu %s", n, cli_noun(n, "chunk", "chunks")). */
+static inline const char *cli_noun(uint64_t n, const char *one, const char *many) {
+    return n == 1 ? one : many;
+}
+
 /* Stdout, buffered; flushed by main before exit. */
 extern jfrc_out *cli_out;
 
@@ -31,11 +37,23 @@ extern jfrc_out *cli_out;
 void cli_error(const char *fmt, ...) CLI_PRINTF(1, 2);
 
 /* An error found by a command in the data (e.g. an event that cannot be
- * decoded): printed like cli_error, and the run's exit status becomes 1. */
+ * decoded): printed like cli_input_error, and the run's exit status
+ * becomes 1. */
 void cli_data_error(const char *fmt, ...) CLI_PRINTF(1, 2);
 
-/* The on_error callback every file command installs: prints the message and
- * returns JFR_CB_CONTINUE so later good chunks are still processed. */
+/* The input this thread's parser messages are about: the front end sets
+ * the path (or "<stdin>") while it reads a file and NULL after. cli_on_error,
+ * cli_data_error and cli_input_error put "NAME: " before their message when
+ * it is set (listen and tail name their sources themselves). */
+void cli_report_input(const char *name);
+
+/* cli_error with "NAME: " of the input being read (cli_report_input) first:
+ * a message about the input, naming its chunk and byte offset. */
+void cli_input_error(const char *fmt, ...) CLI_PRINTF(1, 2);
+
+/* The on_error callback every file command installs: prints the message
+ * (after the input's name) and returns JFR_CB_CONTINUE so later good chunks
+ * are still processed. */
 int cli_on_error(jfr_parser *p, jfr_status s, const char *message, void *user);
 
 /* Errors printed so far by cli_on_error (and the front end on its behalf)

@@ -92,7 +92,8 @@ static void on_log(void *user, int level, const char *message) {
         return;
     }
     if (lk->repeats)
-        live_msg("kafka: (the last line %llu more times)", (unsigned long long)lk->repeats);
+        live_msg("kafka: (the last line %llu more %s)", (unsigned long long)lk->repeats,
+                 cli_noun(lk->repeats, "time", "times"));
     lk->repeats = 0;
     snprintf(lk->lastlog, sizeof lk->lastlog, "%s", message);
     live_msg("kafka: %s", message);
@@ -110,8 +111,9 @@ static void on_source_done(void *user, const char *id, const char *origin,
     if (st->failed && st->last_error[0])
         snprintf(err, sizeof err, " (last error: %s)", st->last_error);
     /* "SOURCE: kafka: ..." as the other per-source lines */
-    live_msg("%s: kafka: %llu events produced, %llu delivered, %llu failed, %llu undelivered%s%s%s",
+    live_msg("%s: kafka: %llu %s produced, %llu delivered, %llu failed, %llu undelivered%s%s%s",
              origin && *origin ? origin : id, (unsigned long long)st->produced,
+             cli_noun(st->produced, "event", "events"),
              (unsigned long long)st->delivered, (unsigned long long)st->failed,
              (unsigned long long)lost, *id ? ", key " : "", id, err);
     if (st->failed || lost)
@@ -353,17 +355,19 @@ void live_kafka_finish(live_app *app) {
     jfrs_kafka_stats_get(lk->k, &st);
     jfrs_kafka_free(lk->k); /* per-source lines of those still waiting */
     if (lk->repeats)
-        live_msg("kafka: (the last line %llu more times)", (unsigned long long)lk->repeats);
+        live_msg("kafka: (the last line %llu more %s)", (unsigned long long)lk->repeats,
+                 cli_noun(lk->repeats, "time", "times"));
     uint64_t lost = undelivered(&st);
     char extra[320] = "";
     if (st.dropped)
         snprintf(extra, sizeof extra, " (%llu dropped over the hold bound)",
                  (unsigned long long)st.dropped);
     else if (st.paused) /* back-pressure happened: say how often */
-        snprintf(extra, sizeof extra, "; inputs paused %llu times for a full queue",
-                 (unsigned long long)st.paused);
-    live_msg("kafka: %llu events produced, %llu delivered, %llu failed, %llu undelivered%s",
-             (unsigned long long)st.produced, (unsigned long long)st.delivered,
+        snprintf(extra, sizeof extra, "; inputs paused %llu %s for a full queue",
+                 (unsigned long long)st.paused, cli_noun(st.paused, "time", "times"));
+    live_msg("kafka: %llu %s produced, %llu delivered, %llu failed, %llu undelivered%s",
+             (unsigned long long)st.produced, cli_noun(st.produced, "event", "events"),
+             (unsigned long long)st.delivered,
              (unsigned long long)st.failed, (unsigned long long)lost, extra);
     if (st.failed && st.last_error[0])
         live_msg("kafka: last error: %s", st.last_error);

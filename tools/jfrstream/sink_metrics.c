@@ -188,7 +188,7 @@ int live_metrics_open(live_app *app) {
     int port = LIVE_METRICS_DEFAULT_PORT;
     if (!live_parse_address(o->metrics, host, sizeof host, &port, LIVE_METRICS_DEFAULT_PORT))
         return cli_usage_error("%s: --metrics: bad address '%s' (PORT, ADDR:PORT or "
-                               "[ADDR]:PORT)", app->cmd, o->metrics);
+                               "[ADDR]:PORT; ADDR numeric or localhost)", app->cmd, o->metrics);
     if (!jfrs_metrics_http_available())
         return cli_usage_error("%s: --metrics: this jfrstream was built without "
                                "libmicrohttpd (meson feature -Dmicrohttpd)", app->cmd);

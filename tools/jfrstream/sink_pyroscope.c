@@ -177,8 +177,9 @@ static void say_losses(pyro_app *pa) {
     jfrs_pyroscope_stats st;
     jfrs_pyroscope_stats_total(pa->sink, &st);
     if (st.dropped > pa->said_dropped || st.failed > pa->said_failed) {
-        live_msg("pyroscope: %llu windows dropped, %llu failed so far (last: %s)",
-                 (unsigned long long)st.dropped, (unsigned long long)st.failed,
+        live_msg("pyroscope: %llu %s dropped, %llu failed so far (last: %s)",
+                 (unsigned long long)st.dropped, cli_noun(st.dropped, "window", "windows"),
+                 (unsigned long long)st.failed,
                  st.last_error[0] ? st.last_error : "-");
         pa->said_dropped = st.dropped;
         pa->said_failed = st.failed;
@@ -370,8 +371,9 @@ void pyro_report(live_app *app) {
     jfrs_pyroscope_stats st;
     jfrs_pyroscope_stats_total(pa->sink, &st);
     if (st.pending)
-        cli_error("pyroscope: sending %llu queued windows (at most %d s)",
-                  (unsigned long long)st.pending, PYRO_DRAIN_MS / 1000);
+        cli_error("pyroscope: sending %llu queued %s (at most %d s)",
+                  (unsigned long long)st.pending, cli_noun(st.pending, "window", "windows"),
+                  PYRO_DRAIN_MS / 1000);
     jfrs_pyroscope_drain(pa->sink, PYRO_DRAIN_MS);
     jfrs_pyroscope_stats_total(pa->sink, &st);
     jfrc_out_flush(cli_out);
@@ -380,8 +382,9 @@ void pyro_report(live_app *app) {
         snprintf(left, sizeof left, ", %llu left unsent", (unsigned long long)st.left);
     if (st.last_error[0] && (st.failed || st.left || st.dropped))
         snprintf(last, sizeof last, " (last error: %s)", st.last_error);
-    cli_error("pyroscope: %llu windows pushed, %llu retried, %llu dropped, %llu failed%s%s",
-              (unsigned long long)st.pushed, (unsigned long long)st.retried,
+    cli_error("pyroscope: %llu %s pushed, %llu retried, %llu dropped, %llu failed%s%s",
+              (unsigned long long)st.pushed, cli_noun(st.pushed, "window", "windows"),
+              (unsigned long long)st.retried,
               (unsigned long long)st.dropped, (unsigned long long)st.failed, left, last);
 }
 
