@@ -30,13 +30,36 @@
  * JFR_UV_TAIL_CONFIG_INIT, and point to their jfr_options and jfr_callbacks
  * (NULL: defaults, no callbacks), which are copied at start.
  *
+ * MEMORY. Every allocation of these front ends (the listener, each
+ * connection and the bytes it holds back, the tail and its read buffer)
+ * goes through the allocator of the config's jfr_options (NULL options or a
+ * zeroed allocator: malloc/realloc/free), as do their parsers'.
+ *
+ * PAUSE (the core's rule, jfrstream.h, at the end of input too). A callback
+ * returning JFR_CB_PAUSE stops the parser; nothing is fed, and no
+ * jfr_parser_finish is called, until the application resumes it:
+ * jfr_uv_conn_resume for a connection, jfr_uv_tail_resume for a tail with
+ * manual_resume (otherwise the tail's next poll resumes it). While paused, a
+ * connection reads nothing (TCP back-pressure) and a tail reads no file;
+ * neither counts as idle. When the input ends while paused (the peer
+ * closed, a limit, jfr_uv_listener_stop, the tail's idle_ms or
+ * jfr_uv_tail_stop), the end waits for the resume: then the bytes held back
+ * are fed and the parser is finished. A pause from a callback run by that
+ * finish (JFR_PAUSED) is waited for the same way, then finish is called
+ * again, until it returns another status: that one is the end's status
+ * (on_conn_end, on_end), never JFR_PAUSED. A paused connection therefore
+ * delays the listener's on_end until it is resumed (or stopped with
+ * jfr_uv_conn_stop, which ends it at once).
+ *
  * RETURN VALUES. jfr_uv_listener_start and jfr_uv_tail_start return a
- * jfr_status: JFR_OK (and *out set); JFR_INVALID_ARG for a NULL or
- * uninitialised config (or options, callbacks) or no path; JFR_NOMEM; JFR_IO
+ * jfr_status: JFR_OK (and *out set); JFR_INVALID_ARG for a NULL loop,
+ * config or out, an uninitialised config (or options, callbacks) or no
+ * path; JFR_NOMEM; JFR_IO
  * when libuv refused (bad address, bind, listen, a path that cannot be
  * read): *uv_error, when not NULL, then gets libuv's negative error code
- * (for uv_strerror), and 0 otherwise. The getters return their value;
- * stop, resume and the rest return nothing and cannot fail.
+ * (for uv_strerror), and 0 otherwise. The getters return their value
+ * (0, "" or NULL for a NULL handle); stop, resume and the rest return
+ * nothing and cannot fail (a NULL handle: nothing).
  */
 #ifndef JFRSTREAM_UV_H
 #define JFRSTREAM_UV_H
@@ -130,13 +153,19 @@ JFR_API jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_
                                          jfr_uv_listener **out, int *uv_error);
 /* The bound port (useful with port 0). */
 JFR_API int jfr_uv_listener_port(const jfr_uv_listener *l);
-/* Stop accepting; open connections are finished (bytes held back by a pause
- * are fed, then jfr_parser_finish: partial chunks are reported) and end
+/* Stop accepting; the input of open connections ends (bytes held back by a
+ * pause are fed, then jfr_parser_finish: partial chunks are reported; a
+ * paused connection after its resume, see PAUSE) and they end
  * (on_conn_end). on_end runs when every handle is closed; then the listener
- * is freed. A second call does nothing. */
+ * is freed. A second call, or NULL, does nothing. */
 JFR_API void jfr_uv_listener_stop(jfr_uv_listener *l);
 JFR_API unsigned jfr_uv_listener_connections(const jfr_uv_listener *l); /* open now */
 JFR_API unsigned jfr_uv_listener_peak(const jfr_uv_listener *l);        /* most at once */
+/* Peers refused so far: over max_connections, or for lack of memory (a peer
+ * that arrives when not even its connection can be allocated is accepted
+ * and closed at once, so that the listener goes on accepting; it gets
+ * on_conn_end with JFR_NOMEM like one refused for its parser). */
+JFR_API uint64_t jfr_uv_listener_refused(const jfr_uv_listener *l);
 
 JFR_API jfr_parser *jfr_uv_conn_parser(jfr_uv_conn *c); /* NULL for a refused one */
 JFR_API jfr_uv_listener *jfr_uv_conn_listener(jfr_uv_conn *c);
@@ -144,7 +173,8 @@ JFR_API const char *jfr_uv_conn_peer(const jfr_uv_conn *c); /* "127.0.0.1:54321"
 JFR_API uint64_t jfr_uv_conn_id(const jfr_uv_conn *c);       /* 1, 2, ... */
 JFR_API uint64_t jfr_uv_conn_bytes(const jfr_uv_conn *c);
 /* After a callback paused the parser, reading from that peer stops (TCP
- * back-pressure); call this to feed what is pending and read again. */
+ * back-pressure); call this to feed what is pending and read again (or,
+ * once the input ended, to finish: see PAUSE). Not paused: nothing. */
 JFR_API void jfr_uv_conn_resume(jfr_uv_conn *c);
 /* End one connection (from any callback or later): on_conn_end with
  * JFR_STOPPED. */
