@@ -216,7 +216,8 @@ typedef struct jfr_uv_tail_config {
      * default) resumes at the next poll; true keeps the tail paused, reading
      * nothing and not counting idle time, until jfr_uv_tail_resume (as a
      * listener's connection: for a consumer that must wait for room, e.g.
-     * a full Kafka producer queue). */
+     * a full Kafka producer queue). At the end of input (idle_ms,
+     * jfr_uv_tail_stop) likewise: see PAUSE at the top. */
     bool manual_resume;
 } jfr_uv_tail_config;
 
@@ -227,11 +228,16 @@ JFR_API void jfr_uv_tail_config_init(jfr_uv_tail_config *cfg);
 /* Start following (see RETURN VALUES above; a path that cannot be read is
  * JFR_IO). Each byte of each chunk file is fed exactly once, in file-name
  * order; header rewrites are read with the writer's guard (state byte 255 =
- * retry, double read). */
+ * retry, double read). The files are read on the loop's thread, at most
+ * 1 MiB (and 64 finished files) per turn of the loop, so that its other
+ * handles wait for no more than the parse of that much; the rest is read in
+ * the next turn, not the next poll. */
 JFR_API jfr_status jfr_uv_tail_start(uv_loop_t *loop, const jfr_uv_tail_config *cfg,
                                      jfr_uv_tail **out, int *uv_error);
 /* Finish the parser (a partial chunk is reported) and end: on_end with
- * JFR_UV_TAIL_STOPPED. A second call does nothing. */
+ * JFR_UV_TAIL_STOPPED, before this returns unless the parser is paused or
+ * this is called from one of its callbacks (then after the resume or once
+ * the callback returned: see PAUSE). A second call does nothing. */
 JFR_API void jfr_uv_tail_stop(jfr_uv_tail *t);
 /* With manual_resume: go on after a callback paused the parser (what was
  * not taken is fed at once, then the files are read again). Otherwise, or
@@ -241,6 +247,36 @@ JFR_API jfr_parser *jfr_uv_tail_parser(jfr_uv_tail *t);
 /* The chunk file being read now; between files "" (in on_end: the last one
  * read; "" when none was opened). */
 JFR_API const char *jfr_uv_tail_file(const jfr_uv_tail *t);
+
+/* ------------------------------------------------------ repository scanning
+ *
+ * What the tail reads, for an application that shows or chooses it (the
+ * CLI's tail). A JVM's repository folder holds its chunk files (names ending
+ * in ".jfr", named by time: name order is write order); its parent holds
+ * one folder per JVM. Only a folder holding chunk files counts as a JVM's:
+ * JDK 17 creates an empty repository folder at startup, removes it a few ms
+ * later and writes its chunks in another, so an empty folder is never
+ * chosen (and a folder removed before anything was read from it is chosen
+ * again). These calls read the file system synchronously on the calling
+ * thread (libuv's uv_fs_* without callback); names longer than `outlen`
+ * are skipped. They return 1 (found: the name, not the path, in `out`), 0
+ * (none) or libuv's negative error code (e.g. UV_ENOENT) when `dir` cannot
+ * be read; UV_EINVAL for a NULL argument or outlen 0.
+ */
+/* The first chunk file of folder `dir` whose name sorts after `after` (""
+ * or NULL: the first one): called with the last name each time, it lists
+ * the folder's chunk files in the tail's order. */
+JFR_API int jfr_uv_repo_next(uv_loop_t *loop, const char *dir, const char *after, char *out,
+                             size_t outlen);
+/* The newest JVM folder in `dir` (the greatest name among its sub-folders
+ * that hold chunk files) whose name sorts after `after` ("" or NULL: any):
+ * the folder a tail of `dir` follows, or the next JVM's. */
+JFR_API int jfr_uv_repo_newest(uv_loop_t *loop, const char *dir, const char *after, char *out,
+                               size_t outlen);
+/* Bytes on disk that a tail of `path` reads first: the file's size, the
+ * chunk files of the folder, or those of its newest JVM folder; -1 when
+ * there is none (or path cannot be read). */
+JFR_API int64_t jfr_uv_repo_bytes(uv_loop_t *loop, const char *path);
 
 #ifdef __cplusplus
 }
