@@ -192,7 +192,8 @@ static void conn_run(conn *c) {
             }
             if (used > n)
                 used = n;
-            memmove(c->pending.data, c->pending.data + used, n - used);
+            if (used < n)
+                memmove(c->pending.data, c->pending.data + used, n - used);
             c->pending.len = n - used;
             if (s == JFR_PAUSED)
                 conn_pause(c);
