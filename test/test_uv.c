@@ -13,6 +13,8 @@
  *    arrives, the end's status is JFR_OK, never JFR_PAUSED (both failed
  *    before the rule: the listener fed and finished behind the pause, the
  *    tail ended with JFR_PAUSED after 541 of 596 events);
+ *  - repository scanning (jfr_uv_repo_*): a JVM folder only with chunk
+ *    files (JDK 17's empty first folder is never chosen), names in order;
  *  - sized structs: both configs from an older caller (smaller size,
  *    garbage after it) and a newer one (bigger, zero extra bytes); NULL and
  *    uninitialised arguments refused, NULL handles harmless.
@@ -21,6 +23,7 @@
 #include "jfrstream_uv.h"
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static uint8_t *g_fix, *g_live;
@@ -945,6 +948,70 @@ static void test_sized(void) {
     printf("NULL and uninitialised arguments: refused (JFR_INVALID_ARG); NULL handles: no-ops\n");
 }
 
+/* ------------------------------------------------------ repository scanning
+ *
+ * jfr_uv_repo_*: a parent folder holding an empty JVM folder (JDK 17's
+ * first one, the newest by name) and one with two chunk files and a file
+ * that is not one: the JVM folder with chunks is the newest, its files come
+ * in name order, the bytes are theirs; a tail of the parent follows that
+ * folder (the empty one is never chosen). */
+static void test_repo_scan(void) {
+    char parent[] = "/tmp/jfrstream-repo-XXXXXX", jvm[300], empty[300], path[400];
+    CHECK(mkdtemp(parent) != NULL);
+    snprintf(jvm, sizeof jvm, "%s/2026_11_21_10_00_00_1", parent);
+    snprintf(empty, sizeof empty, "%s/2026_11_21_10_00_05_2", parent);
+    CHECK(mkdir(jvm, 0700) == 0 && mkdir(empty, 0700) == 0);
+    const char *files[] = {"2026_11_21_10_00_00.jfr", "2026_11_21_10_00_01.jfr", "notes.txt"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", jvm, files[i]);
+        uint8_t *b = malloc(g_len);
+        memcpy(b, g_fix, g_len);
+        if (i == 0)
+            b[67] &= (uint8_t)~0x02; /* the first chunk not final */
+        write_at(path, b, i == 2 ? 100 : g_len, 0);
+        free(b);
+    }
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char name[256], tiny[8];
+    CHECK(jfr_uv_repo_newest(&loop, parent, "", name, sizeof name) == 1 &&
+          strcmp(name, "2026_11_21_10_00_00_1") == 0);
+    CHECK(jfr_uv_repo_newest(&loop, parent, "2026_11_21_10_00_00_1", name, sizeof name) == 0);
+    CHECK(jfr_uv_repo_next(&loop, parent, "", name, sizeof name) == 0);
+    CHECK(jfr_uv_repo_next(&loop, jvm, NULL, name, sizeof name) == 1 &&
+          strcmp(name, files[0]) == 0);
+    CHECK(jfr_uv_repo_next(&loop, jvm, files[0], name, sizeof name) == 1 &&
+          strcmp(name, files[1]) == 0);
+    CHECK(jfr_uv_repo_next(&loop, jvm, files[1], name, sizeof name) == 0);
+    CHECK(jfr_uv_repo_next(&loop, jvm, "", tiny, sizeof tiny) == 0); /* names too long */
+    CHECK(jfr_uv_repo_next(&loop, "/nonexistent/jfrstream", "", name, sizeof name) == UV_ENOENT);
+    CHECK(jfr_uv_repo_bytes(&loop, parent) == (int64_t)(2 * g_len));
+    CHECK(jfr_uv_repo_bytes(&loop, jvm) == (int64_t)(2 * g_len));
+    CHECK(jfr_uv_repo_bytes(&loop, empty) == -1);
+    snprintf(path, sizeof path, "%s/%s", jvm, files[2]);
+    CHECK(jfr_uv_repo_bytes(&loop, path) == 100);
+    CHECK(jfr_uv_repo_bytes(&loop, "/nonexistent/jfrstream") == -1);
+    CHECK(uv_loop_close(&loop) == 0);
+    /* the tail of the parent: both chunks of the JVM folder, then final */
+    memset(&g_te, 0, sizeof g_te);
+    run_tail_alone(parent, 0, false);
+    printf("repository scan: the JVM folder with chunk files chosen over a newer empty one, "
+           "2 chunk files in order, %lld bytes; tail of the parent: why=%d %s, %llu events "
+           "(want %llu), last file %s\n",
+           (long long)(2 * g_len), (int)g_te.why, jfr_status_name(g_te.status),
+           (unsigned long long)g_te.events, (unsigned long long)(2 * g_events),
+           strrchr(g_te.file, '/') ? strrchr(g_te.file, '/') + 1 : g_te.file);
+    CHECK(g_te.why == JFR_UV_TAIL_FINAL && g_te.events == 2 * g_events);
+    CHECK(strstr(g_te.file, "_00_00_1/2026_11_21_10_00_01.jfr") != NULL);
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", jvm, files[i]);
+        unlink(path);
+    }
+    rmdir(jvm);
+    rmdir(empty);
+    rmdir(parent);
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IONBF, 0);
     if (argc < 2 || !(g_fix = read_file(argv[1], &g_len))) {
@@ -976,6 +1043,7 @@ int main(int argc, char **argv) {
     test_tail_pause_at_end(true);
     test_tail_pause_at_end(false);
     test_sized();
+    test_repo_scan();
     free(g_fix);
     free(g_live);
     printf("%d failed checks\n", g_failures);

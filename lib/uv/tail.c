@@ -68,89 +68,98 @@ static bool is_chunk_name(const char *s) {
     return n > m && strcmp(s + n - m, TAIL_CHUNK_SUFFIX) == 0;
 }
 
-int jfr_uv_repo_next(uv_loop_t *loop, const char *dir, const char *after, char *out,
-                     size_t outlen) {
+/* The one folder walk: fn(entry, ctx) for every entry of `dir`; 0, or
+ * libuv's error when `dir` cannot be read. Every entry is read, even after
+ * the answer is known: libuv 1.44 leaks the entries left unread. */
+static int scan_each(uv_loop_t *loop, const char *dir, void (*fn)(const uv_dirent_t *, void *),
+                     void *ctx) {
     uv_fs_t req;
     uv_dirent_t ent;
-    int found = 0;
+    int r = uv_fs_scandir(loop, &req, dir, 0, NULL);
+    if (r >= 0)
+        while (uv_fs_scandir_next(&req, &ent) != UV_EOF)
+            fn(&ent, ctx);
+    uv_fs_req_cleanup(&req);
+    return r < 0 ? r : 0;
+}
+
+typedef struct pick {
+    uv_loop_t *loop;
+    const char *dir, *after;
+    char *out;
+    size_t outlen;
+    int found;
+    int64_t bytes; /* folder_bytes */
+} pick;
+
+/* smallest chunk file name after p->after */
+static void pick_next(const uv_dirent_t *e, void *ctx) {
+    pick *p = ctx;
+    if (e->type == UV_DIRENT_DIR || !is_chunk_name(e->name) || strlen(e->name) >= p->outlen ||
+        (p->after && p->after[0] && strcmp(e->name, p->after) <= 0) ||
+        (p->found && strcmp(e->name, p->out) >= 0))
+        return;
+    snprintf(p->out, p->outlen, "%s", e->name);
+    p->found = 1;
+}
+
+/* greatest folder name after p->after that holds a chunk file */
+static void pick_newest(const uv_dirent_t *e, void *ctx) {
+    pick *p = ctx;
+    if (e->type != UV_DIRENT_DIR || e->name[0] == '.' || strlen(e->name) >= p->outlen ||
+        (p->after && p->after[0] && strcmp(e->name, p->after) <= 0) ||
+        (p->found && strcmp(e->name, p->out) <= 0))
+        return;
+    /* only a folder holding chunk files: JDK 17 creates an empty repository
+     * folder at startup and removes it a few ms later */
+    char sub[PATH_MAX], name[PATH_MAX];
+    int w = snprintf(sub, sizeof sub, "%s/%s", p->dir, e->name);
+    if (w < 0 || (size_t)w >= sizeof sub ||
+        jfr_uv_repo_next(p->loop, sub, "", name, sizeof name) != 1)
+        return;
+    snprintf(p->out, p->outlen, "%s", e->name);
+    p->found = 1;
+}
+
+/* sum of the chunk files' sizes */
+static void add_bytes(const uv_dirent_t *e, void *ctx) {
+    pick *p = ctx;
+    char path[PATH_MAX];
+    uv_fs_t st;
+    if (e->type == UV_DIRENT_DIR || !is_chunk_name(e->name))
+        return;
+    int w = snprintf(path, sizeof path, "%s/%s", p->dir, e->name);
+    if (w < 0 || (size_t)w >= sizeof path)
+        return;
+    if (uv_fs_stat(p->loop, &st, path, NULL) == 0)
+        p->bytes = (p->bytes < 0 ? 0 : p->bytes) + (int64_t)st.statbuf.st_size;
+    uv_fs_req_cleanup(&st);
+}
+
+static int repo_pick(uv_loop_t *loop, const char *dir, const char *after, char *out,
+                     size_t outlen, void (*fn)(const uv_dirent_t *, void *)) {
     if (!loop || !dir || !out || !outlen)
         return UV_EINVAL;
-    int r = uv_fs_scandir(loop, &req, dir, 0, NULL);
-    if (r < 0) {
-        uv_fs_req_cleanup(&req);
-        return r;
-    }
-    /* read to the end: libuv 1.44 leaks the entries left unread */
-    while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
-        if (ent.type == UV_DIRENT_DIR || !is_chunk_name(ent.name) ||
-            strlen(ent.name) >= outlen)
-            continue;
-        if (after && after[0] && strcmp(ent.name, after) <= 0)
-            continue;
-        if (!found || strcmp(ent.name, out) < 0) {
-            snprintf(out, outlen, "%s", ent.name);
-            found = 1;
-        }
-    }
-    uv_fs_req_cleanup(&req);
-    return found;
+    pick p = {loop, dir, after, out, outlen, 0, -1};
+    int r = scan_each(loop, dir, fn, &p);
+    return r < 0 ? r : p.found;
+}
+
+int jfr_uv_repo_next(uv_loop_t *loop, const char *dir, const char *after, char *out,
+                     size_t outlen) {
+    return repo_pick(loop, dir, after, out, outlen, pick_next);
 }
 
 int jfr_uv_repo_newest(uv_loop_t *loop, const char *dir, const char *after, char *out,
                        size_t outlen) {
-    uv_fs_t req;
-    uv_dirent_t ent;
-    int found = 0;
-    if (!loop || !dir || !out || !outlen)
-        return UV_EINVAL;
-    int r = uv_fs_scandir(loop, &req, dir, 0, NULL);
-    if (r < 0) {
-        uv_fs_req_cleanup(&req);
-        return r;
-    }
-    while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
-        if (ent.type != UV_DIRENT_DIR || ent.name[0] == '.' || strlen(ent.name) >= outlen)
-            continue;
-        if ((after && after[0] && strcmp(ent.name, after) <= 0) ||
-            (found && strcmp(ent.name, out) <= 0))
-            continue;
-        /* only a folder holding chunk files: JDK 17 creates an empty
-         * repository folder at startup and removes it a few ms later */
-        char sub[PATH_MAX], name[PATH_MAX];
-        int w = snprintf(sub, sizeof sub, "%s/%s", dir, ent.name);
-        if (w < 0 || (size_t)w >= sizeof sub ||
-            jfr_uv_repo_next(loop, sub, "", name, sizeof name) != 1)
-            continue;
-        snprintf(out, outlen, "%s", ent.name);
-        found = 1;
-    }
-    uv_fs_req_cleanup(&req);
-    return found;
+    return repo_pick(loop, dir, after, out, outlen, pick_newest);
 }
 
 /* Bytes of the chunk files in folder `dir`; -1 when it holds none. */
 static int64_t folder_bytes(uv_loop_t *loop, const char *dir) {
-    uv_fs_t req;
-    uv_dirent_t ent;
-    int64_t sum = -1;
-    if (uv_fs_scandir(loop, &req, dir, 0, NULL) < 0) {
-        uv_fs_req_cleanup(&req);
-        return -1;
-    }
-    while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
-        if (ent.type == UV_DIRENT_DIR || !is_chunk_name(ent.name))
-            continue;
-        char path[PATH_MAX];
-        uv_fs_t st;
-        int w = snprintf(path, sizeof path, "%s/%s", dir, ent.name);
-        if (w < 0 || (size_t)w >= sizeof path)
-            continue;
-        if (uv_fs_stat(loop, &st, path, NULL) == 0)
-            sum = (sum < 0 ? 0 : sum) + (int64_t)st.statbuf.st_size;
-        uv_fs_req_cleanup(&st);
-    }
-    uv_fs_req_cleanup(&req);
-    return sum;
+    pick p = {loop, dir, NULL, NULL, 0, 0, -1};
+    scan_each(loop, dir, add_bytes, &p);
+    return p.bytes;
 }
 
 int64_t jfr_uv_repo_bytes(uv_loop_t *loop, const char *path) {
