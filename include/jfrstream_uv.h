@@ -101,8 +101,9 @@ typedef struct jfr_uv_listener_config {
      * chunk number and byte offset), a limit (JFR_LIMIT), jfr_uv_conn_stop
      * (JFR_STOPPED) or jfr_uv_listener_stop. The message starts with the
      * peer ("127.0.0.1:54321: ..."). A connection refused over
-     * max_connections (JFR_LIMIT), or for lack of memory for its parser
-     * (JFR_NOMEM), gets on_conn_end without on_conn_start; its c->data is
+     * max_connections (JFR_LIMIT), or for lack of memory for its
+     * connection or parser (JFR_NOMEM), gets on_conn_end without
+     * on_conn_start (and counts in jfr_uv_listener_refused); its c->data is
      * NULL and it has no parser. The conn is freed after this returns. */
     void (*on_conn_end)(jfr_uv_conn *c, jfr_status status, const char *message,
                         void *user);
