@@ -790,6 +790,7 @@ void live_request_stop(live_app *app) {
     app->stopping = true;
     if (app->stop)
         app->stop(app);
+    live_kafka_stop(app);
 }
 
 void live_finish(live_app *app) {
