@@ -550,19 +550,6 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
     free(s);
 }
 
-void live_src_discard(live_src *s) {
-    pyro_src_end(s, false);
-    s->app->conns--;
-    s->app->conns_total--;
-    live_kafka_src_end(s);
-    live_metrics_src_end(s);
-    jfrs_source_free(s->src);
-    jfrc_json_free(s->ej);
-    cli_type_set_free(&s->want);
-    free(s->rows);
-    free(s);
-}
-
 /* ------------------------------------------------------------ the view */
 
 typedef struct rate_row {
