@@ -13,6 +13,7 @@
 #include "jfrstream_sink.h"
 #include "jfrstream_conv.h"
 #include "sink.h"
+#include "../sized.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -294,10 +295,13 @@ jfr_status jfrs_kafka_new(const jfrs_kafka_config *cfg, jfrs_kafka **out, char *
                           size_t errlen) {
     if (out)
         *out = NULL;
-    if (!cfg || !out || cfg->size != sizeof *cfg) {
+    /* min(size, sizeof) of the caller's struct: an older or newer header's */
+    jfrs_kafka_config copy;
+    if (!cfg || !out || !jfr__sized_copy(&copy, sizeof copy, cfg)) {
         put_err(errbuf, errlen, "bad configuration (not initialised)");
         return JFR_INVALID_ARG;
     }
+    cfg = &copy;
     if (!cfg->brokers || !*cfg->brokers) {
         put_err(errbuf, errlen, "no brokers");
         return JFR_INVALID_ARG;

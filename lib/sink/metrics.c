@@ -6,6 +6,7 @@
  */
 #include "jfrstream_sink.h"
 #include "sink.h"
+#include "../sized.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -392,13 +393,13 @@ jfr_status jfrs_metrics_new(const jfrs_metrics_config *cfg, jfrs_metrics **out) 
     if (!out)
         return JFR_INVALID_ARG;
     *out = NULL;
-    if (!cfg || cfg->size < sizeof(size_t))
+    jfrs_metrics_config c;
+    if (!cfg || !jfr__sized_copy(&c, sizeof c, cfg))
         return JFR_INVALID_ARG;
     jfrs_metrics *m = calloc(1, sizeof *m);
     if (!m)
         return JFR_NOMEM;
-    memcpy(&m->cfg, cfg, cfg->size < sizeof m->cfg ? cfg->size : sizeof m->cfg);
-    m->cfg.size = sizeof m->cfg;
+    m->cfg = c;
     if (!m->cfg.ttl_ms)
         m->cfg.ttl_ms = JFRS_METRICS_DEFAULT_TTL_MS;
     if (!m->cfg.max_sources)

@@ -85,6 +85,8 @@ JFRS_API bool jfrs_pyroscope_available(void) { return false; }
 
 JFRS_API jfr_status jfrs_pyroscope_new(const jfrs_pyroscope_config *c, jfrs_pyroscope **out) {
     (void)c;
+    if (!out)
+        return JFR_INVALID_ARG;
     *out = NULL;
     return JFR_UNSUPPORTED;
 }
@@ -406,6 +408,8 @@ static void *worker(void *arg) {
 static int curl_started; /* curl_global_init done (loop thread only) */
 
 JFRS_API jfr_status jfrs_pyroscope_new(const jfrs_pyroscope_config *c, jfrs_pyroscope **out) {
+    if (!out)
+        return JFR_INVALID_ARG;
     *out = NULL;
     jfrs_pyroscope_config cfg;
     if (!c || !jfr__sized_copy(&cfg, sizeof cfg, c) || !cfg.url ||
