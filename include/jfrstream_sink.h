@@ -18,7 +18,13 @@
  * are opaque, *_free accepts NULL; functions returning jfr_status return
  * JFR_OK, JFR_NOMEM, JFR_INVALID_ARG (a value they refuse), or what their
  * comment says; pointers handed in are borrowed for the call; strings
- * returned are owned by the object and valid until it changes. Unless a
+ * returned are owned by the object and valid until it changes. NULL for
+ * any pointer is refused, never read or written through: a function
+ * returning jfr_status returns JFR_INVALID_ARG (except the calls on a
+ * Kafka producer or sender, or a metrics source, which accept NULL as
+ * "nothing to do": JFR_OK, see their sections), a getter
+ * NULL, 0 or false (a stats getter zeroes its `out`), the rest do nothing;
+ * an `out` pointer is set to NULL before anything else is checked. Unless a
  * section says otherwise, an object is used from one thread at a time (the
  * loop's thread).
  */

@@ -650,12 +650,12 @@ jfrs_kafka_src *jfrs_kafka_src_new(jfrs_kafka *k, jfrs_source *src) {
 }
 
 void jfrs_kafka_src_chunk_begin(jfrs_kafka_src *ks, const jfr_chunk_info *c) {
-    if (ks)
+    if (ks && c)
         jfrc_json_chunk_begin(ks->json, c);
 }
 
 void jfrs_kafka_src_metadata(jfrs_kafka_src *ks, const jfr_metadata *m) {
-    if (!ks)
+    if (!ks || !m)
         return;
     jfrc_json_metadata(ks->json, m);
     ks->last_type = NULL;

@@ -638,7 +638,7 @@ void jfrs_metrics_src_metadata(jfrs_metrics_src *ms, const jfr_metadata *md) {
 }
 
 void jfrs_metrics_src_record(jfrs_metrics_src *ms, const jfr_record *r) {
-    if (!ms || !r->type) /* metadata, checkpoints */
+    if (!ms || !r || !r->type) /* metadata, checkpoints */
         return;
     ms->m->events++;
     if (r->type->index >= ms->ntypes) /* untracked, or no memory for the table */
@@ -1276,6 +1276,8 @@ static void render_family_sums(jfrs_metrics *m, writer *w, int f) {
 }
 
 const char *jfrs_metrics_render(jfrs_metrics *m, size_t *len) {
+    if (len)
+        *len = 0;
     if (!m)
         return NULL;
     if (m->cfg.on_render)

@@ -75,6 +75,8 @@ JFRS_API char *jfrs_pyroscope_name(const jfrs_source *s, const char *app) {
 }
 
 JFRS_API void jfrs_pyroscope_config_init(jfrs_pyroscope_config *c) {
+    if (!c)
+        return;
     memset(c, 0, sizeof *c);
     c->size = sizeof *c;
 }
@@ -111,13 +113,15 @@ JFRS_API uint64_t jfrs_pyroscope_drain(jfrs_pyroscope *p, uint32_t timeout_ms) {
 
 JFRS_API void jfrs_pyroscope_stats_total(jfrs_pyroscope *p, jfrs_pyroscope_stats *out) {
     (void)p;
-    memset(out, 0, sizeof *out);
+    if (out)
+        memset(out, 0, sizeof *out);
 }
 
 JFRS_API bool jfrs_pyroscope_stats_source(jfrs_pyroscope *p, const char *source,
                                           jfrs_pyroscope_stats *out) {
     (void)p, (void)source;
-    memset(out, 0, sizeof *out);
+    if (out)
+        memset(out, 0, sizeof *out);
     return false;
 }
 
@@ -566,7 +570,7 @@ JFRS_API jfr_status jfrs_pyroscope_push(jfrs_pyroscope *p, const char *source, c
 }
 
 JFRS_API void jfrs_pyroscope_end_source(jfrs_pyroscope *p, const char *source) {
-    if (!p)
+    if (!p || !source)
         return;
     pthread_mutex_lock(&p->mu);
     psrc *s = find_src(p, source, false);
@@ -623,6 +627,12 @@ static void fill(jfrs_pyroscope_stats *out, const jfrs_pyroscope_stats *st, uint
 }
 
 JFRS_API void jfrs_pyroscope_stats_total(jfrs_pyroscope *p, jfrs_pyroscope_stats *out) {
+    if (!out)
+        return;
+    if (!p) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
     pthread_mutex_lock(&p->mu);
     fill(out, &p->total, p->pending);
     pthread_mutex_unlock(&p->mu);
@@ -630,6 +640,12 @@ JFRS_API void jfrs_pyroscope_stats_total(jfrs_pyroscope *p, jfrs_pyroscope_stats
 
 JFRS_API bool jfrs_pyroscope_stats_source(jfrs_pyroscope *p, const char *source,
                                           jfrs_pyroscope_stats *out) {
+    if (!out)
+        return false;
+    if (!p || !source) {
+        memset(out, 0, sizeof *out);
+        return false;
+    }
     pthread_mutex_lock(&p->mu);
     psrc *s = find_src(p, source, false);
     if (s)

@@ -163,10 +163,191 @@ static void metrics_sized(void) {
     CHECK(jfrs_metrics_new(&c, &m) == JFR_INVALID_ARG && !m);
 }
 
+
+/* ------------------------------------------------------------------- NULLs */
+
+static void nulls_source(void) {
+    CHECK(jfrs_source_new(NULL, "x", NULL) == NULL);
+    CHECK(jfrs_source_new("peer", NULL, NULL) == NULL);
+    jfrs_source_free(NULL);
+    CHECK(jfrs_source_set(NULL, "k", "v") == JFR_INVALID_ARG);
+    CHECK(jfrs_source_subscribe(NULL, NULL) == JFR_INVALID_ARG);
+    jfrs_source_event(NULL, NULL);
+    CHECK(!jfrs_source_identified(NULL));
+    CHECK(jfrs_source_generation(NULL) == 0);
+    CHECK(jfrs_source_id(NULL) == NULL);
+    CHECK(jfrs_source_nlabels(NULL) == 0);
+    CHECK(jfrs_source_key(NULL, 0) == NULL && jfrs_source_value(NULL, 0) == NULL);
+    CHECK(jfrs_source_get(NULL, "source") == NULL);
+    CHECK(jfrs_source_json(NULL) == NULL);
+    char *name = jfrs_pyroscope_name(NULL, "app"); /* no source: no labels */
+    CHECK(name && strcmp(name, "app{}") == 0);
+    free(name);
+    jfrs_source *s = jfrs_source_new("peer", "127.0.0.1:1", NULL);
+    CHECK(s != NULL);
+    CHECK(jfrs_source_set(s, NULL, "v") == JFR_INVALID_ARG);
+    CHECK(jfrs_source_set(s, "k", NULL) == JFR_INVALID_ARG);
+    CHECK(jfrs_source_subscribe(s, NULL) == JFR_INVALID_ARG);
+    jfrs_source_event(s, NULL);
+    CHECK(jfrs_source_get(s, NULL) == NULL);
+    CHECK(jfrs_source_key(s, 99) == NULL && jfrs_source_value(s, 99) == NULL);
+    CHECK(jfrs_source_nlabels(s) == 2 && strcmp(jfrs_source_get(s, "peer"), "127.0.0.1:1") == 0);
+    jfrs_source_free(s);
+}
+
+static void nulls_kafka(void) {
+    char err[256];
+    jfrs_kafka *k = NULL;
+    jfrs_kafka_config c;
+    jfrs_kafka_config_init(NULL);
+    jfrs_kafka_config_init(&c);
+    c.brokers = "127.0.0.1:9";
+    jfr_status no = jfrs_kafka_available() ? JFR_INVALID_ARG : JFR_UNSUPPORTED;
+    CHECK(jfrs_kafka_new(NULL, &k, err, sizeof err) == no && !k);
+    CHECK(jfrs_kafka_new(&c, NULL, err, sizeof err) == no);
+    CHECK(jfrs_kafka_new(&c, NULL, NULL, 0) == no);
+    jfrs_kafka_free(NULL);
+    jfrs_kafka_poll(NULL);
+    CHECK(jfrs_kafka_event_fd(NULL) == -1);
+    CHECK(jfrs_kafka_flush(NULL, 0) == JFR_OK);
+    jfrs_kafka_stats st;
+    memset(&st, 0xff, sizeof st);
+    jfrs_kafka_stats_get(NULL, &st);
+    CHECK(st.produced == 0 && st.last_error[0] == '\0');
+    jfrs_kafka_stats_get(NULL, NULL);
+    CHECK(jfrs_kafka_src_new(NULL, NULL) == NULL);
+    jfrs_kafka_src_chunk_begin(NULL, NULL);
+    jfrs_kafka_src_metadata(NULL, NULL);
+    CHECK(jfrs_kafka_src_event(NULL, NULL) == (jfrs_kafka_available() ? JFR_INVALID_ARG
+                                                                       : JFR_UNSUPPORTED));
+    CHECK(jfrs_kafka_src_decode_error(NULL) == NULL);
+    CHECK(jfrs_kafka_src_retry(NULL) == JFR_OK);
+    CHECK(jfrs_kafka_src_wait(NULL, 0) == JFR_OK);
+    jfrs_kafka_src_end(NULL);
+    memset(&st, 0xff, sizeof st);
+    jfrs_kafka_src_stats(NULL, &st);
+    CHECK(st.produced == 0);
+    jfrs_kafka_src_stats(NULL, NULL);
+    jfrs_kafka_src_free(NULL);
+    if (!jfrs_kafka_available())
+        return;
+    static const char *const mock[] = {"test.mock.num.brokers=1"};
+    c.options = mock;
+    c.noptions = 1;
+    CHECK(jfrs_kafka_new(&c, &k, NULL, 0) == JFR_OK && k);
+    jfrs_source *s = jfrs_source_new("peer", "127.0.0.1:1", NULL);
+    CHECK(jfrs_kafka_src_new(k, NULL) == NULL);
+    jfrs_kafka_src *ks = jfrs_kafka_src_new(k, s);
+    CHECK(ks != NULL);
+    jfrs_kafka_src_chunk_begin(ks, NULL);
+    jfrs_kafka_src_metadata(ks, NULL);
+    CHECK(jfrs_kafka_src_event(ks, NULL) == JFR_INVALID_ARG);
+    jfrs_kafka_stats_get(k, NULL);
+    jfrs_kafka_src_stats(ks, NULL);
+    jfrs_kafka_src_end(ks);
+    jfrs_kafka_src_free(ks);
+    jfrs_source_free(s);
+    jfrs_kafka_free(k);
+}
+
+static void nulls_pyroscope(void) {
+    jfrs_pyroscope_config c;
+    jfrs_pyroscope_config_init(NULL);
+    jfrs_pyroscope_config_init(&c);
+    c.url = "http://127.0.0.1:9";
+    jfrs_pyroscope *p = NULL;
+    jfr_status no = jfrs_pyroscope_available() ? JFR_INVALID_ARG : JFR_UNSUPPORTED;
+    CHECK(jfrs_pyroscope_new(NULL, &p) == no && !p);
+    CHECK(jfrs_pyroscope_new(&c, NULL) == JFR_INVALID_ARG);
+    jfrs_pyroscope_free(NULL);
+    CHECK(jfrs_pyroscope_push(NULL, "a", "n", "b", 1, 0, 1) ==
+          (jfrs_pyroscope_available() ? JFR_INVALID_ARG : JFR_UNSUPPORTED));
+    jfrs_pyroscope_end_source(NULL, "a");
+    CHECK(jfrs_pyroscope_drain(NULL, 0) == 0);
+    jfrs_pyroscope_stats st;
+    memset(&st, 0xff, sizeof st);
+    jfrs_pyroscope_stats_total(NULL, &st);
+    CHECK(st.queued == 0 && st.last_error[0] == '\0');
+    jfrs_pyroscope_stats_total(NULL, NULL);
+    CHECK(!jfrs_pyroscope_stats_source(NULL, "a", &st));
+    if (!jfrs_pyroscope_available())
+        return;
+    CHECK(jfrs_pyroscope_new(&c, &p) == JFR_OK && p);
+    CHECK(jfrs_pyroscope_push(p, NULL, "n", "b", 1, 0, 1) == JFR_INVALID_ARG);
+    CHECK(jfrs_pyroscope_push(p, "a", NULL, "b", 1, 0, 1) == JFR_INVALID_ARG);
+    CHECK(jfrs_pyroscope_push(p, "a", "n", NULL, 1, 0, 1) == JFR_INVALID_ARG);
+    jfrs_pyroscope_end_source(p, NULL);
+    jfrs_pyroscope_stats_total(p, NULL);
+    CHECK(!jfrs_pyroscope_stats_source(p, NULL, &st));
+    CHECK(!jfrs_pyroscope_stats_source(p, "a", NULL));
+    jfrs_pyroscope_free(p);
+}
+
+static bool scrape_none(void *user, char **body, size_t *len) {
+    (void)user, (void)body, (void)len;
+    return false;
+}
+
+static void nulls_metrics(void) {
+    jfrs_metrics *m = NULL;
+    jfrs_metrics_config c;
+    jfrs_metrics_config_init(NULL);
+    jfrs_metrics_config_init(&c);
+    CHECK(jfrs_metrics_new(NULL, &m) == JFR_INVALID_ARG && !m);
+    CHECK(jfrs_metrics_new(&c, NULL) == JFR_INVALID_ARG);
+    jfrs_metrics_free(NULL);
+    jfrs_metrics_src *ms = (jfrs_metrics_src *)&c;
+    CHECK(jfrs_metrics_src_new(NULL, NULL, &ms) == JFR_INVALID_ARG && !ms);
+    CHECK(jfrs_metrics_src_new(NULL, NULL, NULL) == JFR_INVALID_ARG);
+    CHECK(jfrs_metrics_src_subscribe(NULL, NULL) == JFR_OK); /* a src_new out of memory */
+    jfrs_metrics_src_chunk_begin(NULL, NULL);
+    jfrs_metrics_src_metadata(NULL, NULL);
+    jfrs_metrics_src_record(NULL, NULL);
+    jfrs_metrics_src_event(NULL, NULL);
+    jfrs_metrics_src_chunk_end(NULL);
+    jfrs_metrics_src_error(NULL, JFR_IO);
+    jfrs_metrics_src_end(NULL);
+    jfrs_metrics_expire(NULL);
+    CHECK(jfrs_metrics_set(NULL, "a", "gauge", "h", NULL, 1) == JFR_INVALID_ARG);
+    size_t len = 7;
+    CHECK(jfrs_metrics_render(NULL, &len) == NULL && len == 0);
+    CHECK(jfrs_metrics_nsources(NULL) == 0 && jfrs_metrics_nseries(NULL) == 0);
+    jfrs_metrics_http *h = (jfrs_metrics_http *)&c;
+    char err[128];
+    jfr_status no = jfrs_metrics_http_available() ? JFR_INVALID_ARG : JFR_UNSUPPORTED;
+    CHECK(jfrs_metrics_http_start(NULL, 0, NULL, NULL, &h, err, sizeof err) == no && !h);
+    CHECK(jfrs_metrics_http_start(NULL, 0, scrape_none, NULL, NULL, NULL, 0) == no);
+    CHECK(jfrs_metrics_http_port(NULL) == 0);
+    jfrs_metrics_http_stop(NULL);
+    CHECK(jfrs_metrics_new(&c, &m) == JFR_OK && m);
+    jfrs_source *s = jfrs_source_new("peer", "127.0.0.1:1", NULL);
+    ms = (jfrs_metrics_src *)&c;
+    CHECK(jfrs_metrics_src_new(m, NULL, &ms) == JFR_INVALID_ARG && !ms);
+    CHECK(jfrs_metrics_src_new(m, s, NULL) == JFR_INVALID_ARG);
+    CHECK(jfrs_metrics_src_new(m, s, &ms) == JFR_OK && ms);
+    CHECK(jfrs_metrics_src_subscribe(ms, NULL) == JFR_INVALID_ARG);
+    jfrs_metrics_src_chunk_begin(ms, NULL);
+    jfrs_metrics_src_metadata(ms, NULL);
+    jfrs_metrics_src_record(ms, NULL);
+    jfrs_metrics_src_event(ms, NULL);
+    jfrs_metrics_src_end(ms);
+    CHECK(jfrs_metrics_set(m, NULL, "gauge", "h", NULL, 1) == JFR_INVALID_ARG);
+    CHECK(jfrs_metrics_set(m, "a", NULL, "h", NULL, 1) == JFR_INVALID_ARG);
+    CHECK(jfrs_metrics_set(m, "a", "gauge", NULL, NULL, 1) == JFR_INVALID_ARG);
+    CHECK(jfrs_metrics_set(m, "a", "gauge", "h", NULL, 1) == JFR_OK);
+    CHECK(jfrs_metrics_render(m, NULL) != NULL); /* len optional */
+    jfrs_source_free(s);
+    jfrs_metrics_free(m);
+}
+
 int main(void) {
     kafka_sized();
     pyroscope_sized();
     metrics_sized();
+    nulls_source();
+    nulls_kafka();
+    nulls_pyroscope();
+    nulls_metrics();
     if (g_failures) {
         fprintf(stderr, "test_sink_api: %d failure(s)\n", g_failures);
         return 1;
