@@ -17,7 +17,6 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 void jfrs_kafka_config_init(jfrs_kafka_config *cfg) {
@@ -166,18 +165,18 @@ struct jfrs_kafka {
     void *user;
     krec *recs;         /* every record, live or ended */
     jfrs_kafka_stats tot;
-    jfrs_buf scratch;   /* a message being made for a release */
+    jfrc_out *scratch;  /* a message being made for a release */
+    jfr_allocator a;    /* every allocation of the producer and its senders */
 };
 
 struct jfrs_kafka_src {
     jfrs_kafka *k;
     krec *r;
     jfrs_source *src;
-    jfrc_out *out;      /* the event JSON writer's output: into ev */
+    jfrc_out *out;      /* the event JSON */
     jfrc_json *json;
-    jfrs_buf ev;        /* the event JSON */
-    jfrs_buf msg;       /* the message */
-    jfrs_buf res;       /* OTLP: the resource part, of label generation resgen */
+    jfrc_out *msg;      /* the message */
+    jfrc_out *res;      /* OTLP: the resource part, of label generation resgen */
     uint64_t resgen;
     bool holding;       /* not identified, not released yet */
     kqueue hold;
@@ -261,19 +260,38 @@ static void report(jfrs_kafka *k, krec *r) {
         k->on_source_done(k->user, r->id ? r->id : "", r->origin ? r->origin : "", &r->st);
 }
 
-static void queue_free(kqueue *q) {
+static kmsg *msg_new(jfrs_kafka *k, size_t a, size_t b) {
+    kmsg *m = jfr__alloc(&k->a, sizeof *m + a + b);
+    if (m) {
+        m->a = a;
+        m->b = b;
+    }
+    return m;
+}
+
+static void msg_free(jfrs_kafka *k, kmsg *m) {
+    if (m)
+        jfr__free(&k->a, m, sizeof *m + m->a + m->b);
+}
+
+static void str_free(jfrs_kafka *k, char *s) {
+    if (s)
+        jfr__free(&k->a, s, strlen(s) + 1);
+}
+
+static void queue_free(jfrs_kafka *k, kqueue *q) {
     for (kmsg *m = q->head, *next; m; m = next) {
         next = m->next;
-        free(m);
+        msg_free(k, m);
     }
     *q = (kqueue){0};
 }
 
-static void rec_free(krec *r) {
-    queue_free(&r->pend);
-    free(r->id);
-    free(r->origin);
-    free(r);
+static void rec_free(jfrs_kafka *k, krec *r) {
+    queue_free(k, &r->pend);
+    str_free(k, r->id);
+    str_free(k, r->origin);
+    jfr__free(&k->a, r, sizeof *r);
 }
 
 /* Ended records whose messages are all settled: reported and freed. */
@@ -284,11 +302,20 @@ static void sweep(jfrs_kafka *k) {
         if (r->ended && r->st.in_flight == 0 && r->pend.n == 0) {
             report(k, r);
             *pp = r->next;
-            rec_free(r);
+            rec_free(k, r);
         } else {
             pp = &r->next;
         }
     }
+}
+
+/* Free a producer that jfrs_kafka_new could not finish (before rd_kafka_new
+ * or after its destruction). */
+static void unmade(jfrs_kafka *k) {
+    jfr_allocator a = k->a;
+    jfrc_out_free(k->scratch);
+    str_free(k, k->topic);
+    jfr__free(&a, k, sizeof *k);
 }
 
 jfr_status jfrs_kafka_new(const jfrs_kafka_config *cfg, jfrs_kafka **out, char *errbuf,
@@ -311,13 +338,16 @@ jfr_status jfrs_kafka_new(const jfrs_kafka_config *cfg, jfrs_kafka **out, char *
         put_err(errbuf, errlen, "unknown format %d", (int)cfg->format);
         return JFR_INVALID_ARG;
     }
-    jfrs_kafka *k = calloc(1, sizeof *k);
+    jfr_allocator a = jfrs_allocator(cfg->allocator);
+    jfrs_kafka *k = jfr__calloc(&a, sizeof *k);
     if (!k) {
         put_err(errbuf, errlen, "out of memory");
         return JFR_NOMEM;
     }
+    k->a = a;
     k->format = cfg->format;
-    k->topic = strdup(topic);
+    k->topic = jfr__strdup(&a, topic);
+    k->scratch = jfrc_out_new_memory_advanced(1 << 12, &a);
     k->per_type = strstr(topic, "{type}") != NULL;
     k->stack_depth = cfg->stack_depth;
     k->hold_events = cfg->hold_events ? cfg->hold_events : DEFAULT_HOLD_EVENTS;
@@ -325,12 +355,9 @@ jfr_status jfrs_kafka_new(const jfrs_kafka_config *cfg, jfrs_kafka **out, char *
     k->on_log = cfg->on_log;
     k->on_source_done = cfg->on_source_done;
     k->user = cfg->user;
-    rd_kafka_conf_t *conf = rd_kafka_conf_new();
-    if (!k->topic || !conf) {
-        if (conf)
-            rd_kafka_conf_destroy(conf);
-        free(k->topic);
-        free(k);
+    rd_kafka_conf_t *conf = k->topic && k->scratch ? rd_kafka_conf_new() : NULL;
+    if (!conf) {
+        unmade(k);
         put_err(errbuf, errlen, "out of memory");
         return JFR_NOMEM;
     }
@@ -360,8 +387,7 @@ jfr_status jfrs_kafka_new(const jfrs_kafka_config *cfg, jfrs_kafka **out, char *
     }
     if (!ok) {
         rd_kafka_conf_destroy(conf);
-        free(k->topic);
-        free(k);
+        unmade(k);
         return JFR_INVALID_ARG;
     }
     rd_kafka_conf_set_opaque(conf, k);
@@ -374,8 +400,7 @@ jfr_status jfrs_kafka_new(const jfrs_kafka_config *cfg, jfrs_kafka **out, char *
     if (!k->rk) { /* conf is still ours */
         rd_kafka_conf_destroy(conf);
         put_err(errbuf, errlen, "%s", why);
-        free(k->topic);
-        free(k);
+        unmade(k);
         return JFR_INVALID_ARG;
     }
     rd_kafka_set_log_queue(k->rk, NULL); /* the main queue */
@@ -395,8 +420,7 @@ jfr_status jfrs_kafka_new(const jfrs_kafka_config *cfg, jfrs_kafka **out, char *
         put_err(errbuf, errlen, "topic %s: %s", k->topic,
                 rd_kafka_err2str(rd_kafka_last_error()));
         rd_kafka_destroy(k->rk);
-        free(k->topic);
-        free(k);
+        unmade(k);
         return JFR_INVALID_ARG;
     }
     *out = k;
@@ -405,20 +429,22 @@ jfr_status jfrs_kafka_new(const jfrs_kafka_config *cfg, jfrs_kafka **out, char *
 
 /* The topic of events of type `name` (per-type topics). */
 static rd_kafka_topic_t *topic_for(jfrs_kafka *k, const char *name) {
-    jfrs_buf b = {0};
+    jfrc_out *b = jfrc_out_new_memory_advanced(256, &k->a);
+    if (!b)
+        return NULL;
     const char *p = k->topic, *at;
     while ((at = strstr(p, "{type}")) != NULL) {
-        jfrs_buf_write(&b, p, (size_t)(at - p));
+        jfrc_out_write(b, p, (size_t)(at - p));
         for (const char *q = name; *q; q++) {
             char c = *q;
             bool okc = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                        (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-            jfrs_buf_putc(&b, (char)(okc ? c : '_'));
+            jfrc_out_putc(b, (char)(okc ? c : '_'));
         }
         p = at + 6;
     }
-    jfrs_buf_puts(&b, p);
-    const char *full = jfrs_buf_cstr(&b);
+    jfrc_out_puts(b, p);
+    const char *full = jfrs_out_cstr(b, NULL);
     rd_kafka_topic_t *rkt = NULL;
     if (full) {
         for (ktopic *t = k->topics; t; t = t->next)
@@ -428,7 +454,7 @@ static rd_kafka_topic_t *topic_for(jfrs_kafka *k, const char *name) {
             }
         if (!rkt && (rkt = rd_kafka_topic_new(k->rk, full, NULL)) != NULL) {
             size_t n = strlen(full);
-            ktopic *t = malloc(sizeof *t + n + 1);
+            ktopic *t = jfr__alloc(&k->a, sizeof *t + n + 1);
             if (t) {
                 t->rkt = rkt;
                 memcpy(t->name, full, n + 1);
@@ -440,7 +466,7 @@ static rd_kafka_topic_t *topic_for(jfrs_kafka *k, const char *name) {
             }
         }
     }
-    jfrs_buf_free(&b);
+    jfrc_out_free(b);
     return rkt;
 }
 
@@ -512,7 +538,7 @@ static jfr_status drain(jfrs_kafka *k, krec *r) {
         if (st == JFR_PAUSED)
             return JFR_PAUSED;
         q_pop(&r->pend);
-        free(m);
+        msg_free(k, m);
         r->st.pending = r->pend.n;
         k->tot.pending--;
     }
@@ -536,13 +562,11 @@ static jfr_status send_msg(jfrs_kafka_src *ks, rd_kafka_topic_t *rkt, const char
         k->tot.dropped++;
         return JFR_LIMIT;
     }
-    kmsg *m = malloc(sizeof *m + keylen + len);
+    kmsg *m = msg_new(k, keylen, len);
     if (!m)
         return JFR_NOMEM;
     m->rkt = rkt;
     m->start_ns = 0;
-    m->a = keylen;
-    m->b = len;
     if (keylen)
         memcpy(m->data, key, keylen);
     memcpy(m->data + keylen, value, len);
@@ -562,33 +586,38 @@ static int64_t now_ns(void) {
 
 /* The message for one event (JSON json[0..len), type name) into ks->msg or
  * `out`; false when out of memory. */
-static bool make_msg(jfrs_kafka_src *ks, jfrs_buf *out, const char *type, size_t tlen,
+static bool make_msg(jfrs_kafka_src *ks, jfrc_out *out, const char *type, size_t tlen,
                      int64_t start_ns, const char *json, size_t len) {
     jfrs_kafka *k = ks->k;
-    jfrs_buf_reset(out);
+    jfrs_out_reset(out);
     if (k->format == JFRS_KAFKA_JSON) {
         const char *labels = jfrs_source_json(ks->src);
         if (!labels || len < 2 || json[len - 1] != '}')
             return false;
-        jfrs_buf_write(out, json, len - 1);
-        jfrs_buf_puts(out, ",\"source\":");
-        jfrs_buf_puts(out, labels);
-        jfrs_buf_putc(out, '}');
-        return !out->failed;
+        jfrc_out_write(out, json, len - 1);
+        jfrc_out_puts(out, ",\"source\":");
+        jfrc_out_puts(out, labels);
+        jfrc_out_putc(out, '}');
+        return !jfrc_out_failed(out);
     }
     uint64_t gen = jfrs_source_generation(ks->src);
-    if (gen != ks->resgen || ks->res.len == 0) {
-        jfrs_buf_reset(&ks->res);
-        jfrs_otlp_begin(&ks->res, ks->src);
-        if (ks->res.failed)
+    size_t rlen = 0;
+    const char *res = jfrc_out_data(ks->res, &rlen);
+    if (gen != ks->resgen || rlen == 0) {
+        jfrs_out_reset(ks->res);
+        jfrs_otlp_begin(ks->res, ks->src);
+        res = jfrc_out_data(ks->res, &rlen);
+        if (jfrc_out_failed(ks->res)) {
+            jfrs_out_reset(ks->res);
             return false;
+        }
         ks->resgen = gen;
     }
-    jfrs_buf_write(out, ks->res.data, ks->res.len);
-    if (!jfrs_otlp_record(out, type, tlen, start_ns, now_ns(), json, len))
+    jfrc_out_write(out, res, rlen);
+    if (!jfrs_otlp_record(out, &k->a, type, tlen, start_ns, now_ns(), json, len))
         return false;
-    jfrs_buf_puts(out, JFRS_OTLP_END);
-    return !out->failed;
+    jfrc_out_puts(out, JFRS_OTLP_END);
+    return !jfrc_out_failed(out);
 }
 
 /* Release the held events: made with the labels known now, sent in order. */
@@ -603,11 +632,14 @@ static jfr_status release(jfrs_kafka_src *ks) {
         k->tot.held--;
         ks->r->st.held = ks->hold.n;
         jfr_status st;
-        if (!make_msg(ks, &k->scratch, m->data, m->a, m->start_ns, m->data + m->a, m->b))
+        size_t mlen = 0;
+        const char *msg;
+        if (!make_msg(ks, k->scratch, m->data, m->a, m->start_ns, m->data + m->a, m->b) ||
+            !(msg = jfrc_out_data(k->scratch, &mlen)))
             st = JFR_NOMEM;
         else
-            st = send_msg(ks, m->rkt, key, keylen, k->scratch.data, k->scratch.len, false);
-        free(m);
+            st = send_msg(ks, m->rkt, key, keylen, msg, mlen, false);
+        msg_free(k, m);
         if (st == JFR_NOMEM || (st != JFR_OK && worst == JFR_OK))
             worst = st;
     }
@@ -616,20 +648,25 @@ static jfr_status release(jfrs_kafka_src *ks) {
 
 /* ------------------------------------------------------------ sources */
 
-static int out_write(void *user, const void *data, size_t len) {
-    jfrs_buf *b = user;
-    jfrs_buf_write(b, data, len);
-    return b->failed ? -1 : 0;
+/* The sender's own memory (its record apart). */
+static void src_free(jfrs_kafka_src *ks) {
+    jfrs_kafka *k = ks->k;
+    jfrc_json_free(ks->json);
+    jfrc_out_free(ks->out);
+    jfrc_out_free(ks->msg);
+    jfrc_out_free(ks->res);
+    jfr__free(&k->a, ks->rkt_by_type, ks->ntypes * sizeof *ks->rkt_by_type);
+    jfr__free(&k->a, ks, sizeof *ks);
 }
 
 jfrs_kafka_src *jfrs_kafka_src_new(jfrs_kafka *k, jfrs_source *src) {
     if (!k || !src)
         return NULL;
-    jfrs_kafka_src *ks = calloc(1, sizeof *ks);
-    krec *r = calloc(1, sizeof *r);
+    jfrs_kafka_src *ks = jfr__calloc(&k->a, sizeof *ks);
+    krec *r = jfr__calloc(&k->a, sizeof *r);
     if (!ks || !r) {
-        free(ks);
-        free(r);
+        jfr__free(&k->a, ks, sizeof *ks);
+        jfr__free(&k->a, r, sizeof *r);
         return NULL;
     }
     ks->k = k;
@@ -637,11 +674,12 @@ jfrs_kafka_src *jfrs_kafka_src_new(jfrs_kafka *k, jfrs_source *src) {
     ks->src = src;
     ks->holding = !jfrs_source_identified(src);
     r->ks = ks;
-    if (!(ks->out = jfrc_out_new(out_write, &ks->ev, 1 << 16)) ||
+    if (!(ks->out = jfrc_out_new_memory_advanced(1 << 16, &k->a)) ||
+        !(ks->msg = jfrc_out_new_memory_advanced(1 << 12, &k->a)) ||
+        !(ks->res = jfrc_out_new_memory_advanced(1 << 10, &k->a)) ||
         !(ks->json = jfrc_json_new(ks->out, k->stack_depth, true))) {
-        jfrc_out_free(ks->out);
-        free(ks);
-        free(r);
+        src_free(ks);
+        jfr__free(&k->a, r, sizeof *r);
         return NULL;
     }
     r->next = k->recs;
@@ -662,7 +700,9 @@ void jfrs_kafka_src_metadata(jfrs_kafka_src *ks, const jfr_metadata *m) {
     if (ks->k->per_type) {
         /* type indexes are per metadata table: forget the cache */
         if (m->ntypes > ks->ntypes) {
-            rd_kafka_topic_t **t = realloc(ks->rkt_by_type, m->ntypes * sizeof(rd_kafka_topic_t *));
+            rd_kafka_topic_t **t = jfr__realloc(&ks->k->a, ks->rkt_by_type,
+                                                ks->ntypes * sizeof(rd_kafka_topic_t *),
+                                                m->ntypes * sizeof(rd_kafka_topic_t *));
             if (!t)
                 return; /* looked up each time */
             ks->rkt_by_type = t;
@@ -695,8 +735,6 @@ static rd_kafka_topic_t *event_topic(jfrs_kafka_src *ks, const jfr_type *t) {
 jfr_status jfrs_kafka_src_event(jfrs_kafka_src *ks, const jfr_event *e) {
     if (!ks || !e || !e->type)
         return JFR_INVALID_ARG;
-    if (!ks->json) /* its writer could not be made again after a failure */
-        return JFR_NOMEM;
     jfrs_kafka *k = ks->k;
     krec *r = ks->r;
     jfrs_source_event(ks->src, e);
@@ -706,7 +744,7 @@ jfr_status jfrs_kafka_src_event(jfrs_kafka_src *ks, const jfr_event *e) {
     ks->decode_failed = false;
     jfr_value ev;
     jfr_status dst = jfr_event_value(e, &ev);
-    jfrs_buf_reset(&ks->ev);
+    jfrs_out_reset(ks->out);
     if (dst == JFR_OK) {
         dst = jfrc_json_event(ks->json, e, &ev);
         if (dst != JFR_OK)
@@ -717,13 +755,10 @@ jfr_status jfrs_kafka_src_event(jfrs_kafka_src *ks, const jfr_event *e) {
         return dst; /* nothing to send */
     }
     ks->decode_failed = dst != JFR_OK;
-    if (jfrc_out_flush(ks->out) != JFR_OK || ks->ev.failed) {
-        /* a failed jfrc_out stays failed: start again */
-        jfrc_json_free(ks->json);
-        jfrc_out_free(ks->out);
-        jfrs_buf_free(&ks->ev);
-        ks->out = jfrc_out_new(out_write, &ks->ev, 1 << 16);
-        ks->json = ks->out ? jfrc_json_new(ks->out, k->stack_depth, true) : NULL;
+    size_t evlen = 0;
+    const char *evjson = jfrc_out_data(ks->out, &evlen);
+    if (jfrc_out_failed(ks->out)) {
+        jfrs_out_reset(ks->out); /* out of memory: this event is lost */
         return JFR_NOMEM;
     }
     rd_kafka_topic_t *rkt = event_topic(ks, e->type);
@@ -738,29 +773,30 @@ jfr_status jfrs_kafka_src_event(jfrs_kafka_src *ks, const jfr_event *e) {
     if (ks->holding) {
         /* identified: with the full labels; the bound: with what is known */
         if (jfrs_source_identified(ks->src) || waiting_events(ks) + 1 > k->hold_events ||
-            waiting_bytes(ks) + tlen + ks->ev.len > k->hold_bytes) {
+            waiting_bytes(ks) + tlen + evlen > k->hold_bytes) {
             release(ks);
         } else {
-            kmsg *m = malloc(sizeof *m + tlen + ks->ev.len);
+            kmsg *m = msg_new(k, tlen, evlen);
             if (!m)
                 return JFR_NOMEM;
             m->rkt = rkt;
             m->start_ns = e->start_nanos;
-            m->a = tlen;
-            m->b = ks->ev.len;
             /* the type name, then the JSON: lengths a and b, no NUL */
             memcpy(m->data, tname, tlen); // NOLINT(bugprone-not-null-terminated-result)
-            memcpy(m->data + tlen, ks->ev.data, ks->ev.len);
-            q_push(&ks->hold, m, tlen + ks->ev.len);
+            memcpy(m->data + tlen, evjson, evlen);
+            q_push(&ks->hold, m, tlen + evlen);
             r->st.held = ks->hold.n;
             k->tot.held++;
             return JFR_OK;
         }
     }
-    if (!make_msg(ks, &ks->msg, tname, tlen, e->start_nanos, ks->ev.data, ks->ev.len))
+    size_t mlen = 0;
+    const char *msg;
+    if (!make_msg(ks, ks->msg, tname, tlen, e->start_nanos, evjson, evlen) ||
+        !(msg = jfrc_out_data(ks->msg, &mlen)))
         return JFR_NOMEM;
     const char *key = jfrs_source_id(ks->src);
-    jfr_status st = send_msg(ks, rkt, key, key ? strlen(key) : 0, ks->msg.data, ks->msg.len, true);
+    jfr_status st = send_msg(ks, rkt, key, key ? strlen(key) : 0, msg, mlen, true);
     if (st == JFR_OK && r->pend.head)
         st = JFR_PAUSED; /* released events wait */
     return st;
@@ -819,18 +855,11 @@ void jfrs_kafka_src_free(jfrs_kafka_src *ks) {
     const char *origin = jfrs_source_get(ks->src, "peer");
     if (!origin)
         origin = jfrs_source_get(ks->src, "path");
-    r->id = strdup(id ? id : "");
-    r->origin = strdup(origin ? origin : (id ? id : ""));
+    r->id = jfr__strdup(&k->a, id ? id : "");
+    r->origin = jfr__strdup(&k->a, origin ? origin : (id ? id : ""));
     r->ended = true;
     r->ks = NULL;
-    jfrc_json_free(ks->json);
-    jfrc_out_free(ks->out);
-    jfrs_buf_free(&ks->ev);
-    jfrs_buf_free(&ks->msg);
-    jfrs_buf_free(&ks->res);
-    free(ks->rkt_by_type);
-    free(ks);
-    (void)k;
+    src_free(ks);
 }
 
 /* ------------------------------------------------------------ the producer's life */
@@ -904,7 +933,7 @@ void jfrs_kafka_free(jfrs_kafka *k) {
     for (ktopic *t = k->topics, *next; t; t = next) {
         next = t->next;
         rd_kafka_topic_destroy(t->rkt);
-        free(t);
+        jfr__free(&k->a, t, sizeof *t + strlen(t->name) + 1);
     }
     if (k->mainq) {
         rd_kafka_queue_io_event_enable(k->mainq, -1, NULL, 0);
@@ -917,11 +946,12 @@ void jfrs_kafka_free(jfrs_kafka *k) {
     while (k->recs) { /* every sender was freed before (see the header) */
         krec *r = k->recs;
         k->recs = r->next;
-        rec_free(r);
+        rec_free(k, r);
     }
-    jfrs_buf_free(&k->scratch);
-    free(k->topic);
-    free(k);
+    jfrc_out_free(k->scratch);
+    str_free(k, k->topic);
+    jfr_allocator a = k->a;
+    jfr__free(&a, k, sizeof *k);
 }
 
 #endif /* JFRS_HAVE_KAFKA */

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define NB 14 /* histogram buckets, +Inf apart */
 #define HIST_SERIES (NB + 3) /* buckets, +Inf, _sum, _count */
@@ -129,7 +130,8 @@ struct jfrs_metrics_src {
     bool tset[NG];
     family fam[NF];
     keycache gc_cache[NCACHE], vm_cache[NCACHE], when_cache[NCACHE];
-    jfrs_buf scratch; /* label sets being looked up (kept: no malloc per event) */
+    jfrc_out *scratch; /* label sets being looked up (kept: no malloc per event) */
+    size_t types_cap;  /* kind_of and type_child have room for it */
     uint64_t nseries;      /* taken from the registry */
     bool vrefused[NV];     /* a value refused over max_series (counted once) */
     bool has_last, last_refused; /* jfr_last_event_timestamp_seconds */
@@ -161,9 +163,16 @@ struct jfrs_metrics {
     double start_s;
     set_family sets[MAX_SETS];
     size_t nsets;
-    jfrs_buf out;
+    jfrc_out *out;     /* the exposition */
+    jfr_allocator a;   /* every allocation of the registry and its sources */
 };
 
+
+/* Free a string of the registry's (NULL: nothing). */
+static inline void metrics_str_free(const jfr_allocator *a, char *s) {
+    if (s)
+        jfr__free(a, s, strlen(s) + 1);
+}
 
 /* ---- metrics_series.c */
 /* Take n series from the registry's max_series; false when over it. */
@@ -173,25 +182,25 @@ bool metrics_value_live(jfrs_metrics_src *ms, int i);
 /* Set value i / add to it (NaN: nothing), when it may be. */
 void metrics_set_v(jfrs_metrics_src *ms, int i, double x);
 void metrics_add_v(jfrs_metrics_src *ms, int i, double x);
-void metrics_family_free(family *f);
+void metrics_family_free(const jfr_allocator *a, family *f);
 /* The child with these labels; created (not yet counted) when absent.
  * UINT32_MAX when out of memory or over MAX_CHILDREN. */
-uint32_t metrics_family_get(family *f, const char *labels, size_t len);
+uint32_t metrics_family_get(const jfr_allocator *a, family *f, const char *labels, size_t len);
 /* May this child be updated? Takes its series the first time. */
 bool metrics_child_live(jfrs_metrics_src *ms, family *f, child *c);
 /* Count observation x in child i (histograms: its bucket too). */
 void metrics_child_observe(jfrs_metrics_src *ms, family *f, uint32_t i, double x);
 /* The source's scratch buffer, emptied, for a label set to look up; the
  * child index of the label set built in it. */
-jfrs_buf *metrics_scratch(jfrs_metrics_src *ms);
+jfrc_out *metrics_scratch(jfrs_metrics_src *ms);
 uint32_t metrics_scratch_child(jfrs_metrics_src *ms, family *f);
 
 /* ---- metrics_text.c */
 /* A label value as the text format wants it: quoted, \\, \" and \n
  * escaped, and valid UTF-8 (anything else becomes U+FFFD). */
-void metrics_put_label_value(jfrs_buf *b, const char *s, size_t n);
+void metrics_put_label_value(jfrc_out *b, const char *s, size_t n);
 /* KEY="VALUE", after a ',' unless *first. */
-void metrics_put_label(jfrs_buf *b, bool *first, const char *key, const char *value);
+void metrics_put_label(jfrc_out *b, bool *first, const char *key, const char *value);
 
 /* ---- metrics_registry.c */
 /* An open source's labels follow its jfrs_source; when it has become a JVM

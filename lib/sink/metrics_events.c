@@ -118,18 +118,23 @@ void jfrs_metrics_src_metadata(jfrs_metrics_src *ms, const jfr_metadata *md) {
     if (md == ms->md && md->reused && ms->ntypes == md->ntypes)
         return;
     ms->md = NULL;
-    if (md->ntypes > ms->ntypes || !ms->kind_of) {
+    if (md->ntypes > ms->types_cap || !ms->kind_of) {
+        /* both tables anew (they are filled below), or neither */
+        const jfr_allocator *a = &ms->m->a;
         size_t n = md->ntypes ? md->ntypes : 1;
-        uint8_t *k = realloc(ms->kind_of, n);
-        if (k)
-            ms->kind_of = k;
-        uint32_t *c = realloc(ms->type_child, n * sizeof *c);
-        if (c)
-            ms->type_child = c;
+        uint8_t *k = jfr__alloc(a, n);
+        uint32_t *c = jfr__alloc(a, n * sizeof *c);
         if (!k || !c) {
+            jfr__free(a, k, n);
+            jfr__free(a, c, n * sizeof *c);
             ms->ntypes = 0; /* no memory: nothing counted until the next metadata */
             return;
         }
+        jfr__free(a, ms->kind_of, ms->types_cap);
+        jfr__free(a, ms->type_child, ms->types_cap * sizeof *c);
+        ms->kind_of = k;
+        ms->type_child = c;
+        ms->types_cap = n;
     }
     ms->ntypes = md->ntypes;
     memset(ms->kind_of, 0, ms->ntypes);
@@ -138,8 +143,8 @@ void jfrs_metrics_src_metadata(jfrs_metrics_src *ms, const jfr_metadata *md) {
         ms->type_child[i] = UINT32_MAX;
         if (!t->is_event || t->index >= ms->ntypes)
             continue;
-        jfrs_buf *b = metrics_scratch(ms);
-        jfrs_buf_puts(b, "type=");
+        jfrc_out *b = metrics_scratch(ms);
+        jfrc_out_puts(b, "type=");
         metrics_put_label_value(b, t->name, strlen(t->name));
         ms->type_child[t->index] = metrics_scratch_child(ms, &ms->fam[F_TYPES]);
     }
@@ -200,7 +205,7 @@ void jfrs_metrics_src_error(jfrs_metrics_src *ms, jfr_status st) {
     char l[64];
     int n = snprintf(l, sizeof l, "status=\"%s\"", name);
     family *f = &ms->fam[F_ERRORS];
-    metrics_child_observe(ms, f, metrics_family_get(f, l, (size_t)n), 0);
+    metrics_child_observe(ms, f, metrics_family_get(&ms->m->a, f, l, (size_t)n), 0);
 }
 
 /* A number field (int, float, double) of the event object; NAN when absent. */
@@ -292,12 +297,12 @@ static void on_gc(jfrs_metrics_src *ms, const jfr_value *ev, const jfr_event *e)
     } else {
         const char *n = ok ? nv.str : "";
         size_t len = ok ? nv.len : 0;
-        jfrs_buf *b = metrics_scratch(ms);
-        jfrs_buf_puts(b, "jvm_gc_name=");
+        jfrc_out *b = metrics_scratch(ms);
+        jfrc_out_puts(b, "jvm_gc_name=");
         metrics_put_label_value(b, n, len);
-        jfrs_buf_puts(b, ",jvm_gc_action=\"");
-        jfrs_buf_puts(b, gc_action(n, len));
-        jfrs_buf_putc(b, '"');
+        jfrc_out_puts(b, ",jvm_gc_action=\"");
+        jfrc_out_puts(b, gc_action(n, len));
+        jfrc_out_putc(b, '"');
         ci = keyed_child(ms, f, ms->gc_cache, pooled, nv.key);
     }
     metrics_child_observe(ms, f, ci, (double)e->duration_nanos / 1e9);
@@ -316,10 +321,10 @@ static void on_vmop(jfrs_metrics_src *ms, const jfr_value *ev, const jfr_event *
     if (ci) {
         ci--;
     } else {
-        jfrs_buf *b = metrics_scratch(ms);
-        jfrs_buf_puts(b, "jvm_vm_operation=");
+        jfrc_out *b = metrics_scratch(ms);
+        jfrc_out_puts(b, "jvm_vm_operation=");
         metrics_put_label_value(b, ok ? ov.str : "", ok ? ov.len : 0);
-        jfrs_buf_puts(b, sp ? ",jvm_safepoint=\"true\"" : ",jvm_safepoint=\"false\"");
+        jfrc_out_puts(b, sp ? ",jvm_safepoint=\"true\"" : ",jvm_safepoint=\"false\"");
         ci = keyed_child(ms, f, ms->vm_cache, pooled, key);
     }
     metrics_child_observe(ms, f, ci, (double)e->duration_nanos / 1e9);

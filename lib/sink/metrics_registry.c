@@ -27,10 +27,17 @@ jfr_status jfrs_metrics_new(const jfrs_metrics_config *cfg, jfrs_metrics **out) 
     jfrs_metrics_config c;
     if (!cfg || !jfr__sized_copy(&c, sizeof c, cfg))
         return JFR_INVALID_ARG;
-    jfrs_metrics *m = calloc(1, sizeof *m);
+    jfr_allocator a = jfrs_allocator(c.allocator);
+    jfrs_metrics *m = jfr__calloc(&a, sizeof *m);
     if (!m)
         return JFR_NOMEM;
+    m->a = a;
     m->cfg = c;
+    m->cfg.allocator = NULL; /* the caller's: borrowed for the call only */
+    if (!(m->out = jfrc_out_new_memory_advanced(1 << 14, &a))) {
+        jfr__free(&a, m, sizeof *m);
+        return JFR_NOMEM;
+    }
     if (!m->cfg.ttl_ms)
         m->cfg.ttl_ms = JFRS_METRICS_DEFAULT_TTL_MS;
     if (!m->cfg.max_sources)
@@ -46,15 +53,16 @@ jfr_status jfrs_metrics_new(const jfrs_metrics_config *cfg, jfrs_metrics **out) 
 }
 
 static void src_free(jfrs_metrics_src *ms) {
+    const jfr_allocator *a = &ms->m->a;
     for (int i = 0; i < NF; i++)
-        metrics_family_free(&ms->fam[i]);
-    free(ms->labels);
-    free(ms->info);
-    free(ms->id);
-    free(ms->kind_of);
-    free(ms->type_child);
-    jfrs_buf_free(&ms->scratch);
-    free(ms);
+        metrics_family_free(a, &ms->fam[i]);
+    metrics_str_free(a, ms->labels);
+    metrics_str_free(a, ms->info);
+    metrics_str_free(a, ms->id);
+    jfr__free(a, ms->kind_of, ms->types_cap);
+    jfr__free(a, ms->type_child, ms->types_cap * sizeof *ms->type_child);
+    jfrc_out_free(ms->scratch);
+    jfr__free(a, ms, sizeof *ms);
 }
 
 static void src_unlink(jfrs_metrics *m, jfrs_metrics_src *ms) {
@@ -86,14 +94,15 @@ void jfrs_metrics_free(jfrs_metrics *m) {
     for (size_t i = 0; i < m->nsets; i++) {
         set_family *sf = &m->sets[i];
         for (size_t k = 0; k < sf->n; k++)
-            free(sf->s[k].labels);
-        free(sf->s);
-        free(sf->name);
-        free(sf->type);
-        free(sf->help);
+            metrics_str_free(&m->a, sf->s[k].labels);
+        jfr__free(&m->a, sf->s, sf->cap * sizeof *sf->s);
+        metrics_str_free(&m->a, sf->name);
+        metrics_str_free(&m->a, sf->type);
+        metrics_str_free(&m->a, sf->help);
     }
-    jfrs_buf_free(&m->out);
-    free(m);
+    jfrc_out_free(m->out);
+    jfr_allocator a = m->a;
+    jfr__free(&a, m, sizeof *m);
 }
 
 void jfrs_metrics_expire(jfrs_metrics *m) {
@@ -119,9 +128,13 @@ jfr_status jfrs_metrics_src_new(jfrs_metrics *m, jfrs_source *src, jfrs_metrics_
     if (!m || !src)
         return JFR_INVALID_ARG;
     jfrs_metrics_expire(m);
-    jfrs_metrics_src *ms = calloc(1, sizeof *ms);
+    jfrs_metrics_src *ms = jfr__calloc(&m->a, sizeof *ms);
     if (!ms)
         return JFR_NOMEM;
+    if (!(ms->scratch = jfrc_out_new_memory_advanced(256, &m->a))) {
+        jfr__free(&m->a, ms, sizeof *ms);
+        return JFR_NOMEM;
+    }
     ms->m = m;
     ms->src = src;
     ms->seq = ++m->seq;
@@ -175,34 +188,37 @@ static bool series_label(const jfrs_source *s, size_t i) {
 /* (Re)make the label strings from the source; false on no memory. */
 static bool make_labels(jfrs_metrics_src *ms) {
     const jfrs_source *s = ms->src;
-    jfrs_buf a = {0}, b = {0};
-    bool fa = true, fb = true;
-    size_t n = jfrs_source_nlabels(s);
-    for (size_t i = 0; i < n; i++) {
-        const char *k = jfrs_source_key(s, i);
-        if (k[0] == '_' && k[1] == '_') /* names starting with __ are Prometheus's own */
-            continue;
-        if (series_label(s, i))
-            metrics_put_label(&a, &fa, k, jfrs_source_value(s, i));
-        metrics_put_label(&b, &fb, k, jfrs_source_value(s, i));
+    const jfr_allocator *al = &ms->m->a;
+    char *made[2] = {NULL, NULL}; /* the series' labels, all of them (info) */
+    for (int all = 0; all < 2; all++) {
+        jfrc_out *o = metrics_scratch(ms);
+        bool first = true;
+        size_t n = jfrs_source_nlabels(s);
+        for (size_t i = 0; i < n; i++) {
+            const char *k = jfrs_source_key(s, i);
+            if (k[0] == '_' && k[1] == '_') /* names starting with __ are Prometheus's own */
+                continue;
+            if (all || series_label(s, i))
+                metrics_put_label(o, &first, k, jfrs_source_value(s, i));
+        }
+        if (ms->stream >= 2) {
+            char t[16];
+            snprintf(t, sizeof t, "%u", ms->stream);
+            metrics_put_label(o, &first, "stream", t);
+        }
+        size_t len = 0;
+        const char *d = jfrs_out_cstr(o, &len);
+        if (!d || !(made[all] = jfr__strndup(al, d, len))) {
+            metrics_str_free(al, made[0]);
+            return false;
+        }
     }
-    if (ms->stream >= 2) {
-        char t[16];
-        snprintf(t, sizeof t, "%u", ms->stream);
-        metrics_put_label(&a, &fa, "stream", t);
-        metrics_put_label(&b, &fb, "stream", t);
-    }
-    if (!jfrs_buf_cstr(&a) || !jfrs_buf_cstr(&b)) {
-        jfrs_buf_free(&a);
-        jfrs_buf_free(&b);
-        return false;
-    }
-    free(ms->labels);
-    free(ms->info);
-    ms->labels = a.data;
-    ms->info = b.data;
-    free(ms->id);
-    ms->id = jfrs_strdup(jfrs_source_id(s)); /* NULL (no memory): no take-over */
+    metrics_str_free(al, ms->labels);
+    metrics_str_free(al, ms->info);
+    ms->labels = made[0];
+    ms->info = made[1];
+    metrics_str_free(al, ms->id);
+    ms->id = jfr__strdup(al, jfrs_source_id(s)); /* NULL (no memory): no take-over */
     ms->gen = jfrs_source_generation(s);
     return true;
 }
@@ -212,7 +228,7 @@ static void merge_family(jfrs_metrics_src *to, family *tf, const family *from) {
         const child *c = &from->v[i];
         if (!c->counted)
             continue;
-        uint32_t k = metrics_family_get(tf, c->labels, strlen(c->labels));
+        uint32_t k = metrics_family_get(&to->m->a, tf, c->labels, strlen(c->labels));
         if (k >= tf->n || !metrics_child_live(to, tf, &tf->v[k]))
             continue;
         child *d = &tf->v[k];
@@ -323,11 +339,12 @@ jfr_status jfrs_metrics_set(jfrs_metrics *m, const char *name, const char *type,
         if (m->nsets == MAX_SETS)
             return JFR_LIMIT;
         sf = &m->sets[m->nsets];
-        *sf = (set_family){jfrs_strdup(name), jfrs_strdup(type), jfrs_strdup(help), NULL, 0, 0};
+        *sf = (set_family){jfr__strdup(&m->a, name), jfr__strdup(&m->a, type),
+                           jfr__strdup(&m->a, help), NULL, 0, 0};
         if (!sf->name || !sf->type || !sf->help) {
-            free(sf->name);
-            free(sf->type);
-            free(sf->help);
+            metrics_str_free(&m->a, sf->name);
+            metrics_str_free(&m->a, sf->type);
+            metrics_str_free(&m->a, sf->help);
             return JFR_NOMEM;
         }
         m->nsets++;
@@ -340,8 +357,8 @@ jfr_status jfrs_metrics_set(jfrs_metrics *m, const char *name, const char *type,
     if (sf->n == MAX_CHILDREN)
         return JFR_LIMIT;
     char *l;
-    if (!jfrs_array_reserve((void **)&sf->s, sf->n, &sf->cap, sizeof *sf->s, 4) ||
-        !(l = jfrs_strdup(labels)))
+    if (!jfr__array_reserve(&m->a, (void **)&sf->s, sf->n, &sf->cap, sizeof *sf->s, 4) ||
+        !(l = jfr__strdup(&m->a, labels)))
         return JFR_NOMEM;
     sf->s[sf->n++] = (set_series){l, value};
     return JFR_OK;

@@ -49,24 +49,24 @@ void metrics_add_v(jfrs_metrics_src *ms, int i, double x) {
     ms->has[i] = true;
 }
 
-void metrics_family_free(family *f) {
+void metrics_family_free(const jfr_allocator *a, family *f) {
     for (size_t i = 0; i < f->n; i++)
-        free(f->v[i].labels);
-    free(f->v);
+        metrics_str_free(a, f->v[i].labels);
+    jfr__free(a, f->v, f->cap * sizeof *f->v);
     *f = (family){.hist = f->hist};
 }
 
 /* The child with these labels; created (not yet counted) when absent.
  * UINT32_MAX when out of memory or over MAX_CHILDREN. */
-uint32_t metrics_family_get(family *f, const char *labels, size_t len) {
+uint32_t metrics_family_get(const jfr_allocator *a, family *f, const char *labels, size_t len) {
     for (size_t i = 0; i < f->n; i++)
         if (strncmp(f->v[i].labels, labels, len) == 0 && f->v[i].labels[len] == '\0')
             return (uint32_t)i;
     if (f->n == MAX_CHILDREN)
         return UINT32_MAX;
     char *l;
-    if (!jfrs_array_reserve((void **)&f->v, f->n, &f->cap, sizeof *f->v, 8) ||
-        !(l = jfrs_strndup(labels, len)))
+    if (!jfr__array_reserve(a, (void **)&f->v, f->n, &f->cap, sizeof *f->v, 8) ||
+        !(l = jfr__strndup(a, labels, len)))
         return UINT32_MAX;
     f->v[f->n] = (child){.labels = l};
     return (uint32_t)f->n++;
@@ -102,17 +102,17 @@ void metrics_child_observe(jfrs_metrics_src *ms, family *f, uint32_t i, double x
 }
 
 /* The source's scratch buffer, emptied, for a label set to look up. */
-jfrs_buf *metrics_scratch(jfrs_metrics_src *ms) {
-    jfrs_buf_reset(&ms->scratch);
-    ms->scratch.failed = false;
-    return &ms->scratch;
+jfrc_out *metrics_scratch(jfrs_metrics_src *ms) {
+    jfrs_out_reset(ms->scratch);
+    return ms->scratch;
 }
 
 /* Child index for the label set built in the scratch buffer. */
 uint32_t metrics_scratch_child(jfrs_metrics_src *ms, family *f) {
-    jfrs_buf *b = &ms->scratch;
-    if (b->failed)
+    size_t len = 0;
+    const char *d = jfrc_out_data(ms->scratch, &len);
+    if (jfrc_out_failed(ms->scratch))
         return UINT32_MAX;
-    return metrics_family_get(f, b->data ? b->data : "", b->len);
+    return metrics_family_get(&ms->m->a, f, d ? d : "", len);
 }
 

@@ -32,8 +32,8 @@ static size_t utf8_len(const unsigned char *s, size_t n) {
 
 /* A label value as the text format wants it: \\, \" and \n escaped, and
  * valid UTF-8 (anything else becomes U+FFFD). */
-void metrics_put_label_value(jfrs_buf *b, const char *s, size_t n) {
-    jfrs_buf_putc(b, '"');
+void metrics_put_label_value(jfrc_out *b, const char *s, size_t n) {
+    jfrc_out_putc(b, '"');
     const unsigned char *u = (const unsigned char *)s;
     size_t i = 0;
     while (i < n) {
@@ -42,59 +42,59 @@ void metrics_put_label_value(jfrs_buf *b, const char *s, size_t n) {
         while (i < n && u[i] != '\\' && u[i] != '"' && u[i] != '\n' &&
                (k = utf8_len(u + i, n - i)) != 0)
             i += k;
-        jfrs_buf_write(b, s + run, i - run);
+        jfrc_out_write(b, s + run, i - run);
         if (i == n)
             break;
         if (u[i] == '\\')
-            jfrs_buf_puts(b, "\\\\");
+            jfrc_out_puts(b, "\\\\");
         else if (u[i] == '"')
-            jfrs_buf_puts(b, "\\\"");
+            jfrc_out_puts(b, "\\\"");
         else if (u[i] == '\n')
-            jfrs_buf_puts(b, "\\n");
+            jfrc_out_puts(b, "\\n");
         else
-            jfrs_buf_puts(b, "\xef\xbf\xbd");
+            jfrc_out_puts(b, "\xef\xbf\xbd");
         i++;
     }
-    jfrs_buf_putc(b, '"');
+    jfrc_out_putc(b, '"');
 }
 
-void metrics_put_label(jfrs_buf *b, bool *first, const char *key, const char *value) {
+void metrics_put_label(jfrc_out *b, bool *first, const char *key, const char *value) {
     if (!*first)
-        jfrs_buf_putc(b, ',');
+        jfrc_out_putc(b, ',');
     *first = false;
-    jfrs_buf_puts(b, key);
-    jfrs_buf_putc(b, '=');
+    jfrc_out_puts(b, key);
+    jfrc_out_putc(b, '=');
     metrics_put_label_value(b, value, strlen(value));
 }
 
 /* Most samples are counts: written without printf. */
-static void put_u64(jfrs_buf *b, uint64_t v) {
+static void put_u64(jfrc_out *b, uint64_t v) {
     char t[24];
     size_t i = sizeof t;
     do {
         t[--i] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    jfrs_buf_write(b, t + i, sizeof t - i);
+    jfrc_out_write(b, t + i, sizeof t - i);
 }
 
-static void put_num(jfrs_buf *b, double v) {
+static void put_num(jfrc_out *b, double v) {
     char t[40];
     if (isnan(v))
-        jfrs_buf_puts(b, "NaN");
+        jfrc_out_puts(b, "NaN");
     else if (isinf(v))
-        jfrs_buf_puts(b, v > 0 ? "+Inf" : "-Inf");
+        jfrc_out_puts(b, v > 0 ? "+Inf" : "-Inf");
     else if (v == floor(v) && fabs(v) < 9007199254740992.0) {
         if (v < 0)
-            jfrs_buf_putc(b, '-');
+            jfrc_out_putc(b, '-');
         put_u64(b, (uint64_t)fabs(v));
     }
     else
-        jfrs_buf_write(b, t, (size_t)snprintf(t, sizeof t, "%.17g", v));
+        jfrc_out_write(b, t, (size_t)snprintf(t, sizeof t, "%.17g", v));
 }
 
 typedef struct writer {
-    jfrs_buf *b;
+    jfrc_out *b;
     const char *name, *type, *help;
     bool started;
 } writer;
@@ -106,51 +106,51 @@ static void fam_begin(writer *w, const char *name, const char *type, const char 
 /* One sample: NAME[SUFFIX]{LABELS[,EXTRA]} (value written by the caller). */
 static void sample_head(writer *w, const char *suffix, const char *labels, const char *extra,
                         const char *le) {
-    jfrs_buf *b = w->b;
+    jfrc_out *b = w->b;
     if (!w->started) {
         w->started = true;
-        jfrs_buf_puts(b, "# HELP ");
-        jfrs_buf_puts(b, w->name);
-        jfrs_buf_putc(b, ' ');
-        jfrs_buf_puts(b, w->help);
-        jfrs_buf_puts(b, "\n# TYPE ");
-        jfrs_buf_puts(b, w->name);
-        jfrs_buf_putc(b, ' ');
-        jfrs_buf_puts(b, w->type);
-        jfrs_buf_putc(b, '\n');
+        jfrc_out_puts(b, "# HELP ");
+        jfrc_out_puts(b, w->name);
+        jfrc_out_putc(b, ' ');
+        jfrc_out_puts(b, w->help);
+        jfrc_out_puts(b, "\n# TYPE ");
+        jfrc_out_puts(b, w->name);
+        jfrc_out_putc(b, ' ');
+        jfrc_out_puts(b, w->type);
+        jfrc_out_putc(b, '\n');
     }
-    jfrs_buf_puts(b, w->name);
+    jfrc_out_puts(b, w->name);
     if (suffix)
-        jfrs_buf_puts(b, suffix);
+        jfrc_out_puts(b, suffix);
     const char *parts[3] = {labels, extra, le};
     bool any = false;
     for (int i = 0; i < 3; i++) {
         if (!parts[i] || !*parts[i])
             continue;
-        jfrs_buf_putc(b, any ? ',' : '{');
+        jfrc_out_putc(b, any ? ',' : '{');
         any = true;
         if (i == 2)
-            jfrs_buf_puts(b, "le=\"");
-        jfrs_buf_puts(b, parts[i]);
+            jfrc_out_puts(b, "le=\"");
+        jfrc_out_puts(b, parts[i]);
         if (i == 2)
-            jfrs_buf_putc(b, '"');
+            jfrc_out_putc(b, '"');
     }
     if (any)
-        jfrs_buf_putc(b, '}');
-    jfrs_buf_putc(b, ' ');
+        jfrc_out_putc(b, '}');
+    jfrc_out_putc(b, ' ');
 }
 
 static void sample(writer *w, const char *labels, const char *extra, double v) {
     sample_head(w, NULL, labels, extra, NULL);
     put_num(w->b, v);
-    jfrs_buf_putc(w->b, '\n');
+    jfrc_out_putc(w->b, '\n');
 }
 
 static void sample_u(writer *w, const char *suffix, const char *labels, const char *extra,
                      uint64_t v) {
     sample_head(w, suffix, labels, extra, NULL);
     put_u64(w->b, v);
-    jfrs_buf_putc(w->b, '\n');
+    jfrc_out_putc(w->b, '\n');
 }
 
 /* The fixed series: name, type, help, and the values with their labels. */
@@ -242,11 +242,11 @@ static void render_family(jfrs_metrics *m, writer *w, int f) {
                 cum += b < NB ? c->bucket[b] : 0;
                 sample_head(w, "_bucket", ms->labels, c->labels, b < NB ? bucket_str[b] : "+Inf");
                 put_u64(w->b, b < NB ? cum : c->count);
-                jfrs_buf_putc(w->b, '\n');
+                jfrc_out_putc(w->b, '\n');
             }
             sample_head(w, "_sum", ms->labels, c->labels, NULL);
             put_num(w->b, c->sum);
-            jfrs_buf_putc(w->b, '\n');
+            jfrc_out_putc(w->b, '\n');
             sample_u(w, "_count", ms->labels, c->labels, c->count);
         }
     }
@@ -272,9 +272,8 @@ const char *jfrs_metrics_render(jfrs_metrics *m, size_t *len) {
     jfrs_metrics_expire(m);
     for (jfrs_metrics_src *ms = m->head; ms; ms = ms->next)
         metrics_relabel(m, ms);
-    jfrs_buf *b = &m->out;
-    jfrs_buf_reset(b);
-    b->failed = false;
+    jfrc_out *b = m->out;
+    jfrs_out_reset(b);
     writer w = {b, 0, 0, 0, false};
 
     fam_begin(&w, "jvm_gc_duration_seconds", "histogram",
@@ -370,10 +369,6 @@ const char *jfrs_metrics_render(jfrs_metrics *m, size_t *len) {
         for (size_t k = 0; k < sf->n; k++)
             sample(&w, NULL, sf->s[k].labels, sf->s[k].value);
     }
-    if (!jfrs_buf_cstr(b))
-        return NULL;
-    if (len)
-        *len = b->len;
-    return b->data;
+    return jfrs_out_cstr(b, len);
 }
 
