@@ -20,8 +20,7 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "../harness.h"
-#include "jfrstream_sink.h"
+#include "sinktest.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -109,47 +108,6 @@ static void run_source(const jfr_allocator *a, char **out) {
 
 /* ------------------------------------------------------------ metrics */
 
-static int m_begin(jfr_parser *p, const jfr_chunk_info *c, void *u) {
-    (void)p;
-    jfrs_metrics_src_chunk_begin(u, c);
-    return JFR_CB_CONTINUE;
-}
-static int m_meta(jfr_parser *p, const jfr_metadata *m, void *u) {
-    (void)p;
-    jfrs_metrics_src_metadata(u, m);
-    return JFR_CB_CONTINUE;
-}
-static int m_record(jfr_parser *p, const jfr_record *r, void *u) {
-    (void)p;
-    jfrs_metrics_src_record(u, r);
-    return JFR_CB_CONTINUE;
-}
-static int m_end(jfr_parser *p, const jfr_chunk_info *c, void *u) {
-    (void)p, (void)c;
-    jfrs_metrics_src_chunk_end(u);
-    return JFR_CB_CONTINUE;
-}
-
-/* The exposition without the lines that hold the time. */
-static char *stable(const char *t) {
-    if (!t)
-        return NULL;
-    char *out = malloc(strlen(t) + 1), *o = out;
-    for (const char *l = t; *l;) {
-        const char *nl = strchr(l, '\n');
-        size_t n = nl ? (size_t)(nl - l) + 1 : strlen(l);
-        char line[4096];
-        snprintf(line, sizeof line, "%.*s", (int)n, l);
-        if (!strstr(line, "timestamp_seconds") && !strstr(line, "start_time_seconds")) {
-            memcpy(o, l, n);
-            o += n;
-        }
-        l += n;
-    }
-    *o = '\0';
-    return out;
-}
-
 /* One input of the registry; a second with the same JVM takes its series
  * over. */
 static void metrics_input(jfrs_metrics *m, const jfr_allocator *a, const char *peer) {
@@ -161,11 +119,7 @@ static void metrics_input(jfrs_metrics *m, const jfr_allocator *a, const char *p
     jfr_status st = jfrs_metrics_src_new(m, s, &ms);
     CHECK(st == JFR_OK || st == JFR_NOMEM);
     jfr_callbacks cb;
-    jfr_callbacks_init(&cb);
-    cb.on_chunk_begin = m_begin;
-    cb.on_metadata = m_meta;
-    cb.on_record = m_record;
-    cb.on_chunk_end = m_end;
+    sinktest_metrics_callbacks(&cb);
     jfr_parser *p = jfr_parser_new(NULL, &cb, ms);
     CHECK(p);
     jfrs_source_subscribe(s, p);
@@ -192,7 +146,7 @@ static void run_metrics(const jfr_allocator *a, char **out) {
                      "outcome=\"delivered\"", 3);
     jfrs_metrics_set(m, "jfrstream_kafka_messages_total", "counter", "Messages",
                      "outcome=\"failed\"", 1);
-    *out = stable(jfrs_metrics_render(m, NULL));
+    *out = sinktest_stable(jfrs_metrics_render(m, NULL));
     jfrs_metrics_free(m);
 }
 
@@ -314,16 +268,6 @@ static void run_pyroscope(const jfr_allocator *a, char **out) {
     *out = strdup(t);
 }
 
-static void closed_url(void) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof sa;
-    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
-          getsockname(fd, (struct sockaddr *)&sa, &al) == 0);
-    close(fd);
-    snprintf(g_url, sizeof g_url, "http://127.0.0.1:%d/", ntohs(sa.sin_port));
-}
-
 int main(int argc, char **argv) {
     CHECK(argc == 3);
     if (argc != 3)
@@ -340,7 +284,7 @@ int main(int argc, char **argv) {
     else
         printf("test_sink_alloc: built without librdkafka: Kafka not checked\n");
     if (jfrs_pyroscope_available()) {
-        closed_url();
+        snprintf(g_url, sizeof g_url, "http://127.0.0.1:%d/", sinktest_closed_port());
         sweep("pyroscope", run_pyroscope, false);
     } else {
         printf("test_sink_alloc: built without libcurl: Pyroscope not checked\n");

@@ -12,8 +12,7 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "../harness.h"
-#include "jfrstream_sink.h"
+#include "sinktest.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -66,17 +65,6 @@ static void kafka_sized(void) {
     CHECK(jfrs_kafka_new(&c, &k, err, sizeof err) == JFR_INVALID_ARG && !k);
 }
 
-/* A loopback port nobody listens on. */
-static int closed_port(void) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof a;
-    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-          getsockname(fd, (struct sockaddr *)&a, &al) == 0);
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
 /* Push 8 windows of one source to a closed port: how many were dropped
  * (the queue holds queue_windows beside the one being sent). */
 static uint64_t pyroscope_drops(const jfrs_pyroscope_config *c) {
@@ -99,7 +87,7 @@ static void pyroscope_sized(void) {
         return;
     }
     char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d", closed_port());
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", sinktest_closed_port());
     jfrs_pyroscope_config c;
     jfrs_pyroscope_config_init(&c);
     c.url = url;
