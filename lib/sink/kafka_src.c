@@ -2,12 +2,11 @@
  * kafka_src.c — a source's sender of the Kafka sink (jfrstream_sink.h,
  * "Kafka"; kafka.h): each event's message (the event JSON with the labels,
  * or OTLP JSON), held back until the source is identified (bounded), and
- * kept in order while librdkafka's queue is full.
+ * kept in order while librdkafka's queue is full. Built with librdkafka only
+ * (lib/sink/meson.build).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#ifdef JFRS_HAVE_KAFKA
-
 #include "kafka.h"
 #include "jfrstream_conv.h"
 
@@ -401,5 +400,3 @@ void jfrs_kafka_src_free(jfrs_kafka_src *ks) {
     src_free(ks);
 }
 
-
-#endif /* JFRS_HAVE_KAFKA */
