@@ -1,6 +1,6 @@
 /*
  * fuzz_json.c — libFuzzer target: the converter library's JSON writer
- * (lib/conv/evjson.c, with outbuf.c and jformat.c; public as jfrc_json in
+ * (lib/conv/evjson.c, with outbuf.c and jformat_*.c; public as jfrc_json in
  * jfrstream_conv.h) over every event of the input, with
  * the options of `jfrstream print --json` (ordered, the JDK's time base).
  * Events alternate between the pretty and the compact layout and between
