@@ -108,9 +108,9 @@ JFRC_API void jfrc_out_write(jfrc_out *o, const void *data, size_t len);
 JFRC_API void jfrc_out_puts(jfrc_out *o, const char *s);
 JFRC_API void jfrc_out_putc(jfrc_out *o, char c);
 JFRC_API void jfrc_out_printf(jfrc_out *o, const char *fmt, ...) JFRC_PRINTF_(2, 3);
-/* Call `fn` before each write that has bytes (e.g. to erase a progress
- * line on the same terminal); NULL: none. */
-JFRC_API void jfrc_out_on_write(jfrc_out *o, void (*fn)(void));
+/* Call `fn(user)` before each write that has bytes (e.g. to erase a
+ * progress line on the same terminal); NULL: none. */
+JFRC_API void jfrc_out_on_write(jfrc_out *o, void (*fn)(void *user), void *user);
 /* `s` (UTF-8, `len` bytes) as a quoted JSON string, escaped as the JDK's
  * JSON writer escapes a java.lang.String (the event JSON's strings):
  * \" \\ \/ \b \f \n \r \t, and \uXXXX for every other UTF-16 unit below
@@ -416,19 +416,6 @@ JFRC_API bool jfrc_summary_ok(const jfrc_summary *s);
 /* Append the table as `jfr summary` prints it. Sorts the rows: row numbers
  * handed out before are void. */
 JFRC_API void jfrc_summary_print(jfrc_summary *s, jfrc_out *o);
-
-/* ------------------------------------------------------ Java text formatting */
-
-/* Room for any jfrc_java_double / jfrc_java_float result, NUL included. */
-#define JFRC_NUM_MAX 40
-/* Double.toString / Float.toString of JDK 19+ ("NaN", "-0.0", "1.0E-5"):
- * writes it and a NUL into buf, returns its length. */
-JFRC_API size_t jfrc_java_double(double v, char *buf);
-JFRC_API size_t jfrc_java_float(float v, char *buf);
-/* Length in UTF-16 units of a UTF-8 string (Java's String.length()). */
-JFRC_API size_t jfrc_utf16_length(const char *s, size_t len);
-/* Compare UTF-8 strings in UTF-16 code-unit order (String.compareTo). */
-JFRC_API int jfrc_utf16_compare(const char *a, const char *b);
 
 #ifdef __cplusplus
 }

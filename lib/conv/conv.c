@@ -131,7 +131,10 @@ JFRC_API void jfrc_out_printf(jfrc_out *o, const char *fmt, ...) {
     va_end(ap);
 }
 
-JFRC_API void jfrc_out_on_write(jfrc_out *o, void (*fn)(void)) { o->before_write = fn; }
+JFRC_API void jfrc_out_on_write(jfrc_out *o, void (*fn)(void *user), void *user) {
+    o->before_write = fn;
+    o->before_user = user;
+}
 
 JFRC_API void jfrc_out_json_string(jfrc_out *o, const char *s, size_t len) {
     ob_putc(o, '"');
@@ -356,15 +359,3 @@ JFRC_API bool jfrc_summary_has_chunks(const jfrc_summary *s) { return s->have_fi
 JFRC_API bool jfrc_summary_ok(const jfrc_summary *s) { return !s->nomem; }
 
 JFRC_API void jfrc_summary_print(jfrc_summary *s, jfrc_out *o) { sum_print(s, o); }
-
-/* ------------------------------------------------------ Java text formatting */
-
-_Static_assert(JFRC_NUM_MAX >= JFMT_NUM_MAX, "JFRC_NUM_MAX holds every number");
-
-JFRC_API size_t jfrc_java_double(double v, char *buf) { return jfmt_double(v, buf); }
-
-JFRC_API size_t jfrc_java_float(float v, char *buf) { return jfmt_float(v, buf); }
-
-JFRC_API size_t jfrc_utf16_length(const char *s, size_t len) { return jfmt_utf16_length(s, len); }
-
-JFRC_API int jfrc_utf16_compare(const char *a, const char *b) { return jfmt_utf16_compare(a, b); }
