@@ -16,6 +16,12 @@
  *   - every public name starts with jfrc_ (JFRC_ for macros);
  *   - the objects are opaque; *_new returns NULL only when out of memory,
  *     *_free accepts NULL;
+ *   - every allocation goes through a jfr_allocator (jfrstream.h): the
+ *     *_new_advanced constructors take one as their last parameter (NULL:
+ *     malloc/realloc/free), the object keeps a copy and frees through it,
+ *     the plain *_new use malloc. The one exception: the regular
+ *     expressions of jfrc_profile_set_include / _exclude, compiled by the C
+ *     library's regcomp, hold its malloc'd memory;
  *   - functions returning jfr_status return JFR_OK, JFR_NOMEM, or
  *     JFR_INVALID_ARG for a value they refuse (the profile's reason is then
  *     in jfrc_profile_error); a JSON event may also return a decode error
@@ -135,6 +141,12 @@ typedef struct jfrc_json jfrc_json;
 /* A writer appending to `o` (borrowed: it must outlive the writer).
  * `stack_depth`: frames printed per stack trace (the JDK's default is 5). */
 JFRC_API jfrc_json *jfrc_json_new(jfrc_out *o, uint32_t stack_depth, bool compact);
+/* The same, allocating through `a` (NULL: malloc): the writer, its stack of
+ * open objects and its cache. When an allocation of the stack is refused
+ * the event prints null there and jfrc_json_event returns JFR_NOMEM; the
+ * cache does without (the output does not change). */
+JFRC_API jfrc_json *jfrc_json_new_advanced(jfrc_out *o, uint32_t stack_depth, bool compact,
+                                           const jfr_allocator *a);
 JFRC_API void jfrc_json_free(jfrc_json *j);
 /* The writer keeps, per finished chunk, the JSON of each pooled object
  * (thread, stack trace, method, class...) met a second time, and copies it
@@ -196,6 +208,11 @@ enum {
 };
 
 JFRC_API jfrc_profile *jfrc_profile_new(void);
+/* The same, allocating through `a` (NULL: malloc): the profile, its
+ * tables and the writers' scratch (zlib's too). A refused allocation
+ * makes the call JFR_NOMEM (jfrc_profile_ok false once an event or an
+ * option could not be kept). */
+JFRC_API jfrc_profile *jfrc_profile_new_advanced(const jfr_allocator *a);
 JFRC_API void jfrc_profile_free(jfrc_profile *p);
 
 /* Add event types: a comma-separated list of "cpu", "cputime", "wall",
@@ -385,6 +402,9 @@ typedef struct jfrc_summary jfrc_summary;
 #define JFRC_SUMMARY_NONE UINT32_MAX
 
 JFRC_API jfrc_summary *jfrc_summary_new(bool by_name);
+/* The same, allocating through `a` (NULL: malloc): the table, its rows and
+ * their names (a refused one: jfrc_summary_ok false). */
+JFRC_API jfrc_summary *jfrc_summary_new_advanced(bool by_name, const jfr_allocator *a);
 JFRC_API void jfrc_summary_free(jfrc_summary *s);
 /* From on_chunk_begin: the rows of records 0 (Metadata) and 1 (Checkpoint)
  * come first; *row0 / *row1 (may be NULL) get them. */

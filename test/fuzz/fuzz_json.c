@@ -216,7 +216,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(&r, 0, sizeof r);
     if (!ob_init(&r.ob, -1, JSON_BUF, NULL))
         return 0;
-    evjson_init(&r.ej, &r.ob, 5, false);
+    evjson_init(&r.ej, &r.ob, 5, false, NULL);
     fuzz_alloc a;
     jfr_options o;
     fuzz_options(&o, &a, size);
