@@ -406,7 +406,8 @@ static void note_error(prof *p, const jfr_event *e, jfr_status st) {
                  (unsigned long long)e->offset);
 }
 
-/* The name of a thread frame, into p->sbuf; returns its length. */
+/* The name of a thread frame, into p->sbuf; returns its length, SIZE_MAX
+ * when out of memory (a refused piece would leave a wrong name). */
 static size_t thread_frame(prof *p, const jfr_value *tv, uint64_t key) {
     jfr_thread th;
     char num[32];
@@ -414,30 +415,25 @@ static size_t thread_frame(prof *p, const jfr_value *tv, uint64_t key) {
     int n = snprintf(num, sizeof num, "tid=%llu]", (unsigned long long)key);
     if (jfr_value_thread(tv, &th) != JFR_OK || !th.present ||
         (!th.java_name && !th.os_name)) {
-        sb_put(p, &len, "[", 1);
-        sb_put(p, &len, num, (size_t)n);
-        return len;
+        return sb_put(p, &len, "[", 1) && sb_put(p, &len, num, (size_t)n) ? len : SIZE_MAX;
     }
     const char *nm = th.java_name ? th.java_name : th.os_name;
     size_t nl = th.java_name ? th.java_name_len : th.os_name_len;
     if (nl >= 5 && memcmp(nm, "[tid=", 5) == 0) {
-        sb_put(p, &len, nm, nl);
-        return len;
+        return sb_put(p, &len, nm, nl) ? len : SIZE_MAX;
     }
-    sb_put(p, &len, "[", 1);
-    sb_put(p, &len, nm, nl);
-    sb_put(p, &len, " ", 1);
-    sb_put(p, &len, num, (size_t)n);
-    return len;
+    bool ok = sb_put(p, &len, "[", 1) && sb_put(p, &len, nm, nl) && sb_put(p, &len, " ", 1) &&
+              sb_put(p, &len, num, (size_t)n);
+    return ok ? len : SIZE_MAX;
 }
 
-/* The Java name of a class ("java.lang.String", "byte[][]"), into p->sbuf. */
+/* The Java name of a class ("java.lang.String", "byte[][]"), into p->sbuf;
+ * SIZE_MAX when out of memory. */
 static size_t class_frame(prof *p, const jfr_value *cv) {
     const char *s = NULL;
     size_t n = 0, len = 0;
     if (jfr_value_class_name(cv, &s, &n) != JFR_OK || !s) {
-        sb_put(p, &len, "null", 4);
-        return len;
+        return sb_put(p, &len, "null", 4) ? len : SIZE_MAX;
     }
     size_t depth = 0;
     while (depth < n && s[depth] == '[')
@@ -462,18 +458,19 @@ static size_t class_frame(prof *p, const jfr_value *cv) {
         default: break;
         }
     }
+    bool ok;
     if (prim) {
-        sb_put(p, &len, prim, strlen(prim));
+        ok = sb_put(p, &len, prim, strlen(prim));
     } else {
         size_t at = len;
-        sb_put(p, &len, s + start, end - start);
+        ok = sb_put(p, &len, s + start, end - start);
         for (size_t i = at; i < len; i++)
             if (p->sbuf[i] == '/')
                 p->sbuf[i] = '.';
     }
     for (size_t i = 0; i < depth; i++)
-        sb_put(p, &len, "[]", 2);
-    return len;
+        ok = ok && sb_put(p, &len, "[]", 2);
+    return ok ? len : SIZE_MAX;
 }
 
 /* build_path's result for a stack --include / --exclude leave out. */
@@ -512,7 +509,7 @@ static uint32_t build_path(prof *p, const jfr_event *e, jfr_stack *st, const jfr
         goto nomem;
     if (tv) {
         len = thread_frame(p, tv, tkey);
-        if ((nm = name_intern(p, p->sbuf, len)) == UINT32_MAX)
+        if (len == SIZE_MAX || (nm = name_intern(p, p->sbuf, len)) == UINT32_MAX)
             goto nomem;
         uint32_t *q = p->path + 4 * n++;
         q[0] = nm, q[1] = PROF_T_NATIVE, q[2] = 0, q[3] = 1;
@@ -555,7 +552,7 @@ static uint32_t build_path(prof *p, const jfr_event *e, jfr_stack *st, const jfr
     n += st->nframes;
     if (cv) {
         len = class_frame(p, cv);
-        if ((nm = name_intern(p, p->sbuf, len)) == UINT32_MAX)
+        if (len == SIZE_MAX || (nm = name_intern(p, p->sbuf, len)) == UINT32_MAX)
             goto nomem;
         uint32_t *q = p->path + 4 * n++;
         q[0] = nm, q[1] = ctype, q[2] = 0, q[3] = 0;
