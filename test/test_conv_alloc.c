@@ -4,98 +4,25 @@
  *
  *   test_conv_alloc FILE...
  *
- * For each FILE, one run reads it into a JSON writer (pretty, stack depth 64, its
- * pooled-object cache on), a summary table and a profile (cpu, alloc and
- * lock; threads; a --state, --include and --exclude), then writes the
- * events' JSON, the summary, the folded stacks, the flame graph and the
+ * For each FILE, one run reads it into a JSON writer (pretty, stack depth
+ * 64, its pooled-object cache on), a summary table and a profile (cpu,
+ * alloc and lock; threads; a --state, --include and --exclude), then writes
+ * the events' JSON, the summary, the folded stacks, the flame graph and the
  * pprof (gzip through zlib) into one memory writer, all five objects
- * allocating through a counting allocator that checks every free against
- * the size allocated. A full run gives the reference bytes and N, its
- * allocation count; then each allocation 1..N is refused in turn: the run
- * must either report it (a constructor's NULL, JFR_NOMEM from an option, an
- * event, finish or a writer, jfrc_*_ok false, a failed writer) or, where
- * the library does without (the JSON cache), give the reference bytes; and
- * every run ends with nothing held. ASan (the CI's sanitizer build) sees
- * what the counter cannot: use after free, frees of foreign memory.
+ * allocating through harness.h's talloc, which counts the live bytes and
+ * checks every free against the size allocated. A full run gives the
+ * reference bytes and N, its allocation count; then each allocation 1..N
+ * is refused in turn: the run must either report it (a constructor's NULL,
+ * JFR_NOMEM from an option, an event, finish or a writer, jfrc_*_ok false,
+ * a failed writer) or, where the library does without (the JSON cache),
+ * give the reference bytes; and every run ends with nothing held. ASan
+ * (the CI's sanitizer build) sees what the counter cannot: use after free,
+ * frees of foreign memory.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "jfrstream.h"
+#include "harness.h" /* CHECK, read_file and talloc, the counting allocator */
 #include "jfrstream_conv.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static int failures;
-#define CHECK(c)                                                                      \
-    do {                                                                              \
-        if (!(c)) {                                                                   \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);    \
-            failures++;                                                               \
-        }                                                                             \
-    } while (0)
-
-/* The counting allocator: each block carries its size in a 16-byte header,
- * so a free or realloc with another size than the block's is caught. */
-typedef struct counter {
-    long calls, fail_at, refused;
-    long long live; /* bytes allocated and not freed */
-    long blocks;    /* blocks allocated and not freed */
-    long bad_sizes;
-} counter;
-
-#define HEAD 16
-
-static void *c_alloc(void *ctx, size_t n) {
-    counter *c = ctx;
-    if (++c->calls == c->fail_at) {
-        c->refused++;
-        return NULL;
-    }
-    unsigned char *q = malloc(n + HEAD);
-    if (!q)
-        return NULL;
-    memcpy(q, &n, sizeof n);
-    c->live += (long long)n;
-    c->blocks++;
-    return q + HEAD;
-}
-
-static void c_free(void *ctx, void *p, size_t n) {
-    counter *c = ctx;
-    if (!p)
-        return;
-    unsigned char *q = (unsigned char *)p - HEAD;
-    size_t had;
-    memcpy(&had, q, sizeof had);
-    if (had != n)
-        c->bad_sizes++;
-    c->live -= (long long)had;
-    c->blocks--;
-    free(q);
-}
-
-static void *c_realloc(void *ctx, void *p, size_t old_n, size_t new_n) {
-    counter *c = ctx;
-    if (!p)
-        return c_alloc(ctx, new_n);
-    unsigned char *q = (unsigned char *)p - HEAD;
-    size_t had;
-    memcpy(&had, q, sizeof had);
-    if (had != old_n)
-        c->bad_sizes++;
-    if (++c->calls == c->fail_at) {
-        c->refused++;
-        return NULL;
-    }
-    unsigned char *nq = realloc(q, new_n + HEAD);
-    if (!nq)
-        return NULL;
-    memcpy(nq, &new_n, sizeof new_n);
-    c->live += (long long)new_n - (long long)had;
-    return nq + HEAD;
-}
 
 /* One run's objects and what it noticed. */
 typedef struct run {
@@ -181,7 +108,7 @@ static void status(run *r, jfr_status s) {
 /* Everything through `a`; the output bytes in *out (malloc'd, the caller
  * frees) when the run reported nothing, else *out NULL. Returns whether a
  * refusal was reported. */
-static bool one_run(const unsigned char *data, size_t len, const jfr_allocator *a, char **out,
+static bool one_run(const uint8_t *data, size_t len, const jfr_allocator *a, char **out,
                     size_t *out_len) {
     run r = {.first = true};
     *out = NULL;
@@ -265,77 +192,59 @@ done:
     jfrc_profile_free(r.prof);
     jfrc_out_free(r.out);
     if (r.other_errors)
-        failures++, fprintf(stderr, "test_conv_alloc: %d unexpected errors\n", r.other_errors);
+        g_failures++, fprintf(stderr, "test_conv_alloc: %d unexpected errors\n", r.other_errors);
     return r.nomem;
-}
-
-static unsigned char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 20, n = 0;
-    unsigned char *b = malloc(cap);
-    for (size_t k; b && (k = fread(b + n, 1, cap - n, f)) > 0;) {
-        n += k;
-        if (n == cap) {
-            unsigned char *nb = realloc(b, cap *= 2);
-            if (!nb)
-                free(b);
-            b = nb;
-        }
-    }
-    fclose(f);
-    *len = n;
-    return b;
 }
 
 /* The reference run of one file, then each of its allocations refused. */
 static void one_file(const char *path) {
     size_t len;
-    unsigned char *data = read_file(path, &len);
+    uint8_t *data = read_file(path, &len);
     if (!data) {
         fprintf(stderr, "test_conv_alloc: cannot read %s\n", path);
-        failures++;
+        g_failures++;
         return;
     }
     /* the reference: libc (NULL allocator) and the counter give the same bytes */
     char *plain, *ref;
     size_t plain_len, ref_len;
     CHECK(!one_run(data, len, NULL, &plain, &plain_len) && plain);
-    counter c = {0};
-    jfr_allocator a = {c_alloc, c_realloc, c_free, &c};
+    talloc c;
+    talloc_init(&c);
+    jfr_allocator a = talloc_allocator(&c);
     CHECK(!one_run(data, len, &a, &ref, &ref_len) && ref);
     CHECK(plain && ref && plain_len == ref_len && memcmp(plain, ref, ref_len) == 0);
-    CHECK(c.live == 0 && c.blocks == 0 && c.bad_sizes == 0);
-    long total = c.calls;
-    printf("%s: %zu output bytes, %ld allocations\n", path, ref_len, total);
+    CHECK(c.cur == 0 && c.bad_size == 0);
+    size_t total = c.nalloc;
+    printf("%s: %zu output bytes, %zu allocations, peak %zu bytes\n", path, ref_len, total, c.peak);
     CHECK(total > 20 && ref_len > 1000);
     /* each allocation refused in turn */
     long reported = 0, unchanged = 0;
-    for (long k = 1; k <= total && ref; k++) {
-        counter f = {.fail_at = k};
-        jfr_allocator fa = {c_alloc, c_realloc, c_free, &f};
+    for (size_t k = 1; k <= total && ref; k++) {
+        talloc f;
+        talloc_init(&f);
+        f.fail_at = k;
+        f.fail_once = true;
+        jfr_allocator fa = talloc_allocator(&f);
         char *got;
         size_t got_len;
         bool nomem = one_run(data, len, &fa, &got, &got_len);
-        if (f.refused != 1) {
-            fprintf(stderr, "allocation %ld: %ld refused\n", k, f.refused);
-            failures++;
+        if (f.failed != 1) {
+            fprintf(stderr, "allocation %zu: %zu refused\n", k, f.failed);
+            g_failures++;
         }
         if (nomem) {
             reported++;
         } else if (got && got_len == ref_len && memcmp(got, ref, ref_len) == 0) {
             unchanged++; /* done without (the JSON cache) */
         } else {
-            fprintf(stderr, "allocation %ld refused: not reported, and the output differs\n", k);
-            failures++;
+            fprintf(stderr, "allocation %zu refused: not reported, and the output differs\n", k);
+            g_failures++;
         }
-        if (f.live != 0 || f.blocks != 0 || f.bad_sizes != 0) {
-            fprintf(stderr,
-                    "allocation %ld refused: %lld bytes in %ld blocks left, %ld frees of the "
-                    "wrong size\n",
-                    k, f.live, f.blocks, f.bad_sizes);
-            failures++;
+        if (f.cur != 0 || f.bad_size != 0) {
+            fprintf(stderr, "allocation %zu refused: %zu bytes left, %zu wrong sizes (%s)\n", k,
+                    f.cur, f.bad_size, f.bad_detail);
+            g_failures++;
         }
         free(got);
     }
@@ -355,8 +264,8 @@ int main(int argc, char **argv) {
     }
     for (int i = 1; i < argc; i++)
         one_file(argv[i]);
-    if (failures) {
-        fprintf(stderr, "test_conv_alloc: %d failures\n", failures);
+    if (g_failures) {
+        fprintf(stderr, "test_conv_alloc: %d failures\n", g_failures);
         return 1;
     }
     printf("test_conv_alloc: OK\n");
