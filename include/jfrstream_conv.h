@@ -183,7 +183,7 @@ JFRC_API void jfrc_json_object_end(jfrc_json *j);
 
 /*
  * Stack-trace profiles, as async-profiler's JFR converter makes them
- * (frame names, type suffixes, weights: the README's "Profiles"). Events
+ * (frame names, type suffixes, weights: doc/profiles.md). Events
  * with a stack trace are folded into a tree of frames; then the tree is
  * written as folded stacks, a self-contained HTML flame graph, or a
  * gzip-compressed pprof profile. Per event: one hash probe, no allocation
