@@ -16,6 +16,12 @@
  *   - every public name starts with jfrc_ (JFRC_ for macros);
  *   - the objects are opaque; *_new returns NULL only when out of memory,
  *     *_free accepts NULL;
+ *   - every allocation goes through a jfr_allocator (jfrstream.h): the
+ *     *_new_advanced constructors take one as their last parameter (NULL:
+ *     malloc/realloc/free), the object keeps a copy and frees through it,
+ *     the plain *_new use malloc. The one exception: the regular
+ *     expressions of jfrc_profile_set_include / _exclude, compiled by the C
+ *     library's regcomp, hold its malloc'd memory;
  *   - functions returning jfr_status return JFR_OK, JFR_NOMEM, or
  *     JFR_INVALID_ARG for a value they refuse (the profile's reason is then
  *     in jfrc_profile_error); a JSON event may also return a decode error
@@ -108,9 +114,9 @@ JFRC_API void jfrc_out_write(jfrc_out *o, const void *data, size_t len);
 JFRC_API void jfrc_out_puts(jfrc_out *o, const char *s);
 JFRC_API void jfrc_out_putc(jfrc_out *o, char c);
 JFRC_API void jfrc_out_printf(jfrc_out *o, const char *fmt, ...) JFRC_PRINTF_(2, 3);
-/* Call `fn` before each write that has bytes (e.g. to erase a progress
- * line on the same terminal); NULL: none. */
-JFRC_API void jfrc_out_on_write(jfrc_out *o, void (*fn)(void));
+/* Call `fn(user)` before each write that has bytes (e.g. to erase a
+ * progress line on the same terminal); NULL: none. */
+JFRC_API void jfrc_out_on_write(jfrc_out *o, void (*fn)(void *user), void *user);
 /* `s` (UTF-8, `len` bytes) as a quoted JSON string, escaped as the JDK's
  * JSON writer escapes a java.lang.String (the event JSON's strings):
  * \" \\ \/ \b \f \n \r \t, and \uXXXX for every other UTF-16 unit below
@@ -135,6 +141,12 @@ typedef struct jfrc_json jfrc_json;
 /* A writer appending to `o` (borrowed: it must outlive the writer).
  * `stack_depth`: frames printed per stack trace (the JDK's default is 5). */
 JFRC_API jfrc_json *jfrc_json_new(jfrc_out *o, uint32_t stack_depth, bool compact);
+/* The same, allocating through `a` (NULL: malloc): the writer, its stack of
+ * open objects and its cache. When an allocation of the stack is refused
+ * the event prints null there and jfrc_json_event returns JFR_NOMEM; the
+ * cache does without (the output does not change). */
+JFRC_API jfrc_json *jfrc_json_new_advanced(jfrc_out *o, uint32_t stack_depth, bool compact,
+                                           const jfr_allocator *a);
 JFRC_API void jfrc_json_free(jfrc_json *j);
 /* The writer keeps, per finished chunk, the JSON of each pooled object
  * (thread, stack trace, method, class...) met a second time, and copies it
@@ -171,7 +183,7 @@ JFRC_API void jfrc_json_object_end(jfrc_json *j);
 
 /*
  * Stack-trace profiles, as async-profiler's JFR converter makes them
- * (frame names, type suffixes, weights: the README's "Profiles"). Events
+ * (frame names, type suffixes, weights: doc/profiles.md). Events
  * with a stack trace are folded into a tree of frames; then the tree is
  * written as folded stacks, a self-contained HTML flame graph, or a
  * gzip-compressed pprof profile. Per event: one hash probe, no allocation
@@ -196,6 +208,11 @@ enum {
 };
 
 JFRC_API jfrc_profile *jfrc_profile_new(void);
+/* The same, allocating through `a` (NULL: malloc): the profile, its
+ * tables and the writers' scratch (zlib's too). A refused allocation
+ * makes the call JFR_NOMEM (jfrc_profile_ok false once an event or an
+ * option could not be kept). */
+JFRC_API jfrc_profile *jfrc_profile_new_advanced(const jfr_allocator *a);
 JFRC_API void jfrc_profile_free(jfrc_profile *p);
 
 /* Add event types: a comma-separated list of "cpu", "cputime", "wall",
@@ -385,6 +402,9 @@ typedef struct jfrc_summary jfrc_summary;
 #define JFRC_SUMMARY_NONE UINT32_MAX
 
 JFRC_API jfrc_summary *jfrc_summary_new(bool by_name);
+/* The same, allocating through `a` (NULL: malloc): the table, its rows and
+ * their names (a refused one: jfrc_summary_ok false). */
+JFRC_API jfrc_summary *jfrc_summary_new_advanced(bool by_name, const jfr_allocator *a);
 JFRC_API void jfrc_summary_free(jfrc_summary *s);
 /* From on_chunk_begin: the rows of records 0 (Metadata) and 1 (Checkpoint)
  * come first; *row0 / *row1 (may be NULL) get them. */
@@ -416,19 +436,6 @@ JFRC_API bool jfrc_summary_ok(const jfrc_summary *s);
 /* Append the table as `jfr summary` prints it. Sorts the rows: row numbers
  * handed out before are void. */
 JFRC_API void jfrc_summary_print(jfrc_summary *s, jfrc_out *o);
-
-/* ------------------------------------------------------ Java text formatting */
-
-/* Room for any jfrc_java_double / jfrc_java_float result, NUL included. */
-#define JFRC_NUM_MAX 40
-/* Double.toString / Float.toString of JDK 19+ ("NaN", "-0.0", "1.0E-5"):
- * writes it and a NUL into buf, returns its length. */
-JFRC_API size_t jfrc_java_double(double v, char *buf);
-JFRC_API size_t jfrc_java_float(float v, char *buf);
-/* Length in UTF-16 units of a UTF-8 string (Java's String.length()). */
-JFRC_API size_t jfrc_utf16_length(const char *s, size_t len);
-/* Compare UTF-8 strings in UTF-16 code-unit order (String.compareTo). */
-JFRC_API int jfrc_utf16_compare(const char *a, const char *b);
 
 #ifdef __cplusplus
 }

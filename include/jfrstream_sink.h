@@ -18,7 +18,13 @@
  * are opaque, *_free accepts NULL; functions returning jfr_status return
  * JFR_OK, JFR_NOMEM, JFR_INVALID_ARG (a value they refuse), or what their
  * comment says; pointers handed in are borrowed for the call; strings
- * returned are owned by the object and valid until it changes. Unless a
+ * returned are owned by the object and valid until it changes. NULL for
+ * any pointer is refused, never read or written through: a function
+ * returning jfr_status returns JFR_INVALID_ARG (except the calls on a
+ * Kafka producer or sender, or a metrics source, which accept NULL as
+ * "nothing to do": JFR_OK, see their sections), a getter
+ * NULL, 0 or false (a stats getter zeroes its `out`), the rest do nothing;
+ * an `out` pointer is set to NULL before anything else is checked. Unless a
  * section says otherwise, an object is used from one thread at a time (the
  * loop's thread).
  */
@@ -72,6 +78,10 @@ typedef struct jfrs_source jfrs_source;
  * "ADDR:PORT" / "[V6]:PORT", else "localhost"). NULL when out of memory. */
 JFRS_API jfrs_source *jfrs_source_new(const char *origin_key, const char *origin,
                                       const char *host);
+/* The same, allocating through `a` (jfrstream.h, jfr_allocator; copied:
+ * NULL or zeroed means malloc): the source, its labels and their JSON. */
+JFRS_API jfrs_source *jfrs_source_new_advanced(const char *origin_key, const char *origin,
+                                               const char *host, const jfr_allocator *a);
 JFRS_API void jfrs_source_free(jfrs_source *s);
 /* A user label (key: [A-Za-z_][A-Za-z0-9_]*, at most 64 bytes; value at
  * most 1024 bytes). JFR_INVALID_ARG for a bad key or value. */
@@ -96,7 +106,9 @@ JFRS_API const char *jfrs_source_value(const jfrs_source *s, size_t i);
 /* The value of a label, or NULL. */
 JFRS_API const char *jfrs_source_get(const jfrs_source *s, const char *key);
 /* The labels as one compact JSON object, {"source":"...",...} (cached until
- * the next change); NULL when out of memory. */
+ * the next change); NULL when out of memory. Keys and values are escaped as
+ * the event JSON's strings (jfrc_out_json_string: \/, \uXXXX for every
+ * non-ASCII character, malformed UTF-8 as \ufffd). */
 JFRS_API const char *jfrs_source_json(const jfrs_source *s);
 
 /* -------------------------------------------------------------------- Kafka */
@@ -219,6 +231,10 @@ typedef struct jfrs_kafka_config {
     void (*on_source_done)(void *user, const char *id, const char *origin,
                            const jfrs_kafka_stats *st);
     void *user;
+    /* Every allocation of the producer and its senders (messages held and
+     * pending, the event JSON, topic names) goes through it (jfrstream.h,
+     * jfr_allocator; copied). NULL: malloc. librdkafka allocates its own. */
+    const jfr_allocator *allocator;
 } jfrs_kafka_config;
 
 #define JFRS_KAFKA_DEFAULT_TOPIC "jfr-events"
@@ -336,6 +352,11 @@ typedef struct jfrs_pyroscope_config {
     uint32_t max_backoff_ms; /* 0: 16000                                       */
     uint32_t timeout_ms;     /* per request, connection included; 0: 10000     */
     uint32_t connect_timeout_ms; /* 0: 3000                                    */
+    /* Every allocation of the sink (its queues and the uploads' copies)
+     * goes through it (jfrstream.h, jfr_allocator; copied), from the loop's
+     * thread and the worker's: it must be thread-safe. NULL: malloc.
+     * libcurl allocates its own. */
+    const jfr_allocator *allocator;
 } jfrs_pyroscope_config;
 
 /* Counts, of one source or of all. */
@@ -518,6 +539,9 @@ typedef struct jfrs_metrics_config {
      * values set with jfrs_metrics_set. Optional. */
     void (*on_render)(jfrs_metrics *m, void *user);
     void *user;
+    /* Every allocation of the registry and its sources goes through it
+     * (jfrstream.h, jfr_allocator; copied). NULL: malloc. */
+    const jfr_allocator *allocator;
 } jfrs_metrics_config;
 
 #define JFRS_METRICS_DEFAULT_TTL_MS 300000u

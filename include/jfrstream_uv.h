@@ -30,13 +30,36 @@
  * JFR_UV_TAIL_CONFIG_INIT, and point to their jfr_options and jfr_callbacks
  * (NULL: defaults, no callbacks), which are copied at start.
  *
+ * MEMORY. Every allocation of these front ends (the listener, each
+ * connection and the bytes it holds back, the tail and its read buffer)
+ * goes through the allocator of the config's jfr_options (NULL options or a
+ * zeroed allocator: malloc/realloc/free), as do their parsers'.
+ *
+ * PAUSE (the core's rule, jfrstream.h, at the end of input too). A callback
+ * returning JFR_CB_PAUSE stops the parser; nothing is fed, and no
+ * jfr_parser_finish is called, until the application resumes it:
+ * jfr_uv_conn_resume for a connection, jfr_uv_tail_resume for a tail with
+ * manual_resume (otherwise the tail's next poll resumes it). While paused, a
+ * connection reads nothing (TCP back-pressure) and a tail reads no file;
+ * neither counts as idle. When the input ends while paused (the peer
+ * closed, a limit, jfr_uv_listener_stop, the tail's idle_ms or
+ * jfr_uv_tail_stop), the end waits for the resume: then the bytes held back
+ * are fed and the parser is finished. A pause from a callback run by that
+ * finish (JFR_PAUSED) is waited for the same way, then finish is called
+ * again, until it returns another status: that one is the end's status
+ * (on_conn_end, on_end), never JFR_PAUSED. A paused connection therefore
+ * delays the listener's on_end until it is resumed (or stopped with
+ * jfr_uv_conn_stop, which ends it at once).
+ *
  * RETURN VALUES. jfr_uv_listener_start and jfr_uv_tail_start return a
- * jfr_status: JFR_OK (and *out set); JFR_INVALID_ARG for a NULL or
- * uninitialised config (or options, callbacks) or no path; JFR_NOMEM; JFR_IO
+ * jfr_status: JFR_OK (and *out set); JFR_INVALID_ARG for a NULL loop,
+ * config or out, an uninitialised config (or options, callbacks) or no
+ * path; JFR_NOMEM; JFR_IO
  * when libuv refused (bad address, bind, listen, a path that cannot be
  * read): *uv_error, when not NULL, then gets libuv's negative error code
- * (for uv_strerror), and 0 otherwise. The getters return their value;
- * stop, resume and the rest return nothing and cannot fail.
+ * (for uv_strerror), and 0 otherwise. The getters return their value
+ * (0, "" or NULL for a NULL handle); stop, resume and the rest return
+ * nothing and cannot fail (a NULL handle: nothing).
  */
 #ifndef JFRSTREAM_UV_H
 #define JFRSTREAM_UV_H
@@ -78,8 +101,9 @@ typedef struct jfr_uv_listener_config {
      * chunk number and byte offset), a limit (JFR_LIMIT), jfr_uv_conn_stop
      * (JFR_STOPPED) or jfr_uv_listener_stop. The message starts with the
      * peer ("127.0.0.1:54321: ..."). A connection refused over
-     * max_connections (JFR_LIMIT), or for lack of memory for its parser
-     * (JFR_NOMEM), gets on_conn_end without on_conn_start; its c->data is
+     * max_connections (JFR_LIMIT), or for lack of memory for its
+     * connection or parser (JFR_NOMEM), gets on_conn_end without
+     * on_conn_start (and counts in jfr_uv_listener_refused); its c->data is
      * NULL and it has no parser. The conn is freed after this returns. */
     void (*on_conn_end)(jfr_uv_conn *c, jfr_status status, const char *message,
                         void *user);
@@ -130,13 +154,19 @@ JFR_API jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_
                                          jfr_uv_listener **out, int *uv_error);
 /* The bound port (useful with port 0). */
 JFR_API int jfr_uv_listener_port(const jfr_uv_listener *l);
-/* Stop accepting; open connections are finished (bytes held back by a pause
- * are fed, then jfr_parser_finish: partial chunks are reported) and end
+/* Stop accepting; the input of open connections ends (bytes held back by a
+ * pause are fed, then jfr_parser_finish: partial chunks are reported; a
+ * paused connection after its resume, see PAUSE) and they end
  * (on_conn_end). on_end runs when every handle is closed; then the listener
- * is freed. A second call does nothing. */
+ * is freed. A second call, or NULL, does nothing. */
 JFR_API void jfr_uv_listener_stop(jfr_uv_listener *l);
 JFR_API unsigned jfr_uv_listener_connections(const jfr_uv_listener *l); /* open now */
 JFR_API unsigned jfr_uv_listener_peak(const jfr_uv_listener *l);        /* most at once */
+/* Peers refused so far: over max_connections, or for lack of memory (a peer
+ * that arrives when not even its connection can be allocated is accepted
+ * and closed at once, so that the listener goes on accepting; it gets
+ * on_conn_end with JFR_NOMEM like one refused for its parser). */
+JFR_API uint64_t jfr_uv_listener_refused(const jfr_uv_listener *l);
 
 JFR_API jfr_parser *jfr_uv_conn_parser(jfr_uv_conn *c); /* NULL for a refused one */
 JFR_API jfr_uv_listener *jfr_uv_conn_listener(jfr_uv_conn *c);
@@ -144,7 +174,8 @@ JFR_API const char *jfr_uv_conn_peer(const jfr_uv_conn *c); /* "127.0.0.1:54321"
 JFR_API uint64_t jfr_uv_conn_id(const jfr_uv_conn *c);       /* 1, 2, ... */
 JFR_API uint64_t jfr_uv_conn_bytes(const jfr_uv_conn *c);
 /* After a callback paused the parser, reading from that peer stops (TCP
- * back-pressure); call this to feed what is pending and read again. */
+ * back-pressure); call this to feed what is pending and read again (or,
+ * once the input ended, to finish: see PAUSE). Not paused: nothing. */
 JFR_API void jfr_uv_conn_resume(jfr_uv_conn *c);
 /* End one connection (from any callback or later): on_conn_end with
  * JFR_STOPPED. */
@@ -186,7 +217,8 @@ typedef struct jfr_uv_tail_config {
      * default) resumes at the next poll; true keeps the tail paused, reading
      * nothing and not counting idle time, until jfr_uv_tail_resume (as a
      * listener's connection: for a consumer that must wait for room, e.g.
-     * a full Kafka producer queue). */
+     * a full Kafka producer queue). At the end of input (idle_ms,
+     * jfr_uv_tail_stop) likewise: see PAUSE at the top. */
     bool manual_resume;
 } jfr_uv_tail_config;
 
@@ -197,11 +229,16 @@ JFR_API void jfr_uv_tail_config_init(jfr_uv_tail_config *cfg);
 /* Start following (see RETURN VALUES above; a path that cannot be read is
  * JFR_IO). Each byte of each chunk file is fed exactly once, in file-name
  * order; header rewrites are read with the writer's guard (state byte 255 =
- * retry, double read). */
+ * retry, double read). The files are read on the loop's thread, at most
+ * 1 MiB (and 64 finished files) per turn of the loop, so that its other
+ * handles wait for no more than the parse of that much; the rest is read in
+ * the next turn, not the next poll. */
 JFR_API jfr_status jfr_uv_tail_start(uv_loop_t *loop, const jfr_uv_tail_config *cfg,
                                      jfr_uv_tail **out, int *uv_error);
 /* Finish the parser (a partial chunk is reported) and end: on_end with
- * JFR_UV_TAIL_STOPPED. A second call does nothing. */
+ * JFR_UV_TAIL_STOPPED, before this returns unless the parser is paused or
+ * this is called from one of its callbacks (then after the resume or once
+ * the callback returned: see PAUSE). A second call does nothing. */
 JFR_API void jfr_uv_tail_stop(jfr_uv_tail *t);
 /* With manual_resume: go on after a callback paused the parser (what was
  * not taken is fed at once, then the files are read again). Otherwise, or
@@ -211,6 +248,36 @@ JFR_API jfr_parser *jfr_uv_tail_parser(jfr_uv_tail *t);
 /* The chunk file being read now; between files "" (in on_end: the last one
  * read; "" when none was opened). */
 JFR_API const char *jfr_uv_tail_file(const jfr_uv_tail *t);
+
+/* ------------------------------------------------------ repository scanning
+ *
+ * What the tail reads, for an application that shows or chooses it (the
+ * CLI's tail). A JVM's repository folder holds its chunk files (names ending
+ * in ".jfr", named by time: name order is write order); its parent holds
+ * one folder per JVM. Only a folder holding chunk files counts as a JVM's:
+ * JDK 17 creates an empty repository folder at startup, removes it a few ms
+ * later and writes its chunks in another, so an empty folder is never
+ * chosen (and a folder removed before anything was read from it is chosen
+ * again). These calls read the file system synchronously on the calling
+ * thread (libuv's uv_fs_* without callback); names longer than `outlen`
+ * are skipped. They return 1 (found: the name, not the path, in `out`), 0
+ * (none) or libuv's negative error code (e.g. UV_ENOENT) when `dir` cannot
+ * be read; UV_EINVAL for a NULL argument or outlen 0.
+ */
+/* The first chunk file of folder `dir` whose name sorts after `after` (""
+ * or NULL: the first one): called with the last name each time, it lists
+ * the folder's chunk files in the tail's order. */
+JFR_API int jfr_uv_repo_next(uv_loop_t *loop, const char *dir, const char *after, char *out,
+                             size_t outlen);
+/* The newest JVM folder in `dir` (the greatest name among its sub-folders
+ * that hold chunk files) whose name sorts after `after` ("" or NULL: any):
+ * the folder a tail of `dir` follows, or the next JVM's. */
+JFR_API int jfr_uv_repo_newest(uv_loop_t *loop, const char *dir, const char *after, char *out,
+                               size_t outlen);
+/* Bytes on disk that a tail of `path` reads first: the file's size, the
+ * chunk files of the folder, or those of its newest JVM folder; -1 when
+ * there is none (or path cannot be read). */
+JFR_API int64_t jfr_uv_repo_bytes(uv_loop_t *loop, const char *path);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,8 @@
  * test_conv_out.c — jfrc_out through a caller's allocator (the *_advanced
  * constructors): every byte allocated is freed, an allocation refused at
  * any point fails cleanly (NULL or a failed writer, no leak), a memory
- * writer's swapped buffer comes from that allocator; and
+ * writer's swapped buffer comes from that allocator; jfrc_out_on_write's
+ * hook gets its user pointer before each write that has bytes; and
  * jfrc_out_json_string's escapes and its policy for malformed UTF-8.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
@@ -113,6 +114,39 @@ static void allocator_runs(void) {
     jfrc_out_free(plain);
 }
 
+/* The hook records how many bytes had reached the sink when it ran. */
+typedef struct hook_seen {
+    size_t *sent;
+    size_t at[4];
+    int calls;
+} hook_seen;
+
+static void hook(void *user) {
+    hook_seen *h = user;
+    if (h->calls < 4)
+        h->at[h->calls] = *h->sent;
+    h->calls++;
+}
+
+static void on_write_hook(void) {
+    size_t sent = 0;
+    hook_seen h = {&sent, {0}, 0};
+    jfrc_out *o = jfrc_out_new(sink, &sent, 8);
+    CHECK(o != NULL);
+    jfrc_out_on_write(o, hook, &h);
+    CHECK(jfrc_out_flush(o) == JFR_OK && h.calls == 0); /* nothing to write */
+    jfrc_out_puts(o, "abc");
+    CHECK(h.calls == 0 && sent == 0); /* buffered */
+    CHECK(jfrc_out_flush(o) == JFR_OK && h.calls == 1 && h.at[0] == 0 && sent == 3);
+    static char big[JFRC_OUT_DIRECT];
+    jfrc_out_write(o, big, sizeof big); /* straight to the sink */
+    CHECK(h.calls == 2 && h.at[1] == 3 && sent == 3 + sizeof big);
+    jfrc_out_on_write(o, NULL, NULL);
+    jfrc_out_puts(o, "x");
+    CHECK(jfrc_out_flush(o) == JFR_OK && h.calls == 2 && sent == 4 + sizeof big);
+    jfrc_out_free(o);
+}
+
 static void expect_json(const char *in, size_t len, const char *want) {
     jfrc_out *o = jfrc_out_new_memory(0);
     jfrc_out_json_string(o, in, len);
@@ -139,6 +173,7 @@ static void json_strings(void) {
 
 int main(void) {
     allocator_runs();
+    on_write_hook();
     json_strings();
     if (failures) {
         fprintf(stderr, "test_conv_out: %d failures\n", failures);

@@ -1,4 +1,4 @@
-/* Java-compatible formatting (lib/conv/jformat.c), linked from its sources:
+/* Java-compatible formatting (lib/conv/jformat_*.c), linked from its sources:
  *  - Double.toString / Float.toString for values whose text JDK 25 printed
  *    (and new String(bytes, UTF_8) for the JSON string), through every path: short decimals,
  *    powers of two, 16- and 17-digit values, subnormals, extremes;

@@ -6,11 +6,24 @@
  *    rewrites (state 255 guard, generations), ended by the final-chunk flag
  *    (on_end names the last file); a repository whose chunk file is removed
  *    (JVM exit) before the next one was opened: ended, reported; the idle
- *    limit on a half-written chunk: the unfinished chunk is reported.
+ *    limit on a half-written chunk: the unfinished chunk is reported;
+ *  - the pause rule at the end of input: a listener stopped and a tail
+ *    stopped (manual resume, and resumed by its poll) while a callback holds
+ *    the parser: nothing is fed or finished before the resume, every event
+ *    arrives, the end's status is JFR_OK, never JFR_PAUSED (both failed
+ *    before the rule: the listener fed and finished behind the pause, the
+ *    tail ended with JFR_PAUSED after 541 of 596 events);
+ *  - repository scanning (jfr_uv_repo_*): a JVM folder only with chunk
+ *    files (JDK 17's empty first folder is never chosen), names in order;
+ *  - sized structs: both configs from an older caller (smaller size,
+ *    garbage after it) and a newer one (bigger, zero extra bytes); NULL and
+ *    uninitialised arguments refused, NULL handles harmless.
  * Usage: test_uv FIXTURE.jfr (a finished JDK chunk with flush checkpoints) */
 #include "harness.h"
 #include "jfrstream_uv.h"
 
+#include <stddef.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static uint8_t *g_fix, *g_live;
@@ -570,6 +583,435 @@ static void test_tail_manual_resume(void) {
     rmdir(dir);
 }
 
+/* ------------------------------------------------- pause at the end of input
+ *
+ * The one rule (jfrstream_uv.h, PAUSE): when the input ends while a callback
+ * holds the parser paused, nothing is fed or finished until the application
+ * resumes; the end's status is never JFR_PAUSED. A callback pauses at every
+ * event from the 540th on; a 2 ms timer resumes; the input ends at the first
+ * pause (the listener is stopped, the tail is stopped). Every event must
+ * arrive, none while held, and the end come after the last one. */
+#define PZ_FROM 540 /* of the fixture's 596 events */
+typedef struct pz {
+    uint64_t events, resumes;
+    bool waiting, stop_now, stopped, ended;
+    bool poll; /* a tail resumed by its own poll: held only until then */
+    jfr_status status;
+    int why;
+    uint64_t events_at_end;
+    jfr_uv_listener *l;
+    jfr_uv_conn *c;
+    jfr_uv_tail *t;
+    uv_timer_t timer;
+} pz;
+static pz g_pz;
+
+static int pz_event(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)p;
+    (void)e;
+    (void)u;
+    CHECK(g_pz.poll || !g_pz.waiting); /* nothing may arrive while held */
+    CHECK(!g_pz.ended);
+    if (++g_pz.events < PZ_FROM)
+        return JFR_CB_CONTINUE;
+    if (!g_pz.stopped)
+        g_pz.stop_now = true;
+    g_pz.waiting = true;
+    return JFR_CB_PAUSE;
+}
+
+static void pz_tick(uv_timer_t *t) {
+    (void)t;
+    if (g_pz.stop_now) { /* the input ends while held */
+        g_pz.stop_now = false;
+        g_pz.stopped = true;
+        if (g_pz.l)
+            jfr_uv_listener_stop(g_pz.l);
+        else
+            jfr_uv_tail_stop(g_pz.t);
+        CHECK(!g_pz.ended); /* waits for the resume */
+        return;
+    }
+    if (g_pz.waiting && !g_pz.ended && !g_pz.poll) {
+        g_pz.waiting = false;
+        g_pz.resumes++;
+        if (g_pz.l)
+            jfr_uv_conn_resume(g_pz.c);
+        else
+            jfr_uv_tail_resume(g_pz.t);
+    }
+}
+
+static void pz_conn_start(jfr_uv_conn *c, void *user) {
+    (void)user;
+    g_pz.c = c;
+}
+
+static void pz_conn_end(jfr_uv_conn *c, jfr_status s, const char *msg, void *user) {
+    (void)c;
+    (void)user;
+    printf("  paused connection ended: %s (%s)\n", jfr_status_name(s), msg);
+    g_pz.ended = true;
+    g_pz.status = s;
+    g_pz.events_at_end = g_pz.events;
+}
+
+static void pz_listener_end(jfr_uv_listener *l, void *user) {
+    (void)l;
+    (void)user;
+    uv_close((uv_handle_t *)&g_pz.timer, NULL);
+    uv_close((uv_handle_t *)&g_deadline, NULL);
+}
+
+static void test_listener_pause_at_end(void) {
+    memset(&g_pz, 0, sizeof g_pz);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    jfr_uv_listener_config cfg = JFR_UV_LISTENER_CONFIG_INIT;
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = pz_event};
+    cfg.callbacks = &cb;
+    cfg.on_conn_start = pz_conn_start;
+    cfg.on_conn_end = pz_conn_end;
+    cfg.on_end = pz_listener_end;
+    CHECK(jfr_uv_listener_start(&loop, &cfg, &g_pz.l, NULL) == JFR_OK);
+    uv_timer_init(&loop, &g_pz.timer);
+    uv_timer_start(&g_pz.timer, pz_tick, 2, 2);
+    uv_timer_init(&loop, &g_deadline);
+    uv_timer_start(&g_deadline, on_deadline, 60000, 0);
+    start_client(&loop, jfr_uv_listener_port(g_pz.l), g_fix, g_len, 7);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    printf("listener stopped while a connection was paused: %llu events (want %llu), %llu "
+           "resumes, ended %s with %llu events\n",
+           (unsigned long long)g_pz.events, (unsigned long long)g_events,
+           (unsigned long long)g_pz.resumes, jfr_status_name(g_pz.status),
+           (unsigned long long)g_pz.events_at_end);
+    CHECK(g_pz.stopped && g_pz.ended && g_pz.status == JFR_OK);
+    CHECK(g_pz.events == g_events && g_pz.events_at_end == g_events);
+    CHECK(g_pz.resumes >= g_events - PZ_FROM);
+    CHECK(uv_loop_close(&loop) == 0);
+}
+
+static void pz_tail_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const char *msg,
+                        void *user) {
+    (void)t;
+    (void)user;
+    printf("  paused tail ended: why=%d %s (%s)\n", (int)why, jfr_status_name(s), msg);
+    g_pz.ended = true;
+    g_pz.status = s;
+    g_pz.why = (int)why;
+    g_pz.events_at_end = g_pz.events;
+    uv_close((uv_handle_t *)&g_pz.timer, NULL);
+    uv_close((uv_handle_t *)&g_deadline, NULL);
+}
+
+static void test_tail_pause_at_end(bool manual) {
+    memset(&g_pz, 0, sizeof g_pz);
+    g_pz.poll = !manual;
+    char dir[] = "/tmp/jfrstream-tail-pz-XXXXXX", path[300];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/2026_11_21_10_00_00.jfr", dir);
+    uint8_t *nf = malloc(g_len); /* not final: only the stop ends the tail */
+    memcpy(nf, g_fix, g_len);
+    nf[67] &= (uint8_t)~0x02;
+    write_at(path, nf, g_len, 0);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    jfr_uv_tail_config cfg = JFR_UV_TAIL_CONFIG_INIT;
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = pz_event};
+    cfg.path = dir;
+    cfg.callbacks = &cb;
+    cfg.poll_ms = manual ? 50 : 3;
+    cfg.manual_resume = manual;
+    cfg.on_end = pz_tail_end;
+    CHECK(jfr_uv_tail_start(&loop, &cfg, &g_pz.t, NULL) == JFR_OK);
+    uv_timer_init(&loop, &g_pz.timer);
+    uv_timer_start(&g_pz.timer, pz_tick, 2, 2);
+    uv_timer_init(&loop, &g_deadline);
+    uv_timer_start(&g_deadline, on_deadline, 60000, 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    printf("tail (%s resume) stopped while paused: %llu events (want %llu), ended why=%d %s "
+           "with %llu events\n",
+           manual ? "manual" : "poll", (unsigned long long)g_pz.events,
+           (unsigned long long)g_events, g_pz.why, jfr_status_name(g_pz.status),
+           (unsigned long long)g_pz.events_at_end);
+    CHECK(g_pz.stopped && g_pz.ended && g_pz.why == JFR_UV_TAIL_STOPPED);
+    CHECK(g_pz.status == JFR_OK && g_pz.events_at_end == g_events);
+    CHECK(uv_loop_close(&loop) == 0);
+    unlink(path);
+    rmdir(dir);
+    free(nf);
+}
+
+/* --------------------------------------------- sized structs, NULL checks
+ *
+ * An older caller's config (smaller size: what lies after it in its memory
+ * is not the library's) and a newer caller's (bigger size, extra bytes
+ * zero) both start and work; NULL and uninitialised arguments are refused
+ * as jfrstream_uv.h says, and NULL handles are harmless. */
+static uint64_t g_sz_events;
+static jfr_status g_sz_status;
+static bool g_sz_ended;
+static jfr_uv_listener *g_sz_l;
+
+static int sz_event(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)p;
+    (void)e;
+    (void)u;
+    g_sz_events++;
+    return JFR_CB_CONTINUE;
+}
+/* the tail's: pauses every 50th event; only a poll may resume it */
+static int sz_tail_event(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)p;
+    (void)e;
+    (void)u;
+    return ++g_sz_events % 50 == 0 ? JFR_CB_PAUSE : JFR_CB_CONTINUE;
+}
+static void sz_conn_end(jfr_uv_conn *c, jfr_status s, const char *msg, void *user) {
+    (void)c;
+    (void)msg;
+    (void)user;
+    g_sz_status = s;
+    g_sz_ended = true;
+    jfr_uv_listener_stop(g_sz_l);
+}
+static void sz_listener_end(jfr_uv_listener *l, void *user) {
+    (void)l;
+    (void)user;
+    uv_close((uv_handle_t *)&g_deadline, NULL);
+}
+static void sz_tail_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const char *msg,
+                        void *user) {
+    (void)t;
+    (void)msg;
+    (void)user;
+    g_sz_status = why == JFR_UV_TAIL_FINAL ? s : JFR_INVALID_STATE;
+    g_sz_ended = true;
+    uv_close((uv_handle_t *)&g_deadline, NULL);
+}
+
+/* Serve one peer sending the fixture with `cfg`; true when it came through. */
+static bool sz_listen(const jfr_uv_listener_config *cfg) {
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    g_sz_events = 0;
+    g_sz_ended = false;
+    jfr_status st = jfr_uv_listener_start(&loop, cfg, &g_sz_l, NULL);
+    CHECK(st == JFR_OK);
+    if (st != JFR_OK) {
+        uv_run(&loop, UV_RUN_DEFAULT);
+        uv_loop_close(&loop);
+        return false;
+    }
+    uv_timer_init(&loop, &g_deadline);
+    uv_timer_start(&g_deadline, on_deadline, 20000, 0);
+    start_client(&loop, jfr_uv_listener_port(g_sz_l), g_fix, g_len, 3);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    CHECK(uv_loop_close(&loop) == 0);
+    return g_sz_ended && g_sz_status == JFR_OK && g_sz_events == g_events;
+}
+
+static bool sz_tail(const jfr_uv_tail_config *cfg) {
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    g_sz_events = 0;
+    g_sz_ended = false;
+    jfr_uv_tail *t;
+    jfr_status st = jfr_uv_tail_start(&loop, cfg, &t, NULL);
+    CHECK(st == JFR_OK);
+    if (st != JFR_OK) {
+        uv_loop_close(&loop);
+        return false;
+    }
+    uv_timer_init(&loop, &g_deadline);
+    uv_timer_start(&g_deadline, on_deadline, 5000, 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    if (!g_sz_ended) { /* held for good: a manual_resume read from beyond size */
+        jfr_uv_tail_stop(t);
+        jfr_uv_tail_resume(t);
+        uv_run(&loop, UV_RUN_DEFAULT);
+    }
+    CHECK(uv_loop_close(&loop) == 0);
+    return g_sz_ended && g_sz_status == JFR_OK && g_sz_events == g_events;
+}
+
+static void test_sized(void) {
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = sz_event};
+    jfr_uv_listener_config base = JFR_UV_LISTENER_CONFIG_INIT;
+    base.callbacks = &cb;
+    base.on_conn_end = sz_conn_end;
+    base.on_end = sz_listener_end;
+    /* older caller: its struct ends before max_connections; the bytes after
+     * it are its own (0xA5...: read_buffer would be 12 EB, start NOMEM) */
+    union {
+        jfr_uv_listener_config c;
+        unsigned char b[sizeof(jfr_uv_listener_config) + 64];
+    } older;
+    size_t old_size = offsetof(jfr_uv_listener_config, max_connections);
+    memset(&older, 0xA5, sizeof older);
+    memcpy(&older, &base, old_size);
+    memcpy(&older, &old_size, sizeof old_size);
+    bool l_old = sz_listen(&older.c);
+    /* newer caller: 64 more bytes, zero */
+    struct {
+        jfr_uv_listener_config c;
+        unsigned char extra[64];
+    } newer;
+    memset(&newer, 0, sizeof newer);
+    newer.c = base;
+    newer.c.size = sizeof newer;
+    bool l_new = sz_listen(&newer.c);
+
+    char dir[] = "/tmp/jfrstream-tail-sz-XXXXXX", path[300];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/2026_11_21_10_00_00.jfr", dir);
+    write_at(path, g_fix, g_len, 0); /* final: ends the tail */
+    jfr_callbacks tcb = {.size = sizeof tcb, .on_event = sz_tail_event};
+    jfr_uv_tail_config tbase = JFR_UV_TAIL_CONFIG_INIT;
+    tbase.path = dir;
+    tbase.callbacks = &tcb;
+    tbase.poll_ms = 2;
+    tbase.on_end = sz_tail_end;
+    /* older caller: no manual_resume member (the byte after is 1: read, it
+     * would hold the tail at the first pause for good) */
+    union {
+        jfr_uv_tail_config c;
+        unsigned char b[sizeof(jfr_uv_tail_config) + 64];
+    } told;
+    size_t told_size = offsetof(jfr_uv_tail_config, manual_resume);
+    memset(&told, 1, sizeof told);
+    memcpy(&told, &tbase, told_size);
+    memcpy(&told, &told_size, sizeof told_size);
+    bool t_old = sz_tail(&told.c);
+    struct {
+        jfr_uv_tail_config c;
+        unsigned char extra[64];
+    } tnew;
+    memset(&tnew, 0, sizeof tnew);
+    tnew.c = tbase;
+    tnew.c.size = sizeof tnew;
+    bool t_new = sz_tail(&tnew.c);
+    unlink(path);
+    rmdir(dir);
+    printf("sized structs: listener config older (%zu of %zu bytes) %s, newer (%zu bytes) %s; "
+           "tail config older (%zu of %zu bytes) %s, newer (%zu bytes) %s\n",
+           old_size, sizeof base, l_old ? "ok" : "FAILED", sizeof newer, l_new ? "ok" : "FAILED",
+           told_size, sizeof tbase, t_old ? "ok" : "FAILED", sizeof tnew,
+           t_new ? "ok" : "FAILED");
+    CHECK(l_old && l_new && t_old && t_new);
+
+    /* NULL and uninitialised arguments */
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    jfr_uv_listener *l = NULL;
+    jfr_uv_tail *t = NULL;
+    int e = 1;
+    CHECK(jfr_uv_listener_start(NULL, &base, &l, &e) == JFR_INVALID_ARG && e == 0 && !l);
+    CHECK(jfr_uv_listener_start(&loop, NULL, &l, NULL) == JFR_INVALID_ARG && !l);
+    CHECK(jfr_uv_listener_start(&loop, &base, NULL, NULL) == JFR_INVALID_ARG);
+    jfr_uv_listener_config bad = base;
+    jfr_options zero_opts = {0};
+    jfr_callbacks zero_cb = {0};
+    bad.options = &zero_opts;
+    CHECK(jfr_uv_listener_start(&loop, &bad, &l, NULL) == JFR_INVALID_ARG && !l);
+    bad = base;
+    bad.callbacks = &zero_cb;
+    CHECK(jfr_uv_listener_start(&loop, &bad, &l, NULL) == JFR_INVALID_ARG && !l);
+    CHECK(jfr_uv_tail_start(NULL, &tbase, &t, NULL) == JFR_INVALID_ARG && !t);
+    CHECK(jfr_uv_tail_start(&loop, NULL, &t, NULL) == JFR_INVALID_ARG && !t);
+    CHECK(jfr_uv_tail_start(&loop, &tbase, NULL, NULL) == JFR_INVALID_ARG);
+    jfr_uv_tail_config tbad = tbase;
+    tbad.path = NULL;
+    CHECK(jfr_uv_tail_start(&loop, &tbad, &t, NULL) == JFR_INVALID_ARG && !t);
+    tbad = tbase;
+    tbad.size = 0;
+    CHECK(jfr_uv_tail_start(&loop, &tbad, &t, NULL) == JFR_INVALID_ARG && !t);
+    tbad = tbase;
+    tbad.options = &zero_opts;
+    CHECK(jfr_uv_tail_start(&loop, &tbad, &t, NULL) == JFR_INVALID_ARG && !t);
+    CHECK(jfr_uv_listener_port(NULL) == 0 && jfr_uv_listener_connections(NULL) == 0 &&
+          jfr_uv_listener_peak(NULL) == 0 && jfr_uv_listener_refused(NULL) == 0);
+    CHECK(jfr_uv_conn_parser(NULL) == NULL && jfr_uv_conn_listener(NULL) == NULL &&
+          strcmp(jfr_uv_conn_peer(NULL), "") == 0 && jfr_uv_conn_id(NULL) == 0 &&
+          jfr_uv_conn_bytes(NULL) == 0);
+    CHECK(jfr_uv_tail_parser(NULL) == NULL && strcmp(jfr_uv_tail_file(NULL), "") == 0);
+    jfr_uv_listener_stop(NULL);
+    jfr_uv_conn_stop(NULL);
+    jfr_uv_conn_resume(NULL);
+    jfr_uv_tail_stop(NULL);
+    jfr_uv_tail_resume(NULL);
+    char name[64];
+    CHECK(jfr_uv_repo_next(NULL, "/tmp", "", name, sizeof name) == UV_EINVAL);
+    CHECK(jfr_uv_repo_newest(&loop, NULL, "", name, sizeof name) == UV_EINVAL);
+    CHECK(jfr_uv_repo_bytes(&loop, NULL) == -1);
+    CHECK(uv_loop_close(&loop) == 0);
+    printf("NULL and uninitialised arguments: refused (JFR_INVALID_ARG); NULL handles: no-ops\n");
+}
+
+/* ------------------------------------------------------ repository scanning
+ *
+ * jfr_uv_repo_*: a parent folder holding an empty JVM folder (JDK 17's
+ * first one, the newest by name) and one with two chunk files and a file
+ * that is not one: the JVM folder with chunks is the newest, its files come
+ * in name order, the bytes are theirs; a tail of the parent follows that
+ * folder (the empty one is never chosen). */
+static void test_repo_scan(void) {
+    char parent[] = "/tmp/jfrstream-repo-XXXXXX", jvm[300], empty[300], path[400];
+    CHECK(mkdtemp(parent) != NULL);
+    snprintf(jvm, sizeof jvm, "%s/2026_11_21_10_00_00_1", parent);
+    snprintf(empty, sizeof empty, "%s/2026_11_21_10_00_05_2", parent);
+    CHECK(mkdir(jvm, 0700) == 0 && mkdir(empty, 0700) == 0);
+    const char *files[] = {"2026_11_21_10_00_00.jfr", "2026_11_21_10_00_01.jfr", "notes.txt"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", jvm, files[i]);
+        uint8_t *b = malloc(g_len);
+        memcpy(b, g_fix, g_len);
+        if (i == 0)
+            b[67] &= (uint8_t)~0x02; /* the first chunk not final */
+        write_at(path, b, i == 2 ? 100 : g_len, 0);
+        free(b);
+    }
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char name[256], tiny[8];
+    CHECK(jfr_uv_repo_newest(&loop, parent, "", name, sizeof name) == 1 &&
+          strcmp(name, "2026_11_21_10_00_00_1") == 0);
+    CHECK(jfr_uv_repo_newest(&loop, parent, "2026_11_21_10_00_00_1", name, sizeof name) == 0);
+    CHECK(jfr_uv_repo_next(&loop, parent, "", name, sizeof name) == 0);
+    CHECK(jfr_uv_repo_next(&loop, jvm, NULL, name, sizeof name) == 1 &&
+          strcmp(name, files[0]) == 0);
+    CHECK(jfr_uv_repo_next(&loop, jvm, files[0], name, sizeof name) == 1 &&
+          strcmp(name, files[1]) == 0);
+    CHECK(jfr_uv_repo_next(&loop, jvm, files[1], name, sizeof name) == 0);
+    CHECK(jfr_uv_repo_next(&loop, jvm, "", tiny, sizeof tiny) == 0); /* names too long */
+    CHECK(jfr_uv_repo_next(&loop, "/nonexistent/jfrstream", "", name, sizeof name) == UV_ENOENT);
+    CHECK(jfr_uv_repo_bytes(&loop, parent) == (int64_t)(2 * g_len));
+    CHECK(jfr_uv_repo_bytes(&loop, jvm) == (int64_t)(2 * g_len));
+    CHECK(jfr_uv_repo_bytes(&loop, empty) == -1);
+    snprintf(path, sizeof path, "%s/%s", jvm, files[2]);
+    CHECK(jfr_uv_repo_bytes(&loop, path) == 100);
+    CHECK(jfr_uv_repo_bytes(&loop, "/nonexistent/jfrstream") == -1);
+    CHECK(uv_loop_close(&loop) == 0);
+    /* the tail of the parent: both chunks of the JVM folder, then final */
+    memset(&g_te, 0, sizeof g_te);
+    run_tail_alone(parent, 0, false);
+    printf("repository scan: the JVM folder with chunk files chosen over a newer empty one, "
+           "2 chunk files in order, %lld bytes; tail of the parent: why=%d %s, %llu events "
+           "(want %llu), last file %s\n",
+           (long long)(2 * g_len), (int)g_te.why, jfr_status_name(g_te.status),
+           (unsigned long long)g_te.events, (unsigned long long)(2 * g_events),
+           strrchr(g_te.file, '/') ? strrchr(g_te.file, '/') + 1 : g_te.file);
+    CHECK(g_te.why == JFR_UV_TAIL_FINAL && g_te.events == 2 * g_events);
+    CHECK(strstr(g_te.file, "_00_00_1/2026_11_21_10_00_01.jfr") != NULL);
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", jvm, files[i]);
+        unlink(path);
+    }
+    rmdir(jvm);
+    rmdir(empty);
+    rmdir(parent);
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IONBF, 0);
     if (argc < 2 || !(g_fix = read_file(argv[1], &g_len))) {
@@ -597,6 +1039,11 @@ int main(int argc, char **argv) {
     test_tail();
     test_tail_ends();
     test_tail_manual_resume();
+    test_listener_pause_at_end();
+    test_tail_pause_at_end(true);
+    test_tail_pause_at_end(false);
+    test_sized();
+    test_repo_scan();
     free(g_fix);
     free(g_live);
     printf("%d failed checks\n", g_failures);

@@ -579,27 +579,11 @@ static void test_garbage(void) {
 
 /* --- a parser that cannot be made: refused, and the listener goes on */
 
-static void *no_alloc(void *ctx, size_t n) {
-    (void)ctx;
-    (void)n;
-    return NULL;
-}
-static void *no_realloc(void *ctx, void *p, size_t o, size_t n) {
-    (void)ctx;
-    (void)p;
-    (void)o;
-    (void)n;
-    return NULL;
-}
-static void no_free(void *ctx, void *p, size_t n) {
-    (void)ctx;
-    (void)p;
-    (void)n;
-}
-
+static uint64_t g_nomem_refused;
 static void nomem_close(client *cl) {
     if (cl->idx == 0) /* the listener must still accept after a refusal */
         cl_start(cl->tcp.loop, &g_cl[1], jfr_uv_listener_port(g_l), HOLD, g_fix, g_len);
+    g_nomem_refused = jfr_uv_listener_refused(g_l);
     phase_maybe_end();
 }
 
@@ -609,12 +593,18 @@ static void test_nomem(void) {
     jfr_uv_listener_config cfg = JFR_UV_LISTENER_CONFIG_INIT;
     jfr_callbacks cb = {.size = sizeof cb, .on_event = srv_event};
     jfr_options opts = JFR_OPTIONS_INIT;
-    opts.allocator = (jfr_allocator){no_alloc, no_realloc, no_free, NULL};
+    talloc a;
+    talloc_init(&a);
+    talloc_options(&opts, &a);
     cfg.callbacks = &cb;
     cfg.options = &opts;
     cfg.on_conn_start = srv_connect;
     cfg.on_conn_end = srv_close;
     CHECK(jfr_uv_listener_start(&loop, &cfg, &g_l, NULL) == JFR_OK);
+    /* the listener allocates through the same allocator: refuse every
+     * allocation after its start (the first peer has no memory even for
+     * its connection, the second arrives while the first is refused) */
+    a.fail_at = a.nalloc + 1;
     g_hook_close = nomem_close;
     g_expect_srv_closes = 2;
     cl_start(&loop, &g_cl[0], jfr_uv_listener_port(g_l), HOLD, g_fix, g_len);
@@ -623,7 +613,9 @@ static void test_nomem(void) {
     for (int i = 0; i < 2; i++)
         CHECK(g_cl[i].srv_refused && g_cl[i].srv_status == JFR_NOMEM &&
               strstr(g_cl[i].srv_msg, ": out of memory: refused"));
+    CHECK(g_nomem_refused == 2);
     phase_end(&loop);
+    CHECK(a.cur == 0 && a.bad_size == 0); /* all freed, with the sizes allocated */
 }
 
 static void make_garbage(void) {

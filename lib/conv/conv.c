@@ -131,7 +131,10 @@ JFRC_API void jfrc_out_printf(jfrc_out *o, const char *fmt, ...) {
     va_end(ap);
 }
 
-JFRC_API void jfrc_out_on_write(jfrc_out *o, void (*fn)(void)) { o->before_write = fn; }
+JFRC_API void jfrc_out_on_write(jfrc_out *o, void (*fn)(void *user), void *user) {
+    o->before_write = fn;
+    o->before_user = user;
+}
 
 JFRC_API void jfrc_out_json_string(jfrc_out *o, const char *s, size_t len) {
     ob_putc(o, '"');
@@ -141,18 +144,25 @@ JFRC_API void jfrc_out_json_string(jfrc_out *o, const char *s, size_t len) {
 
 /* ---------------------------------------------------------- events as JSON */
 
-JFRC_API jfrc_json *jfrc_json_new(jfrc_out *o, uint32_t stack_depth, bool compact) {
-    evjson *j = malloc(sizeof *j);
+JFRC_API jfrc_json *jfrc_json_new_advanced(jfrc_out *o, uint32_t stack_depth, bool compact,
+                                           const jfr_allocator *a) {
+    const jfr_allocator zero = {0};
+    evjson *j = jfr__alloc(a ? a : &zero, sizeof *j);
     if (j)
-        evjson_init(j, o, stack_depth, compact);
+        evjson_init(j, o, stack_depth, compact, a);
     return j;
+}
+
+JFRC_API jfrc_json *jfrc_json_new(jfrc_out *o, uint32_t stack_depth, bool compact) {
+    return jfrc_json_new_advanced(o, stack_depth, compact, NULL);
 }
 
 JFRC_API void jfrc_json_free(jfrc_json *j) {
     if (!j)
         return;
+    jfr_allocator a = j->alloc;
     evjson_free(j);
-    free(j);
+    jfr__free(&a, j, sizeof *j);
 }
 
 JFRC_API void jfrc_json_set_cache_limit(jfrc_json *j, uint64_t bytes) {
@@ -181,24 +191,27 @@ JFRC_API void jfrc_json_object_end(jfrc_json *j) { evjson_object_end(j); }
 
 /* ----------------------------------------------------------------- profiles */
 
-JFRC_API jfrc_profile *jfrc_profile_new(void) {
-    prof *p = malloc(sizeof *p);
+JFRC_API jfrc_profile *jfrc_profile_new_advanced(const jfr_allocator *a) {
+    const jfr_allocator zero = {0};
+    prof *p = jfr__alloc(a ? a : &zero, sizeof *p);
     if (!p)
         return NULL;
-    prof_init(p);
+    prof_init(p, a);
     if (p->nomem) {
-        prof_free(p);
-        free(p);
+        jfrc_profile_free(p);
         return NULL;
     }
     return p;
 }
 
+JFRC_API jfrc_profile *jfrc_profile_new(void) { return jfrc_profile_new_advanced(NULL); }
+
 JFRC_API void jfrc_profile_free(jfrc_profile *p) {
     if (!p)
         return;
+    jfr_allocator a = p->alloc;
     prof_free(p);
-    free(p);
+    jfr__free(&a, p, sizeof *p);
 }
 
 static jfr_status refused(const prof *p, bool ok) {
@@ -296,8 +309,7 @@ JFRC_API jfr_status jfrc_profile_finish(jfrc_profile *p) {
 }
 
 JFRC_API jfr_status jfrc_profile_write_collapsed(const jfrc_profile *p, jfrc_out *o) {
-    prof_write_collapsed(p, o);
-    return JFR_OK;
+    return prof_write_collapsed(p, o) ? JFR_OK : JFR_NOMEM;
 }
 
 JFRC_API jfr_status jfrc_profile_write_flamegraph(const jfrc_profile *p, jfrc_out *o,
@@ -315,18 +327,24 @@ JFRC_API void jfrc_profile_reset(jfrc_profile *p) { prof_reset(p); }
 
 /* ------------------------------------------------------------ summary table */
 
-JFRC_API jfrc_summary *jfrc_summary_new(bool by_name) {
-    sum_table *s = malloc(sizeof *s);
+JFRC_API jfrc_summary *jfrc_summary_new_advanced(bool by_name, const jfr_allocator *a) {
+    const jfr_allocator zero = {0};
+    sum_table *s = jfr__alloc(a ? a : &zero, sizeof *s);
     if (s)
-        sum_init(s, by_name);
+        sum_init(s, by_name, a);
     return s;
+}
+
+JFRC_API jfrc_summary *jfrc_summary_new(bool by_name) {
+    return jfrc_summary_new_advanced(by_name, NULL);
 }
 
 JFRC_API void jfrc_summary_free(jfrc_summary *s) {
     if (!s)
         return;
+    jfr_allocator a = s->alloc;
     sum_free(s);
-    free(s);
+    jfr__free(&a, s, sizeof *s);
 }
 
 JFRC_API void jfrc_summary_chunk_begin(jfrc_summary *s, const jfr_chunk_info *c, uint32_t *row0,
@@ -356,15 +374,3 @@ JFRC_API bool jfrc_summary_has_chunks(const jfrc_summary *s) { return s->have_fi
 JFRC_API bool jfrc_summary_ok(const jfrc_summary *s) { return !s->nomem; }
 
 JFRC_API void jfrc_summary_print(jfrc_summary *s, jfrc_out *o) { sum_print(s, o); }
-
-/* ------------------------------------------------------ Java text formatting */
-
-_Static_assert(JFRC_NUM_MAX >= JFMT_NUM_MAX, "JFRC_NUM_MAX holds every number");
-
-JFRC_API size_t jfrc_java_double(double v, char *buf) { return jfmt_double(v, buf); }
-
-JFRC_API size_t jfrc_java_float(float v, char *buf) { return jfmt_float(v, buf); }
-
-JFRC_API size_t jfrc_utf16_length(const char *s, size_t len) { return jfmt_utf16_length(s, len); }
-
-JFRC_API int jfrc_utf16_compare(const char *a, const char *b) { return jfmt_utf16_compare(a, b); }

@@ -127,7 +127,8 @@ static evjson_frame *frame_push(evjson *pr, uint8_t kind, const jfr_value *v) {
     pr->nopened++;
     if (pr->nframes == pr->capframes) {
         size_t cap = pr->capframes ? pr->capframes * 2 : 16;
-        void *nf = realloc(pr->frames, cap * sizeof *pr->frames);
+        void *nf = jfr__realloc(&pr->alloc, pr->frames, pr->capframes * sizeof *pr->frames,
+                                cap * sizeof *pr->frames);
         if (!nf) {
             note_error(pr, JFR_NOMEM);
             put_null(pr);
@@ -167,7 +168,7 @@ static bool cache_room(const evjson_cache *ca, size_t add) {
 static void *cache_alloc(evjson_cache *ca, size_t n, bool zero) {
     if (!cache_room(ca, n))
         return NULL;
-    void *p = zero ? calloc(1, n) : malloc(n);
+    void *p = zero ? jfr__calloc(&ca->alloc, n) : jfr__alloc(&ca->alloc, n);
     if (p)
         ca->held += n;
     return p;
@@ -176,13 +177,13 @@ static void *cache_alloc(evjson_cache *ca, size_t n, bool zero) {
 static void cache_release(evjson_cache *ca, void *p, size_t n) {
     if (p)
         ca->held -= n;
-    free(p);
+    jfr__free(&ca->alloc, p, n);
 }
 
 static void *cache_grow(evjson_cache *ca, void *p, size_t old_n, size_t new_n) {
     if (!cache_room(ca, new_n - old_n))
         return NULL;
-    void *np = realloc(p, new_n);
+    void *np = jfr__realloc(&ca->alloc, p, old_n, new_n);
     if (np)
         ca->held += new_n - old_n;
     return np;
@@ -262,18 +263,21 @@ static void cache_clear(evjson_cache *ca) {
 }
 
 static void cache_free(evjson_cache *ca) {
-    free(ca->seen);
-    free(ca->slots);
-    free(ca->ents);
+    const jfr_allocator *a = &ca->alloc;
+    jfr__free(a, ca->seen, ca->seen ? (ca->smask + 1) * sizeof *ca->seen : 0);
+    jfr__free(a, ca->slots, ca->slots ? (ca->mask + 1) * sizeof *ca->slots : 0);
+    jfr__free(a, ca->ents, ca->capents * sizeof *ca->ents);
     for (size_t i = 0; i < ca->capblocks; i++)
-        free(ca->blocks[i]);
-    free(ca->blocks);
-    free(ca->caps);
+        jfr__free(a, ca->blocks[i], ca->capmax); /* every block is capmax bytes */
+    jfr__free(a, ca->blocks, ca->capblocks * sizeof *ca->blocks);
+    jfr__free(a, ca->caps, ca->capcaps * sizeof *ca->caps);
     ob_free(&ca->capo);
     size_t limit = ca->limit, capmax = ca->capmax;
+    jfr_allocator keep = ca->alloc;
     memset(ca, 0, sizeof *ca);
     ca->limit = limit;
     ca->capmax = capmax;
+    ca->alloc = keep;
 }
 
 /* Room for n bytes in the store (n <= capmax), or NULL. Blocks past the
@@ -371,7 +375,7 @@ static void capture_begin(evjson *pr, uint8_t hb) {
     }
     if (!ca->ncaps) {
         if (!ca->capo.buf) {
-            if (!cache_room(ca, ca->capmax) || !ob_init(&ca->capo, -1, ca->capmax, NULL))
+            if (!cache_room(ca, ca->capmax) || !ob_init(&ca->capo, -1, ca->capmax, &ca->alloc))
                 return;
             ca->held += ca->capmax;
             ca->capo.write_fn = capo_spill;
@@ -716,8 +720,11 @@ static void run(evjson *pr) {
 
 /* -------------------------------------------------------------- API */
 
-void evjson_init(evjson *pr, outbuf *o, uint32_t stack_depth, bool compact) {
+void evjson_init(evjson *pr, outbuf *o, uint32_t stack_depth, bool compact,
+                 const jfr_allocator *a) {
     memset(pr, 0, sizeof *pr);
+    if (a)
+        pr->alloc = pr->cache.alloc = *a;
     pr->o = o;
     pr->stack_depth = stack_depth;
     pr->compact = compact;
@@ -737,7 +744,7 @@ size_t evjson_memory(const evjson *pr) {
 
 void evjson_free(evjson *pr) {
     cache_free(&pr->cache);
-    free(pr->frames);
+    jfr__free(&pr->alloc, pr->frames, pr->capframes * sizeof *pr->frames);
     pr->frames = NULL;
     pr->nframes = pr->capframes = 0;
 }

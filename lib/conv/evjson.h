@@ -113,6 +113,7 @@ typedef struct evjson_cache {
     size_t ncaps, capcaps;
     uint32_t nerr;           /* errors noted (captures compare) */
     uint64_t hits, misses;   /* statistics */
+    jfr_allocator alloc;     /* the writer's (kept by cache_free) */
 } evjson_cache;
 
 typedef struct jfrc_json { /* jfrc_json of jfrstream_conv.h */
@@ -133,9 +134,12 @@ typedef struct jfrc_json { /* jfrc_json of jfrstream_conv.h */
     bool too_many;           /* the JFR_LIMIT was EVJSON_MAX_OBJECTS */
     jfr_status decode_error; /* first decode error of the current event */
     evjson_cache cache;
+    jfr_allocator alloc; /* frames, the cache, and the struct itself (conv.c) */
 } evjson;
 
-void evjson_init(evjson *pr, outbuf *o, uint32_t stack_depth, bool compact);
+/* `a`: every allocation of the writer (NULL: libc); allocates nothing. */
+void evjson_init(evjson *pr, outbuf *o, uint32_t stack_depth, bool compact,
+                 const jfr_allocator *a);
 void evjson_free(evjson *pr);
 /* The cache's limit in bytes (call before the first event; 0 or less than
  * EVJSON_CACHE_MIN turns it off). */

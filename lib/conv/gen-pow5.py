@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen-pow5.py OUT: a C header with the powers of five that jformat.c's
+"""gen-pow5.py OUT: a C header with the powers of five that jformat_decimal.c's
 shortest-decimal search multiplies by, as 125-bit fixed-point numbers
 (two 64-bit words each, low word first):
 

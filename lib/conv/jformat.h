@@ -1,8 +1,10 @@
 /*
- * jformat.h — Java-compatible text formatting for the converters:
- * Double/Float.toString (JDK 19+ shortest decimal), java.time.Duration and
- * OffsetDateTime toString, JFR time conversions as the JDK does them, and the
- * JSON string escaping of `jfr print --json`.
+ * jformat.h — Java-compatible text formatting for the converters, one file
+ * a job: Double/Float.toString (JDK 19+ shortest decimal: jformat_decimal.c),
+ * java.time.Duration and OffsetDateTime toString and JFR time conversions as
+ * the JDK does them (jformat_time.c), UTF-8 read as Java's UTF-16 units
+ * (jformat_utf16.c), and the JSON string escaping of `jfr print --json`
+ * (jformat_json.c).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -93,6 +95,18 @@ void jfmt_json_string(outbuf *o, const char *s, size_t len, bool java_utf8);
 void jfmt_json_chars(outbuf *o, const char *s, size_t len);
 /* Same for one UTF-16 code unit (a Java char). */
 void jfmt_json_char(outbuf *o, uint32_t unit);
+
+/* UTF-8 read as Java's UTF-16 units: jfmt_u16_next returns the next unit,
+ * or -1 at the end. With `java`, malformed input (encoded surrogates
+ * included) becomes U+FFFD as new String(bytes, UTF_8) of JDK 25 makes it;
+ * without, the same but encoded surrogates (WTF-8) decode to themselves. */
+typedef struct jfmt_u16_iter {
+    const unsigned char *p, *end;
+    int pending; /* low surrogate waiting, or -1 */
+    bool java;
+} jfmt_u16_iter;
+void jfmt_u16_init(jfmt_u16_iter *it, const char *s, size_t len, bool java);
+int jfmt_u16_next(jfmt_u16_iter *it);
 
 /* Length in UTF-16 units of a UTF-8 string (for Java-style column padding). */
 size_t jfmt_utf16_length(const char *s, size_t len);

@@ -18,6 +18,7 @@ bool ob_init(outbuf *o, int fd, size_t cap, const jfr_allocator *a) {
     o->fd = fd;
     o->failed = false;
     o->before_write = NULL;
+    o->before_user = NULL;
     o->write_fn = NULL;
     o->write_user = NULL;
     o->grow = false;
@@ -35,7 +36,7 @@ static void ob_send(outbuf *o, const char *s, size_t n) {
     if (!n || o->failed)
         return;
     if (o->before_write)
-        o->before_write();
+        o->before_write(o->before_user);
     if (o->write_fn) {
         if (o->write_fn(o->write_user, s, n) != 0)
             o->failed = true;
@@ -59,7 +60,7 @@ bool ob_flush(outbuf *o) {
         return !o->failed;
     size_t off = 0;
     if (o->len && o->before_write)
-        o->before_write();
+        o->before_write(o->before_user);
     if (o->write_fn && o->len && !o->failed && o->write_fn(o->write_user, o->buf, o->len) != 0)
         o->failed = true;
     while (!o->write_fn && off < o->len && !o->failed) {

@@ -21,7 +21,8 @@ typedef struct jfrc_out { /* jfrc_out of jfrstream_conv.h */
     size_t cap;
     int fd;
     bool failed; /* a write error happened (EPIPE, ENOSPC, ...) */
-    void (*before_write)(void); /* if set, called before each write */
+    void (*before_write)(void *user); /* if set, called before each write */
+    void *before_user;
     /* if set, where the bytes go instead of fd: 0 ok, else failed */
     int (*write_fn)(void *user, const void *data, size_t len);
     void *write_user;

@@ -40,12 +40,15 @@ uint32_t prof_map_get(const prof_map *m, const uint64_t k[4]) {
     return m->cap ? m->vals[map_slot(m, k)] : 0;
 }
 
-static bool map_grow(prof_map *m) {
+static bool map_grow(const jfr_allocator *a, prof_map *m) {
     size_t ncap = m->cap ? m->cap * 2 : 1024;
-    prof_map n = {calloc(ncap, 4 * sizeof(uint64_t)), calloc(ncap, sizeof(uint32_t)), ncap, m->n};
+    if (ncap > SIZE_MAX / (4 * sizeof(uint64_t)))
+        return false;
+    prof_map n = {jfr__calloc(a, ncap * 4 * sizeof(uint64_t)),
+                  jfr__calloc(a, ncap * sizeof(uint32_t)), ncap, m->n};
     if (!n.keys || !n.vals) {
-        free(n.keys);
-        free(n.vals);
+        jfr__free(a, n.keys, ncap * 4 * sizeof(uint64_t));
+        jfr__free(a, n.vals, ncap * sizeof(uint32_t));
         return false;
     }
     for (size_t i = 0; i < m->cap; i++) {
@@ -55,15 +58,14 @@ static bool map_grow(prof_map *m) {
         memcpy(n.keys + 4 * j, m->keys + 4 * i, 4 * sizeof(uint64_t));
         n.vals[j] = m->vals[i];
     }
-    free(m->keys);
-    free(m->vals);
+    prof_map_free(a, m);
     *m = n;
     return true;
 }
 
 /* v must be non-zero. */
-bool prof_map_put(prof_map *m, const uint64_t k[4], uint32_t v) {
-    if ((m->n + 1) * 4 > m->cap * 3 && !map_grow(m))
+bool prof_map_put(const jfr_allocator *a, prof_map *m, const uint64_t k[4], uint32_t v) {
+    if ((m->n + 1) * 4 > m->cap * 3 && !map_grow(a, m))
         return false;
     size_t i = map_slot(m, k);
     if (!m->vals[i]) {
@@ -81,24 +83,15 @@ void prof_map_clear(prof_map *m) {
     }
 }
 
-void prof_map_free(prof_map *m) {
-    free(m->keys);
-    free(m->vals);
+void prof_map_free(const jfr_allocator *a, prof_map *m) {
+    jfr__free(a, m->keys, m->cap * 4 * sizeof(uint64_t));
+    jfr__free(a, m->vals, m->cap * sizeof(uint32_t));
     memset(m, 0, sizeof *m);
 }
 
-static bool grow(void **buf, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *b = realloc(*buf, n * elem);
-    if (!b)
-        return false;
-    *buf = b;
-    *cap = n;
-    return true;
+/* Room for `need` elements in *buf (*cap of them; 64 at first, doubling). */
+static bool grow(prof *p, void **buf, size_t *cap, size_t need, size_t elem) {
+    return jfr__array_reserve(&p->alloc, buf, need - 1, cap, elem, 64);
 }
 
 /* ------------------------------------------------------------- names */
@@ -114,26 +107,23 @@ static uint32_t name_intern(prof *p, const char *s, size_t len) {
         if (k[2] > 64)
             return UINT32_MAX;
     }
-    size_t cap32 = p->names_cap;
     if (len > UINT32_MAX / 2 || p->arena_len + len + 1 > UINT32_MAX ||
-        !grow((void **)&p->arena, &p->arena_cap, p->arena_len + len + 1, 1))
+        !grow(p, (void **)&p->arena, &p->arena_cap, p->arena_len + len + 1, 1))
         return UINT32_MAX;
-    if (p->nnames == cap32) {
-        size_t c1 = cap32, c2 = cap32;
-        if (!grow((void **)&p->name_off, &c1, cap32 + 1, sizeof(uint32_t)))
-            return UINT32_MAX;
-        if (!grow((void **)&p->name_len, &c2, cap32 + 1, sizeof(uint32_t)))
-            return UINT32_MAX;
-        if (c1 != c2)
-            return UINT32_MAX;
-        p->names_cap = (uint32_t)c1;
-    }
+    /* two arrays, each with its capacity: one may grow when the other is refused */
+    size_t c1 = p->names_cap, c2 = p->name_len_cap;
+    if (!grow(p, (void **)&p->name_off, &c1, (size_t)p->nnames + 1, sizeof(uint32_t)))
+        return UINT32_MAX;
+    p->names_cap = (uint32_t)c1;
+    if (!grow(p, (void **)&p->name_len, &c2, (size_t)p->nnames + 1, sizeof(uint32_t)))
+        return UINT32_MAX;
+    p->name_len_cap = (uint32_t)c2;
     uint32_t id = p->nnames;
     memcpy(p->arena + p->arena_len, s, len);
     p->arena[p->arena_len + len] = '\0';
     p->name_off[id] = (uint32_t)p->arena_len;
     p->name_len[id] = (uint32_t)len;
-    if (!prof_map_put(&p->name_map, k, id + 1))
+    if (!prof_map_put(&p->alloc, &p->name_map, k, id + 1))
         return UINT32_MAX;
     p->arena_len += len + 1;
     p->nnames++;
@@ -142,7 +132,7 @@ static uint32_t name_intern(prof *p, const char *s, size_t len) {
 
 /* Scratch string builder. */
 static bool sb_put(prof *p, size_t *len, const char *s, size_t n) {
-    if (!grow((void **)&p->sbuf, &p->sbuf_cap, *len + n + 1, 1))
+    if (!grow(p, (void **)&p->sbuf, &p->sbuf_cap, *len + n + 1, 1))
         return false;
     if (n)
         memcpy(p->sbuf + *len, s, n);
@@ -152,14 +142,16 @@ static bool sb_put(prof *p, size_t *len, const char *s, size_t n) {
 
 /* ------------------------------------------------------------- setup */
 
-void prof_init(prof *p) {
+void prof_init(prof *p, const jfr_allocator *a) {
     memset(p, 0, sizeof *p);
+    if (a)
+        p->alloc = *a;
     p->start_nanos = INT64_MAX;
     p->end_nanos = INT64_MIN;
     p->from_nanos = INT64_MIN;
     p->to_nanos = INT64_MAX;
     /* node 0: the root */
-    p->nodes = calloc(64, sizeof(prof_node));
+    p->nodes = jfr__calloc(&p->alloc, 64 * sizeof(prof_node));
     if (!p->nodes) {
         p->nomem = true;
         return;
@@ -171,33 +163,35 @@ void prof_init(prof *p) {
 }
 
 void prof_free(prof *p) {
+    const jfr_allocator a = p->alloc;
     for (uint32_t i = 0; i < p->nsubs; i++) {
-        free(p->subs[i].name);
-        prof_map_free(&p->subs[i].states);
+        jfr__free(&a, p->subs[i].name, strlen(p->subs[i].name) + 1);
+        prof_map_free(&a, &p->subs[i].states);
     }
     for (uint32_t i = 0; i < p->nstates; i++)
-        free(p->states[i]);
-    free(p->states);
+        jfr__free(&a, p->states[i], strlen(p->states[i]) + 1);
+    jfr__free(&a, p->states, p->nstates * sizeof *p->states);
     if (p->include)
         regfree(p->include);
     if (p->exclude)
         regfree(p->exclude);
-    free(p->include);
-    free(p->exclude);
-    free(p->mem);
-    free(p->live);
-    prof_map_free(&p->addr_map);
-    free(p->arena);
-    free(p->name_off);
-    free(p->name_len);
-    prof_map_free(&p->name_map);
-    free(p->nodes);
-    prof_map_free(&p->child_map);
-    prof_map_free(&p->stack_cache);
-    free(p->mnodes);
-    free(p->sbuf);
-    free(p->path);
+    jfr__free(&a, p->include, sizeof(regex_t));
+    jfr__free(&a, p->exclude, sizeof(regex_t));
+    jfr__free(&a, p->mem, p->mem_cap * sizeof *p->mem);
+    jfr__free(&a, p->live, p->live_cap * sizeof *p->live);
+    prof_map_free(&a, &p->addr_map);
+    jfr__free(&a, p->arena, p->arena_cap);
+    jfr__free(&a, p->name_off, p->names_cap * sizeof *p->name_off);
+    jfr__free(&a, p->name_len, p->name_len_cap * sizeof *p->name_len);
+    prof_map_free(&a, &p->name_map);
+    jfr__free(&a, p->nodes, p->nodes_cap * sizeof *p->nodes);
+    prof_map_free(&a, &p->child_map);
+    prof_map_free(&a, &p->stack_cache);
+    jfr__free(&a, p->mnodes, p->mnodes_cap * sizeof *p->mnodes);
+    jfr__free(&a, p->sbuf, p->sbuf_cap);
+    jfr__free(&a, p->path, p->path_cap * sizeof *p->path);
     memset(p, 0, sizeof *p);
+    p->alloc = a;
 }
 
 static int on_prof_event(jfr_parser *parser, const jfr_event *e, void *user) {
@@ -219,9 +213,9 @@ jfr_status prof_subscribe(prof *p, jfr_parser *parser) {
 void prof_reset(prof *p) {
     prof_map_clear(&p->child_map);
     prof_map_clear(&p->stack_cache);
-    free(p->mnodes);
+    jfr__free(&p->alloc, p->mnodes, p->mnodes_cap * sizeof *p->mnodes);
     p->mnodes = NULL;
-    p->nmnodes = 0;
+    p->nmnodes = p->mnodes_cap = 0;
     memset(&p->nodes[0], 0, sizeof p->nodes[0]);
     p->nnodes = 1;
     p->events = p->skipped = 0;
@@ -277,14 +271,12 @@ static void leak_replay(prof *p) {
             continue;
         }
         if (!v) {
-            size_t cap = p->live_cap;
             if (p->nlive >= UINT32_MAX - 1 ||
-                !grow((void **)&p->live, &cap, p->nlive + 1, sizeof *p->live) ||
-                !prof_map_put(&p->addr_map, k, (uint32_t)p->nlive + 1)) {
+                !grow(p, (void **)&p->live, &p->live_cap, p->nlive + 1, sizeof *p->live) ||
+                !prof_map_put(&p->alloc, &p->addr_map, k, (uint32_t)p->nlive + 1)) {
                 p->nomem = true;
                 break;
             }
-            p->live_cap = cap;
             v = (uint32_t)++p->nlive;
         }
         p->live[v - 1].leaf = m->leaf;
@@ -389,7 +381,7 @@ static uint32_t child(prof *p, uint32_t parent, uint32_t name, uint8_t type, int
     if (p->nnodes == UINT32_MAX - 1)
         return UINT32_MAX;
     size_t cap = p->nodes_cap;
-    if (!grow((void **)&p->nodes, &cap, (size_t)p->nnodes + 1, sizeof(prof_node)))
+    if (!grow(p, (void **)&p->nodes, &cap, (size_t)p->nnodes + 1, sizeof(prof_node)))
         return UINT32_MAX;
     p->nodes_cap = (uint32_t)cap;
     uint32_t id = p->nnodes;
@@ -400,7 +392,7 @@ static uint32_t child(prof *p, uint32_t parent, uint32_t name, uint8_t type, int
     n->type = type;
     n->line = line;
     n->thread = thread;
-    if (!prof_map_put(&p->child_map, k, id))
+    if (!prof_map_put(&p->alloc, &p->child_map, k, id))
         return UINT32_MAX;
     p->nnodes++;
     return id;
@@ -414,7 +406,8 @@ static void note_error(prof *p, const jfr_event *e, jfr_status st) {
                  (unsigned long long)e->offset);
 }
 
-/* The name of a thread frame, into p->sbuf; returns its length. */
+/* The name of a thread frame, into p->sbuf; returns its length, SIZE_MAX
+ * when out of memory (a refused piece would leave a wrong name). */
 static size_t thread_frame(prof *p, const jfr_value *tv, uint64_t key) {
     jfr_thread th;
     char num[32];
@@ -422,30 +415,25 @@ static size_t thread_frame(prof *p, const jfr_value *tv, uint64_t key) {
     int n = snprintf(num, sizeof num, "tid=%llu]", (unsigned long long)key);
     if (jfr_value_thread(tv, &th) != JFR_OK || !th.present ||
         (!th.java_name && !th.os_name)) {
-        sb_put(p, &len, "[", 1);
-        sb_put(p, &len, num, (size_t)n);
-        return len;
+        return sb_put(p, &len, "[", 1) && sb_put(p, &len, num, (size_t)n) ? len : SIZE_MAX;
     }
     const char *nm = th.java_name ? th.java_name : th.os_name;
     size_t nl = th.java_name ? th.java_name_len : th.os_name_len;
     if (nl >= 5 && memcmp(nm, "[tid=", 5) == 0) {
-        sb_put(p, &len, nm, nl);
-        return len;
+        return sb_put(p, &len, nm, nl) ? len : SIZE_MAX;
     }
-    sb_put(p, &len, "[", 1);
-    sb_put(p, &len, nm, nl);
-    sb_put(p, &len, " ", 1);
-    sb_put(p, &len, num, (size_t)n);
-    return len;
+    bool ok = sb_put(p, &len, "[", 1) && sb_put(p, &len, nm, nl) && sb_put(p, &len, " ", 1) &&
+              sb_put(p, &len, num, (size_t)n);
+    return ok ? len : SIZE_MAX;
 }
 
-/* The Java name of a class ("java.lang.String", "byte[][]"), into p->sbuf. */
+/* The Java name of a class ("java.lang.String", "byte[][]"), into p->sbuf;
+ * SIZE_MAX when out of memory. */
 static size_t class_frame(prof *p, const jfr_value *cv) {
     const char *s = NULL;
     size_t n = 0, len = 0;
     if (jfr_value_class_name(cv, &s, &n) != JFR_OK || !s) {
-        sb_put(p, &len, "null", 4);
-        return len;
+        return sb_put(p, &len, "null", 4) ? len : SIZE_MAX;
     }
     size_t depth = 0;
     while (depth < n && s[depth] == '[')
@@ -470,18 +458,19 @@ static size_t class_frame(prof *p, const jfr_value *cv) {
         default: break;
         }
     }
+    bool ok;
     if (prim) {
-        sb_put(p, &len, prim, strlen(prim));
+        ok = sb_put(p, &len, prim, strlen(prim));
     } else {
         size_t at = len;
-        sb_put(p, &len, s + start, end - start);
+        ok = sb_put(p, &len, s + start, end - start);
         for (size_t i = at; i < len; i++)
             if (p->sbuf[i] == '/')
                 p->sbuf[i] = '.';
     }
     for (size_t i = 0; i < depth; i++)
-        sb_put(p, &len, "[]", 2);
-    return len;
+        ok = ok && sb_put(p, &len, "[]", 2);
+    return ok ? len : SIZE_MAX;
 }
 
 /* build_path's result for a stack --include / --exclude leave out. */
@@ -516,11 +505,11 @@ static uint32_t build_path(prof *p, const jfr_event *e, jfr_stack *st, const jfr
     /* the path bottom first, 4 words a frame: name, type, line, thread? */
     size_t n = 0, len;
     uint32_t nm;
-    if (!grow((void **)&p->path, &p->path_cap, 4 * ((size_t)st->nframes + 2), sizeof(uint32_t)))
+    if (!grow(p, (void **)&p->path, &p->path_cap, 4 * ((size_t)st->nframes + 2), sizeof(uint32_t)))
         goto nomem;
     if (tv) {
         len = thread_frame(p, tv, tkey);
-        if ((nm = name_intern(p, p->sbuf, len)) == UINT32_MAX)
+        if (len == SIZE_MAX || (nm = name_intern(p, p->sbuf, len)) == UINT32_MAX)
             goto nomem;
         uint32_t *q = p->path + 4 * n++;
         q[0] = nm, q[1] = PROF_T_NATIVE, q[2] = 0, q[3] = 1;
@@ -563,7 +552,7 @@ static uint32_t build_path(prof *p, const jfr_event *e, jfr_stack *st, const jfr
     n += st->nframes;
     if (cv) {
         len = class_frame(p, cv);
-        if ((nm = name_intern(p, p->sbuf, len)) == UINT32_MAX)
+        if (len == SIZE_MAX || (nm = name_intern(p, p->sbuf, len)) == UINT32_MAX)
             goto nomem;
         uint32_t *q = p->path + 4 * n++;
         q[0] = nm, q[1] = ctype, q[2] = 0, q[3] = 0;
@@ -610,7 +599,7 @@ static bool state_kept(prof *p, prof_sub *s, const jfr_event *e) {
             size_t n = strlen(p->states[i]);
             keep = v.len - 6 >= n && memcmp(v.str + 6, p->states[i], n) == 0;
         }
-    if (pooled && !prof_map_put(&s->states, k, keep ? 1 : 2))
+    if (pooled && !prof_map_put(&p->alloc, &s->states, k, keep ? 1 : 2))
         p->nomem = true;
     return keep;
 }
@@ -639,7 +628,7 @@ static prof_sub *find_sub(prof *p, const jfr_event *e) {
 static void add_free(prof *p, const prof_sub *s, const jfr_event *e) {
     if (p->leak) {
         uint64_t a = int_field(e, s->addr_idx);
-        if (!grow((void **)&p->mem, &p->mem_cap, p->nmem + 1, sizeof *p->mem)) {
+        if (!grow(p, (void **)&p->mem, &p->mem_cap, p->nmem + 1, sizeof *p->mem)) {
             p->nomem = true;
             return;
         }
@@ -720,7 +709,7 @@ static uint32_t stack_leaf(prof *p, const prof_sub *s, const jfr_event *e, jfr_v
                           ctype, s->ap_frames);
         if (leaf == UINT32_MAX)
             return UINT32_MAX;
-        if (leaf != 0 && cacheable && !prof_map_put(&p->stack_cache, k, leaf)) {
+        if (leaf != 0 && cacheable && !prof_map_put(&p->alloc, &p->stack_cache, k, leaf)) {
             p->nomem = true;
             return UINT32_MAX;
         }
@@ -731,7 +720,7 @@ static uint32_t stack_leaf(prof *p, const prof_sub *s, const jfr_event *e, jfr_v
 /* --leak: a malloc, counted at the end if never freed. */
 static void add_malloc(prof *p, const prof_sub *s, const jfr_event *e, uint64_t size,
                        uint32_t leaf) {
-    if (!grow((void **)&p->mem, &p->mem_cap, p->nmem + 1, sizeof *p->mem)) {
+    if (!grow(p, (void **)&p->mem, &p->mem_cap, p->nmem + 1, sizeof *p->mem)) {
         p->nomem = true;
         return;
     }
@@ -812,11 +801,14 @@ bool prof_finish(prof *p) {
         n[n[i].parent].total += n[i].total;
     }
     n[0].total += n[0].self_weight;
-    uint32_t *mid = malloc((size_t)p->nnodes * sizeof *mid);
-    free(p->mnodes);
-    p->mnodes = calloc(p->nnodes, sizeof(prof_mnode));
+    const jfr_allocator *a = &p->alloc;
+    size_t nmid = p->nnodes;
+    uint32_t *mid = jfr__alloc(a, nmid * sizeof *mid);
+    jfr__free(a, p->mnodes, p->mnodes_cap * sizeof *p->mnodes);
+    p->mnodes = jfr__calloc(a, (size_t)p->nnodes * sizeof(prof_mnode));
+    p->mnodes_cap = p->mnodes ? p->nnodes : 0;
     if (!mid || !p->mnodes) {
-        free(mid);
+        jfr__free(a, mid, nmid * sizeof *mid);
         p->nomem = true;
         return false;
     }
@@ -846,8 +838,8 @@ bool prof_finish(prof *p) {
                     c = m[c].next_sibling;
                 m[c].next_sibling = j;
             }
-            if (!prof_map_put(&p->stack_cache, k, j)) {
-                free(mid);
+            if (!prof_map_put(a, &p->stack_cache, k, j)) {
+                jfr__free(a, mid, nmid * sizeof *mid);
                 p->nomem = true;
                 return false;
             }
@@ -862,7 +854,7 @@ bool prof_finish(prof *p) {
         else if (n[i].type == PROF_T_C1)
             m[j].c1 += n[i].total;
     }
-    free(mid);
+    jfr__free(a, mid, nmid * sizeof *mid);
     if (p->minwidth > 0) {
         /* --minwidth: unlink subtrees narrower than that share of the total,
          * as the converter skips them (children come after parents) */
@@ -897,21 +889,25 @@ const char *prof_suffix(const prof_mnode *m) {
     return suffix[prof_mtype(m)];
 }
 
-void prof_write_collapsed(const prof *p, outbuf *o) {
+bool prof_write_collapsed(const prof *p, outbuf *o) {
     const prof_mnode *m = p->mnodes;
     if (!m || p->nmnodes < 2)
-        return;
+        return true;
     /* iterative pre-order walk; the line prefix is rebuilt from the path */
+    const jfr_allocator *a = &p->alloc;
     size_t cap = 64, depth = 0;
-    uint32_t *path = malloc(cap * sizeof *path);
+    uint32_t *path = jfr__alloc(a, cap * sizeof *path);
     if (!path)
-        return;
+        return false;
+    bool ok = true;
     uint32_t cur = m[0].first_child;
     while (cur) {
         if (depth == cap) {
-            uint32_t *np = realloc(path, 2 * cap * sizeof *path);
-            if (!np)
+            uint32_t *np = jfr__realloc(a, path, cap * sizeof *path, 2 * cap * sizeof *path);
+            if (!np) {
+                ok = false;
                 break;
+            }
             path = np;
             cap *= 2;
         }
@@ -949,7 +945,8 @@ void prof_write_collapsed(const prof *p, outbuf *o) {
         if (cur)
             cur = m[cur].next_sibling;
     }
-    free(path);
+    jfr__free(a, path, cap * sizeof *path);
+    return ok;
 }
 
 void prof_value_type(const prof *p, const char **type, const char **unit) {

@@ -121,9 +121,9 @@ struct prof_map {
 /* Value for key k (0: absent). */
 uint32_t prof_map_get(const prof_map *m, const uint64_t k[4]);
 /* Set k -> v (v != 0). False on no memory. */
-bool prof_map_put(prof_map *m, const uint64_t k[4], uint32_t v);
+bool prof_map_put(const jfr_allocator *a, prof_map *m, const uint64_t k[4], uint32_t v);
 void prof_map_clear(prof_map *m);
-void prof_map_free(prof_map *m);
+void prof_map_free(const jfr_allocator *a, prof_map *m);
 
 typedef struct jfrc_profile prof; /* jfrc_profile of jfrstream_conv.h */
 
@@ -164,7 +164,7 @@ struct jfrc_profile {
     char *arena;
     size_t arena_len, arena_cap;
     uint32_t *name_off, *name_len;
-    uint32_t nnames, names_cap;
+    uint32_t nnames, names_cap, name_len_cap; /* names_cap: name_off's */
     prof_map name_map;  /* (hash, len) -> name id + 1 */
     /* exact trie; node 0 is the root */
     prof_node *nodes;
@@ -173,7 +173,7 @@ struct jfrc_profile {
     prof_map stack_cache; /* (stack key, thread key, class key, rule)  */
     /* merged tree, built by prof_finish */
     prof_mnode *mnodes;
-    uint32_t nmnodes;
+    uint32_t nmnodes, mnodes_cap;
     /* scratch */
     char *sbuf;
     size_t sbuf_cap;
@@ -189,9 +189,12 @@ struct jfrc_profile {
     int64_t start_nanos, end_nanos; /* over all chunks seen             */
     bool nomem;
     char err[160];      /* first decode problem, "" if none            */
+    jfr_allocator alloc; /* every allocation, the struct's own (conv.c) */
 };
 
-void prof_init(prof *p);
+/* `a`: every allocation of the profile (NULL: libc; regcomp's own memory
+ * is libc's); p->nomem when its first allocations were refused. */
+void prof_init(prof *p, const jfr_allocator *a);
 void prof_free(prof *p);
 
 /*
@@ -245,7 +248,8 @@ const char *prof_suffix(const prof_mnode *m);
 uint8_t prof_mtype(const prof_mnode *m);
 
 /* Folded stacks, one line per merged node with self weight > 0. */
-void prof_write_collapsed(const prof *p, outbuf *o);
+/* False when out of memory (the output is then incomplete). */
+bool prof_write_collapsed(const prof *p, outbuf *o);
 
 /* Sample type name / unit of the weights ("samples"/"count", ...). */
 void prof_value_type(const prof *p, const char **type, const char **unit);

@@ -70,7 +70,8 @@ bool prof_write_flamegraph(const prof *p, outbuf *o, const char *title) {
     js_string(o, unit, strlen(unit));
     ob_puts(o, ",\n");
     /* names: only those the merged tree uses, renumbered */
-    uint32_t *ren = malloc((size_t)(p->nnames ? p->nnames : 1) * sizeof *ren);
+    size_t nren = p->nnames ? p->nnames : 1;
+    uint32_t *ren = jfr__alloc(&p->alloc, nren * sizeof *ren);
     if (!ren)
         return false;
     memset(ren, 0xff, (size_t)p->nnames * sizeof *ren);
@@ -116,7 +117,7 @@ bool prof_write_flamegraph(const prof *p, outbuf *o, const char *title) {
         cur = m[cur].next_sibling;
     }
     ob_puts(o, "]");
-    free(ren);
+    jfr__free(&p->alloc, ren, nren * sizeof *ren);
     ob_puts(o, t);
     return true;
 }
@@ -127,6 +128,7 @@ typedef struct pb {
     uint8_t *b;
     size_t len, cap;
     bool nomem;
+    const jfr_allocator *a; /* the profile's */
 } pb;
 
 static void pb_raw(pb *w, const void *s, size_t n) {
@@ -134,9 +136,14 @@ static void pb_raw(pb *w, const void *s, size_t n) {
         return;
     if (w->cap - w->len < n) {
         size_t c = w->cap ? w->cap : 4096;
-        while (c - w->len < n)
+        while (c - w->len < n) {
+            if (c > SIZE_MAX / 2) {
+                w->nomem = true;
+                return;
+            }
             c *= 2;
-        uint8_t *nb = realloc(w->b, c);
+        }
+        uint8_t *nb = jfr__realloc(w->a, w->b, w->cap, c);
         if (!nb) {
             w->nomem = true;
             return;
@@ -231,7 +238,7 @@ static bool pprof_locations(pprof_ctx *c) {
     const prof *p = c->p;
     const prof_node *n = p->nodes;
     /* samples: every exact node with events, its path leaf first */
-    c->locid = calloc(p->nnodes ? p->nnodes : 1, sizeof *c->locid);
+    c->locid = jfr__calloc(&p->alloc, (p->nnodes ? p->nnodes : 1) * sizeof *c->locid);
     if (!c->locid)
         return false;
     for (uint32_t i = 1; i < p->nnodes; i++) {
@@ -241,7 +248,7 @@ static bool pprof_locations(pprof_ctx *c) {
         uint32_t id = prof_map_get(&c->locs, k);
         if (!id) {
             id = ++c->nlocs;
-            if (!prof_map_put(&c->locs, k, id))
+            if (!prof_map_put(&p->alloc, &c->locs, k, id))
                 return false;
             /* Location{id, line{function_id = name + 1, line}} */
             pb_uint(&c->sub, 1, id);
@@ -263,7 +270,7 @@ static bool pprof_locations(pprof_ctx *c) {
 static bool pprof_fold_tree(pprof_ctx *c) {
     const prof *p = c->p;
     const prof_node *n = p->nodes;
-    pp_node *pn = c->pn = calloc(p->nnodes, sizeof *c->pn);
+    pp_node *pn = c->pn = jfr__calloc(&p->alloc, (size_t)p->nnodes * sizeof *c->pn);
     if (!pn)
         return false;
     uint32_t npn = 1;
@@ -273,7 +280,7 @@ static bool pprof_fold_tree(pprof_ctx *c) {
         uint32_t j = prof_map_get(&c->ptree, k);
         if (!j) {
             j = npn++;
-            if (!prof_map_put(&c->ptree, k, j))
+            if (!prof_map_put(&p->alloc, &c->ptree, k, j))
                 return false;
             pn[j].parent = pn[n[i].parent].id;
             pn[j].what = what;
@@ -360,16 +367,42 @@ static void pprof_functions_strings_fields(pprof_ctx *c, const char *const *extr
     pb_uint(w, P_DEFAULT_TYPE, c->xbase + c->s_type[0]);
 }
 
+/* zlib's memory through the profile's allocator: zfree has no size, so
+ * each block carries it in a 16-byte header (keeping malloc's alignment). */
+#define ZHEAD 16
+static voidpf z_alloc(voidpf opaque, uInt items, uInt size) {
+    if (size && items > (SIZE_MAX - ZHEAD) / size)
+        return Z_NULL;
+    size_t n = (size_t)items * size + ZHEAD;
+    unsigned char *q = jfr__alloc(opaque, n);
+    if (!q)
+        return Z_NULL;
+    memcpy(q, &n, sizeof n);
+    return q + ZHEAD;
+}
+
+static void z_free(voidpf opaque, voidpf p) {
+    if (!p)
+        return;
+    unsigned char *q = (unsigned char *)p - ZHEAD;
+    size_t n;
+    memcpy(&n, q, sizeof n);
+    jfr__free(opaque, q, n);
+}
+
 /* The encoded profile gzipped (windowBits 15 + 16) in one call into `o`;
  * false on failure, with nothing written. */
 static bool pprof_gzip(const pb *w, outbuf *o) {
     bool ok = false;
     z_stream z;
     memset(&z, 0, sizeof z);
+    z.zalloc = z_alloc;
+    z.zfree = z_free;
+    z.opaque = (voidpf)(uintptr_t)w->a;
     if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return false;
     uLong bound = deflateBound(&z, (uLong)w->len);
-    uint8_t *gz = malloc(bound);
+    uint8_t *gz = jfr__alloc(w->a, bound);
     if (!gz) {
         deflateEnd(&z);
         return false;
@@ -385,7 +418,7 @@ static bool pprof_gzip(const pb *w, outbuf *o) {
         ob_write(o, (const char *)gz, gzlen);
         ok = true;
     }
-    free(gz);
+    jfr__free(w->a, gz, bound);
     return ok;
 }
 
@@ -394,6 +427,8 @@ static bool pprof_gzip(const pb *w, outbuf *o) {
 static bool pprof_write(pprof_ctx *c, outbuf *o, const char *const *extra, size_t nextra) {
     const prof *p = c->p;
     bool ok = false;
+    const jfr_allocator *a = &p->alloc;
+    c->w.a = c->sub.a = c->sub2.a = a;
     c->xbase = (uint64_t)p->nnames + 1;
     pprof_mapping_and_types(c);
     if (!pprof_locations(c) || !pprof_fold_tree(c))
@@ -404,13 +439,13 @@ static bool pprof_write(pprof_ctx *c, outbuf *o, const char *const *extra, size_
         goto out; /* (one deflate call takes at most 4 GiB) */
     ok = pprof_gzip(&c->w, o);
 out:
-    free(c->locid);
-    free(c->pn);
-    prof_map_free(&c->locs);
-    prof_map_free(&c->ptree);
-    free(c->w.b);
-    free(c->sub.b);
-    free(c->sub2.b);
+    jfr__free(a, c->locid, (p->nnodes ? p->nnodes : 1) * sizeof *c->locid);
+    jfr__free(a, c->pn, (size_t)p->nnodes * sizeof *c->pn);
+    prof_map_free(a, &c->locs);
+    prof_map_free(a, &c->ptree);
+    jfr__free(a, c->w.b, c->w.cap);
+    jfr__free(a, c->sub.b, c->sub.cap);
+    jfr__free(a, c->sub2.b, c->sub2.cap);
     return ok;
 }
 

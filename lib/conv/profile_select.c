@@ -51,13 +51,12 @@ static bool add_sub(prof *p, const char *name, size_t len) {
     memset(s, 0, sizeof *s);
     s->owner = p;
     s->rule = PROF_RULE_COUNT;
-    s->name = malloc(len + 1);
+    s->name = jfr__strndup(&p->alloc, name, len);
     if (!s->name) {
         snprintf(p->err, sizeof p->err, "out of memory");
+        p->nomem = true;
         return false;
     }
-    memcpy(s->name, name, len);
-    s->name[len] = '\0';
     for (size_t k = 0; k < sizeof known_types / sizeof known_types[0]; k++)
         if (strcmp(known_types[k].name, s->name) == 0)
             s->rule = known_types[k].rule;
@@ -128,21 +127,25 @@ bool prof_set_state(prof *p, const char *list) {
             snprintf(p->err, sizeof p->err, "--state: empty state name");
             return false;
         }
-        char **ns = realloc(p->states, (p->nstates + 1) * sizeof *ns);
-        char *w = malloc(len + 1);
-        if (ns)
-            p->states = ns;
-        if (!ns || !w) {
-            free(w);
+        /* "STATE_RUNNABLE" given whole is the same as "RUNNABLE" */
+        size_t skip = 6;
+        for (size_t i = 0; i < 6 && skip; i++)
+            if (len <= 6 || toupper((unsigned char)s[i]) != "STATE_"[i])
+                skip = 0;
+        char *w = jfr__alloc(&p->alloc, len - skip + 1);
+        char **ns = w ? jfr__realloc(&p->alloc, p->states, p->nstates * sizeof *ns,
+                                     (p->nstates + 1) * sizeof *ns)
+                      : NULL;
+        if (!ns) {
+            jfr__free(&p->alloc, w, len - skip + 1);
             snprintf(p->err, sizeof p->err, "out of memory");
+            p->nomem = true;
             return false;
         }
-        for (size_t i = 0; i < len; i++)
-            w[i] = (char)toupper((unsigned char)s[i]);
-        w[len] = '\0';
-        /* "STATE_RUNNABLE" given whole is the same as "RUNNABLE" */
-        if (len > 6 && memcmp(w, "STATE_", 6) == 0)
-            memmove(w, w + 6, len - 5);
+        p->states = ns;
+        for (size_t i = skip; i < len; i++)
+            w[i - skip] = (char)toupper((unsigned char)s[i]);
+        w[len - skip] = '\0';
         p->states[p->nstates++] = w;
         if (!e)
             break;
@@ -158,12 +161,15 @@ bool prof_set_state(prof *p, const char *list) {
 bool prof_set_regex(prof *p, bool include, const char *re) {
     void **slot = include ? &p->include : &p->exclude;
     size_t n = strlen(re);
-    char *whole = malloc(n + 5);
-    regex_t *r = calloc(1, sizeof *r);
+    const jfr_allocator *a = &p->alloc;
+    char *whole = n < SIZE_MAX - 5 ? jfr__alloc(a, n + 5) : NULL;
+    regex_t *r = jfr__calloc(a, sizeof *r);
     if (!whole || !r) {
-        free(whole);
-        free(r);
+        if (whole)
+            jfr__free(a, whole, n + 5);
+        jfr__free(a, r, sizeof *r);
         snprintf(p->err, sizeof p->err, "out of memory");
+        p->nomem = true;
         return false;
     }
     /* the converter matches a frame name as a whole (Matcher.matches) */
@@ -171,18 +177,18 @@ bool prof_set_regex(prof *p, bool include, const char *re) {
     memcpy(whole + 2, re, n);
     memcpy(whole + 2 + n, ")$", 3);
     int rc = regcomp(r, whole, REG_EXTENDED | REG_NOSUB);
-    free(whole);
+    jfr__free(a, whole, n + 5);
     if (rc != 0) {
         char msg[100];
         regerror(rc, r, msg, sizeof msg);
-        free(r);
+        jfr__free(a, r, sizeof *r);
         snprintf(p->err, sizeof p->err, "--%s: bad regular expression: %s",
                  include ? "include" : "exclude", msg);
         return false;
     }
     if (*slot) {
         regfree(*slot);
-        free(*slot);
+        jfr__free(a, *slot, sizeof *r);
     }
     *slot = r;
     return true;

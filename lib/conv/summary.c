@@ -31,17 +31,21 @@ static uint64_t hash_row(const sum_table *s, const sum_row *r) {
     return s->by_name ? hash_name(r->name) : hash_id(r->id);
 }
 
-void sum_init(sum_table *s, bool by_name) {
+void sum_init(sum_table *s, bool by_name, const jfr_allocator *a) {
     memset(s, 0, sizeof *s);
     s->by_name = by_name;
+    if (a)
+        s->alloc = *a;
 }
 
 void sum_free(sum_table *s) {
+    const jfr_allocator a = s->alloc;
     for (size_t i = 0; i < s->nrows; i++)
-        free(s->rows[i].name);
-    free(s->rows);
-    free(s->slots);
+        jfr__free(&a, s->rows[i].name, strlen(s->rows[i].name) + 1);
+    jfr__free(&a, s->rows, s->caprows * sizeof *s->rows);
+    jfr__free(&a, s->slots, s->capslots * sizeof *s->slots);
     memset(s, 0, sizeof *s);
+    s->alloc = a;
 }
 
 static uint32_t find(const sum_table *s, uint64_t id, const char *name) {
@@ -60,7 +64,7 @@ static uint32_t find(const sum_table *s, uint64_t id, const char *name) {
 }
 
 static bool rehash(sum_table *s, size_t cap) {
-    uint32_t *slots = calloc(cap, sizeof *slots);
+    uint32_t *slots = jfr__calloc(&s->alloc, cap * sizeof *slots);
     if (!slots)
         return false;
     for (size_t r = 0; r < s->nrows; r++) {
@@ -69,7 +73,7 @@ static bool rehash(sum_table *s, size_t cap) {
             i = (i + 1) & (cap - 1);
         slots[i] = (uint32_t)(r + 1);
     }
-    free(s->slots);
+    jfr__free(&s->alloc, s->slots, s->capslots * sizeof *s->slots);
     s->slots = slots;
     s->capslots = cap;
     return true;
@@ -79,7 +83,7 @@ static bool rehash(sum_table *s, size_t cap) {
 static uint32_t insert(sum_table *s, uint64_t id, const char *name) {
     if (s->nrows == s->caprows) {
         size_t cap = s->caprows ? s->caprows * 2 : 256;
-        sum_row *r = realloc(s->rows, cap * sizeof *r);
+        sum_row *r = jfr__realloc(&s->alloc, s->rows, s->caprows * sizeof *r, cap * sizeof *r);
         if (!r)
             goto oom;
         s->rows = r;
@@ -87,7 +91,7 @@ static uint32_t insert(sum_table *s, uint64_t id, const char *name) {
     }
     if ((s->nrows + 1) * 2 > s->capslots && !rehash(s, s->capslots ? s->capslots * 2 : 512))
         goto oom;
-    char *copy = strdup(name);
+    char *copy = jfr__strdup(&s->alloc, name);
     if (!copy)
         goto oom;
     sum_row *row = &s->rows[s->nrows];

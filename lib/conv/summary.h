@@ -42,11 +42,13 @@ typedef struct jfrc_summary { /* jfrc_summary of jfrstream_conv.h */
     int64_t chunks;
     size_t min_width;
     bool nomem;
+    jfr_allocator alloc; /* rows, names, slots and the struct (conv.c) */
 } sum_table;
 
 #define SUM_NONE UINT32_MAX
 
-void sum_init(sum_table *s, bool by_name);
+/* `a`: every allocation of the table (NULL: libc); allocates nothing. */
+void sum_init(sum_table *s, bool by_name, const jfr_allocator *a);
 void sum_free(sum_table *s);
 /* The row of a record type: found by id (or by name when keyed by name),
  * inserted with (id, name) when absent. Returns its index, or SUM_NONE

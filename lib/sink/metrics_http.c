@@ -105,9 +105,10 @@ jfr_status jfrs_metrics_http_start(const char *host, int port,
                                    size_t errlen) {
     if (errbuf && errlen)
         errbuf[0] = '\0';
+    if (out)
+        *out = NULL;
     if (!out || !scrape || port < 0 || port > 65535)
         return JFR_INVALID_ARG;
-    *out = NULL;
     if (!host)
         host = "127.0.0.1";
     struct sockaddr_storage ss;

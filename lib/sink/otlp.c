@@ -13,25 +13,38 @@
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+/* Writes that a NULL writer drops (a member skipped, see jfrs_otlp_record). */
+static void oputs(jfrc_out *b, const char *s) {
+    if (b)
+        jfrc_out_puts(b, s);
+}
+static void oputc(jfrc_out *b, char c) {
+    if (b)
+        jfrc_out_putc(b, c);
+}
+static void owrite(jfrc_out *b, const char *s, size_t n) {
+    if (b)
+        jfrc_out_write(b, s, n);
+}
 
 /* ------------------------------------------------------- resource attributes */
 
-static void attr_begin(jfrs_buf *b, bool *first, const char *key, size_t klen) {
+static void attr_begin(jfrc_out *b, bool *first, const char *key, size_t klen) {
     if (!*first)
-        jfrs_buf_putc(b, ',');
+        oputc(b, ',');
     *first = false;
-    jfrs_buf_puts(b, "{\"key\":");
-    jfrs_buf_json_string(b, key, klen);
-    jfrs_buf_puts(b, ",\"value\":");
+    oputs(b, "{\"key\":");
+    jfrc_out_json_string(b, key, klen);
+    oputs(b, ",\"value\":");
 }
 
-static void attr_string(jfrs_buf *b, bool *first, const char *key, const char *value) {
+static void attr_string(jfrc_out *b, bool *first, const char *key, const char *value) {
     attr_begin(b, first, key, strlen(key));
-    jfrs_buf_puts(b, "{\"stringValue\":");
-    jfrs_buf_json_string(b, value, strlen(value));
-    jfrs_buf_puts(b, "}}");
+    oputs(b, "{\"stringValue\":");
+    jfrc_out_json_string(b, value, strlen(value));
+    oputs(b, "}}");
 }
 
 static bool is_int(const char *s) {
@@ -46,7 +59,7 @@ static bool is_int(const char *s) {
     return true;
 }
 
-void jfrs_otlp_begin(jfrs_buf *b, const jfrs_source *s) {
+void jfrs_otlp_begin(jfrc_out *b, const jfrs_source *s) {
     static const struct {
         const char *label, *attr;
     } names[] = {
@@ -60,7 +73,7 @@ void jfrs_otlp_begin(jfrs_buf *b, const jfrs_source *s) {
         {"main_class", "jfr.source.main_class"},
         {"jvm_start", "jfr.source.jvm_start"},
     };
-    jfrs_buf_puts(b, "{\"resourceLogs\":[{\"resource\":{\"attributes\":[");
+    oputs(b, "{\"resourceLogs\":[{\"resource\":{\"attributes\":[");
     bool first = true;
     const char *service = jfrs_source_get(s, "service");
     if (!service)
@@ -79,14 +92,14 @@ void jfrs_otlp_begin(jfrs_buf *b, const jfrs_source *s) {
             continue;
         if (strcmp(attr, "process.pid") == 0 && is_int(v)) {
             attr_begin(b, &first, attr, strlen(attr));
-            jfrs_buf_puts(b, "{\"intValue\":\"");
-            jfrs_buf_puts(b, v);
-            jfrs_buf_puts(b, "\"}}");
+            oputs(b, "{\"intValue\":\"");
+            oputs(b, v);
+            oputs(b, "\"}}");
         } else {
             attr_string(b, &first, attr, v);
         }
     }
-    jfrs_buf_puts(b, "]},\"scopeLogs\":[{\"scope\":{\"name\":\"jfrstream\",\"version\":\"" JFR_VERSION_STRING
+    oputs(b, "]},\"scopeLogs\":[{\"scope\":{\"name\":\"jfrstream\",\"version\":\"" JFR_VERSION_STRING
                      "\"},\"logRecords\":[");
 }
 
@@ -137,7 +150,7 @@ static long escape_unit(const char *s, const char *end) {
 /* A string token, escapes kept, but a lone UTF-16 surrogate (which the
  * JSON of `jfr print` keeps, as Java strings may hold one) becomes U+FFFD:
  * OTLP/JSON is protobuf JSON, whose strings must be valid Unicode. */
-static void put_string(jfrs_buf *b, const char *s, size_t n) {
+static void put_string(jfrc_out *b, const char *s, size_t n) {
     const char *p = s, *end = s + n, *run = s;
     while (p < end) {
         if (*p != '\\') {
@@ -154,12 +167,12 @@ static void put_string(jfrs_buf *b, const char *s, size_t n) {
             p += 12;
             continue;
         }
-        jfrs_buf_write(b, run, (size_t)(p - run));
-        jfrs_buf_puts(b, "\\uFFFD");
+        owrite(b, run, (size_t)(p - run));
+        oputs(b, "\\uFFFD");
         p += 6;
         run = p;
     }
-    jfrs_buf_write(b, run, (size_t)(end - run));
+    owrite(b, run, (size_t)(end - run));
 }
 
 /* An integer literal that fits int64 (by its digits). */
@@ -178,16 +191,16 @@ static bool fits_int64(const char *s, size_t n) {
 }
 
 /* One scalar at r->p as an AnyValue. */
-static bool scalar(reader *r, jfrs_buf *b) {
+static bool scalar(reader *r, jfrc_out *b) {
     const char *s;
     size_t n;
     char c = *r->p;
     if (c == '"') {
         if (!string_token(r, &s, &n))
             return false;
-        jfrs_buf_puts(b, "{\"stringValue\":");
+        oputs(b, "{\"stringValue\":");
         put_string(b, s, n);
-        jfrs_buf_putc(b, '}');
+        oputc(b, '}');
         return true;
     }
     static const struct {
@@ -199,7 +212,7 @@ static bool scalar(reader *r, jfrs_buf *b) {
         size_t k = strlen(lits[i].lit);
         if ((size_t)(r->end - r->p) >= k && memcmp(r->p, lits[i].lit, k) == 0) {
             r->p += k;
-            jfrs_buf_puts(b, lits[i].out);
+            oputs(b, lits[i].out);
             return true;
         }
     }
@@ -210,23 +223,23 @@ static bool scalar(reader *r, jfrs_buf *b) {
     if (n == 0)
         return false;
     if (fits_int64(s, n)) {
-        jfrs_buf_puts(b, "{\"intValue\":\"");
-        jfrs_buf_write(b, s, n);
-        jfrs_buf_puts(b, "\"}");
+        oputs(b, "{\"intValue\":\"");
+        owrite(b, s, n);
+        oputs(b, "\"}");
     } else if (memchr(s, '.', n) || memchr(s, 'e', n) || memchr(s, 'E', n)) {
-        jfrs_buf_puts(b, "{\"doubleValue\":");
-        jfrs_buf_write(b, s, n);
-        jfrs_buf_putc(b, '}');
+        oputs(b, "{\"doubleValue\":");
+        owrite(b, s, n);
+        oputc(b, '}');
     } else { /* an integer beyond int64: kept exact, as text */
-        jfrs_buf_puts(b, "{\"stringValue\":\"");
-        jfrs_buf_write(b, s, n);
-        jfrs_buf_puts(b, "\"}");
+        oputs(b, "{\"stringValue\":\"");
+        owrite(b, s, n);
+        oputs(b, "\"}");
     }
     return true;
 }
 
 /* `{"key":K,"value":` for the member at r->p (after '{' or ','). */
-static bool member_key(reader *r, jfrs_buf *b) {
+static bool member_key(reader *r, jfrc_out *b) {
     const char *k;
     size_t kn;
     ws(r);
@@ -236,17 +249,17 @@ static bool member_key(reader *r, jfrs_buf *b) {
     if (r->p >= r->end || *r->p != ':')
         return false;
     r->p++;
-    jfrs_buf_puts(b, "{\"key\":");
-    jfrs_buf_write(b, k, kn);
-    jfrs_buf_puts(b, ",\"value\":");
+    oputs(b, "{\"key\":");
+    owrite(b, k, kn);
+    oputs(b, ",\"value\":");
     return true;
 }
 
 /* One JSON value at r->p as an AnyValue, without recursion: `stack` holds
  * the open containers ('{' or '['). */
-static bool any_value(reader *r, jfrs_buf *b) {
-    char *stack = NULL;
-    size_t depth = 0, cap = 0;
+static bool any_value(reader *r, jfrc_out *b, const jfr_allocator *a) {
+    char local[64], *stack = local;
+    size_t depth = 0, cap = sizeof local;
     bool ok = false;
     for (;;) {
         /* a value */
@@ -256,21 +269,23 @@ static bool any_value(reader *r, jfrs_buf *b) {
         char c = *r->p;
         if (c == '{' || c == '[') {
             if (depth == cap) {
-                size_t nc = cap ? cap * 2 : 64;
-                char *ns = realloc(stack, nc);
+                size_t nc = cap * 2;
+                char *ns = stack == local ? jfr__alloc(a, nc) : jfr__realloc(a, stack, cap, nc);
                 if (!ns)
                     goto out;
+                if (stack == local)
+                    memcpy(ns, local, cap);
                 stack = ns;
                 cap = nc;
             }
             stack[depth++] = c;
             r->p++;
-            jfrs_buf_puts(b, c == '{' ? "{\"kvlistValue\":{\"values\":[" : "{\"arrayValue\":{\"values\":[");
+            oputs(b, c == '{' ? "{\"kvlistValue\":{\"values\":[" : "{\"arrayValue\":{\"values\":[");
             ws(r);
             if (r->p < r->end && *r->p == (c == '{' ? '}' : ']')) {
                 r->p++;
                 depth--;
-                jfrs_buf_puts(b, "]}}");
+                oputs(b, "]}}");
             } else {
                 if (c == '{' && !member_key(r, b))
                     goto out;
@@ -287,13 +302,13 @@ static bool any_value(reader *r, jfrs_buf *b) {
             }
             char top = stack[depth - 1];
             if (top == '{')
-                jfrs_buf_putc(b, '}'); /* the KeyValue */
+                oputc(b, '}'); /* the KeyValue */
             ws(r);
             if (r->p >= r->end)
                 goto out;
             if (*r->p == ',') {
                 r->p++;
-                jfrs_buf_putc(b, ',');
+                oputc(b, ',');
                 if (top == '{' && !member_key(r, b))
                     goto out;
                 break;
@@ -302,28 +317,29 @@ static bool any_value(reader *r, jfrs_buf *b) {
                 goto out;
             r->p++;
             depth--;
-            jfrs_buf_puts(b, "]}}");
+            oputs(b, "]}}");
         }
     }
 out:
-    free(stack);
+    if (stack != local)
+        jfr__free(a, stack, cap);
     return ok;
 }
 
-bool jfrs_otlp_record(jfrs_buf *b, const char *type, size_t tlen, int64_t start_ns,
-                      int64_t observed_ns, const char *json, size_t len) {
+bool jfrs_otlp_record(jfrc_out *b, const jfr_allocator *a, const char *type, size_t tlen,
+                      int64_t start_ns, int64_t observed_ns, const char *json, size_t len) {
     char num[48];
-    jfrs_buf_puts(b, "{\"timeUnixNano\":\"");
+    oputs(b, "{\"timeUnixNano\":\"");
     snprintf(num, sizeof num, "%" PRIu64, (uint64_t)(start_ns > 0 ? start_ns : 0));
-    jfrs_buf_puts(b, num);
-    jfrs_buf_puts(b, "\",\"observedTimeUnixNano\":\"");
+    oputs(b, num);
+    oputs(b, "\",\"observedTimeUnixNano\":\"");
     snprintf(num, sizeof num, "%" PRIu64, (uint64_t)(observed_ns > 0 ? observed_ns : 0));
-    jfrs_buf_puts(b, num);
-    jfrs_buf_puts(b, "\",\"eventName\":");
-    jfrs_buf_json_string(b, type, tlen);
-    jfrs_buf_puts(b, ",\"attributes\":[{\"key\":\"event.name\",\"value\":{\"stringValue\":");
-    jfrs_buf_json_string(b, type, tlen);
-    jfrs_buf_puts(b, "}}],\"body\":");
+    oputs(b, num);
+    oputs(b, "\",\"eventName\":");
+    jfrc_out_json_string(b, type, tlen);
+    oputs(b, ",\"attributes\":[{\"key\":\"event.name\",\"value\":{\"stringValue\":");
+    jfrc_out_json_string(b, type, tlen);
+    oputs(b, "}}],\"body\":");
     /* the "values" member of the event object */
     reader r = {json, json + len};
     ws(&r);
@@ -342,21 +358,18 @@ bool jfrs_otlp_record(jfrs_buf *b, const char *type, size_t tlen, int64_t start_
         r.p++;
         ws(&r);
         if (kn == 8 && memcmp(k, "\"values\"", 8) == 0) {
-            if (!any_value(&r, b))
+            if (!any_value(&r, b, a))
                 return false;
             break;
         }
-        /* skip another member's value: convert it into a scratch buffer */
-        jfrs_buf skip = {0};
-        bool ok = any_value(&r, &skip);
-        jfrs_buf_free(&skip);
-        if (!ok)
+        /* skip another member's value: converted, written nowhere */
+        if (!any_value(&r, NULL, a))
             return false;
         ws(&r);
         if (r.p >= r.end || *r.p != ',')
             return false;
         r.p++;
     }
-    jfrs_buf_putc(b, '}');
+    oputc(b, '}');
     return true;
 }

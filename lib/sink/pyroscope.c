@@ -12,7 +12,6 @@
 #include "sink.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../sized.h"
@@ -38,7 +37,11 @@ static bool skipped_label(const char *k) {
 }
 
 JFRS_API char *jfrs_pyroscope_name(const jfrs_source *s, const char *app) {
-    jfrs_buf b = {0};
+    /* malloc'ed, as the header says: made with the default allocator */
+    static const jfr_allocator libc = {0};
+    jfrc_out *b = jfrc_out_new_memory_advanced(256, &libc);
+    if (!b)
+        return NULL;
     if (!app || !*app)
         app = s ? jfrs_source_get(s, "service") : NULL;
     if (!app || !*app)
@@ -46,35 +49,36 @@ JFRS_API char *jfrs_pyroscope_name(const jfrs_source *s, const char *app) {
     if (!app || !*app)
         app = "jfrstream";
     for (const char *c = app; *c; c++)
-        jfrs_buf_putc(&b, (char)(app_char(*c) ? *c : '_'));
-    jfrs_buf_putc(&b, '{');
+        jfrc_out_putc(b, (char)(app_char(*c) ? *c : '_'));
+    jfrc_out_putc(b, '{');
     bool first = true;
     for (size_t i = 0; s && i < jfrs_source_nlabels(s); i++) {
         const char *k = jfrs_source_key(s, i), *v = jfrs_source_value(s, i);
         if (skipped_label(k) || !*k)
             continue;
         if (!first)
-            jfrs_buf_putc(&b, ',');
+            jfrc_out_putc(b, ',');
         first = false;
         for (const char *c = k; *c; c++)
-            jfrs_buf_putc(&b, (char)(key_char(*c) ? *c : '_'));
-        jfrs_buf_putc(&b, '=');
+            jfrc_out_putc(b, (char)(key_char(*c) ? *c : '_'));
+        jfrc_out_putc(b, '=');
         for (const char *c = v; *c; c++) {
             unsigned char u = (unsigned char)*c;
             bool bad = u < 0x20 || u == 0x7f || strchr("{},=\"", *c) != NULL;
-            jfrs_buf_putc(&b, (char)(bad ? '_' : *c));
+            jfrc_out_putc(b, (char)(bad ? '_' : *c));
         }
     }
-    jfrs_buf_putc(&b, '}');
-    char *r = jfrs_buf_cstr(&b);
-    if (!r) {
-        jfrs_buf_free(&b);
-        return NULL;
-    }
-    return r; /* the buffer's memory, handed over */
+    jfrc_out_putc(b, '}');
+    size_t len = 0;
+    const char *d = jfrs_out_cstr(b, &len);
+    char *r = d ? jfr__strndup(&libc, d, len) : NULL;
+    jfrc_out_free(b);
+    return r;
 }
 
 JFRS_API void jfrs_pyroscope_config_init(jfrs_pyroscope_config *c) {
+    if (!c)
+        return;
     memset(c, 0, sizeof *c);
     c->size = sizeof *c;
 }
@@ -85,6 +89,8 @@ JFRS_API bool jfrs_pyroscope_available(void) { return false; }
 
 JFRS_API jfr_status jfrs_pyroscope_new(const jfrs_pyroscope_config *c, jfrs_pyroscope **out) {
     (void)c;
+    if (!out)
+        return JFR_INVALID_ARG;
     *out = NULL;
     return JFR_UNSUPPORTED;
 }
@@ -109,13 +115,15 @@ JFRS_API uint64_t jfrs_pyroscope_drain(jfrs_pyroscope *p, uint32_t timeout_ms) {
 
 JFRS_API void jfrs_pyroscope_stats_total(jfrs_pyroscope *p, jfrs_pyroscope_stats *out) {
     (void)p;
-    memset(out, 0, sizeof *out);
+    if (out)
+        memset(out, 0, sizeof *out);
 }
 
 JFRS_API bool jfrs_pyroscope_stats_source(jfrs_pyroscope *p, const char *source,
                                           jfrs_pyroscope_stats *out) {
     (void)p, (void)source;
-    memset(out, 0, sizeof *out);
+    if (out)
+        memset(out, 0, sizeof *out);
     return false;
 }
 
@@ -168,6 +176,8 @@ struct jfrs_pyroscope {
     unsigned active;
     uint64_t pending; /* uploads queued over all sources */
     jfrs_pyroscope_stats total;
+    jfr_allocator a; /* every allocation: the loop's thread and the worker's */
+    size_t url_n;    /* bytes allocated for url */
 };
 
 /* CLOCK_MONOTONIC (the condition variables' clock) `ms` from now: the
@@ -190,12 +200,17 @@ static void set_error(jfrs_pyroscope_stats *st, const char *msg) {
 
 JFRS_API bool jfrs_pyroscope_available(void) { return true; }
 
-static void upload_free(upload *u) {
+static void str_free(jfrs_pyroscope *p, char *s) {
+    if (s)
+        jfr__free(&p->a, s, strlen(s) + 1);
+}
+
+static void upload_free(jfrs_pyroscope *p, upload *u) {
     if (!u)
         return;
-    free(u->url);
-    free(u->body);
-    free(u);
+    str_free(p, u->url);
+    jfr__free(&p->a, u->body, u->len);
+    jfr__free(&p->a, u, sizeof *u);
 }
 
 /* Unlink u from its source (mu held). */
@@ -221,8 +236,8 @@ static void reap_sources(jfrs_pyroscope *p) {
         psrc *s = *l;
         if (s->ended && s->n == 0) {
             *l = s->next;
-            free(s->key);
-            free(s);
+            str_free(p, s->key);
+            jfr__free(&p->a, s, sizeof *s);
         } else {
             l = &s->next;
         }
@@ -281,7 +296,7 @@ static void finish_upload(jfrs_pyroscope *p, upload *u, CURLcode rc) {
         s->st.pushed++;
         p->total.pushed++;
         unlink_upload(p, u);
-        upload_free(u);
+        upload_free(p, u);
         return;
     }
     bool retry;
@@ -308,7 +323,7 @@ static void finish_upload(jfrs_pyroscope *p, upload *u, CURLcode rc) {
     s->st.failed++;
     p->total.failed++;
     unlink_upload(p, u);
-    upload_free(u);
+    upload_free(p, u);
 }
 
 /* Move s to the end of the list (mu held): the sources just served wait
@@ -406,6 +421,8 @@ static void *worker(void *arg) {
 static int curl_started; /* curl_global_init done (loop thread only) */
 
 JFRS_API jfr_status jfrs_pyroscope_new(const jfrs_pyroscope_config *c, jfrs_pyroscope **out) {
+    if (!out)
+        return JFR_INVALID_ARG;
     *out = NULL;
     jfrs_pyroscope_config cfg;
     if (!c || !jfr__sized_copy(&cfg, sizeof cfg, c) || !cfg.url ||
@@ -416,10 +433,13 @@ JFRS_API jfr_status jfrs_pyroscope_new(const jfrs_pyroscope_config *c, jfrs_pyro
             return JFR_IO;
         curl_started = 1;
     }
-    jfrs_pyroscope *p = calloc(1, sizeof *p);
+    jfr_allocator a = jfrs_allocator(cfg.allocator);
+    jfrs_pyroscope *p = jfr__calloc(&a, sizeof *p);
     if (!p)
         return JFR_NOMEM;
+    p->a = a;
     p->cfg = cfg;
+    p->cfg.allocator = NULL; /* the caller's: borrowed for the call only */
     if (!p->cfg.queue_windows)
         p->cfg.queue_windows = 8;
     if (!p->cfg.max_attempts)
@@ -432,8 +452,9 @@ JFRS_API jfr_status jfrs_pyroscope_new(const jfrs_pyroscope_config *c, jfrs_pyro
         p->cfg.timeout_ms = 10000;
     if (!p->cfg.connect_timeout_ms)
         p->cfg.connect_timeout_ms = 3000;
-    p->url = jfrs_strdup(cfg.url);
-    p->spy = jfrs_strdup(cfg.spy_name ? cfg.spy_name : "jfrstream");
+    p->url = jfr__strdup(&a, cfg.url);
+    p->url_n = strlen(cfg.url) + 1;
+    p->spy = jfr__strdup(&a, cfg.spy_name ? cfg.spy_name : "jfrstream");
     p->cfg.url = p->url;
     p->cfg.spy_name = p->spy;
     if (p->url) { /* no trailing slash: ".../ingest" is appended */
@@ -449,9 +470,10 @@ JFRS_API jfr_status jfrs_pyroscope_new(const jfrs_pyroscope_config *c, jfrs_pyro
         curl_slist_free_all(p->hdrs);
         if (p->multi)
             curl_multi_cleanup(p->multi);
-        free(p->url);
-        free(p->spy);
-        free(p);
+        if (p->url)
+            jfr__free(&a, p->url, p->url_n);
+        str_free(p, p->spy);
+        jfr__free(&a, p, sizeof *p);
         return JFR_NOMEM;
     }
     pthread_condattr_t ca;
@@ -478,9 +500,9 @@ static psrc *find_src(jfrs_pyroscope *p, const char *key, bool create) {
             return s;
     if (!create)
         return NULL;
-    psrc *s = calloc(1, sizeof *s);
-    if (!s || !(s->key = jfrs_strdup(key))) {
-        free(s);
+    psrc *s = jfr__calloc(&p->a, sizeof *s);
+    if (!s || !(s->key = jfr__strdup(&p->a, key))) {
+        jfr__free(&p->a, s, sizeof *s);
         return NULL;
     }
     s->next = p->srcs;
@@ -493,11 +515,12 @@ static char *make_url(jfrs_pyroscope *p, const char *name, int64_t from, int64_t
     char *ename = curl_easy_escape(NULL, name, 0), *espy = curl_easy_escape(NULL, p->spy, 0);
     char *url = NULL;
     if (ename && espy) {
-        size_t n = strlen(p->url) + strlen(ename) + strlen(espy) + 128;
-        url = malloc(n);
-        if (url)
-            snprintf(url, n, "%s/ingest?name=%s&from=%lld&until=%lld&format=pprof&spyName=%s",
-                     p->url, ename, (long long)from, (long long)until, espy);
+        static const char fmt[] = "%s/ingest?name=%s&from=%lld&until=%lld&format=pprof&spyName=%s";
+        int n = snprintf(NULL, 0, fmt, p->url, ename, (long long)from, (long long)until, espy);
+        /* exactly strlen + 1 bytes: freed as a string */
+        if (n > 0 && (url = jfr__alloc(&p->a, (size_t)n + 1)) != NULL)
+            snprintf(url, (size_t)n + 1, fmt, p->url, ename, (long long)from, (long long)until,
+                     espy);
     }
     curl_free(ename);
     curl_free(espy);
@@ -509,28 +532,28 @@ JFRS_API jfr_status jfrs_pyroscope_push(jfrs_pyroscope *p, const char *source, c
                                         int64_t until) {
     if (!p || !source || !name || (!body && len))
         return JFR_INVALID_ARG;
-    upload *u = calloc(1, sizeof *u);
+    upload *u = jfr__calloc(&p->a, sizeof *u);
     if (!u)
         return JFR_NOMEM;
     u->url = make_url(p, name, from, until);
-    u->body = malloc(len ? len : 1);
+    u->body = jfr__alloc(&p->a, len); /* len 0: 1 byte, freed as such */
+    u->len = len;
     if (!u->url || !u->body) {
-        upload_free(u);
+        upload_free(p, u);
         return JFR_NOMEM;
     }
     if (len)
         memcpy(u->body, body, len);
-    u->len = len;
     pthread_mutex_lock(&p->mu);
     if (p->drained) {
         pthread_mutex_unlock(&p->mu);
-        upload_free(u);
+        upload_free(p, u);
         return JFR_INVALID_STATE;
     }
     psrc *s = find_src(p, source, true);
     if (!s) {
         pthread_mutex_unlock(&p->mu);
-        upload_free(u);
+        upload_free(p, u);
         return JFR_NOMEM;
     }
     s->ended = false;
@@ -540,7 +563,7 @@ JFRS_API jfr_status jfrs_pyroscope_push(jfrs_pyroscope *p, const char *source, c
         upload *old = s->head && s->head->in_flight ? s->head->next : s->head;
         if (old) {
             unlink_upload(p, old);
-            upload_free(old);
+            upload_free(p, old);
             s->st.dropped++;
             p->total.dropped++;
         }
@@ -562,7 +585,7 @@ JFRS_API jfr_status jfrs_pyroscope_push(jfrs_pyroscope *p, const char *source, c
 }
 
 JFRS_API void jfrs_pyroscope_end_source(jfrs_pyroscope *p, const char *source) {
-    if (!p)
+    if (!p || !source)
         return;
     pthread_mutex_lock(&p->mu);
     psrc *s = find_src(p, source, false);
@@ -602,7 +625,7 @@ JFRS_API uint64_t jfrs_pyroscope_drain(jfrs_pyroscope *p, uint32_t timeout_ms) {
             s->head = u->next;
             s->n--;
             p->pending--;
-            upload_free(u);
+            upload_free(p, u);
             s->st.left++;
             left++;
         }
@@ -619,6 +642,12 @@ static void fill(jfrs_pyroscope_stats *out, const jfrs_pyroscope_stats *st, uint
 }
 
 JFRS_API void jfrs_pyroscope_stats_total(jfrs_pyroscope *p, jfrs_pyroscope_stats *out) {
+    if (!out)
+        return;
+    if (!p) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
     pthread_mutex_lock(&p->mu);
     fill(out, &p->total, p->pending);
     pthread_mutex_unlock(&p->mu);
@@ -626,6 +655,12 @@ JFRS_API void jfrs_pyroscope_stats_total(jfrs_pyroscope *p, jfrs_pyroscope_stats
 
 JFRS_API bool jfrs_pyroscope_stats_source(jfrs_pyroscope *p, const char *source,
                                           jfrs_pyroscope_stats *out) {
+    if (!out)
+        return false;
+    if (!p || !source) {
+        memset(out, 0, sizeof *out);
+        return false;
+    }
     pthread_mutex_lock(&p->mu);
     psrc *s = find_src(p, source, false);
     if (s)
@@ -642,17 +677,18 @@ JFRS_API void jfrs_pyroscope_free(jfrs_pyroscope *p) {
     jfrs_pyroscope_drain(p, 0);
     for (psrc *s = p->srcs, *n; s; s = n) {
         n = s->next;
-        free(s->key);
-        free(s);
+        str_free(p, s->key);
+        jfr__free(&p->a, s, sizeof *s);
     }
     curl_slist_free_all(p->hdrs);
     curl_multi_cleanup(p->multi);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
     pthread_cond_destroy(&p->idle);
-    free(p->url);
-    free(p->spy);
-    free(p);
+    jfr__free(&p->a, p->url, p->url_n);
+    str_free(p, p->spy);
+    jfr_allocator a = p->a;
+    jfr__free(&a, p, sizeof *p);
 }
 
 #endif /* JFRS_HAVE_CURL */

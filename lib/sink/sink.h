@@ -1,50 +1,58 @@
 /*
- * sink.h — private helpers of libjfrstream_sink: a growable byte buffer
- * with JSON string escaping (labels, message envelopes).
+ * sink.h — private helpers of libjfrstream_sink. Allocation goes through
+ * lib/mem.h (jfr__alloc..., with the object's jfr_allocator); text is made
+ * in conv's memory writers (jfrc_out_new_memory_advanced) and JSON strings
+ * escaped by jfrc_out_json_string, as the converters do.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #ifndef JFRSTREAM_SINK_PRIVATE_H
 #define JFRSTREAM_SINK_PRIVATE_H
 
+#include "jfrstream_conv.h"
+#include "mem.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
-/* Zero-initialise; a failed growth sets `failed` and drops later bytes. */
-typedef struct jfrs_buf {
-    char *data;
-    size_t len, cap;
-    bool failed;
-} jfrs_buf;
+/* The allocator a caller handed in (NULL: malloc), kept by value. */
+static inline jfr_allocator jfrs_allocator(const jfr_allocator *a) {
+    return a ? *a : (jfr_allocator){0};
+}
 
-void jfrs_buf_write(jfrs_buf *b, const void *p, size_t n);
-void jfrs_buf_putc(jfrs_buf *b, char c);
-void jfrs_buf_puts(jfrs_buf *b, const char *s);
-/* `"..."` with JSON escapes (control characters as \u00XX; UTF-8 kept). */
-void jfrs_buf_json_string(jfrs_buf *b, const char *s, size_t n);
-/* NUL-terminate (not counted in len); NULL when a growth failed. */
-char *jfrs_buf_cstr(jfrs_buf *b);
-void jfrs_buf_reset(jfrs_buf *b); /* len 0, keeps the memory */
-void jfrs_buf_free(jfrs_buf *b);
+/* Empty a memory writer, keeping its buffer (and clearing its failure). */
+static inline void jfrs_out_reset(jfrc_out *o) {
+    char *b = NULL;
+    size_t len, cap = 0;
+    jfrc_out_swap(o, &b, &len, &cap);
+    jfrc_out_swap(o, &b, &len, &cap);
+}
 
-/* A copy of s[0..n) / of s, NUL-terminated; NULL when out of memory. */
-char *jfrs_strndup(const char *s, size_t n);
-char *jfrs_strdup(const char *s);
-/* Room for one more element in the array *v of *n used of *cap, `elem`
- * bytes each (capacity doubled, from `first`); false when out of memory. */
-bool jfrs_array_reserve(void **v, size_t n, size_t *cap, size_t elem, size_t first);
+/* A memory writer's bytes, NUL-terminated (the NUL is written, not counted
+ * in *len); NULL when a write failed. */
+static inline const char *jfrs_out_cstr(jfrc_out *o, size_t *len) {
+    jfrc_out_putc(o, '\0');
+    size_t n = 0;
+    const char *d = jfrc_out_data(o, &n);
+    if (!d || jfrc_out_failed(o))
+        return NULL;
+    if (len)
+        *len = n - 1;
+    return d;
+}
 
 /* ---- OTLP JSON (otlp.c): one ExportLogsServiceRequest per event */
 struct jfrs_source;
 /* {"resourceLogs":[{"resource":{"attributes":[...the labels...]},
  * "scopeLogs":[{"scope":{...},"logRecords":[ */
-void jfrs_otlp_begin(jfrs_buf *b, const struct jfrs_source *s);
+void jfrs_otlp_begin(jfrc_out *b, const struct jfrs_source *s);
 /* One log record: `json` is the event's JSON object ({"type":..,"values":
- * {..}}), its values become the body. False when `json` is not JSON. */
-bool jfrs_otlp_record(jfrs_buf *b, const char *type, size_t tlen, int64_t start_ns,
-                      int64_t observed_ns, const char *json, size_t len);
+ * {..}}), its values become the body. False when `json` is not JSON or
+ * memory ran out (a nesting deeper than 64 allocates through `a`). */
+bool jfrs_otlp_record(jfrc_out *b, const jfr_allocator *a, const char *type, size_t tlen,
+                      int64_t start_ns, int64_t observed_ns, const char *json, size_t len);
 /* What closes the request after the record. */
 #define JFRS_OTLP_END "]}]}]}"
 

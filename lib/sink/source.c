@@ -9,7 +9,6 @@
 #include "sink.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -27,6 +26,7 @@ typedef struct label {
 } label;
 
 struct jfrs_source {
+    jfr_allocator a;
     char *origin_key, *origin, *host;
     char *id;
     char *derived[NDERIVED];
@@ -36,7 +36,8 @@ struct jfrs_source {
     /* the table in order (pointers into the fields above), rebuilt on change */
     const char *keys[2 + NDERIVED + MAX_USER], *values[2 + NDERIVED + MAX_USER];
     size_t n;
-    char *json;
+    jfrc_out *json; /* the labels as JSON, when json_ok */
+    const char *json_str;
     bool json_ok;
     bool identified;
     uint64_t generation;
@@ -45,14 +46,20 @@ struct jfrs_source {
 };
 
 
+/* Free a string of the source's (NULL: nothing). */
+static void str_free(const jfrs_source *src, char *s) {
+    if (s)
+        jfr__free(&src->a, s, strlen(s) + 1);
+}
+
 /* Replace *slot with a copy of s[0..n); false when out of memory. */
-static bool set_str(char **slot, const char *s, size_t n) {
+static bool set_str(jfrs_source *src, char **slot, const char *s, size_t n) {
     if (*slot && strlen(*slot) == n && memcmp(*slot, s, n) == 0)
         return true;
-    char *d = jfrs_strndup(s, n);
+    char *d = jfr__strndup(&src->a, s, n);
     if (!d)
         return false;
-    free(*slot);
+    str_free(src, *slot);
     *slot = d;
     return true;
 }
@@ -88,48 +95,56 @@ static void rebuild(jfrs_source *s) {
 }
 
 /* HOST of "ADDR:PORT" or "[V6]:PORT"; NULL when not in that form. */
-static char *peer_host(const char *peer) {
+static char *peer_host(const jfr_allocator *a, const char *peer) {
     if (peer[0] == '[') {
         const char *close = strchr(peer, ']');
-        return close ? jfrs_strndup(peer + 1, (size_t)(close - peer - 1)) : NULL;
+        return close ? jfr__strndup(a, peer + 1, (size_t)(close - peer - 1)) : NULL;
     }
     const char *colon = strrchr(peer, ':');
     if (!colon || strchr(peer, ':') != colon)
         return NULL;
-    return jfrs_strndup(peer, (size_t)(colon - peer));
+    return jfr__strndup(a, peer, (size_t)(colon - peer));
 }
 
 static bool make_id(jfrs_source *s) {
     char *id;
     if (s->identified) {
-        size_t n = strlen(s->host) + 48;
-        id = malloc(n);
+        const char *pid = s->derived[L_PID] ? s->derived[L_PID] : "0";
+        const char *start = s->derived[L_JVM_START] ? s->derived[L_JVM_START] : "0";
+        size_t n = strlen(s->host) + strlen(pid) + strlen(start) + 3;
+        id = jfr__alloc(&s->a, n);
         if (!id)
             return false;
-        snprintf(id, n, "%s:%s:%s", s->host, s->derived[L_PID] ? s->derived[L_PID] : "0",
-                 s->derived[L_JVM_START] ? s->derived[L_JVM_START] : "0");
-    } else if (!(id = jfrs_strdup(s->origin))) {
+        snprintf(id, n, "%s:%s:%s", s->host, pid, start); /* n - 1 bytes */
+    } else if (!(id = jfr__strdup(&s->a, s->origin))) {
         return false;
     }
-    free(s->id);
+    str_free(s, s->id);
     s->id = id;
     return true;
 }
 
 jfrs_source *jfrs_source_new(const char *origin_key, const char *origin, const char *host) {
+    return jfrs_source_new_advanced(origin_key, origin, host, NULL);
+}
+
+jfrs_source *jfrs_source_new_advanced(const char *origin_key, const char *origin,
+                                      const char *host, const jfr_allocator *alloc) {
     if (!origin_key || !origin)
         return NULL;
-    jfrs_source *s = calloc(1, sizeof *s);
+    jfr_allocator a = jfrs_allocator(alloc);
+    jfrs_source *s = jfr__calloc(&a, sizeof *s);
     if (!s)
         return NULL;
-    s->origin_key = jfrs_strdup(origin_key);
-    s->origin = jfrs_strdup(origin);
+    s->a = a;
+    s->origin_key = jfr__strdup(&a, origin_key);
+    s->origin = jfr__strdup(&a, origin);
     if (host)
-        s->host = jfrs_strdup(host);
-    else if (strcmp(origin_key, "peer") == 0 && (s->host = peer_host(origin)) != NULL)
+        s->host = jfr__strdup(&a, host);
+    else if (strcmp(origin_key, "peer") == 0 && (s->host = peer_host(&a, origin)) != NULL)
         ;
     else
-        s->host = jfrs_strdup("localhost");
+        s->host = jfr__strdup(&a, "localhost");
     if (!s->origin_key || !s->origin || !s->host || !make_id(s)) {
         jfrs_source_free(s);
         return NULL;
@@ -142,18 +157,19 @@ jfrs_source *jfrs_source_new(const char *origin_key, const char *origin, const c
 void jfrs_source_free(jfrs_source *s) {
     if (!s)
         return;
-    free(s->origin_key);
-    free(s->origin);
-    free(s->host);
-    free(s->id);
+    str_free(s, s->origin_key);
+    str_free(s, s->origin);
+    str_free(s, s->host);
+    str_free(s, s->id);
     for (int i = 0; i < NDERIVED; i++)
-        free(s->derived[i]);
+        str_free(s, s->derived[i]);
     for (size_t i = 0; i < s->nuser; i++) {
-        free(s->user[i].key);
-        free(s->user[i].value);
+        str_free(s, s->user[i].key);
+        str_free(s, s->user[i].value);
     }
-    free(s->json);
-    free(s);
+    jfrc_out_free(s->json);
+    jfr_allocator a = s->a;
+    jfr__free(&a, s, sizeof *s);
 }
 
 static bool key_ok(const char *k) {
@@ -174,17 +190,17 @@ jfr_status jfrs_source_set(jfrs_source *s, const char *key, const char *value) {
         return JFR_INVALID_ARG;
     for (size_t i = 0; i < s->nuser; i++)
         if (strcmp(s->user[i].key, key) == 0) {
-            if (!set_str(&s->user[i].value, value, strlen(value)))
+            if (!set_str(s, &s->user[i].value, value, strlen(value)))
                 return JFR_NOMEM;
             rebuild(s);
             return JFR_OK;
         }
     if (s->nuser == MAX_USER)
         return JFR_LIMIT;
-    char *k = jfrs_strdup(key), *v = jfrs_strdup(value);
+    char *k = jfr__strdup(&s->a, key), *v = jfr__strdup(&s->a, value);
     if (!k || !v) {
-        free(k);
-        free(v);
+        str_free(s, k);
+        str_free(s, v);
         return JFR_NOMEM;
     }
     s->user[s->nuser++] = (label){k, v};
@@ -196,7 +212,8 @@ jfr_status jfrs_source_set(jfrs_source *s, const char *key, const char *value) {
 
 /* A string field of `ev` into *slot (first word only when `word`); true when
  * it changed something. */
-static bool take_string(const jfr_value *ev, const char *name, char **slot, bool word) {
+static bool take_string(jfrs_source *s, const jfr_value *ev, const char *name, char **slot,
+                        bool word) {
     jfr_value v;
     if (jfr_value_field_named(ev, name, &v) != JFR_OK || v.kind != JFR_KIND_STRING || !v.str)
         return false;
@@ -210,10 +227,10 @@ static bool take_string(const jfr_value *ev, const char *name, char **slot, bool
         return false;
     char *old = *slot;
     bool same = old && strlen(old) == n && memcmp(old, v.str, n) == 0;
-    return !same && set_str(slot, v.str, n);
+    return !same && set_str(s, slot, v.str, n);
 }
 
-static bool take_long(const jfr_value *ev, const char *name, char **slot) {
+static bool take_long(jfrs_source *s, const jfr_value *ev, const char *name, char **slot) {
     jfr_value v;
     if (jfr_value_field_named(ev, name, &v) != JFR_OK || v.kind != JFR_KIND_INT)
         return false;
@@ -221,15 +238,15 @@ static bool take_long(const jfr_value *ev, const char *name, char **slot) {
     int n = snprintf(buf, sizeof buf, "%lld", (long long)v.i);
     char *old = *slot;
     bool same = old && strcmp(old, buf) == 0;
-    return !same && set_str(slot, buf, (size_t)n);
+    return !same && set_str(s, slot, buf, (size_t)n);
 }
 
 static void jvm_information(jfrs_source *s, const jfr_value *ev) {
-    bool changed = take_long(ev, "pid", &s->derived[L_PID]);
-    changed |= take_string(ev, "jvmName", &s->derived[L_JVM_NAME], false);
-    changed |= take_string(ev, "jvmVersion", &s->derived[L_JVM_VERSION], false);
-    changed |= take_string(ev, "javaArguments", &s->derived[L_MAIN_CLASS], true);
-    changed |= take_long(ev, "jvmStartTime", &s->derived[L_JVM_START]);
+    bool changed = take_long(s, ev, "pid", &s->derived[L_PID]);
+    changed |= take_string(s, ev, "jvmName", &s->derived[L_JVM_NAME], false);
+    changed |= take_string(s, ev, "jvmVersion", &s->derived[L_JVM_VERSION], false);
+    changed |= take_string(s, ev, "javaArguments", &s->derived[L_MAIN_CLASS], true);
+    changed |= take_long(s, ev, "jvmStartTime", &s->derived[L_JVM_START]);
     if (!s->identified) {
         s->identified = true;
         changed = true;
@@ -247,7 +264,7 @@ static void system_property(jfrs_source *s, const jfr_value *ev) {
     /* service.name wins over otel.service.name, whichever comes first */
     if (!(service || (otel && (!s->derived[L_SERVICE] || s->service_from_otel))))
         return;
-    if (take_string(ev, "value", &s->derived[L_SERVICE], false)) {
+    if (take_string(s, ev, "value", &s->derived[L_SERVICE], false)) {
         s->service_from_otel = otel;
         rebuild(s);
     } else if (service) {
@@ -332,23 +349,22 @@ const char *jfrs_source_json(const jfrs_source *cs) {
     if (!s)
         return NULL;
     if (s->json_ok)
-        return s->json;
-    jfrs_buf b = {0};
-    jfrs_buf_putc(&b, '{');
+        return s->json_str;
+    if (!s->json && !(s->json = jfrc_out_new_memory_advanced(256, &s->a)))
+        return NULL;
+    jfrc_out *o = s->json;
+    jfrs_out_reset(o);
+    jfrc_out_putc(o, '{');
     for (size_t i = 0; i < s->n; i++) {
         if (i)
-            jfrs_buf_putc(&b, ',');
-        jfrs_buf_json_string(&b, s->keys[i], strlen(s->keys[i]));
-        jfrs_buf_putc(&b, ':');
-        jfrs_buf_json_string(&b, s->values[i], strlen(s->values[i]));
+            jfrc_out_putc(o, ',');
+        jfrc_out_json_string(o, s->keys[i], strlen(s->keys[i]));
+        jfrc_out_putc(o, ':');
+        jfrc_out_json_string(o, s->values[i], strlen(s->values[i]));
     }
-    jfrs_buf_putc(&b, '}');
-    if (!jfrs_buf_cstr(&b)) {
-        jfrs_buf_free(&b);
+    jfrc_out_putc(o, '}');
+    if (!(s->json_str = jfrs_out_cstr(o, NULL)))
         return NULL;
-    }
-    free(s->json);
-    s->json = b.data;
     s->json_ok = true;
-    return s->json;
+    return s->json_str;
 }

@@ -1,9 +1,9 @@
 /* TCP listener: one jfr_parser per connection, fed from libuv reads. */
 #include "jfrstream_uv.h"
+#include "mem.h"
 #include "sized.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
@@ -14,26 +14,34 @@ typedef struct conn {
     uv_tcp_t tcp;
     uv_timer_t idle;    /* idle_ms: started only when set */
     listener *l;
-    jfr_parser *parser; /* NULL for a connection refused over max_connections */
+    jfr_parser *parser; /* NULL for a refused connection */
     struct conn *prev, *next;
     uint64_t id, bytes;
     uint64_t last_ms;   /* loop time of the last read (or accept, resume) */
     unsigned handles;   /* open libuv handles of this conn: freed at 0 */
     char peer[64];
-    char *pending;      /* bytes not taken while paused */
-    size_t npending, cappending;
-    bool paused, closing, reading, eof;
+    jfr_buf pending;    /* bytes read but not taken by the parser yet */
+    char limit_msg[160]; /* a limit ended the input: reported at the end */
+    bool paused;        /* a callback paused the parser: wait for resume */
+    bool kick;          /* resumed with nothing pending: feed(NULL, 0) */
+    bool finishing;     /* input ended: jfr_parser_finish until not paused */
+    bool eof;           /* no more input (peer closed, a limit, listener stop) */
+    bool limited;       /* ... because of a limit (limit_msg) */
+    bool running;       /* inside conn_run: re-entrant calls only set flags */
+    bool closing, reading;
+    bool spare;         /* the listener's own conn, for a refusal without memory */
 } conn;
 
 struct listener {
     jfr_uv_listener pub;
     uv_tcp_t tcp;
     jfr_uv_listener_config cfg; /* cfg.options, cfg.callbacks: the two below */
-    jfr_options options;
+    jfr_options options;        /* options.allocator: every allocation here */
     jfr_callbacks callbacks;
     conn *conns;
     unsigned nconns, peak;
     unsigned max_conns;
+    uint64_t refused;
     /* One read buffer for all connections: libuv calls alloc, read and
      * on_read back to back, and on_read hands every byte to the parser (which
      * copies what it keeps) or to the conn's pending copy. 1,000 idle peers
@@ -44,15 +52,29 @@ struct listener {
     int port;
     bool closing;
     bool started;       /* start succeeded: on_end is owed */
+    /* A peer that arrives when no conn can be allocated is accepted into
+     * `spare` and closed at once (libuv stops watching the server socket
+     * while an accepted peer waits for uv_accept). While the spare is busy,
+     * the peer waits in libuv (accept_waiting) until it is free again. */
+    conn spare;
+    bool spare_busy, accept_waiting;
     unsigned open_handles;
 };
+
+#define LISTEN_BACKLOG 4096         /* a fleet of JVMs restarting together */
+#define LISTEN_READ_BUFFER 65536    /* read_buffer 0: a typical receive window */
+
+static void listener_accept(listener *l);
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b);
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b);
 
 static void listener_maybe_done(listener *l) {
     if (l->closing && l->open_handles == 0) {
         if (l->started && l->cfg.on_end)
             l->cfg.on_end(&l->pub, l->cfg.user);
-        free(l->buf);
-        free(l);
+        jfr_allocator a = l->options.allocator;
+        jfr__free(&a, l->buf, l->bufcap);
+        jfr__free(&a, l, sizeof *l);
     }
 }
 
@@ -62,8 +84,16 @@ static void conn_closed(uv_handle_t *h) {
     l->open_handles--;
     if (--c->handles == 0) {
         jfr_parser_free(c->parser);
-        free(c->pending);
-        free(c);
+        jfr__buf_free(&l->options.allocator, &c->pending);
+        if (c->spare) {
+            l->spare_busy = false;
+            if (l->accept_waiting && !l->closing) {
+                l->accept_waiting = false;
+                listener_accept(l);
+            }
+        } else {
+            jfr__free(&l->options.allocator, c, sizeof *c);
+        }
     }
     listener_maybe_done(l);
 }
@@ -72,6 +102,13 @@ static void conn_close_handles(conn *c) {
     if (c->l->cfg.idle_ms && c->parser)
         uv_close((uv_handle_t *)&c->idle, conn_closed);
     uv_close((uv_handle_t *)&c->tcp, conn_closed);
+}
+
+static void conn_read_stop(conn *c) {
+    if (c->reading) {
+        uv_read_stop((uv_stream_t *)&c->tcp);
+        c->reading = false;
+    }
 }
 
 /* End a connection once: report, unlink, close the socket. */
@@ -88,7 +125,7 @@ static void conn_end(conn *c, jfr_status st, const char *msg) {
     if (c->next)
         c->next->prev = c->prev;
     l->nconns--;
-    uv_read_stop((uv_stream_t *)&c->tcp);
+    conn_read_stop(c);
     char text[512];
     snprintf(text, sizeof text, "%s: %s", c->peer, msg);
     if (l->cfg.on_conn_end)
@@ -96,77 +133,96 @@ static void conn_end(conn *c, jfr_status st, const char *msg) {
     conn_close_handles(c);
 }
 
-/* The peer is done sending (or we stop): bytes held back by a pause are fed
- * first, then the parser decides whether the input ended cleanly. */
-static void conn_finish(conn *c) {
-    const char *p = c->pending;
-    size_t n = c->npending;
-    while (n) {
-        jfr_status s = jfr_parser_feed(c->parser, p, n);
-        size_t used = s == JFR_OK ? n : jfr_parser_consumed(c->parser);
-        if (s != JFR_OK && s != JFR_PAUSED) {
-            conn_end(c, s,
-                     s == JFR_STOPPED ? "stopped by a callback" : jfr_parser_error(c->parser));
-            return;
-        }
-        p += used;
-        n -= used;
-    }
-    c->npending = 0;
-    c->paused = false;
-    jfr_status s = jfr_parser_finish(c->parser);
-    while (s == JFR_PAUSED) /* no more input: let paused callbacks complete */
-        s = jfr_parser_finish(c->parser);
-    conn_end(c, s, s == JFR_OK ? "stream ended" : jfr_parser_error(c->parser));
+static void conn_failed(conn *c, jfr_status s) {
+    conn_end(c, s, s == JFR_STOPPED ? "stopped by a callback" : jfr_parser_error(c->parser));
 }
 
-/* A limit ends the connection: an unfinished chunk is still reported (the
- * parser's on_error gets JFR_TRUNCATED with what was dropped). */
-static void conn_limit(conn *c, const char *msg) {
-    jfr_status s = jfr_parser_finish(c->parser);
-    while (s == JFR_PAUSED)
-        s = jfr_parser_finish(c->parser);
-    conn_end(c, JFR_LIMIT, msg);
+/* A callback paused the parser: stop reading (TCP back-pressure) until
+ * jfr_uv_conn_resume. */
+static void conn_pause(conn *c) {
+    c->paused = true;
+    conn_read_stop(c);
 }
 
-static bool keep_pending(conn *c, const char *p, size_t n) {
+/* Keep bytes the parser did not take (a pause) for after the resume. */
+static bool conn_keep(conn *c, const char *p, size_t n) {
     if (n == 0)
         return true;
-    if (c->npending + n > c->cappending) {
-        size_t cap = (c->npending + n) * 2;
-        char *q = realloc(c->pending, cap);
-        if (!q)
-            return false;
-        c->pending = q;
-        c->cappending = cap;
+    if (jfr__buf_reserve(&c->l->options.allocator, &c->pending, n, 0) != JFR_OK) {
+        conn_end(c, JFR_NOMEM, "out of memory");
+        return false;
     }
-    /* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker): p is NULL only when n is 0 */
-    memmove(c->pending + c->npending, p, n);
-    c->npending += n;
+    memcpy(c->pending.data + c->pending.len, p, n);
+    c->pending.len += n;
     return true;
 }
 
-/* Feed bytes; on pause keep the rest and stop reading (back-pressure).
- * Returns false when the connection was ended. */
-static bool conn_feed(conn *c, const char *p, size_t n) {
-    jfr_status s = jfr_parser_feed(c->parser, p, n);
-    if (s == JFR_OK)
-        return true;
-    if (s == JFR_PAUSED) {
-        size_t used = jfr_parser_consumed(c->parser);
-        if (!keep_pending(c, p + used, n - used)) {
-            conn_end(c, JFR_NOMEM, "out of memory");
-            return false;
+/* The one pause rule (jfrstream_uv.h): feed what is pending; once the input
+ * ended, jfr_parser_finish. A pause (JFR_PAUSED from either) stops here until
+ * jfr_uv_conn_resume, which comes back here; nothing is fed or finished
+ * behind the application's back. Then read again, or end the connection. */
+static void conn_run(conn *c) {
+    if (c->running)
+        return; /* called from a callback of this conn: the outer run goes on */
+    c->running = true;
+    while (!c->closing && !c->paused) {
+        jfr_status s;
+        if (c->finishing || (c->eof && !c->pending.len && !c->kick)) {
+            c->finishing = true;
+            c->kick = false;
+            s = jfr_parser_finish(c->parser);
+            if (s == JFR_PAUSED) {
+                conn_pause(c);
+                break;
+            }
+            if (c->limited)
+                conn_end(c, JFR_LIMIT, c->limit_msg);
+            else
+                conn_end(c, s, s == JFR_OK ? "stream ended" : jfr_parser_error(c->parser));
+            break;
         }
-        c->paused = true;
-        if (c->reading) {
-            uv_read_stop((uv_stream_t *)&c->tcp);
-            c->reading = false;
+        if (c->pending.len || c->kick) {
+            c->kick = false;
+            size_t n = c->pending.len;
+            s = jfr_parser_feed(c->parser, c->pending.data, n);
+            size_t used = s == JFR_OK ? n : jfr_parser_consumed(c->parser);
+            if (s != JFR_OK && s != JFR_PAUSED) {
+                conn_failed(c, s);
+                break;
+            }
+            if (used > n)
+                used = n;
+            if (used < n)
+                memmove(c->pending.data, c->pending.data + used, n - used);
+            c->pending.len = n - used;
+            if (s == JFR_PAUSED)
+                conn_pause(c);
+            continue;
         }
-        return true;
+        if (!c->reading && uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0)
+            c->reading = true;
+        break;
     }
-    conn_end(c, s, s == JFR_STOPPED ? "stopped by a callback" : jfr_parser_error(c->parser));
-    return false;
+    c->running = false;
+}
+
+/* No more input: the pending bytes are fed, then the parser is finished,
+ * each after the application's resume when a callback paused. A limit
+ * drops what is pending; an unfinished chunk is still reported (the
+ * parser's on_error gets JFR_TRUNCATED with what was dropped). */
+static void conn_input_end(conn *c, const char *limit_msg) {
+    if (c->closing || c->eof)
+        return;
+    c->eof = true;
+    conn_read_stop(c);
+    if (limit_msg) {
+        c->limited = true;
+        snprintf(c->limit_msg, sizeof c->limit_msg, "%s", limit_msg);
+        c->pending.len = 0;
+        c->finishing = true;
+    }
+    if (!c->paused)
+        conn_run(c);
 }
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b) {
@@ -182,7 +238,7 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b) {
 static void on_idle(uv_timer_t *t) {
     conn *c = t->data;
     uint64_t idle = c->l->cfg.idle_ms, now = uv_now(t->loop);
-    if (c->closing)
+    if (c->closing || c->eof)
         return;
     if (c->paused)
         c->last_ms = now;
@@ -199,18 +255,16 @@ static void on_idle(uv_timer_t *t) {
     char msg[160];
     snprintf(msg, sizeof msg, "idle limit: no bytes for %llu ms (after %llu bytes)",
              (unsigned long long)(now - c->last_ms), (unsigned long long)c->bytes);
-    conn_limit(c, msg);
+    conn_input_end(c, msg);
 }
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
     conn *c = s->data;
-    if (c->closing)
+    if (c->closing || c->eof)
         return;
     if (n < 0) {
-        if (n == UV_EOF && c->paused)
-            c->eof = true; /* finish once the pending bytes are taken */
-        else if (n == UV_EOF)
-            conn_finish(c);
+        if (n == UV_EOF)
+            conn_input_end(c, NULL); /* pending bytes first, then finish */
         else
             conn_end(c, JFR_TRUNCATED, uv_strerror((int)n));
         return;
@@ -225,43 +279,43 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
         snprintf(msg, sizeof msg, "byte limit %llu reached (chunk %llu, %llu bytes parsed)",
                  (unsigned long long)cap, (unsigned long long)jfr_parser_chunks(c->parser),
                  (unsigned long long)jfr_parser_bytes(c->parser));
-        conn_limit(c, msg);
+        conn_input_end(c, msg);
         return;
     }
-    if (c->paused) { /* a read already in flight when we paused */
-        if (!keep_pending(c, b->base, (size_t)n))
-            conn_end(c, JFR_NOMEM, "out of memory");
+    if (c->paused || c->pending.len) { /* a read already in flight when we paused */
+        conn_keep(c, b->base, (size_t)n);
         return;
     }
-    conn_feed(c, b->base, (size_t)n);
+    /* the usual case: straight from the read buffer, no copy */
+    c->running = true;
+    jfr_status st = jfr_parser_feed(c->parser, b->base, (size_t)n);
+    c->running = false;
+    if (st == JFR_PAUSED) {
+        size_t used = jfr_parser_consumed(c->parser);
+        if (used > (size_t)n)
+            used = (size_t)n;
+        if (conn_keep(c, b->base + used, (size_t)n - used))
+            conn_pause(c);
+    } else if (st != JFR_OK) {
+        conn_failed(c, st);
+    } else if (c->eof) {
+        conn_run(c); /* the listener was stopped from a callback */
+    }
 }
 
 void jfr_uv_conn_resume(jfr_uv_conn *pc) {
     conn *c = (conn *)pc;
-    if (c->closing || !c->paused)
+    if (!c || c->closing || !c->paused)
         return;
     c->paused = false;
+    c->kick = !c->pending.len && !c->finishing;
     c->last_ms = uv_now(c->tcp.loop);
-    /* feed what piled up; a new pause keeps the remainder again */
-    char *p = c->pending;
-    size_t n = c->npending;
-    c->pending = NULL;
-    c->npending = c->cappending = 0;
-    bool alive = n ? conn_feed(c, p, n) : conn_feed(c, NULL, 0);
-    free(p);
-    if (alive && !c->paused && c->eof) {
-        conn_finish(c);
-        return;
-    }
-    if (alive && !c->paused && !c->reading) {
-        uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
-        c->reading = true;
-    }
+    conn_run(c);
 }
 
 void jfr_uv_conn_stop(jfr_uv_conn *pc) {
     conn *c = (conn *)pc;
-    if (!c->closing)
+    if (c && !c->closing)
         conn_end(c, JFR_STOPPED, "closed by the application");
 }
 
@@ -285,30 +339,37 @@ static void conn_name(conn *c) {
     }
 }
 
-static void on_connection(uv_stream_t *server, int status) {
-    listener *l = server->data;
-    if (status < 0 || l->closing)
-        return; /* e.g. EMFILE: libuv has accepted and dropped the peer */
-    conn *c = calloc(1, sizeof *c);
-    if (!c)
-        return;
+/* Take the peer libuv accepted. Every peer is uv_accept'ed, even one we
+ * refuse: libuv stops watching the server socket while one waits. */
+static void listener_accept(listener *l) {
+    uv_loop_t *loop = l->tcp.loop;
+    conn *c = jfr__calloc(&l->options.allocator, sizeof *c);
+    if (!c) {
+        if (l->spare_busy) { /* the peer waits in libuv for the spare */
+            l->accept_waiting = true;
+            return;
+        }
+        c = &l->spare;
+        memset(c, 0, sizeof *c);
+        c->spare = true;
+        l->spare_busy = true;
+    }
     c->l = l;
-    uv_tcp_init(server->loop, &c->tcp);
+    uv_tcp_init(loop, &c->tcp);
     c->tcp.data = c;
     c->handles = 1;
     l->open_handles++;
     bool over = l->nconns >= l->max_conns;
-    if (!over) {
+    if (!over && !c->spare) {
         c->parser = jfr_parser_new(&l->options, &l->callbacks, c);
         if (c->parser && l->cfg.idle_ms) {
-            uv_timer_init(server->loop, &c->idle);
+            uv_timer_init(loop, &c->idle);
             c->idle.data = c;
             c->handles++;
             l->open_handles++;
         }
     }
-    /* accept even what we refuse: libuv stops accepting while one waits */
-    if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
+    if (uv_accept((uv_stream_t *)&l->tcp, (uv_stream_t *)&c->tcp) != 0) {
         c->closing = true;
         conn_close_handles(c);
         return;
@@ -318,6 +379,7 @@ static void on_connection(uv_stream_t *server, int status) {
     if (over || !c->parser) { /* closed at once: the peer sees the close */
         char msg[160];
         c->closing = true;
+        l->refused++;
         if (over)
             snprintf(msg, sizeof msg, "%s: connection limit %u reached: refused", c->peer,
                      l->max_conns);
@@ -334,13 +396,20 @@ static void on_connection(uv_stream_t *server, int status) {
     l->conns = c;
     if (++l->nconns > l->peak)
         l->peak = l->nconns;
-    c->last_ms = uv_now(server->loop);
+    c->last_ms = uv_now(loop);
     if (l->cfg.idle_ms)
         uv_timer_start(&c->idle, on_idle, l->cfg.idle_ms, 0);
     if (l->cfg.on_conn_start)
         l->cfg.on_conn_start(&c->pub, l->cfg.user);
-    if (!c->closing && uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0)
+    if (!c->closing && !c->eof && uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0)
         c->reading = true;
+}
+
+static void on_connection(uv_stream_t *server, int status) {
+    listener *l = server->data;
+    if (status < 0 || l->closing)
+        return; /* e.g. EMFILE: libuv has accepted and dropped the peer */
+    listener_accept(l);
 }
 
 static void server_closed(uv_handle_t *h);
@@ -356,34 +425,39 @@ jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *
         *uv_error = 0;
     if (!loop || !config || !out)
         return JFR_INVALID_ARG;
-    listener *l = calloc(1, sizeof *l);
+    /* the caller's structs first: the options carry the allocator */
+    jfr_uv_listener_config cfg;
+    jfr_options options;
+    jfr_callbacks callbacks;
+    jfr_options_init(&options);
+    jfr_callbacks_init(&callbacks);
+    if (!jfr__sized_copy(&cfg, sizeof cfg, config) ||
+        (cfg.options && !jfr__sized_copy(&options, sizeof options, cfg.options)) ||
+        (cfg.callbacks && !jfr__sized_copy(&callbacks, sizeof callbacks, cfg.callbacks)))
+        return JFR_INVALID_ARG;
+    const jfr_allocator *al = &options.allocator;
+    listener *l = jfr__calloc(al, sizeof *l);
     if (!l)
         return JFR_NOMEM;
-    jfr_uv_listener_config *cfg = &l->cfg;
-    jfr_options_init(&l->options);
-    jfr_callbacks_init(&l->callbacks);
-    if (!jfr__sized_copy(cfg, sizeof *cfg, config) ||
-        (cfg->options && !jfr__sized_copy(&l->options, sizeof l->options, cfg->options)) ||
-        (cfg->callbacks &&
-         !jfr__sized_copy(&l->callbacks, sizeof l->callbacks, cfg->callbacks))) {
-        free(l);
-        return JFR_INVALID_ARG;
-    }
-    cfg->options = &l->options;
-    cfg->callbacks = &l->callbacks;
-    l->max_conns = cfg->max_connections ? cfg->max_connections : JFR_UV_DEFAULT_MAX_CONNECTIONS;
-    l->bufcap = cfg->read_buffer ? cfg->read_buffer : 65536;
-    if (!(l->buf = malloc(l->bufcap))) {
-        free(l);
+    l->cfg = cfg;
+    l->options = options;
+    l->callbacks = callbacks;
+    al = &l->options.allocator;
+    l->cfg.options = &l->options;
+    l->cfg.callbacks = &l->callbacks;
+    l->max_conns = cfg.max_connections ? cfg.max_connections : JFR_UV_DEFAULT_MAX_CONNECTIONS;
+    l->bufcap = cfg.read_buffer ? cfg.read_buffer : LISTEN_READ_BUFFER;
+    if (!(l->buf = jfr__alloc(al, l->bufcap))) {
+        jfr__free(al, l, sizeof *l);
         return JFR_NOMEM;
     }
-    const char *host = cfg->host ? cfg->host : "127.0.0.1";
+    const char *host = cfg.host ? cfg.host : "127.0.0.1";
     struct sockaddr_storage addr;
-    int r = strchr(host, ':') ? uv_ip6_addr(host, cfg->port, (struct sockaddr_in6 *)&addr)
-                              : uv_ip4_addr(host, cfg->port, (struct sockaddr_in *)&addr);
+    int r = strchr(host, ':') ? uv_ip6_addr(host, cfg.port, (struct sockaddr_in6 *)&addr)
+                              : uv_ip4_addr(host, cfg.port, (struct sockaddr_in *)&addr);
     if (r) {
-        free(l->buf);
-        free(l);
+        jfr__free(al, l->buf, l->bufcap);
+        jfr__free(al, l, sizeof *l);
         if (uv_error)
             *uv_error = r;
         return JFR_IO;
@@ -391,10 +465,9 @@ jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *
     uv_tcp_init(loop, &l->tcp);
     l->tcp.data = l;
     l->open_handles = 1;
-    /* backlog: a burst of peers (a fleet of JVMs restarting together) must
-     * not overflow the accept queue; the kernel caps it at somaxconn */
+    /* backlog: the kernel caps it at somaxconn */
     if ((r = uv_tcp_bind(&l->tcp, (struct sockaddr *)&addr, 0)) ||
-        (r = uv_listen((uv_stream_t *)&l->tcp, 4096, on_connection))) {
+        (r = uv_listen((uv_stream_t *)&l->tcp, LISTEN_BACKLOG, on_connection))) {
         l->closing = true; /* freed when the loop has closed the handle */
         uv_close((uv_handle_t *)&l->tcp, server_closed);
         if (uv_error)
@@ -412,15 +485,19 @@ jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *
 }
 
 int jfr_uv_listener_port(const jfr_uv_listener *pl) {
-    return ((const listener *)pl)->port;
+    return pl ? ((const listener *)pl)->port : 0;
 }
 
 unsigned jfr_uv_listener_connections(const jfr_uv_listener *pl) {
-    return ((const listener *)pl)->nconns;
+    return pl ? ((const listener *)pl)->nconns : 0;
 }
 
 unsigned jfr_uv_listener_peak(const jfr_uv_listener *pl) {
-    return ((const listener *)pl)->peak;
+    return pl ? ((const listener *)pl)->peak : 0;
+}
+
+uint64_t jfr_uv_listener_refused(const jfr_uv_listener *pl) {
+    return pl ? ((const listener *)pl)->refused : 0;
 }
 
 static void server_closed(uv_handle_t *h) {
@@ -431,16 +508,24 @@ static void server_closed(uv_handle_t *h) {
 
 void jfr_uv_listener_stop(jfr_uv_listener *pl) {
     listener *l = (listener *)pl;
-    if (l->closing)
+    if (!l || l->closing)
         return;
     l->closing = true;
-    while (l->conns)
-        conn_finish(l->conns); /* reports partial chunks, unlinks */
+    /* each connection's input ends: pending bytes fed, partial chunks
+     * reported; a paused one ends after its resume. on_conn_end may end
+     * others: they stay valid (freed by the loop) and are skipped. */
+    conn *c = l->conns, *next;
+    for (; c; c = next) {
+        next = c->next;
+        conn_input_end(c, NULL);
+    }
     uv_close((uv_handle_t *)&l->tcp, server_closed);
 }
 
-jfr_parser *jfr_uv_conn_parser(jfr_uv_conn *c) { return ((conn *)c)->parser; }
-jfr_uv_listener *jfr_uv_conn_listener(jfr_uv_conn *c) { return &((conn *)c)->l->pub; }
-const char *jfr_uv_conn_peer(const jfr_uv_conn *c) { return ((const conn *)c)->peer; }
-uint64_t jfr_uv_conn_id(const jfr_uv_conn *c) { return ((const conn *)c)->id; }
-uint64_t jfr_uv_conn_bytes(const jfr_uv_conn *c) { return ((const conn *)c)->bytes; }
+jfr_parser *jfr_uv_conn_parser(jfr_uv_conn *c) { return c ? ((conn *)c)->parser : NULL; }
+jfr_uv_listener *jfr_uv_conn_listener(jfr_uv_conn *c) {
+    return c ? &((conn *)c)->l->pub : NULL;
+}
+const char *jfr_uv_conn_peer(const jfr_uv_conn *c) { return c ? ((const conn *)c)->peer : ""; }
+uint64_t jfr_uv_conn_id(const jfr_uv_conn *c) { return c ? ((const conn *)c)->id : 0; }
+uint64_t jfr_uv_conn_bytes(const jfr_uv_conn *c) { return c ? ((const conn *)c)->bytes : 0; }

@@ -1,6 +1,6 @@
 /*
  * fuzz_json.c — libFuzzer target: the converter library's JSON writer
- * (lib/conv/evjson.c, with outbuf.c and jformat.c; public as jfrc_json in
+ * (lib/conv/evjson.c, with outbuf.c and jformat_*.c; public as jfrc_json in
  * jfrstream_conv.h) over every event of the input, with
  * the options of `jfrstream print --json` (ordered, the JDK's time base).
  * Events alternate between the pretty and the compact layout and between
@@ -216,7 +216,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(&r, 0, sizeof r);
     if (!ob_init(&r.ob, -1, JSON_BUF, NULL))
         return 0;
-    evjson_init(&r.ej, &r.ob, 5, false);
+    evjson_init(&r.ej, &r.ob, 5, false, NULL);
     fuzz_alloc a;
     jfr_options o;
     fuzz_options(&o, &a, size);

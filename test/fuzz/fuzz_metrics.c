@@ -1,6 +1,6 @@
 /*
  * fuzz_metrics.c — libFuzzer target: the input as three sources of one
- * metrics registry (jfrstream_sink.h, lib/sink/metrics.c compiled in),
+ * metrics registry (jfrstream_sink.h, lib/sink/metrics_*.c compiled in),
  * each with its labels read from the input (jfrs_source): the first fed
  * whole and ended, the second in slices of 7 bytes and kept open while the
  * third is fed (same id: take-over, stream="2"), with caps small enough to

@@ -13,8 +13,7 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "../harness.h"
-#include "jfrstream_sink.h"
+#include "sinktest.h"
 
 #include <arpa/inet.h>
 #include <math.h>
@@ -27,34 +26,6 @@
 #include <unistd.h>
 
 /* ------------------------------------------------------------ feeding */
-
-static int cb_begin(jfr_parser *p, const jfr_chunk_info *c, void *u) {
-    (void)p;
-    jfrs_metrics_src_chunk_begin(u, c);
-    return JFR_CB_CONTINUE;
-}
-static int cb_meta(jfr_parser *p, const jfr_metadata *m, void *u) {
-    (void)p;
-    jfrs_metrics_src_metadata(u, m);
-    return JFR_CB_CONTINUE;
-}
-static int cb_record(jfr_parser *p, const jfr_record *r, void *u) {
-    (void)p;
-    jfrs_metrics_src_record(u, r);
-    return JFR_CB_CONTINUE;
-}
-static int cb_end(jfr_parser *p, const jfr_chunk_info *c, void *u) {
-    (void)p;
-    (void)c;
-    jfrs_metrics_src_chunk_end(u);
-    return JFR_CB_CONTINUE;
-}
-static int cb_error(jfr_parser *p, jfr_status st, const char *m, void *u) {
-    (void)p;
-    (void)m;
-    jfrs_metrics_src_error(u, st);
-    return JFR_CB_CONTINUE;
-}
 
 typedef struct input {
     jfrs_source *src;
@@ -69,12 +40,7 @@ static input open_input(jfrs_metrics *m, const char *peer, jfr_status want) {
     CHECK(in.src);
     CHECK(jfrs_metrics_src_new(m, in.src, &in.ms) == want);
     jfr_callbacks cb;
-    jfr_callbacks_init(&cb);
-    cb.on_chunk_begin = cb_begin;
-    cb.on_metadata = cb_meta;
-    cb.on_record = cb_record;
-    cb.on_chunk_end = cb_end;
-    cb.on_error = cb_error;
+    sinktest_metrics_callbacks(&cb);
     in.p = jfr_parser_new(NULL, &cb, in.ms);
     CHECK(in.p);
     CHECK(jfrs_source_subscribe(in.src, in.p) == JFR_OK);
@@ -108,21 +74,7 @@ static char *render_stable(jfrs_metrics *m) {
     size_t len = 0;
     const char *t = jfrs_metrics_render(m, &len);
     CHECK(t && strlen(t) == len);
-    char *out = malloc(len + 1), *o = out;
-    CHECK(out);
-    for (const char *l = t; *l;) {
-        const char *nl = strchr(l, '\n');
-        size_t n = nl ? (size_t)(nl - l) + 1 : strlen(l);
-        char line[4096];
-        snprintf(line, sizeof line, "%.*s", (int)n, l);
-        if (!strstr(line, "timestamp_seconds") && !strstr(line, "start_time_seconds")) {
-            memcpy(o, l, n);
-            o += n;
-        }
-        l += n;
-    }
-    *o = '\0';
-    return out;
+    return sinktest_stable(t);
 }
 
 /* The value of the sample whose line starts with `head` (name, labels and

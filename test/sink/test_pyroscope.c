@@ -11,7 +11,7 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "../harness.h"
+#include "sinktest.h"
 #include "jfrstream_conv.h"
 #include "jfrstream_sink.h"
 
@@ -155,15 +155,8 @@ static void sink_down(void) {
     CHECK(jfrs_pyroscope_new(&c, &p) == JFR_INVALID_ARG && !p); /* no URL */
     c.url = "ftp://127.0.0.1/";
     CHECK(jfrs_pyroscope_new(&c, &p) == JFR_INVALID_ARG && !p);
-    /* a port nobody listens on */
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof a;
-    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-          getsockname(fd, (struct sockaddr *)&a, &al) == 0);
-    close(fd);
     char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/", ntohs(a.sin_port));
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", sinktest_closed_port());
     c.url = url;
     c.queue_windows = 2;
     c.backoff_ms = 50;

@@ -80,6 +80,14 @@ int main(int argc, char **argv) {
         CHECK(strstr(jfrs_source_json(s), "\"env\":\"prod \\\"eu\\\"\\n\"") != NULL);
         CHECK(jfrs_source_set(s, "ctl", "a\x01\\b") == JFR_OK);
         CHECK(strstr(jfrs_source_json(s), "\"ctl\":\"a\\u0001\\\\b\"") != NULL);
+        /* escaped as the event JSON's strings (jfrc_out_json_string): '/' as
+         * \/, non-ASCII as \uXXXX (UTF-16), malformed UTF-8 as U+FFFD as
+         * JDK 25's new String(bytes, UTF_8) decodes it (checked with it:
+         * ff, c3 28, ed a0 80 -> FFFD, FFFD '(', FFFD) */
+        CHECK(jfrs_source_set(s, "team", "caf\xc3\xa9/\xf0\x9f\x98\x80 \xff\xc3(\xed\xa0\x80z") ==
+              JFR_OK);
+        CHECK(strstr(jfrs_source_json(s),
+                     "\"team\":\"caf\\u00e9\\/\\ud83d\\ude00 \\ufffd\\ufffd(\\ufffdz\"") != NULL);
         jfrs_source_free(s);
     }
 

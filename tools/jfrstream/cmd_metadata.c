@@ -16,6 +16,9 @@
 #include "frontend.h"
 #include "report.h"
 #include "usage.h"
+/* Java's Double/Float.toString and String.length/compareTo: lib/conv's
+ * private jformat_decimal.c and jformat_utf16.c, compiled into the CLI */
+#include "jformat.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +73,7 @@ static void sb_u64(sbuf *b, uint64_t v) {
 }
 
 static size_t sb_column(const sbuf *b) {
-    return jfrc_utf16_length(b->s + b->line, b->len - b->line);
+    return jfmt_utf16_length(b->s + b->line, b->len - b->line);
 }
 
 /* ----------------------------------------------------------- rendering */
@@ -141,7 +144,7 @@ static size_t element_values(const jfr_annotation *a, const char *name, bool arr
 /* One annotation element value as the JDK tool shows it (quoteIfNeeded of
  * the value parsed into the element's Java type). */
 static void put_scalar(render *r, const jfr_type *t, const char *text) {
-    char buf[JFRC_NUM_MAX];
+    char buf[JFMT_NUM_MAX];
     switch (t ? t->base : JFR_BASE_STRING) {
     case JFR_BASE_STRING:
         sb_puts(r->b, "\"");
@@ -166,11 +169,11 @@ static void put_scalar(render *r, const jfr_type *t, const char *text) {
         return;
     }
     case JFR_BASE_FLOAT:
-        jfrc_java_float(strtof(text, NULL), buf);
+        jfmt_float(strtof(text, NULL), buf);
         sb_puts(r->b, buf);
         return;
     case JFR_BASE_DOUBLE:
-        jfrc_java_double(strtod(text, NULL), buf);
+        jfmt_double(strtod(text, NULL), buf);
         sb_puts(r->b, buf);
         return;
     default:
@@ -235,7 +238,7 @@ static void render_type(render *r, const jfr_type *t) {
         sb_u64(b, t->id);
         sb_nl(b);
     }
-    r->comment_col = jfrc_utf16_length(t->name, strlen(t->name)) + 10;
+    r->comment_col = jfmt_utf16_length(t->name, strlen(t->name)) + 10;
     r->indent = 0;
     if (strchr(t->name, '.')) {
         sb_puts(b, "@Name(\"");
@@ -313,7 +316,7 @@ static size_t package_len(const char *name) {
 
 static int cmp_prefix(const char *a, size_t na, const char *b, size_t nb) {
     char *x = strndup(a, na), *y = strndup(b, nb);
-    int c = (x && y) ? jfrc_utf16_compare(x, y) : 0;
+    int c = (x && y) ? jfmt_utf16_compare(x, y) : 0;
     free(x);
     free(y);
     return c;
@@ -328,7 +331,7 @@ static int cmp_entries(const void *pa, const void *pb) {
     } else {
         size_t la = package_len(a->name), lb = package_len(b->name);
         if (la == lb && strncmp(a->name, b->name, la) == 0)
-            c = jfrc_utf16_compare(a->name, b->name);
+            c = jfmt_utf16_compare(a->name, b->name);
         else
             c = cmp_prefix(a->name, la, b->name, lb);
     }

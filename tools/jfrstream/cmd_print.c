@@ -6,7 +6,7 @@
  *  - layout: {"recording": {"events": [{"type": ..., "values": {...}}]}},
  *    two-space indentation, ", " separators, no final newline;
  *  - events per chunk in end-time order (the parser's `ordered` option) and
- *    ticks converted with the first chunk's time base (jformat.c does the
+ *    ticks converted with the first chunk's time base (jformat_time.c does the
  *    conversion exactly as the JDK's TimeConverter);
  *  - fields in metadata order; structs and pool references as nested
  *    objects, followed as deep as the data goes (jdk.OldObjectSample

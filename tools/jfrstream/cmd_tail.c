@@ -42,10 +42,7 @@ typedef struct tail_ctx {
     bool waiting;       /* between JVMs: no tail */
     uint64_t waiting_since;
     char folder[PATH_MAX]; /* name of the JVM folder followed (parent mode) */
-    char lastfile[PATH_MAX]; /* the chunk file read last */
-    unsigned stuck_ticks; /* watch ticks with nothing opened but chunk files present */
-    bool restarting;      /* stopped to start again on the same path */
-    char cur[PATH_MAX * 2]; /* path given to the running tail */
+    char lastfile[PATH_MAX]; /* the chunk file read last: a new one counts in files= */
     bool started;         /* a tail was started once: later data is new */
 } tail_ctx;
 
@@ -82,27 +79,10 @@ static void note_folder(tail_ctx *x) {
     }
 }
 
-/* The newest sub-folder of the tailed path after x->folder, if any. */
+/* The newest JVM folder of the tailed path after x->folder, if any (one
+ * holding chunk files: jfr_uv_repo_newest). */
 static bool newer_folder(tail_ctx *x, char *out, size_t outlen) {
-    uv_fs_t req;
-    uv_dirent_t ent;
-    bool found = false;
-    if (uv_fs_scandir(x->app.loop, &req, x->path, 0, NULL) < 0) {
-        uv_fs_req_cleanup(&req);
-        return false;
-    }
-    while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
-        if (ent.type != UV_DIRENT_DIR || ent.name[0] == '.')
-            continue;
-        if (strcmp(ent.name, x->folder) <= 0)
-            continue;
-        if (!found || strcmp(ent.name, out) > 0) {
-            snprintf(out, outlen, "%s", ent.name);
-            found = true;
-        }
-    }
-    uv_fs_req_cleanup(&req);
-    return found;
+    return jfr_uv_repo_newest(x->app.loop, x->path, x->folder, out, outlen) == 1;
 }
 
 static void chunk_hook(live_app *app, live_src *s) {
@@ -110,105 +90,17 @@ static void chunk_hook(live_app *app, live_src *s) {
     note_folder((tail_ctx *)app);
 }
 
-/* Is there a chunk file in `dir` or in one of its sub-folders? */
-static bool has_chunks(uv_loop_t *loop, const char *dir, int depth) {
-    uv_fs_t req;
-    uv_dirent_t ent;
-    bool found = false;
-    if (uv_fs_scandir(loop, &req, dir, 0, NULL) < 0) {
-        uv_fs_req_cleanup(&req);
-        return false;
-    }
-    /* read to the end: libuv 1.44 leaks the entries left unread */
-    while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
-        if (found)
-            continue;
-        size_t n = strlen(ent.name);
-        if (ent.type != UV_DIRENT_DIR && n > 4 && strcmp(ent.name + n - 4, ".jfr") == 0) {
-            found = true;
-        } else if (ent.type == UV_DIRENT_DIR && depth > 0 && ent.name[0] != '.') {
-            char sub[PATH_MAX * 2];
-            snprintf(sub, sizeof sub, "%s/%s", dir, ent.name);
-            found = has_chunks(loop, sub, depth - 1);
-        }
-    }
-    uv_fs_req_cleanup(&req);
-    return found;
-}
-
-/* Bytes of the chunk files in `dir` (depth 0), or of `dir` itself when it is
- * a file; -1 when there is none. */
-static int64_t chunk_bytes(uv_loop_t *loop, const char *dir) {
-    uv_fs_t req;
-    uv_dirent_t ent;
-    int64_t sum = -1;
-    if (uv_fs_stat(loop, &req, dir, NULL) == 0 && !S_ISDIR(req.statbuf.st_mode)) {
-        sum = (int64_t)req.statbuf.st_size;
-        uv_fs_req_cleanup(&req);
-        return sum;
-    }
-    uv_fs_req_cleanup(&req);
-    if (uv_fs_scandir(loop, &req, dir, 0, NULL) < 0) {
-        uv_fs_req_cleanup(&req);
-        return -1;
-    }
-    while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
-        size_t n = strlen(ent.name);
-        if (ent.type == UV_DIRENT_DIR || n <= 4 || strcmp(ent.name + n - 4, ".jfr") != 0)
-            continue;
-        char path[PATH_MAX * 2];
-        uv_fs_t st;
-        snprintf(path, sizeof path, "%s/%s", dir, ent.name);
-        if (uv_fs_stat(loop, &st, path, NULL) == 0)
-            sum = (sum < 0 ? 0 : sum) + (int64_t)st.statbuf.st_size;
-        uv_fs_req_cleanup(&st);
-    }
-    uv_fs_req_cleanup(&req);
-    return sum;
-}
-
-/* What the tail of `path` will read first and is on disk now: the file, the
- * chunk files of the folder, or those of its newest sub-folder (the choice
- * of jfr_uv_tail). Its events are replayed, not arriving now. */
+/* What the tail of `path` will read first and is on disk now: its events
+ * are replayed, not arriving now. */
 static uint64_t bytes_on_disk(tail_ctx *x, const char *path) {
-    int64_t n = chunk_bytes(x->app.loop, path);
-    if (n < 0) {
-        char name[PATH_MAX], sub[PATH_MAX * 2];
-        x->folder[0] = '\0';
-        if (newer_folder(x, name, sizeof name)) {
-            snprintf(sub, sizeof sub, "%s/%s", path, name);
-            n = chunk_bytes(x->app.loop, sub);
-        }
-    }
+    int64_t n = jfr_uv_repo_bytes(x->app.loop, path);
     return n > 0 ? (uint64_t)n : 0;
-}
-
-/* JDK 17 creates an empty repository folder at startup, removes it a few ms
- * later and makes the real one (often under another name) later. The tail
- * settles on the first folder it sees and keeps polling it even once it is
- * gone. Seen from here: nothing opened yet, while chunk files exist under
- * the path, for two ticks in a row: start the tail again (nothing was fed,
- * so nothing is lost or read twice). */
-static void check_stuck(tail_ctx *x) {
-    const char *f = jfr_uv_tail_file(x->t);
-    bool stuck = !x->lastfile[0] && (!f || !*f) && has_chunks(x->app.loop, x->cur, 1) &&
-                 jfr_parser_bytes(jfr_uv_tail_parser(x->t)) == 0;
-    x->stuck_ticks = stuck ? x->stuck_ticks + 1 : 0;
-    if (x->stuck_ticks >= 2) {
-        cli_error("%s: nothing to read where the tail settled (JDK 17 removes its first "
-                  "repository folder at startup): looking again", x->cur);
-        x->restarting = true;
-        jfr_uv_tail_stop(x->t); /* on_end starts it again */
-    }
 }
 
 static void on_watch(uv_timer_t *h) {
     tail_ctx *x = h->data;
-    if (!x->waiting) {
-        if (x->t && !x->app.stopping)
-            check_stuck(x);
+    if (!x->waiting)
         return;
-    }
     char name[PATH_MAX], path[PATH_MAX * 2];
     if (newer_folder(x, name, sizeof name)) {
         snprintf(path, sizeof path, "%s/%s", x->path, name);
@@ -235,19 +127,6 @@ static void on_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status st, const cha
     uint64_t bytes = jfr_parser_bytes(jfr_uv_tail_parser(t));
     x->t = NULL;
     x->src = NULL;
-    x->stuck_ticks = 0;
-    if (x->restarting) {
-        x->restarting = false;
-        live_src_discard(s);
-        char again[sizeof x->cur];
-        snprintf(again, sizeof again, "%s", x->cur);
-        if (!x->app.stopping && start_tail(x, again))
-            return;
-        if (!x->app.stopping)
-            x->app.failed = true;
-        finish(x);
-        return;
-    }
     const char *how = "tail ended";
     char idle[64];
     bool ours = false;
@@ -283,10 +162,6 @@ static void on_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status st, const cha
 }
 
 static bool start_tail(tail_ctx *x, const char *path) {
-    if (path != x->cur)
-        snprintf(x->cur, sizeof x->cur, "%s", path);
-    x->lastfile[0] = '\0';
-    x->stuck_ticks = 0;
     jfr_uv_tail_config cfg;
     jfr_uv_tail_config_init(&cfg);
     cfg.path = path;

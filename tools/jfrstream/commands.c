@@ -8,8 +8,9 @@
  * A new option goes into its command's option list below, with its help
  * (the profile options are shared by collapsed, flamegraph and pprof, the
  * live options by listen and tail, the filters by print, metadata, listen
- * and tail), and into the man page and README.md (the cli-docs test checks
- * that every option is documented in all three).
+ * and tail), and into the man page and its guide: doc/live.md for listen and
+ * tail, doc/profiles.md for the profile commands (the cli-docs test checks
+ * that every option is documented there).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */

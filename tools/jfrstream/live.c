@@ -555,19 +555,6 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
     free(s);
 }
 
-void live_src_discard(live_src *s) {
-    pyro_src_end(s, false);
-    s->app->conns--;
-    s->app->conns_total--;
-    live_kafka_src_end(s);
-    live_metrics_src_end(s);
-    jfrs_source_free(s->src);
-    jfrc_json_free(s->ej);
-    cli_type_set_free(&s->want);
-    free(s->rows);
-    free(s);
-}
-
 /* ------------------------------------------------------------ the view */
 
 typedef struct rate_row {
@@ -795,6 +782,7 @@ void live_request_stop(live_app *app) {
     app->stopping = true;
     if (app->stop)
         app->stop(app);
+    live_kafka_stop(app);
 }
 
 void live_finish(live_app *app) {

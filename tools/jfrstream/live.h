@@ -163,8 +163,6 @@ jfr_status live_src_subscribe(live_src *s, jfr_parser *p);
  * and frees the source. */
 void live_src_end(live_src *s, jfr_status status, const char *message, bool ours,
                   uint64_t bytes, const char *how);
-/* Drop a source that never received a byte (no message). */
-void live_src_discard(live_src *s);
 /* "jfrstream: <source>: <message>" on stderr. */
 void live_src_msg(const live_src *s, const char *fmt, ...)
 #if defined(__GNUC__)

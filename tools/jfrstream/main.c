@@ -19,13 +19,18 @@
 #include <string.h>
 #include <unistd.h>
 
+static void erase_progress(void *user) {
+    (void)user;
+    cli_progress_stdout();
+}
+
 int main(int argc, char **argv) {
     cli_global g = {CLI_FEED_DEFAULT, 0, 1, false, 0, 0, NULL};
     if (!(cli_out = jfrc_out_new_fd(STDOUT_FILENO, (size_t)1 << 20))) {
         fputs(CLI_NAME ": out of memory\n", stderr);
         return CLI_EXIT_ERROR;
     }
-    jfrc_out_on_write(cli_out, cli_progress_stdout); /* erase the progress line first */
+    jfrc_out_on_write(cli_out, erase_progress, NULL); /* erase the progress line first */
     int i = 1;
     while (i < argc) {
         const char *a = argv[i];

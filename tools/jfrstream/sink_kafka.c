@@ -192,6 +192,36 @@ static void retry_paused(live_app *app) {
     }
 }
 
+/* A stop finishes every input: a source paused for room in the queue is
+ * resumed (a paused connection or tail waits for its resume before it
+ * finishes, jfrstream_uv.h), and its events then wait for room within the
+ * stop's budget (live_kafka_event). */
+void live_kafka_stop(live_app *app) {
+    struct live_kafka *lk = app->kafka;
+    if (!lk)
+        return;
+    bool any = false;
+    for (live_src *s = lk->srcs; s; s = s->knext)
+        if (s->kpaused) {
+            s->kpaused = false;
+            s->kresume = s->conn != NULL || s->tail != NULL;
+            any |= s->kresume;
+        }
+    while (any) { /* a resume may end sources: walk again from the start */
+        any = false;
+        for (live_src *s = lk->srcs; s; s = s->knext)
+            if (s->kresume) {
+                s->kresume = false;
+                if (s->conn)
+                    jfr_uv_conn_resume(s->conn);
+                else
+                    jfr_uv_tail_resume(s->tail);
+                any = true;
+                break;
+            }
+    }
+}
+
 static void on_timer(uv_timer_t *t) { retry_paused(t->data); }
 static void on_evpoll(uv_poll_t *h, int status, int events) {
     (void)status;

@@ -24,6 +24,8 @@ int live_kafka_option(live_opts *o, const cli_arg *a);
 int live_kafka_open(live_app *app);
 /* From live_init / live_finish: the poll timer and check handle. */
 void live_kafka_start(live_app *app);
+/* Stopping: resume the sources paused for room (they finish their input). */
+void live_kafka_stop(live_app *app);
 void live_kafka_close(live_app *app);
 /* Per source (live_src_new / _end / _discard). */
 bool live_kafka_src_new(live_src *s);

@@ -1,0 +1,137 @@
+/*
+ * kafka.h — the insides of the Kafka sink (jfrstream_sink.h, "Kafka"),
+ * shared by kafka.c (the producer: its configuration, delivery reports,
+ * topics, poll, flush and end) and kafka_src.c (a source's sender: the
+ * event's message, hold-back and the queue of messages waiting for room).
+ * Built with librdkafka only (JFRS_HAVE_KAFKA).
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#ifndef JFRSTREAM_SINK_KAFKA_H
+#define JFRSTREAM_SINK_KAFKA_H
+
+#include "jfrstream_sink.h"
+#include "sink.h"
+
+#include <librdkafka/rdkafka.h>
+#include <stdio.h>
+#include <string.h>
+
+#define DEFAULT_HOLD_EVENTS 10000
+#define DEFAULT_HOLD_BYTES (16u << 20)
+
+/* A message waiting here: held (the event JSON, wrapped at release) or
+ * pending (the whole message, waiting for room in librdkafka's queue). */
+typedef struct kmsg {
+    struct kmsg *next;
+    rd_kafka_topic_t *rkt;
+    int64_t start_ns;   /* held: the event's start (OTLP) */
+    size_t a, b;        /* held: type length, JSON length; pending: key, value */
+    char data[];        /* held: type, JSON; pending: key, value */
+} kmsg;
+
+typedef struct kqueue {
+    kmsg *head, *tail;
+    uint64_t n, bytes;
+} kqueue;
+
+/* A source's record: its counts and its pending messages; outlives the
+ * sender until every message is settled. */
+typedef struct krec {
+    struct krec *next;
+    jfrs_kafka_stats st;
+    kqueue pend;
+    struct jfrs_kafka_src *ks; /* its sender; NULL once freed */
+    bool ended;         /* the sender was freed */
+    bool done;          /* reported (on_source_done) */
+    char *id, *origin;  /* set when the sender is freed */
+} krec;
+
+/* A topic handle per expanded name (cached per source by type index). */
+typedef struct ktopic {
+    struct ktopic *next;
+    rd_kafka_topic_t *rkt;
+    char name[];
+} ktopic;
+
+struct jfrs_kafka {
+    rd_kafka_t *rk;
+    rd_kafka_queue_t *mainq;
+    int evfd[2];        /* readable when delivery reports wait (-1: none) */
+    jfrs_kafka_format format;
+    char *topic;        /* the pattern */
+    bool per_type;      /* it holds "{type}" */
+    rd_kafka_topic_t *fixed; /* the topic when not per type */
+    ktopic *topics;
+    uint32_t stack_depth;
+    uint64_t hold_events, hold_bytes;
+    void (*on_log)(void *user, int level, const char *message);
+    void (*on_source_done)(void *user, const char *id, const char *origin,
+                           const jfrs_kafka_stats *st);
+    void *user;
+    krec *recs;         /* every record, live or ended */
+    jfrs_kafka_stats tot;
+    jfrc_out *scratch;  /* a message being made for a release */
+    jfr_allocator a;    /* every allocation of the producer and its senders */
+};
+
+struct jfrs_kafka_src {
+    jfrs_kafka *k;
+    krec *r;
+    jfrs_source *src;
+    jfrc_out *out;      /* the event JSON */
+    jfrc_json *json;
+    jfrc_out *msg;      /* the message */
+    jfrc_out *res;      /* OTLP: the resource part, of label generation resgen */
+    uint64_t resgen;
+    bool holding;       /* not identified, not released yet */
+    kqueue hold;
+    rd_kafka_topic_t **rkt_by_type; /* per type index (per-type topics) */
+    size_t ntypes;
+    const jfr_type *last_type; /* the last event's type and topic */
+    rd_kafka_topic_t *last_rkt;
+    bool decode_failed;
+    char decode_err[256];
+};
+
+static inline void set_error(jfrs_kafka_stats *st, const char *what) {
+    snprintf(st->last_error, sizeof st->last_error, "%s", what);
+}
+
+static inline kmsg *msg_new(jfrs_kafka *k, size_t a, size_t b) {
+    kmsg *m = jfr__alloc(&k->a, sizeof *m + a + b);
+    if (m) {
+        m->a = a;
+        m->b = b;
+    }
+    return m;
+}
+
+static inline void msg_free(jfrs_kafka *k, kmsg *m) {
+    if (m)
+        jfr__free(&k->a, m, sizeof *m + m->a + m->b);
+}
+
+static inline void str_free(jfrs_kafka *k, char *s) {
+    if (s)
+        jfr__free(&k->a, s, strlen(s) + 1);
+}
+
+static inline void copy_stats(jfrs_kafka_stats *out, const jfrs_kafka_stats *in) {
+    *out = *in;
+}
+
+/* ---- kafka.c */
+/* The topic of events of type `name` (per-type topics); NULL when it cannot
+ * be made. */
+rd_kafka_topic_t *kafka_topic_for(jfrs_kafka *k, const char *name);
+
+/* ---- kafka_src.c */
+/* Hand over a record's pending messages, in order: JFR_OK when none is
+ * left, JFR_PAUSED when the queue is full again. */
+jfr_status kafka_drain(jfrs_kafka *k, krec *r);
+/* Release a sender's held events: made with the labels known now, sent in
+ * order. */
+jfr_status kafka_release(jfrs_kafka_src *ks);
+
+#endif

@@ -1,0 +1,300 @@
+/*
+ * test_sink_alloc.c — the custom allocator in the sink library (argv: the
+ * workload and the synthetic fixture). For a source (jfrs_source_new_advanced),
+ * the metrics registry, the Kafka sender (librdkafka's mock cluster) and the
+ * Pyroscope sink (a closed port), each with a counting allocator
+ * (harness.h):
+ *
+ *   - balanced: after the objects are freed nothing is live, and every free
+ *     and realloc was told the size that was allocated; the output (the
+ *     labels' JSON, the exposition, the messages delivered) is the same as
+ *     with malloc;
+ *   - allocation failure at every point: the run is repeated with the Nth
+ *     allocation refused (and every later one; for the source and metrics
+ *     also that one alone), for every N up to the count of a whole run:
+ *     each call refuses cleanly (NULL, JFR_NOMEM, or goes on without what it
+ *     could not make), nothing crashes, nothing leaks.
+ *
+ * What librdkafka, libcurl and the converters' event JSON writer allocate
+ * is theirs (not counted).
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#include "sinktest.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static const uint8_t *g_data, *g_synth;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* Pyroscope's worker frees too */
+static size_t g_len, g_synth_len;
+
+/* Check a counting allocator after its objects are freed. */
+static void balanced(const char *what, const talloc *t, size_t fail_at) {
+    if (t->cur != 0 || t->bad_size != 0)
+        fprintf(stderr, "%s (fail_at %zu): %zu bytes live, %zu wrong sizes (%s)\n", what,
+                fail_at, t->cur, t->bad_size, t->bad_detail);
+    CHECK(t->cur == 0 && t->bad_size == 0);
+}
+
+/* Run `run` whole (its allocations counted), then with each allocation
+ * refused in turn; returns the count of a whole run. */
+static size_t sweep(const char *what, void (*run)(const jfr_allocator *a, char **out),
+                    bool also_once) {
+    char *ref = NULL, *got = NULL;
+    run(NULL, &ref);
+    talloc t;
+    talloc_init(&t);
+    t.lock = &g_lock;
+    jfr_allocator a = talloc_allocator(&t);
+    run(&a, &got);
+    balanced(what, &t, 0);
+    CHECK(ref && got && strcmp(ref, got) == 0);
+    size_t n = t.nalloc;
+    CHECK(n > 0);
+    free(ref);
+    free(got);
+    for (int once = 0; once <= (int)also_once; once++)
+        for (size_t i = 1; i <= n; i++) {
+            talloc_init(&t);
+            t.lock = &g_lock;
+            t.fail_at = i;
+            t.fail_once = once;
+            a = talloc_allocator(&t);
+            got = NULL;
+            run(&a, &got);
+            free(got);
+            CHECK(t.failed > 0);
+            balanced(what, &t, i);
+        }
+    printf("test_sink_alloc: %s: %zu allocations, each refused in turn%s\n", what, n,
+           also_once ? " (alone, and with all later ones)" : "");
+    return n;
+}
+
+/* ------------------------------------------------------------ source */
+
+static int src_event(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)p;
+    jfrs_source_event(u, e);
+    return JFR_CB_CONTINUE;
+}
+
+static void run_source(const jfr_allocator *a, char **out) {
+    jfrs_source *s = jfrs_source_new_advanced("path", "/tmp/r\xc3\xa9po", NULL, a);
+    if (!s)
+        return;
+    jfrs_source_set(s, "team", "caf\xc3\xa9\xff");
+    jfrs_source_set(s, "zone", "eu");
+    jfrs_source_set(s, "team", "core"); /* replaced */
+    jfr_callbacks cb;
+    jfr_callbacks_init(&cb);
+    cb.on_event = src_event;
+    jfr_parser *p = jfr_parser_new(NULL, &cb, s);
+    CHECK(p);
+    jfr_parser_feed(p, g_data, g_len);
+    jfr_parser_finish(p);
+    jfr_parser_free(p);
+    const char *j = jfrs_source_json(s);
+    if (j)
+        *out = strdup(j);
+    jfrs_source_free(s);
+}
+
+/* ------------------------------------------------------------ metrics */
+
+/* One input of the registry; a second with the same JVM takes its series
+ * over. */
+static void metrics_input(jfrs_metrics *m, const jfr_allocator *a, const char *peer) {
+    jfrs_source *s = jfrs_source_new_advanced("peer", peer, NULL, a);
+    if (!s)
+        return;
+    jfrs_source_set(s, "team", "caf\xc3\xa9\xff\"\n");
+    jfrs_metrics_src *ms = NULL;
+    jfr_status st = jfrs_metrics_src_new(m, s, &ms);
+    CHECK(st == JFR_OK || st == JFR_NOMEM);
+    jfr_callbacks cb;
+    sinktest_metrics_callbacks(&cb);
+    jfr_parser *p = jfr_parser_new(NULL, &cb, ms);
+    CHECK(p);
+    jfrs_source_subscribe(s, p);
+    jfrs_metrics_src_subscribe(ms, p);
+    for (size_t off = 0; off < g_len; off += 4096)
+        jfr_parser_feed(p, g_data + off, g_len - off < 4096 ? g_len - off : 4096);
+    jfr_parser_finish(p);
+    jfrs_metrics_src_error(ms, JFR_TRUNCATED);
+    jfrs_metrics_src_end(ms);
+    jfr_parser_free(p);
+    jfrs_source_free(s);
+}
+
+static void run_metrics(const jfr_allocator *a, char **out) {
+    jfrs_metrics_config c;
+    jfrs_metrics_config_init(&c);
+    c.allocator = a;
+    jfrs_metrics *m = NULL;
+    if (jfrs_metrics_new(&c, &m) != JFR_OK)
+        return;
+    metrics_input(m, a, "127.0.0.1:1000");
+    metrics_input(m, a, "127.0.0.1:1001");
+    jfrs_metrics_set(m, "jfrstream_kafka_messages_total", "counter", "Messages",
+                     "outcome=\"delivered\"", 3);
+    jfrs_metrics_set(m, "jfrstream_kafka_messages_total", "counter", "Messages",
+                     "outcome=\"failed\"", 1);
+    *out = sinktest_stable(jfrs_metrics_render(m, NULL));
+    jfrs_metrics_free(m);
+}
+
+/* ------------------------------------------------------------ Kafka */
+
+typedef struct krun {
+    jfrs_kafka_src *ks;
+    uint64_t events, nomem;
+} krun;
+
+static int k_begin(jfr_parser *p, const jfr_chunk_info *c, void *u) {
+    (void)p;
+    jfrs_kafka_src_chunk_begin(((krun *)u)->ks, c);
+    return JFR_CB_CONTINUE;
+}
+static int k_meta(jfr_parser *p, const jfr_metadata *m, void *u) {
+    (void)p;
+    jfrs_kafka_src_metadata(((krun *)u)->ks, m);
+    return JFR_CB_CONTINUE;
+}
+static int k_event(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)p;
+    krun *r = u;
+    r->events++;
+    jfr_status st = jfrs_kafka_src_event(r->ks, e);
+    CHECK(st == JFR_OK || st == JFR_NOMEM || st == JFR_IO);
+    r->nomem += st == JFR_NOMEM;
+    return JFR_CB_CONTINUE;
+}
+
+static void log_quiet(void *user, int level, const char *message) {
+    (void)user, (void)level, (void)message;
+}
+
+/* The synthetic recording (no jdk.JVMInformation: held back, 10 at most)
+ * to per-type topics, as JSON and as OTLP JSON; the output: the counts. */
+static void run_kafka_format(const jfr_allocator *a, jfrs_kafka_format format, char *out,
+                             size_t outlen) {
+    static const char *const mock[] = {"test.mock.num.brokers=1"};
+    jfrs_kafka_config c;
+    jfrs_kafka_config_init(&c);
+    c.brokers = "127.0.0.1:1";
+    c.topic = "alloc-{type}";
+    c.format = format;
+    c.options = mock;
+    c.noptions = 1;
+    c.hold_events = 10;
+    c.on_log = log_quiet;
+    c.allocator = a;
+    jfrs_kafka *k = NULL;
+    jfr_status st = jfrs_kafka_new(&c, &k, NULL, 0);
+    CHECK(st == JFR_OK || st == JFR_NOMEM);
+    if (!k)
+        return;
+    jfrs_source *s = jfrs_source_new_advanced("path", "/tmp/synthetic", NULL, a);
+    krun r = {0};
+    if (s && (r.ks = jfrs_kafka_src_new(k, s)) != NULL) {
+        jfr_callbacks cb;
+        jfr_callbacks_init(&cb);
+        cb.on_chunk_begin = k_begin;
+        cb.on_metadata = k_meta;
+        cb.on_event = k_event;
+        jfr_parser *p = jfr_parser_new(NULL, &cb, &r);
+        CHECK(p);
+        jfr_parser_feed(p, g_synth, g_synth_len);
+        jfr_parser_finish(p);
+        jfr_parser_free(p);
+        jfrs_kafka_src_end(r.ks);
+        jfrs_kafka_src_free(r.ks);
+    }
+    jfrs_kafka_flush(k, 10000);
+    jfrs_kafka_stats st2;
+    jfrs_kafka_stats_get(k, &st2);
+    snprintf(out, outlen, "%d: %llu events, %llu delivered, %llu failed; ", (int)format,
+             (unsigned long long)r.events, (unsigned long long)st2.delivered,
+             (unsigned long long)st2.failed);
+    jfrs_kafka_free(k);
+    jfrs_source_free(s);
+}
+
+static void run_kafka(const jfr_allocator *a, char **out) {
+    char j[128] = "", o[128] = "", all[256];
+    run_kafka_format(a, JFRS_KAFKA_JSON, j, sizeof j);
+    run_kafka_format(a, JFRS_KAFKA_OTLP_JSON, o, sizeof o);
+    snprintf(all, sizeof all, "%s%s", j, o);
+    *out = strdup(all);
+}
+
+/* ------------------------------------------------------------ Pyroscope */
+
+static char g_url[64];
+
+static void run_pyroscope(const jfr_allocator *a, char **out) {
+    jfrs_pyroscope_config c;
+    jfrs_pyroscope_config_init(&c);
+    c.url = g_url;
+    c.spy_name = "alloc";
+    c.queue_windows = 2;
+    c.backoff_ms = c.max_backoff_ms = 60000; /* the first attempt only */
+    c.allocator = a;
+    jfrs_pyroscope *p = NULL;
+    jfr_status st = jfrs_pyroscope_new(&c, &p);
+    CHECK(st == JFR_OK || st == JFR_NOMEM);
+    if (!p)
+        return;
+    static const char body[] = "not pprof";
+    uint64_t ok = 0;
+    for (int i = 0; i < 4; i++) {
+        st = jfrs_pyroscope_push(p, i % 2 ? "a" : "b", "app{x=y}", body, sizeof body, i, i + 1);
+        CHECK(st == JFR_OK || st == JFR_NOMEM);
+        ok += st == JFR_OK;
+    }
+    jfrs_pyroscope_end_source(p, "a");
+    jfrs_pyroscope_push(p, "c", "app{}", NULL, 0, 0, 1);
+    jfrs_pyroscope_drain(p, 0);
+    jfrs_pyroscope_free(p);
+    char t[32];
+    snprintf(t, sizeof t, "%llu pushed", (unsigned long long)ok);
+    *out = strdup(t);
+}
+
+int main(int argc, char **argv) {
+    CHECK(argc == 3);
+    if (argc != 3)
+        return 1;
+    uint8_t *data = read_file(argv[1], &g_len);
+    uint8_t *synth = read_file(argv[2], &g_synth_len);
+    CHECK(data && synth);
+    g_data = data;
+    g_synth = synth;
+    sweep("source", run_source, true);
+    sweep("metrics", run_metrics, true);
+    if (jfrs_kafka_available())
+        sweep("kafka", run_kafka, false);
+    else
+        printf("test_sink_alloc: built without librdkafka: Kafka not checked\n");
+    if (jfrs_pyroscope_available()) {
+        snprintf(g_url, sizeof g_url, "http://127.0.0.1:%d/", sinktest_closed_port());
+        sweep("pyroscope", run_pyroscope, false);
+    } else {
+        printf("test_sink_alloc: built without libcurl: Pyroscope not checked\n");
+    }
+    free(data);
+    free(synth);
+    if (g_failures) {
+        fprintf(stderr, "test_sink_alloc: %d failure(s)\n", g_failures);
+        return 1;
+    }
+    printf("test_sink_alloc: ok\n");
+    return 0;
+}

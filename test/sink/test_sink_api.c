@@ -1,0 +1,345 @@
+/*
+ * test_sink_api.c — the API rules of jfrstream_sink.h, without a server:
+ *
+ *   - sized structs (jfrstream.h, "STRUCTS YOU HAND IN"): the Kafka,
+ *     Pyroscope and metrics configs of an older caller (a smaller size: the
+ *     members past it are not read, whatever they hold) and of a newer one
+ *     (a bigger size, its tail zero) are accepted, with the defaults for
+ *     what the older one does not have;
+ *   - NULL: every public function called with NULL pointers returns what
+ *     the header promises (JFR_INVALID_ARG, NULL, 0, nothing) without
+ *     writing through them.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#include "sinktest.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ sized structs */
+
+static void kafka_sized(void) {
+    if (!jfrs_kafka_available()) {
+        printf("test_sink_api: built without librdkafka: Kafka configs not checked\n");
+        return;
+    }
+    char err[512];
+    jfrs_kafka *k = NULL;
+    static const char *const mock[] = {"test.mock.num.brokers=1"};
+    static const char *const bad[] = {"no.such.property=1"};
+    /* an older caller, whose struct ends before `options`: the bad option
+     * in what follows is not read */
+    jfrs_kafka_config c;
+    jfrs_kafka_config_init(&c);
+    c.brokers = "127.0.0.1:9";
+    c.options = bad;
+    c.noptions = 1;
+    CHECK(jfrs_kafka_new(&c, &k, err, sizeof err) == JFR_INVALID_ARG && !k);
+    c.size = offsetof(jfrs_kafka_config, options);
+    CHECK(jfrs_kafka_new(&c, &k, err, sizeof err) == JFR_OK && k);
+    jfrs_kafka_free(k);
+    k = NULL;
+    /* a newer caller: its struct is bigger, the tail zero */
+    struct {
+        jfrs_kafka_config c;
+        unsigned char tail[64];
+    } newer;
+    memset(&newer, 0, sizeof newer);
+    jfrs_kafka_config_init(&newer.c);
+    newer.c.size = sizeof newer;
+    newer.c.brokers = "127.0.0.1:9";
+    newer.c.options = mock;
+    newer.c.noptions = 1;
+    CHECK(jfrs_kafka_new(&newer.c, &k, err, sizeof err) == JFR_OK && k);
+    jfrs_kafka_free(k);
+    /* below sizeof(size_t): not a config */
+    c.size = 2;
+    k = (jfrs_kafka *)&c;
+    CHECK(jfrs_kafka_new(&c, &k, err, sizeof err) == JFR_INVALID_ARG && !k);
+}
+
+/* Push 8 windows of one source to a closed port: how many were dropped
+ * (the queue holds queue_windows beside the one being sent). */
+static uint64_t pyroscope_drops(const jfrs_pyroscope_config *c) {
+    jfrs_pyroscope *p = NULL;
+    CHECK(jfrs_pyroscope_new(c, &p) == JFR_OK && p);
+    if (!p)
+        return UINT64_MAX;
+    static const char body[] = "not pprof";
+    for (int i = 0; i < 8; i++)
+        CHECK(jfrs_pyroscope_push(p, "a", "app{}", body, sizeof body, i, i + 1) == JFR_OK);
+    jfrs_pyroscope_stats st;
+    jfrs_pyroscope_stats_total(p, &st);
+    jfrs_pyroscope_free(p);
+    return st.dropped;
+}
+
+static void pyroscope_sized(void) {
+    if (!jfrs_pyroscope_available()) {
+        printf("test_sink_api: built without libcurl: Pyroscope configs not checked\n");
+        return;
+    }
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", sinktest_closed_port());
+    jfrs_pyroscope_config c;
+    jfrs_pyroscope_config_init(&c);
+    c.url = url;
+    c.backoff_ms = c.max_backoff_ms = 60000; /* the first attempt only */
+    c.queue_windows = 1;
+    CHECK(pyroscope_drops(&c) >= 6); /* read: 8 pushed, 1 or 2 kept */
+    /* an older caller, whose struct ends before queue_windows: the default
+     * queue of 8 holds all 8 */
+    c.size = offsetof(jfrs_pyroscope_config, queue_windows);
+    CHECK(pyroscope_drops(&c) == 0);
+    struct {
+        jfrs_pyroscope_config c;
+        unsigned char tail[64];
+    } newer;
+    memset(&newer, 0, sizeof newer);
+    jfrs_pyroscope_config_init(&newer.c);
+    newer.c.size = sizeof newer;
+    newer.c.url = url;
+    newer.c.queue_windows = 1;
+    CHECK(pyroscope_drops(&newer.c) >= 6);
+    jfrs_pyroscope *p = (jfrs_pyroscope *)&c;
+    c.size = 0;
+    CHECK(jfrs_pyroscope_new(&c, &p) == JFR_INVALID_ARG && !p);
+}
+
+/* Whether a new source gets series (not refused over max_series). */
+static jfr_status metrics_src_status(const jfrs_metrics_config *c) {
+    jfrs_metrics *m = NULL;
+    CHECK(jfrs_metrics_new(c, &m) == JFR_OK && m);
+    if (!m)
+        return JFR_NOMEM;
+    jfrs_source *s = jfrs_source_new("peer", "127.0.0.1:1", NULL);
+    jfrs_metrics_src *ms = NULL;
+    jfr_status st = jfrs_metrics_src_new(m, s, &ms);
+    jfrs_metrics_src_end(ms);
+    jfrs_source_free(s);
+    jfrs_metrics_free(m);
+    return st;
+}
+
+static void metrics_sized(void) {
+    jfrs_metrics_config c;
+    jfrs_metrics_config_init(&c);
+    c.max_series = 1; /* no room for a source's first 4 */
+    CHECK(metrics_src_status(&c) == JFR_LIMIT);
+    /* an older caller, whose struct ends before max_series: the default */
+    c.size = offsetof(jfrs_metrics_config, max_series);
+    CHECK(metrics_src_status(&c) == JFR_OK);
+    struct {
+        jfrs_metrics_config c;
+        unsigned char tail[64];
+    } newer;
+    memset(&newer, 0, sizeof newer);
+    jfrs_metrics_config_init(&newer.c);
+    newer.c.size = sizeof newer;
+    CHECK(metrics_src_status(&newer.c) == JFR_OK);
+    newer.c.max_series = 1;
+    CHECK(metrics_src_status(&newer.c) == JFR_LIMIT);
+    jfrs_metrics *m = (jfrs_metrics *)&c;
+    c.size = 1;
+    CHECK(jfrs_metrics_new(&c, &m) == JFR_INVALID_ARG && !m);
+}
+
+
+/* ------------------------------------------------------------------- NULLs */
+
+static void nulls_source(void) {
+    CHECK(jfrs_source_new(NULL, "x", NULL) == NULL);
+    CHECK(jfrs_source_new("peer", NULL, NULL) == NULL);
+    jfrs_source_free(NULL);
+    CHECK(jfrs_source_set(NULL, "k", "v") == JFR_INVALID_ARG);
+    CHECK(jfrs_source_subscribe(NULL, NULL) == JFR_INVALID_ARG);
+    jfrs_source_event(NULL, NULL);
+    CHECK(!jfrs_source_identified(NULL));
+    CHECK(jfrs_source_generation(NULL) == 0);
+    CHECK(jfrs_source_id(NULL) == NULL);
+    CHECK(jfrs_source_nlabels(NULL) == 0);
+    CHECK(jfrs_source_key(NULL, 0) == NULL && jfrs_source_value(NULL, 0) == NULL);
+    CHECK(jfrs_source_get(NULL, "source") == NULL);
+    CHECK(jfrs_source_json(NULL) == NULL);
+    char *name = jfrs_pyroscope_name(NULL, "app"); /* no source: no labels */
+    CHECK(name && strcmp(name, "app{}") == 0);
+    free(name);
+    jfrs_source *s = jfrs_source_new("peer", "127.0.0.1:1", NULL);
+    CHECK(s != NULL);
+    CHECK(jfrs_source_set(s, NULL, "v") == JFR_INVALID_ARG);
+    CHECK(jfrs_source_set(s, "k", NULL) == JFR_INVALID_ARG);
+    CHECK(jfrs_source_subscribe(s, NULL) == JFR_INVALID_ARG);
+    jfrs_source_event(s, NULL);
+    CHECK(jfrs_source_get(s, NULL) == NULL);
+    CHECK(jfrs_source_key(s, 99) == NULL && jfrs_source_value(s, 99) == NULL);
+    CHECK(jfrs_source_nlabels(s) == 2 && strcmp(jfrs_source_get(s, "peer"), "127.0.0.1:1") == 0);
+    jfrs_source_free(s);
+}
+
+static void nulls_kafka(void) {
+    char err[256];
+    jfrs_kafka *k = NULL;
+    jfrs_kafka_config c;
+    jfrs_kafka_config_init(NULL);
+    jfrs_kafka_config_init(&c);
+    c.brokers = "127.0.0.1:9";
+    jfr_status no = jfrs_kafka_available() ? JFR_INVALID_ARG : JFR_UNSUPPORTED;
+    CHECK(jfrs_kafka_new(NULL, &k, err, sizeof err) == no && !k);
+    CHECK(jfrs_kafka_new(&c, NULL, err, sizeof err) == no);
+    CHECK(jfrs_kafka_new(&c, NULL, NULL, 0) == no);
+    jfrs_kafka_free(NULL);
+    jfrs_kafka_poll(NULL);
+    CHECK(jfrs_kafka_event_fd(NULL) == -1);
+    CHECK(jfrs_kafka_flush(NULL, 0) == JFR_OK);
+    jfrs_kafka_stats st;
+    memset(&st, 0xff, sizeof st);
+    jfrs_kafka_stats_get(NULL, &st);
+    CHECK(st.produced == 0 && st.last_error[0] == '\0');
+    jfrs_kafka_stats_get(NULL, NULL);
+    CHECK(jfrs_kafka_src_new(NULL, NULL) == NULL);
+    jfrs_kafka_src_chunk_begin(NULL, NULL);
+    jfrs_kafka_src_metadata(NULL, NULL);
+    CHECK(jfrs_kafka_src_event(NULL, NULL) == (jfrs_kafka_available() ? JFR_INVALID_ARG
+                                                                       : JFR_UNSUPPORTED));
+    CHECK(jfrs_kafka_src_decode_error(NULL) == NULL);
+    CHECK(jfrs_kafka_src_retry(NULL) == JFR_OK);
+    CHECK(jfrs_kafka_src_wait(NULL, 0) == JFR_OK);
+    jfrs_kafka_src_end(NULL);
+    memset(&st, 0xff, sizeof st);
+    jfrs_kafka_src_stats(NULL, &st);
+    CHECK(st.produced == 0);
+    jfrs_kafka_src_stats(NULL, NULL);
+    jfrs_kafka_src_free(NULL);
+    if (!jfrs_kafka_available())
+        return;
+    static const char *const mock[] = {"test.mock.num.brokers=1"};
+    c.options = mock;
+    c.noptions = 1;
+    CHECK(jfrs_kafka_new(&c, &k, NULL, 0) == JFR_OK && k);
+    jfrs_source *s = jfrs_source_new("peer", "127.0.0.1:1", NULL);
+    CHECK(jfrs_kafka_src_new(k, NULL) == NULL);
+    jfrs_kafka_src *ks = jfrs_kafka_src_new(k, s);
+    CHECK(ks != NULL);
+    jfrs_kafka_src_chunk_begin(ks, NULL);
+    jfrs_kafka_src_metadata(ks, NULL);
+    CHECK(jfrs_kafka_src_event(ks, NULL) == JFR_INVALID_ARG);
+    jfrs_kafka_stats_get(k, NULL);
+    jfrs_kafka_src_stats(ks, NULL);
+    jfrs_kafka_src_end(ks);
+    jfrs_kafka_src_free(ks);
+    jfrs_source_free(s);
+    jfrs_kafka_free(k);
+}
+
+static void nulls_pyroscope(void) {
+    jfrs_pyroscope_config c;
+    jfrs_pyroscope_config_init(NULL);
+    jfrs_pyroscope_config_init(&c);
+    c.url = "http://127.0.0.1:9";
+    jfrs_pyroscope *p = NULL;
+    jfr_status no = jfrs_pyroscope_available() ? JFR_INVALID_ARG : JFR_UNSUPPORTED;
+    CHECK(jfrs_pyroscope_new(NULL, &p) == no && !p);
+    CHECK(jfrs_pyroscope_new(&c, NULL) == JFR_INVALID_ARG);
+    jfrs_pyroscope_free(NULL);
+    CHECK(jfrs_pyroscope_push(NULL, "a", "n", "b", 1, 0, 1) ==
+          (jfrs_pyroscope_available() ? JFR_INVALID_ARG : JFR_UNSUPPORTED));
+    jfrs_pyroscope_end_source(NULL, "a");
+    CHECK(jfrs_pyroscope_drain(NULL, 0) == 0);
+    jfrs_pyroscope_stats st;
+    memset(&st, 0xff, sizeof st);
+    jfrs_pyroscope_stats_total(NULL, &st);
+    CHECK(st.queued == 0 && st.last_error[0] == '\0');
+    jfrs_pyroscope_stats_total(NULL, NULL);
+    CHECK(!jfrs_pyroscope_stats_source(NULL, "a", &st));
+    if (!jfrs_pyroscope_available())
+        return;
+    CHECK(jfrs_pyroscope_new(&c, &p) == JFR_OK && p);
+    CHECK(jfrs_pyroscope_push(p, NULL, "n", "b", 1, 0, 1) == JFR_INVALID_ARG);
+    CHECK(jfrs_pyroscope_push(p, "a", NULL, "b", 1, 0, 1) == JFR_INVALID_ARG);
+    CHECK(jfrs_pyroscope_push(p, "a", "n", NULL, 1, 0, 1) == JFR_INVALID_ARG);
+    jfrs_pyroscope_end_source(p, NULL);
+    jfrs_pyroscope_stats_total(p, NULL);
+    CHECK(!jfrs_pyroscope_stats_source(p, NULL, &st));
+    CHECK(!jfrs_pyroscope_stats_source(p, "a", NULL));
+    jfrs_pyroscope_free(p);
+}
+
+static bool scrape_none(void *user, char **body, size_t *len) {
+    (void)user, (void)body, (void)len;
+    return false;
+}
+
+static void nulls_metrics(void) {
+    jfrs_metrics *m = NULL;
+    jfrs_metrics_config c;
+    jfrs_metrics_config_init(NULL);
+    jfrs_metrics_config_init(&c);
+    CHECK(jfrs_metrics_new(NULL, &m) == JFR_INVALID_ARG && !m);
+    CHECK(jfrs_metrics_new(&c, NULL) == JFR_INVALID_ARG);
+    jfrs_metrics_free(NULL);
+    jfrs_metrics_src *ms = (jfrs_metrics_src *)&c;
+    CHECK(jfrs_metrics_src_new(NULL, NULL, &ms) == JFR_INVALID_ARG && !ms);
+    CHECK(jfrs_metrics_src_new(NULL, NULL, NULL) == JFR_INVALID_ARG);
+    CHECK(jfrs_metrics_src_subscribe(NULL, NULL) == JFR_OK); /* a src_new out of memory */
+    jfrs_metrics_src_chunk_begin(NULL, NULL);
+    jfrs_metrics_src_metadata(NULL, NULL);
+    jfrs_metrics_src_record(NULL, NULL);
+    jfrs_metrics_src_event(NULL, NULL);
+    jfrs_metrics_src_chunk_end(NULL);
+    jfrs_metrics_src_error(NULL, JFR_IO);
+    jfrs_metrics_src_end(NULL);
+    jfrs_metrics_expire(NULL);
+    CHECK(jfrs_metrics_set(NULL, "a", "gauge", "h", NULL, 1) == JFR_INVALID_ARG);
+    size_t len = 7;
+    CHECK(jfrs_metrics_render(NULL, &len) == NULL && len == 0);
+    CHECK(jfrs_metrics_nsources(NULL) == 0 && jfrs_metrics_nseries(NULL) == 0);
+    jfrs_metrics_http *h = (jfrs_metrics_http *)&c;
+    char err[128];
+    jfr_status no = jfrs_metrics_http_available() ? JFR_INVALID_ARG : JFR_UNSUPPORTED;
+    CHECK(jfrs_metrics_http_start(NULL, 0, NULL, NULL, &h, err, sizeof err) == no && !h);
+    CHECK(jfrs_metrics_http_start(NULL, 0, scrape_none, NULL, NULL, NULL, 0) == no);
+    CHECK(jfrs_metrics_http_port(NULL) == 0);
+    jfrs_metrics_http_stop(NULL);
+    CHECK(jfrs_metrics_new(&c, &m) == JFR_OK && m);
+    jfrs_source *s = jfrs_source_new("peer", "127.0.0.1:1", NULL);
+    ms = (jfrs_metrics_src *)&c;
+    CHECK(jfrs_metrics_src_new(m, NULL, &ms) == JFR_INVALID_ARG && !ms);
+    CHECK(jfrs_metrics_src_new(m, s, NULL) == JFR_INVALID_ARG);
+    CHECK(jfrs_metrics_src_new(m, s, &ms) == JFR_OK && ms);
+    CHECK(jfrs_metrics_src_subscribe(ms, NULL) == JFR_INVALID_ARG);
+    jfrs_metrics_src_chunk_begin(ms, NULL);
+    jfrs_metrics_src_metadata(ms, NULL);
+    jfrs_metrics_src_record(ms, NULL);
+    jfrs_metrics_src_event(ms, NULL);
+    jfrs_metrics_src_end(ms);
+    CHECK(jfrs_metrics_set(m, NULL, "gauge", "h", NULL, 1) == JFR_INVALID_ARG);
+    CHECK(jfrs_metrics_set(m, "a", NULL, "h", NULL, 1) == JFR_INVALID_ARG);
+    CHECK(jfrs_metrics_set(m, "a", "gauge", NULL, NULL, 1) == JFR_INVALID_ARG);
+    CHECK(jfrs_metrics_set(m, "a", "gauge", "h", NULL, 1) == JFR_OK);
+    CHECK(jfrs_metrics_render(m, NULL) != NULL); /* len optional */
+    jfrs_source_free(s);
+    jfrs_metrics_free(m);
+}
+
+int main(void) {
+    kafka_sized();
+    pyroscope_sized();
+    metrics_sized();
+    nulls_source();
+    nulls_kafka();
+    nulls_pyroscope();
+    nulls_metrics();
+    if (g_failures) {
+        fprintf(stderr, "test_sink_api: %d failure(s)\n", g_failures);
+        return 1;
+    }
+    printf("test_sink_api: ok\n");
+    return 0;
+}
