@@ -354,6 +354,12 @@ if [ -f "$man" ]; then
         { echo "FAIL: the man page does not say the rates are over the last 3 seconds"; fails=$((fails + 1)); }
 fi
 
+# a tailed file that is not JFR names the file, chunk and byte (it said only
+# "FILE: not a JFR chunk file")
+head -c 200 /dev/zero | tr '\0' 'x' >"$tmp/notjfr.jfr"
+expect_msg "$tmp/notjfr.jfr: chunk 0 at byte 0: not a JFR chunk \(bad magic\)$" \
+    "tail of a text file" tail --summary --idle-timeout 5 "$tmp/notjfr.jfr"
+
 # one chunk is "1 chunk" (it said "1 chunks")
 if expect 0 "tail of one final chunk" tail --idle-timeout 5 "$file"; then
     grep -Eq "^jfrstream: .*: the JVM finished writing \(final chunk\): 1 chunk, [0-9]+ events, $size bytes$" "$tmp/err" ||

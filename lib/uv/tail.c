@@ -336,7 +336,11 @@ static void poll_file(tail *t) {
             pread_at(t, &again, 1, at + TAIL_STATE_BYTE) != 1 || again != h[TAIL_STATE_BYTE])
             return; /* being rewritten: next poll */
         if (!jfr__header_magic(h)) {
-            tail_end(t, JFR_UV_TAIL_ERROR, JFR_BAD_MAGIC, "not a JFR chunk file");
+            char m[96]; /* as the parser names a place: chunk and byte */
+            snprintf(m, sizeof m, "chunk %llu at byte %llu: not a JFR chunk (bad magic)",
+                     (unsigned long long)(t->parser ? jfr_parser_chunks(t->parser) : 0),
+                     (unsigned long long)t->chunk_off);
+            tail_end(t, JFR_UV_TAIL_ERROR, JFR_BAD_MAGIC, m);
             return;
         }
         jfr_chunk_info ci;
