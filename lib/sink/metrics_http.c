@@ -16,6 +16,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <sys/socket.h>
 
@@ -31,15 +32,20 @@ struct jfrs_metrics_http {
     void *user;
     int port;
     char err[256]; /* libmicrohttpd's last message (the start error) */
+    pthread_t starter; /* the thread of jfrs_metrics_http_start: writes err */
 };
 
 static const char content_type[] = "text/plain; version=0.0.4; charset=utf-8";
 
-/* libmicrohttpd's messages: kept as the start error, otherwise dropped
- * (a bad request is answered, not logged). */
+/* libmicrohttpd's messages: the start error is kept, the rest dropped (a
+ * bad request is answered, not logged). A start error is logged on the
+ * thread calling MHD_start_daemon; the others come from the server's threads,
+ * also while that call is returning, so the test is the thread, set before
+ * the server's threads exist: `h->d` is stored by the starter unsynchronised
+ * and must not be read here. */
 static void logger(void *cls, const char *fmt, va_list ap) {
     jfrs_metrics_http *h = cls;
-    if (!h->d) /* only while starting: later messages are answered requests */
+    if (pthread_equal(pthread_self(), h->starter))
         vsnprintf(h->err, sizeof h->err, fmt, ap);
 }
 
@@ -134,6 +140,7 @@ jfr_status jfrs_metrics_http_start(const char *host, int port,
         return JFR_NOMEM;
     h->scrape = scrape;
     h->user = user;
+    h->starter = pthread_self();
     h->d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, h,
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,

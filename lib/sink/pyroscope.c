@@ -418,7 +418,11 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-static int curl_started; /* curl_global_init done (loop thread only) */
+/* libcurl's global init, once per process whichever thread starts a sink
+ * first (sinks may be started from several threads) */
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_result;
+static void curl_init_once(void) { curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 JFRS_API jfr_status jfrs_pyroscope_new(const jfrs_pyroscope_config *c, jfrs_pyroscope **out) {
     if (!out)
@@ -428,11 +432,8 @@ JFRS_API jfr_status jfrs_pyroscope_new(const jfrs_pyroscope_config *c, jfrs_pyro
     if (!c || !jfr__sized_copy(&cfg, sizeof cfg, c) || !cfg.url ||
         (strncmp(cfg.url, "http://", 7) != 0 && strncmp(cfg.url, "https://", 8) != 0))
         return JFR_INVALID_ARG;
-    if (!curl_started) {
-        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-            return JFR_IO;
-        curl_started = 1;
-    }
+    if (pthread_once(&curl_once, curl_init_once) != 0 || curl_init_result != CURLE_OK)
+        return JFR_IO;
     jfr_allocator a = jfrs_allocator(cfg.allocator);
     jfrs_pyroscope *p = jfr__calloc(&a, sizeof *p);
     if (!p)

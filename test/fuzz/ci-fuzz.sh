@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ci-fuzz.sh [SECONDS] [BUILD_DIR] — the CI's bounded fuzzing run: builds the
 # libFuzzer targets with clang (-Dfuzz=true) in BUILD_DIR (default
-# build-fuzz) and runs each for SECONDS (default 30) with run-fuzz.sh. Exits
+# build-fuzz, warnings as errors) and runs each for SECONDS (default 30) with run-fuzz.sh. Exits
 # 77 (skip) without clang, 1 when a target finds something (the input is in
 # /tmp/fuzz-artifacts/<target>/), else 0.
 set -u
@@ -12,9 +12,9 @@ root=$(cd "$here/../.." && pwd)
 command -v clang >/dev/null 2>&1 || { echo "ci-fuzz: no clang: SKIP"; exit 77; }
 cd "$root" || exit 1
 if [ -d "$build" ]; then
-    CC=clang meson setup --reconfigure "$build" -Dfuzz=true >/dev/null || exit 1
+    CC=clang meson setup --reconfigure "$build" -Dfuzz=true -Dwerror=true >/dev/null || exit 1
 else
-    CC=clang meson setup "$build" -Dfuzz=true >/dev/null || exit 1
+    CC=clang meson setup "$build" -Dfuzz=true -Dwerror=true >/dev/null || exit 1
 fi
 targets="fuzz_whole fuzz_sliced fuzz_live fuzz_json fuzz_metrics"
 # shellcheck disable=SC2086

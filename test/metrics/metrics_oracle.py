@@ -417,11 +417,13 @@ def main():
             events = json.loads(r.stdout)['recording']['events']
         res = run_one(a.jfrstream, path, events, a.work)
         if res == 'skip':
-            print('SKIP: jfrstream was built without libmicrohttpd (--metrics refused)')
+            print('SKIP: jfrstream was built without libmicrohttpd: --metrics refused (Debian: '
+                  'apt-get install libmicrohttpd-dev, then meson setup --reconfigure build)')
             sys.exit(77)
         ran += res == 'ran'
     if not ran and not fails:
-        print('SKIP: no recording could be checked')
+        print('SKIP: no recording could be checked: no JDK (Debian: openjdk-17-jdk-headless) '
+              'for the recordings and its jfr tool')
         sys.exit(77)
     print('%d recordings checked (reference: %s), %d failures' % (ran, jfr or 'the committed JSON', fails))
     sys.exit(1 if fails else 0)

@@ -73,7 +73,8 @@ def values(text):
 def main():
     jfrstream, mock, fixture = sys.argv[1:4]
     if not mock or not os.access(mock, os.X_OK):
-        print('SKIP: built without librdkafka (no mock_kafka)')
+        print('SKIP: built without librdkafka: no mock_kafka (Debian: apt-get install '
+              'librdkafka-dev, then meson setup --reconfigure build)')
         return 77
     m = subprocess.Popen([mock, '1', 'jfr-events:1'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     rcv = Receiver()
@@ -94,8 +95,9 @@ def main():
         if not mm or not lm:
             err.seek(0)
             text = err.read()
-            if 'built without' in text:
-                print('SKIP: ' + text.strip().splitlines()[-3])
+            why = M.built_without(text)
+            if why:
+                print('SKIP: ' + why)
                 return 77
             check(False, 'listen started: ' + text[-500:])
             return 1

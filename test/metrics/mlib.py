@@ -64,6 +64,25 @@ def sanitizer_reports(clear=True):
     return out
 
 
+# the Debian package that gives a build each optional library: a SKIP names it
+DEBIAN_DEV = {"libmicrohttpd": "libmicrohttpd-dev", "libcurl": "libcurl4-openssl-dev",
+              "librdkafka": "librdkafka-dev"}
+
+
+def built_without(text):
+    """The reason to SKIP when jfrstream's stderr TEXT says an option needs a
+    library this build lacks (its usage error), naming the library and the
+    Debian package; None when TEXT says no such thing."""
+    for line in text.splitlines():
+        m = re.search(r"built without (lib[a-z]+)", line)
+        if m:
+            lib = m.group(1)
+            return ("jfrstream was built without %s (Debian: apt-get install %s, then "
+                    "meson setup --reconfigure build): %s"
+                    % (lib, DEBIAN_DEV.get(lib, lib + "-dev"), line.strip()))
+    return None
+
+
 def has_metrics(jfrstream):
     """(True, "") when this build's `listen --metrics` serves; else (False,
     why): no --metrics in its --help, or built without libmicrohttpd."""
@@ -81,7 +100,12 @@ def has_metrics(jfrstream):
     try:
         if err.wait_for(METRICS_LINE, 15):
             return True, ""
-        return False, "listen --metrics does not serve: %s" % err.text()[-300:].strip()
+        text = err.text()
+        why = built_without(text)
+        if why:
+            return False, why
+        last = [x for x in text.splitlines() if x.strip()][-1:] or ["(nothing on stderr)"]
+        return False, "listen --metrics does not serve: %s" % last[0].strip()
     finally:
         if p.poll() is None:
             p.kill()

@@ -89,7 +89,8 @@ def main():
     else:
         java = L.java_bin()
     if not java or L.java_major(java) < 17:
-        return L.skip(NAME, "no JDK 17+ (%s)" % (java or "java on PATH"))
+        return L.skip(NAME, "no JDK 17+ (%s; Debian: openjdk-17-jdk-headless)"
+                      % (java or "java on PATH"))
     ok, why = M.has_metrics(js)
     if not ok:
         return L.skip(NAME, why)
