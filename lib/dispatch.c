@@ -486,16 +486,6 @@ static jfr_status adopt_scan(jfr_parser *p, jfr_parser *w) {
 }
 
 
-static jfr_status cb_result(jfr_parser *p, int rc) {
-    if (rc == JFR_CB_PAUSE)
-        return JFR_PAUSED;
-    if (rc != JFR_CB_CONTINUE) {
-        p->state = ST_STOPPED;
-        return JFR_STOPPED;
-    }
-    return JFR_OK;
-}
-
 /* PH_RECORDS from the list: the wanted events only (ordered or not). */
 static jfr_status deliver_listed(jfr_parser *p) {
     jfr_chunk *c = &p->chunk;
@@ -514,7 +504,7 @@ static jfr_status deliver_listed(jfr_parser *p) {
         read_rec(c, p->ord[p->ord_i].pos, &r); /* checked by scan_unit */
         rc = deliver(p, &r, jfr__md_type_by_id(c->md, r.type));
         if (rc != JFR_CB_CONTINUE)
-            return cb_result(p, rc);
+            return jfr__cb_result(p, rc);
         p->ord_i++;
         p->ev_stage = 0;
     }
@@ -556,7 +546,7 @@ static jfr_status walk_records(jfr_parser *p) {
                 p->rec_pos = pos;
                 p->rec_done = true;
                 p->ev_stage = 0;
-                return cb_result(p, rc);
+                return jfr__cb_result(p, rc);
             }
         }
         done = false;
@@ -567,7 +557,7 @@ static jfr_status walk_records(jfr_parser *p) {
                 p->rec_pos = pos;
                 p->rec_done = true;
                 if ((rc = deliver(p, &r, t)) != JFR_CB_CONTINUE)
-                    return cb_result(p, rc);
+                    return jfr__cb_result(p, rc);
                 p->ev_stage = 0;
             }
         }
@@ -591,7 +581,7 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
         case PH_BEGIN:
             p->phase = PH_INDEX;
             if (p->cb.on_chunk_begin &&
-                (s = cb_result(p, p->cb.on_chunk_begin(p, &p->info, p->user))))
+                (s = jfr__cb_result(p, p->cb.on_chunk_begin(p, &p->info, p->user))))
                 return s;
             break;
         case PH_INDEX:
@@ -609,7 +599,7 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
         case PH_META:
             p->phase = PH_MAP;
             if (p->md_changed && p->cb.on_metadata &&
-                (s = cb_result(p, p->cb.on_metadata(p, &c->md->pub, p->user))))
+                (s = jfr__cb_result(p, p->cb.on_metadata(p, &c->md->pub, p->user))))
                 return s;
             break;
         case PH_MAP: /* after on_metadata, which may subscribe */
@@ -640,7 +630,7 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
         case PH_END:
             p->phase = PH_DONE;
             if ((!p->live || p->seg_ends_chunk) && p->cb.on_chunk_end &&
-                (s = cb_result(p, p->cb.on_chunk_end(p, &p->info, p->user))))
+                (s = jfr__cb_result(p, p->cb.on_chunk_end(p, &p->info, p->user))))
                 return s;
             break;
         default:

@@ -22,13 +22,10 @@ static jfr_status run_chunk(jfr_parser *p) {
             p->chunkbuf.len = p->chunk.size;
             p->chunk.base = p->chunkbuf.data;
         }
-        p->status = JFR_PAUSED;
         return s;
     }
-    if (s == JFR_STOPPED) {
-        p->status = JFR_STOPPED;
+    if (s == JFR_STOPPED)
         return s;
-    }
     if (s && !jfr__error_continue(p))
         return jfr__fatal(p);
     /* done (or skipped after an error the user chose to pass over) */
@@ -40,8 +37,6 @@ static jfr_status run_chunk(jfr_parser *p) {
     p->phase = PH_DONE;
     p->chunk.md = NULL;
     p->chunkbuf.len = 0;
-    if (p->status == JFR_PAUSED)
-        p->status = JFR_OK;
     return JFR_OK;
 }
 
@@ -61,15 +56,9 @@ static int chunk_begin(jfr_parser *p, jfr_status *st) {
     p->hdr_have = 0;
     if (p->live) {
         jfr__live_begin(p);
-        if (p->cb.on_chunk_begin) {
-            int rc = p->cb.on_chunk_begin(p, &p->info, p->user);
-            if (rc != JFR_CB_CONTINUE) {
-                if (rc == JFR_CB_PAUSE)
-                    return step_stop(st, p->status = JFR_PAUSED);
-                p->state = ST_STOPPED;
-                return step_stop(st, p->status = JFR_STOPPED);
-            }
-        }
+        if (p->cb.on_chunk_begin &&
+            (s = jfr__cb_result(p, p->cb.on_chunk_begin(p, &p->info, p->user))))
+            return step_stop(st, s);
         return STEP_ON;
     }
     /* buffer the chunk: header now, body as it arrives */
@@ -84,15 +73,9 @@ static int chunk_begin(jfr_parser *p, jfr_status *st) {
     p->need = p->chunk.size - JFR_HEADER_SIZE;
     p->state = ST_BODY;
     p->phase = PH_INDEX;
-    if (p->cb.on_chunk_begin) {
-        int rc = p->cb.on_chunk_begin(p, &p->info, p->user);
-        if (rc != JFR_CB_CONTINUE) {
-            if (rc == JFR_CB_PAUSE)
-                return step_stop(st, JFR_PAUSED);
-            p->state = ST_STOPPED;
-            return step_stop(st, p->status = JFR_STOPPED);
-        }
-    }
+    if (p->cb.on_chunk_begin &&
+        (s = jfr__cb_result(p, p->cb.on_chunk_begin(p, &p->info, p->user))))
+        return step_stop(st, s);
     return STEP_ON;
 }
 
@@ -286,9 +269,12 @@ static jfr_status drain(jfr_parser *p) {
     return JFR_OK;
 }
 
-/* Resume a paused dispatch; a chunk that then fails is scanned again. */
+/* Resume a paused dispatch (a feed or finish call ends the pause); a chunk
+ * that then fails is scanned again. */
 static jfr_status resume(jfr_parser *p) {
     jfr_status s = JFR_OK;
+    if (p->status == JFR_PAUSED)
+        p->status = JFR_OK;
     if (p->state == ST_DISPATCH) {
         if ((s = run_chunk(p)))
             return s;

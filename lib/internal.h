@@ -408,6 +408,21 @@ jfr_status jfr__fatal(jfr_parser *p);
  * on_error is told all the same; its answer does not matter. */
 jfr_status jfr__fatal_told(jfr_parser *p);
 
+/* The one rule for a callback's answer, for every callback (jfr_callbacks'
+ * and jfr_parser_on's; not on_error, see jfr__error_continue):
+ * JFR_CB_CONTINUE -> JFR_OK; JFR_CB_PAUSE -> JFR_PAUSED, also in p->status
+ * until the next feed or finish call resumes (feed.c); anything else ->
+ * JFR_STOPPED for good (ST_STOPPED). The caller has saved where to resume
+ * (the callback that paused counts as made) and returns what this says. */
+static inline jfr_status jfr__cb_result(jfr_parser *p, int rc) {
+    if (rc == JFR_CB_CONTINUE)
+        return JFR_OK;
+    if (rc == JFR_CB_PAUSE)
+        return p->status = JFR_PAUSED;
+    p->state = ST_STOPPED;
+    return p->status = JFR_STOPPED;
+}
+
 /* parser.c: the parser object without its parallel helpers (lifecycle.c
  * adds them; the helpers' worker parsers are such objects). */
 jfr_parser *jfr__parser_create(const jfr_options *opts, const jfr_callbacks *cb, void *user);

@@ -29,17 +29,13 @@ static void live_end_chunk(jfr_parser *p) {
 jfr_status jfr__live_dispatch(jfr_parser *p) {
     p->state = ST_LIVE_DISPATCH;
     jfr_status s = jfr__chunk_process(p);
-    if (s == JFR_PAUSED)
-        return p->status = JFR_PAUSED;
-    if (s == JFR_STOPPED)
-        return p->status = JFR_STOPPED;
+    if (s == JFR_PAUSED || s == JFR_STOPPED) /* jfr__cb_result set p->status */
+        return s;
     if (s) {
         if (!jfr__error_continue(p))
             return jfr__fatal(p);
         p->deferred = false; /* drop the damaged segment, keep the chunk */
     }
-    if (p->status == JFR_PAUSED)
-        p->status = JFR_OK;
     if (p->deferred) { /* no metadata yet: keep it, merge with the next */
         p->state = ST_LIVE;
         return JFR_OK;
