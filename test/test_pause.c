@@ -7,7 +7,8 @@
  * the next slice / jfr_parser_finish. Each run's transcript (every value of
  * every event) must equal the run without pauses; every JFR_CB_PAUSE must
  * come back as exactly one JFR_PAUSED from feed or finish, with
- * jfr_parser_status() JFR_PAUSED then and never inside a callback.
+ * jfr_parser_status() JFR_PAUSED then and never inside a callback. And a
+ * parser reset while paused reads the input again as a new one.
  * Usage: test_pause FILE... */
 #include "harness.h"
 
@@ -234,6 +235,62 @@ static void check_input(const char *what, const uint8_t *buf, size_t len, const 
     }
 }
 
+/* "A paused parser may also simply be reset or freed": paused in the
+ * middle of the input (the kind's 3rd call, or its last), then reset, the
+ * same parser reads the whole input again as a new one would. */
+static void reset_while_paused(const char *what, const uint8_t *buf, size_t len, const names *nm) {
+    run_spec none = {.kind = -1};
+    pctx c;
+    long back, bad;
+    tlog ref = run(buf, len, nm, none, &c, &back, &bad);
+    long calls[NK];
+    memcpy(calls, c.n, sizeof calls);
+    free(ref.d);
+    for (int kind = 0; kind < NK; kind++)
+        for (size_t feed = 0; feed <= 7; feed += 7) {
+            memset(&c, 0, sizeof c);
+            c.r.cfg.values = true;
+            c.kind = kind;
+            c.at = calls[kind] < 3 ? calls[kind] : 3;
+            jfr_callbacks cb = {sizeof cb, p_begin, p_meta, p_record, p_event, p_end, p_error};
+            jfr_parser *p = jfr_parser_new(NULL, &cb, &c);
+            for (size_t k = 0; k < nm->n; k++)
+                CHECK(jfr_parser_on(p, nm->v[k], p_handler, &c) == JFR_OK);
+            jfr_status s = JFR_OK;
+            for (size_t pos = 0; pos < len && s == JFR_OK;) {
+                size_t n = feed && feed < len - pos ? feed : len - pos;
+                s = jfr_parser_feed(p, buf + pos, n);
+                pos += jfr_parser_consumed(p);
+            }
+            if (s == JFR_OK)
+                s = jfr_parser_finish(p);
+            cases++;
+            if (s != JFR_PAUSED) {
+                fprintf(stderr, "%s: pause in %s: %s, not JFR_PAUSED\n", what, kind_name[kind],
+                        jfr_status_name(s));
+                fails++;
+            }
+            jfr_parser_reset(p);
+            free(c.r.log.d);
+            memset(&c, 0, sizeof c);
+            c.r.cfg.values = true;
+            c.kind = -1;
+            s = jfr_parser_feed(p, buf, len);
+            if (s == JFR_OK)
+                s = jfr_parser_finish(p);
+            tlog_printf(&c.r.log, "END %s\n", jfr_status_name(s));
+            jfr_parser_free(p);
+            tlog again = run(buf, len, nm, none, &(pctx){0}, &back, &bad);
+            if (c.r.log.n != again.n || memcmp(c.r.log.d, again.d, again.n) != 0) {
+                fprintf(stderr, "%s: reset after a pause in %s (feed %zu): the transcript "
+                        "differs from a new parser's\n", what, kind_name[kind], feed);
+                fails++;
+            }
+            free(again.d);
+            free(c.r.log.d);
+        }
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: test_pause FILE...\n");
@@ -256,6 +313,7 @@ int main(int argc, char **argv) {
         int f0 = fails, c0 = cases;
         bool small = len < 64 * 1024;
         check_input(argv[i], buf, len, &nm, small, false);
+        reset_while_paused(argv[i], buf, len, &nm);
         uint8_t *live = as_live(buf, len);
         char what[512];
         snprintf(what, sizeof what, "%s (live)", argv[i]);
