@@ -83,6 +83,34 @@
  *   jfr_stack, jfr_event, ...) are not covered: a release that changes them
  *   changes the library's major version.
  *
+ * PAUSE (the one rule, wherever it happens)
+ *   A callback (on_chunk_begin, on_metadata, on_record, on_event, a handler
+ *   of jfr_parser_on, on_chunk_end) that returns JFR_CB_PAUSE ends the
+ *   jfr_parser_feed or jfr_parser_finish call it runs in right after it
+ *   returns: that call returns JFR_PAUSED, and jfr_parser_status() says
+ *   JFR_PAUSED until the next feed or finish call. The callback that paused
+ *   counts as made and is not repeated (the other handlers of the same
+ *   event, if any, are still to come); the parser keeps its own copy of
+ *   whatever it still needs from the caller's buffer.
+ *   - Mid-input (feed returned JFR_PAUSED): jfr_parser_consumed() bytes of
+ *     that call were taken; the rest were not looked at. Resume by calling
+ *     jfr_parser_feed with the bytes not taken (buf + consumed, in slices of
+ *     any size), or with the next bytes when all were taken, or with
+ *     (NULL, 0) to resume without new bytes: the paused work resumes first,
+ *     before any new byte is read. Every feed call may pause again.
+ *   - At the end of input: call jfr_parser_finish once every byte was taken.
+ *     It resumes what was paused, then ends the input (what is left is
+ *     dispatched, an unfinished chunk reported); when it returns
+ *     JFR_PAUSED, call it again, as often as it says so. The input is ended
+ *     only when finish returns something else: JFR_OK, JFR_STOPPED or an
+ *     error. A pause never ends the input, and never loses or reorders a
+ *     callback: the sequence is the one of a run without pauses, whatever
+ *     the points paused at and the slicing. (Calling finish while bytes of a
+ *     paused feed call were not taken ends the input before them.)
+ *   - on_error's answer is not a pause: JFR_CB_CONTINUE passes the error
+ *     over, anything else (JFR_CB_PAUSE included) stops at it.
+ *   A paused parser may also simply be reset or freed.
+ *
  * STABILITY
  *   The stable API is everything declared without JFRSTREAM_EXPERIMENTAL.
  *   The items in the EXPERIMENTAL section at the end are declared only when
@@ -637,15 +665,17 @@ JFR_API jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event
  * Push `len` bytes. Returns JFR_OK when all bytes were taken; JFR_PAUSED or
  * JFR_STOPPED when a callback asked for it; or an error. After JFR_PAUSED,
  * jfr_parser_consumed() bytes of this call were taken: feed the rest (or
- * call feed(p, NULL, 0)) to resume. After JFR_STOPPED or an error not
- * skipped by on_error, further feeds return the same status.
+ * call feed(p, NULL, 0)) to resume (see PAUSE at the top). After
+ * JFR_STOPPED or an error not skipped by on_error, further feeds return the
+ * same status.
  */
 JFR_API jfr_status jfr_parser_feed(jfr_parser *p, const void *buf, size_t len);
 /* Bytes of the last feed call that were taken (== len unless paused/error). */
 JFR_API size_t jfr_parser_consumed(const jfr_parser *p);
 /* End of input. JFR_OK; JFR_PAUSED or JFR_STOPPED when a callback asked for
- * it (after a pause, call finish again); JFR_TRUNCATED when a chunk is
- * incomplete (the message says how many bytes are missing); or an error. */
+ * it (after JFR_PAUSED, call finish again until it returns anything else:
+ * see PAUSE at the top); JFR_TRUNCATED when a chunk is incomplete (the
+ * message says how many bytes are missing); or an error. */
 JFR_API jfr_status jfr_parser_finish(jfr_parser *p);
 
 /* The last error: status (JFR_OK if none), and a message with chunk index

@@ -64,11 +64,11 @@ static jfr_status bad_record(jfr_parser *p, uint64_t pos) {
     return JFR_BAD_RECORD;
 }
 
-/* Compile (or reuse) the metadata record at p->meta_pos. */
+/* Compile (or reuse) the metadata record at p->disp.meta_pos. */
 static jfr_status load_metadata(jfr_parser *p) {
     jfr_chunk *c = &p->chunk;
     rec r = {0};
-    read_rec(c, p->meta_pos, &r); /* checked by index_unit */
+    read_rec(c, p->disp.meta_pos, &r); /* checked by index_unit */
     /* The type system proper follows startTicks, duration and metadata id. */
     jfr_cur cur = {c->base + r.payload, c->base + r.pos + r.size, !c->compressed, c->base, 0};
     uint64_t v, id = 0;
@@ -78,12 +78,12 @@ static jfr_status load_metadata(jfr_parser *p) {
     }
     uint64_t len = (uint64_t)(cur.end - cur.p);
     uint64_t fp = XXH3_64bits(cur.p, (size_t)len);
-    if (p->md && p->md->pub.fingerprint == fp && p->md_len == len) {
-        if (c->md != p->md) { /* same types as the previous chunk */
-            p->md->pub.reused = true;
-            p->md_changed = true;
+    if (p->meta.md && p->meta.md->pub.fingerprint == fp && p->meta.md_len == len) {
+        if (c->md != p->meta.md) { /* same types as the previous chunk */
+            p->meta.md->pub.reused = true;
+            p->disp.md_changed = true;
         }
-        p->md->pub.metadata_id = id;
+        p->meta.md->pub.metadata_id = id;
     } else {
         char why[200] = "";
         jfr_mdtab *md = NULL;
@@ -97,23 +97,23 @@ static jfr_status load_metadata(jfr_parser *p) {
                       why[0] ? why : "cannot compile metadata");
             return s;
         }
-        jfr__metadata_free(&p->opt.allocator, p->md);
-        p->md = md;
+        jfr__metadata_free(&p->opt.allocator, p->meta.md);
+        p->meta.md = md;
         /* the value cache holds type pointers (a live chunk can bring new
          * metadata between its segments) */
-        jfr__names_clear_values(&p->names);
-        p->md_len = len;
-        p->md_changed = true;
+        jfr__names_clear_values(&p->val.names);
+        p->meta.md_len = len;
+        p->disp.md_changed = true;
     }
-    c->md = p->md;
+    c->md = p->meta.md;
     return JFR_OK;
 }
 
 /* Resolve subscriptions (names) to type indexes for this chunk. */
 static jfr_status map_subscriptions(jfr_parser *p) {
     const jfr_allocator *a = &p->opt.allocator;
-    uint32_t nt = p->md->pub.ntypes;
-    if (p->tcap < (size_t)nt + 1) {
+    uint32_t nt = p->meta.md->pub.ntypes;
+    if (p->sub.tcap < (size_t)nt + 1) {
         size_t cap = (size_t)nt + 1;
         uint32_t *start = jfr__alloc(a, cap * sizeof *start);
         uint8_t *want = jfr__alloc(a, cap);
@@ -122,55 +122,55 @@ static jfr_status map_subscriptions(jfr_parser *p) {
             jfr__free(a, want, cap);
             return JFR_NOMEM;
         }
-        jfr__free(a, p->tsub_start, p->tcap * sizeof *p->tsub_start);
-        jfr__free(a, p->want, p->tcap);
-        p->tsub_start = start;
-        p->want = want;
-        p->tcap = cap;
+        jfr__free(a, p->sub.tsub_start, p->sub.tcap * sizeof *p->sub.tsub_start);
+        jfr__free(a, p->sub.want, p->sub.tcap);
+        p->sub.tsub_start = start;
+        p->sub.want = want;
+        p->sub.tcap = cap;
     }
-    memset(p->tsub_start, 0, ((size_t)nt + 1) * sizeof *p->tsub_start);
+    memset(p->sub.tsub_start, 0, ((size_t)nt + 1) * sizeof *p->sub.tsub_start);
     /* counting sort of subscriptions by type index */
     uint32_t *tidx = NULL;
-    if (p->nsubs) {
-        tidx = jfr__alloc(a, p->nsubs * sizeof *tidx);
+    if (p->sub.nsubs) {
+        tidx = jfr__alloc(a, p->sub.nsubs * sizeof *tidx);
         if (!tidx)
             return JFR_NOMEM;
     }
-    for (size_t i = 0; i < p->nsubs; i++) {
-        const jfr_type *t = jfr_metadata_type_named(&p->md->pub, p->subs[i].name);
+    for (size_t i = 0; i < p->sub.nsubs; i++) {
+        const jfr_type *t = jfr_metadata_type_named(&p->meta.md->pub, p->sub.subs[i].name);
         tidx[i] = t && t->is_event ? t->index : UINT32_MAX;
         if (tidx[i] != UINT32_MAX)
-            p->tsub_start[tidx[i] + 1]++;
+            p->sub.tsub_start[tidx[i] + 1]++;
     }
     for (uint32_t i = 0; i < nt; i++)
-        p->tsub_start[i + 1] += p->tsub_start[i];
-    uint32_t *fill = p->tsub_start; /* reuse: compute positions then restore */
-    for (size_t i = 0; i < p->nsubs; i++)
+        p->sub.tsub_start[i + 1] += p->sub.tsub_start[i];
+    uint32_t *fill = p->sub.tsub_start; /* reuse: compute positions then restore */
+    for (size_t i = 0; i < p->sub.nsubs; i++)
         if (tidx[i] != UINT32_MAX)
-            p->tsub_list[fill[tidx[i]]++] = (uint32_t)i;
+            p->sub.tsub_list[fill[tidx[i]]++] = (uint32_t)i;
     /* fill[] advanced each start to its end; shift back */
     for (uint32_t i = nt; i > 0; i--)
-        p->tsub_start[i] = p->tsub_start[i - 1];
-    p->tsub_start[0] = 0;
+        p->sub.tsub_start[i] = p->sub.tsub_start[i - 1];
+    p->sub.tsub_start[0] = 0;
     for (uint32_t i = 0; i < nt; i++) {
-        const jfr_type *t = p->md->pub.types[i];
-        p->want[i] = t->is_event &&
-                     (p->cb.on_event || p->tsub_start[i + 1] > p->tsub_start[i]);
+        const jfr_type *t = p->meta.md->pub.types[i];
+        p->sub.want[i] = t->is_event &&
+                     (p->cb.on_event || p->sub.tsub_start[i + 1] > p->sub.tsub_start[i]);
     }
-    jfr__free(a, tidx, p->nsubs * sizeof *tidx);
+    jfr__free(a, tidx, p->sub.nsubs * sizeof *tidx);
     /* by type id too, so the record loop reads one byte per record */
-    size_t nid = p->md->nby_id;
-    if (nid > p->want_id_cap) {
+    size_t nid = p->meta.md->nby_id;
+    if (nid > p->sub.want_id_cap) {
         uint8_t *w = jfr__alloc(a, nid);
         if (!w)
             return JFR_NOMEM;
-        jfr__free(a, p->want_id, p->want_id_cap);
-        p->want_id = w;
-        p->want_id_cap = nid;
+        jfr__free(a, p->sub.want_id, p->sub.want_id_cap);
+        p->sub.want_id = w;
+        p->sub.want_id_cap = nid;
     }
     for (size_t id = 0; id < nid; id++) {
-        const jfr_type *t = p->md->by_id[id];
-        p->want_id[id] = t && p->want[t->index];
+        const jfr_type *t = p->meta.md->by_id[id];
+        p->sub.want_id[id] = t && p->sub.want[t->index];
     }
     return JFR_OK;
 }
@@ -185,24 +185,24 @@ static jfr_status index_unit(jfr_parser *p) {
     /* A finished chunk's header points at its metadata: no pass needed.
      * Record sizes are then checked by the passes that walk the records. */
     uint64_t mo = (uint64_t)p->info.metadata_offset;
-    if (!p->live && mo >= c->first_rec && mo < c->size && read_rec(c, mo, &r) &&
+    if (!p->lv.live && mo >= c->first_rec && mo < c->size && read_rec(c, mo, &r) &&
         r.type == 0 && r.size > 0) {
-        p->meta_pos = mo;
+        p->disp.meta_pos = mo;
         have_meta = true;
     } else {
         for (uint64_t pos = c->first_rec; pos < c->size; pos += r.size) {
             if (!read_rec(c, pos, &r) || r.size == 0)
                 return bad_record(p, pos);
             if (r.type == 0) {
-                p->meta_pos = pos;
+                p->disp.meta_pos = pos;
                 have_meta = true;
             }
         }
     }
-    p->md_changed = false;
+    p->disp.md_changed = false;
     if (!have_meta && !c->md) {
-        if (p->live && !p->seg_ends_chunk) {
-            p->deferred = true;
+        if (p->lv.live && !p->lv.seg_ends_chunk) {
+            p->disp.deferred = true;
             return JFR_OK;
         }
         jfr__fail(p, JFR_NO_METADATA, abs_off(p, c->first_rec), "no metadata record in the chunk");
@@ -211,8 +211,8 @@ static jfr_status index_unit(jfr_parser *p) {
     jfr_status s;
     if (have_meta && (s = load_metadata(p)))
         return s;
-    c->md = p->md;
-    if (!p->live) {
+    c->md = p->meta.md;
+    if (!p->lv.live) {
         jfr__pool_clear(&c->pool);
         jfr__names_clear(c->names);
         c->pbase = c->base;
@@ -252,21 +252,21 @@ static void make_event(jfr_parser *p, const rec *r, const jfr_type *t, jfr_event
     e->end_nanos = (int64_t)((uint64_t)e->start_nanos + (uint64_t)e->duration_nanos);
 }
 
-/* Generic handler, then per-type handlers; resumable at p->ev_stage. */
+/* Generic handler, then per-type handlers; resumable at p->disp.ev_stage. */
 static int deliver(jfr_parser *p, const rec *r, const jfr_type *t) {
     jfr_event e;
     make_event(p, r, t, &e);
-    uint32_t first = p->tsub_start[t->index], last = p->tsub_start[t->index + 1];
+    uint32_t first = p->sub.tsub_start[t->index], last = p->sub.tsub_start[t->index + 1];
     uint32_t nstage = 1 + (last - first);
-    while (p->ev_stage < nstage) {
-        uint32_t st = p->ev_stage++;
-        jfr__arena_reset(&p->scratch);
+    while (p->disp.ev_stage < nstage) {
+        uint32_t st = p->disp.ev_stage++;
+        jfr__arena_reset(&p->val.scratch);
         int rc = JFR_CB_CONTINUE;
         if (st == 0) {
             if (p->cb.on_event)
                 rc = p->cb.on_event(p, &e, p->user);
         } else {
-            const jfr_sub *s = &p->subs[p->tsub_list[first + st - 1]];
+            const jfr_sub *s = &p->sub.subs[p->sub.tsub_list[first + st - 1]];
             rc = s->cb(p, &e, s->user);
         }
         if (rc != JFR_CB_CONTINUE)
@@ -293,14 +293,14 @@ static inline size_t ord_digit(const jfr_ord *o, uint64_t lo, unsigned shift) {
     return (size_t)((ord_key(o) - lo) >> shift) & (ORD_RADIX - 1);
 }
 
-/* p->ord by end time, in cmp_ord's order. The list is in file order, so a
+/* p->disp.ord by end time, in cmp_ord's order. The list is in file order, so a
  * stable sort by end alone keeps ties in file order: LSD radix sort on the
  * bits where the ends differ, 11 at a time, through a buffer of the same
  * size (qsort when it cannot be had). A few passes over the list instead of
  * n log n comparisons: every --jobs worker sorts every chunk's list. */
 static void sort_ord(jfr_parser *p) {
-    size_t n = p->nord;
-    jfr_ord *a = p->ord;
+    size_t n = p->disp.nord;
+    jfr_ord *a = p->disp.ord;
     uint64_t lo = UINT64_MAX, hi = 0, prev = 0;
     bool sorted = true;
     for (size_t i = 0; i < n; i++) {
@@ -334,8 +334,8 @@ static void sort_ord(jfr_parser *p) {
         a = b;
         b = t;
     }
-    if (a != p->ord) {
-        memcpy(p->ord, a, n * sizeof *a);
+    if (a != p->disp.ord) {
+        memcpy(p->disp.ord, a, n * sizeof *a);
         b = a;
     }
     jfr__free(&p->opt.allocator, b, n * sizeof *b);
@@ -346,15 +346,15 @@ static void sort_ord(jfr_parser *p) {
 #define JFR_MAX_LIST ((size_t)1 << 20)
 
 static jfr_status push_ord(jfr_parser *p, int64_t end, uint64_t pos) {
-    if (p->nord == p->capord) {
-        size_t cap = p->capord ? p->capord * 2 : 1024;
-        jfr_ord *o = jfr__realloc(&p->opt.allocator, p->ord, p->capord * sizeof *o, cap * sizeof *o);
+    if (p->disp.nord == p->disp.capord) {
+        size_t cap = p->disp.capord ? p->disp.capord * 2 : 1024;
+        jfr_ord *o = jfr__realloc(&p->opt.allocator, p->disp.ord, p->disp.capord * sizeof *o, cap * sizeof *o);
         if (!o)
             return JFR_NOMEM;
-        p->ord = o;
-        p->capord = cap;
+        p->disp.ord = o;
+        p->disp.capord = cap;
     }
-    p->ord[p->nord++] = (jfr_ord){end, pos};
+    p->disp.ord[p->disp.nord++] = (jfr_ord){end, pos};
     return JFR_OK;
 }
 
@@ -371,10 +371,10 @@ static inline __attribute__((always_inline)) jfr_status scan_records(jfr_parser 
     const jfr_mdtab *md = c->md;
     bool any = false;
     for (uint32_t i = 0; i < md->pub.ntypes && !any; i++)
-        any = p->want[i];
-    p->nord = 0;
-    p->use_list = false;
-    if (!any && !p->live)
+        any = p->sub.want[i];
+    p->disp.nord = 0;
+    p->disp.use_list = false;
+    if (!any && !p->lv.live)
         return JFR_OK;
     bool list = any && (p->opt.ordered || !p->cb.on_record);
     rec r;
@@ -393,14 +393,14 @@ static inline __attribute__((always_inline)) jfr_status scan_records(jfr_parser 
         if (!list || r.type < 2)
             continue;
         const jfr_type *t = jfr__md_type_by_id(md, r.type);
-        if (!t || !p->want[t->index])
+        if (!t || !p->sub.want[t->index])
             continue;
         int64_t end = 0;
         if (p->opt.ordered) {
             int64_t start, duration;
             event_ticks(c, &r, t, &start, &duration);
             end = (int64_t)((uint64_t)start + (uint64_t)duration);
-        } else if (p->nord >= JFR_MAX_LIST) {
+        } else if (p->disp.nord >= JFR_MAX_LIST) {
             list = false;
             continue;
         }
@@ -409,8 +409,8 @@ static inline __attribute__((always_inline)) jfr_status scan_records(jfr_parser 
             return s;
         }
     }
-    p->use_list = list && !p->cb.on_record; /* else after the on_record pass */
-    if (p->opt.ordered && p->nord > 1) /* p->ord is NULL until the first wanted event */
+    p->disp.use_list = list && !p->cb.on_record; /* else after the on_record pass */
+    if (p->opt.ordered && p->disp.nord > 1) /* p->disp.ord is NULL until the first wanted event */
         sort_ord(p);
     return JFR_OK;
 }
@@ -440,21 +440,21 @@ jfr_status jfr__chunk_prepare(jfr_parser *w, atomic_bool *cancel) {
  * and frees what it holds. */
 static void adopt_index(jfr_parser *p, jfr_parser *w) {
     jfr_chunk *c = &p->chunk;
-    p->meta_pos = w->meta_pos;
-    if (p->md && p->md->pub.fingerprint == w->md->pub.fingerprint && p->md_len == w->md_len) {
-        p->md->pub.reused = true; /* same types as the previous chunk */
-        p->md->pub.metadata_id = w->md->pub.metadata_id;
+    p->disp.meta_pos = w->disp.meta_pos;
+    if (p->meta.md && p->meta.md->pub.fingerprint == w->meta.md->pub.fingerprint && p->meta.md_len == w->meta.md_len) {
+        p->meta.md->pub.reused = true; /* same types as the previous chunk */
+        p->meta.md->pub.metadata_id = w->meta.md->pub.metadata_id;
     } else {
-        jfr_mdtab *md = p->md;
-        uint64_t len = p->md_len;
-        p->md = w->md;
-        p->md_len = w->md_len;
-        w->md = md;
-        w->md_len = len;
-        p->md->pub.reused = false;
+        jfr_mdtab *md = p->meta.md;
+        uint64_t len = p->meta.md_len;
+        p->meta.md = w->meta.md;
+        p->meta.md_len = w->meta.md_len;
+        w->meta.md = md;
+        w->meta.md_len = len;
+        p->meta.md->pub.reused = false;
     }
-    p->md_changed = true;
-    c->md = p->md;
+    p->disp.md_changed = true;
+    c->md = p->meta.md;
     jfr_pool pool = c->pool;
     c->pool = w->chunk.pool;
     w->chunk.pool = pool;
@@ -469,54 +469,44 @@ static void adopt_index(jfr_parser *p, jfr_parser *w) {
  * pools are indexed again by scan_unit. */
 static jfr_status adopt_scan(jfr_parser *p, jfr_parser *w) {
     uint32_t nt = p->chunk.md->pub.ntypes; /* w's table has the same types */
-    if (memcmp(p->want, w->want, nt) != 0) {
+    if (memcmp(p->sub.want, w->sub.want, nt) != 0) {
         jfr__pool_clear(&p->chunk.pool);
         return scan_unit(p);
     }
-    jfr_ord *ord = p->ord;
-    size_t cap = p->capord;
-    p->ord = w->ord;
-    p->capord = w->capord;
-    p->nord = w->nord;
-    w->ord = ord;
-    w->capord = cap;
-    w->nord = 0;
-    p->use_list = w->use_list;
+    jfr_ord *ord = p->disp.ord;
+    size_t cap = p->disp.capord;
+    p->disp.ord = w->disp.ord;
+    p->disp.capord = w->disp.capord;
+    p->disp.nord = w->disp.nord;
+    w->disp.ord = ord;
+    w->disp.capord = cap;
+    w->disp.nord = 0;
+    p->disp.use_list = w->disp.use_list;
     return JFR_OK;
 }
 
-
-static jfr_status cb_result(jfr_parser *p, int rc) {
-    if (rc == JFR_CB_PAUSE)
-        return JFR_PAUSED;
-    if (rc != JFR_CB_CONTINUE) {
-        p->state = ST_STOPPED;
-        return JFR_STOPPED;
-    }
-    return JFR_OK;
-}
 
 /* PH_RECORDS from the list: the wanted events only (ordered or not). */
 static jfr_status deliver_listed(jfr_parser *p) {
     jfr_chunk *c = &p->chunk;
     int rc;
-    while (p->ord_i < p->nord) {
+    while (p->disp.ord_i < p->disp.nord) {
         /* jfr_parser_skip_events: no view, no callback (ev_stage > 0: the
          * handlers of a paused event are still to run) */
-        if (p->skip_ev && p->ev_stage == 0) {
-            size_t left = p->nord - p->ord_i;
-            size_t k = p->skip_ev < left ? (size_t)p->skip_ev : left;
-            p->ord_i += k;
-            p->skip_ev -= k;
+        if (p->disp.skip_ev && p->disp.ev_stage == 0) {
+            size_t left = p->disp.nord - p->disp.ord_i;
+            size_t k = p->disp.skip_ev < left ? (size_t)p->disp.skip_ev : left;
+            p->disp.ord_i += k;
+            p->disp.skip_ev -= k;
             continue;
         }
         rec r = {0};
-        read_rec(c, p->ord[p->ord_i].pos, &r); /* checked by scan_unit */
+        read_rec(c, p->disp.ord[p->disp.ord_i].pos, &r); /* checked by scan_unit */
         rc = deliver(p, &r, jfr__md_type_by_id(c->md, r.type));
         if (rc != JFR_CB_CONTINUE)
-            return cb_result(p, rc);
-        p->ord_i++;
-        p->ev_stage = 0;
+            return jfr__cb_result(p, rc);
+        p->disp.ord_i++;
+        p->disp.ev_stage = 0;
     }
     p->phase = PH_END;
     return JFR_OK;
@@ -529,22 +519,22 @@ static jfr_status deliver_listed(jfr_parser *p) {
 static jfr_status walk_records(jfr_parser *p) {
     jfr_chunk *c = &p->chunk;
     int rc;
-    uint64_t pos = p->rec_pos;
-    bool done = p->rec_done;
+    uint64_t pos = p->disp.rec_pos;
+    bool done = p->disp.rec_done;
     const jfr_mdtab *md = c->md;
     jfr_record_cb on_rec = p->cb.on_record;
-    const uint8_t *want = p->opt.ordered ? NULL : p->want;
+    const uint8_t *want = p->opt.ordered ? NULL : p->sub.want;
     while (pos < c->size) {
         rec r;
         if (!read_rec(c, pos, &r) || r.size == 0) {
-            p->rec_pos = pos;
+            p->disp.rec_pos = pos;
             return bad_record(p, pos);
         }
         const jfr_type *t; /* the event type, or NULL */
         bool w;
         if (r.type < md->nby_id) {
             t = md->ev_by_id[r.type];
-            w = want && p->want_id[r.type];
+            w = want && p->sub.want_id[r.type];
         } else {
             t = r.type > 1 ? jfr__md_type_by_id(md, r.type) : NULL;
             t = t && t->is_event ? t : NULL;
@@ -553,31 +543,31 @@ static jfr_status walk_records(jfr_parser *p) {
         if (!done && on_rec) {
             jfr_record jr = {c->index, abs_off(p, pos), r.size, r.type, t};
             if ((rc = on_rec(p, &jr, p->user)) != JFR_CB_CONTINUE) {
-                p->rec_pos = pos;
-                p->rec_done = true;
-                p->ev_stage = 0;
-                return cb_result(p, rc);
+                p->disp.rec_pos = pos;
+                p->disp.rec_done = true;
+                p->disp.ev_stage = 0;
+                return jfr__cb_result(p, rc);
             }
         }
         done = false;
         if (w) {
-            if (p->skip_ev && p->ev_stage == 0) { /* jfr_parser_skip_events */
-                p->skip_ev--;
+            if (p->disp.skip_ev && p->disp.ev_stage == 0) { /* jfr_parser_skip_events */
+                p->disp.skip_ev--;
             } else {
-                p->rec_pos = pos;
-                p->rec_done = true;
+                p->disp.rec_pos = pos;
+                p->disp.rec_done = true;
                 if ((rc = deliver(p, &r, t)) != JFR_CB_CONTINUE)
-                    return cb_result(p, rc);
-                p->ev_stage = 0;
+                    return jfr__cb_result(p, rc);
+                p->disp.ev_stage = 0;
             }
         }
         pos += r.size;
     }
-    p->rec_pos = pos;
-    p->rec_done = false;
-    p->ev_stage = 0;
+    p->disp.rec_pos = pos;
+    p->disp.rec_done = false;
+    p->disp.ev_stage = 0;
     if (p->opt.ordered) /* on_record saw every record; now the events */
-        p->use_list = true;
+        p->disp.use_list = true;
     else
         p->phase = PH_END;
     return JFR_OK;
@@ -591,16 +581,16 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
         case PH_BEGIN:
             p->phase = PH_INDEX;
             if (p->cb.on_chunk_begin &&
-                (s = cb_result(p, p->cb.on_chunk_begin(p, &p->info, p->user))))
+                (s = jfr__cb_result(p, p->cb.on_chunk_begin(p, &p->info, p->user))))
                 return s;
             break;
         case PH_INDEX:
-            p->deferred = false;
-            if (p->prep) /* prepared on a helper thread (parallel.c) */
-                adopt_index(p, p->prep);
+            p->disp.deferred = false;
+            if (p->mt.prep) /* prepared on a helper thread (parallel.c) */
+                adopt_index(p, p->mt.prep);
             else if ((s = index_unit(p)))
                 return s;
-            if (p->deferred) {
+            if (p->disp.deferred) {
                 p->phase = PH_DONE;
                 return JFR_OK;
             }
@@ -608,39 +598,39 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
             break;
         case PH_META:
             p->phase = PH_MAP;
-            if (p->md_changed && p->cb.on_metadata &&
-                (s = cb_result(p, p->cb.on_metadata(p, &c->md->pub, p->user))))
+            if (p->disp.md_changed && p->cb.on_metadata &&
+                (s = jfr__cb_result(p, p->cb.on_metadata(p, &c->md->pub, p->user))))
                 return s;
             break;
         case PH_MAP: /* after on_metadata, which may subscribe */
-            if ((p->md_changed || p->subs_dirty) && (s = map_subscriptions(p))) {
+            if ((p->disp.md_changed || p->sub.subs_dirty) && (s = map_subscriptions(p))) {
                 jfr__fail(p, s, abs_off(p, c->first_rec), "cannot map subscriptions");
                 return s;
             }
-            p->subs_dirty = false;
-            if (p->prep) { /* prepared on a helper thread (parallel.c); the
+            p->sub.subs_dirty = false;
+            if (p->mt.prep) { /* prepared on a helper thread (parallel.c); the
                               caller releases it when the chunk is done */
-                if ((s = adopt_scan(p, p->prep)))
+                if ((s = adopt_scan(p, p->mt.prep)))
                     return s;
-            } else if (p->share && !p->live && jfr__share_adopt(p)) {
+            } else if (p->mt.share && !p->lv.live && jfr__share_adopt(p)) {
                 /* prepared by another parser with the same share (share.c) */
             } else if ((s = scan_unit(p))) {
                 return s;
             }
-            p->rec_pos = c->first_rec;
-            p->rec_done = false;
-            p->ev_stage = 0;
-            p->ord_i = 0;
+            p->disp.rec_pos = c->first_rec;
+            p->disp.rec_done = false;
+            p->disp.ev_stage = 0;
+            p->disp.ord_i = 0;
             p->phase = PH_RECORDS;
             break;
         case PH_RECORDS:
-            if ((s = p->use_list ? deliver_listed(p) : walk_records(p)))
+            if ((s = p->disp.use_list ? deliver_listed(p) : walk_records(p)))
                 return s;
             break;
         case PH_END:
             p->phase = PH_DONE;
-            if ((!p->live || p->seg_ends_chunk) && p->cb.on_chunk_end &&
-                (s = cb_result(p, p->cb.on_chunk_end(p, &p->info, p->user))))
+            if ((!p->lv.live || p->lv.seg_ends_chunk) && p->cb.on_chunk_end &&
+                (s = jfr__cb_result(p, p->cb.on_chunk_end(p, &p->info, p->user))))
                 return s;
             break;
         default:

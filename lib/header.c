@@ -15,8 +15,8 @@ uint64_t jfr_chunk_size_at(const void *buf, size_t len) {
 /* Decode and check a header; sets up p->info and p->chunk. */
 static jfr_status take_header(jfr_parser *p, const uint8_t *h) {
     jfr_chunk_info *ci = &p->info;
-    ci->index = p->nchunks;
-    ci->offset = p->input_off;
+    ci->index = p->err.nchunks;
+    ci->offset = p->in.input_off;
     if (!jfr__header_magic(h)) {
         jfr__fail(p, JFR_BAD_MAGIC, ci->offset, "expected FLR\\0, found %02x %02x %02x %02x",
                   h[0], h[1], h[2], h[3]);
@@ -32,13 +32,13 @@ static jfr_status take_header(jfr_parser *p, const uint8_t *h) {
     /* A non-zero state byte is a chunk still being written (JDK 14+ disk
      * repository, JMX live stream): its size and offsets are provisional,
      * so it is framed record by record and dispatched per flush segment. */
-    p->live = ci->state != 0;
-    if (!p->live && ci->size <= JFR_HEADER_SIZE) {
+    p->lv.live = ci->state != 0;
+    if (!p->lv.live && ci->size <= JFR_HEADER_SIZE) {
         jfr__fail(p, JFR_BAD_CHUNK_SIZE, ci->offset + 8, "chunk size %lld",
                   (long long)ci->size);
         return JFR_BAD_CHUNK_SIZE;
     }
-    if (!p->live && (uint64_t)ci->size > p->opt.max_chunk_size) {
+    if (!p->lv.live && (uint64_t)ci->size > p->opt.max_chunk_size) {
         jfr__fail(p, JFR_CHUNK_TOO_LARGE, ci->offset + 8,
                   "declared size %lld exceeds the maximum %llu", (long long)ci->size,
                   (unsigned long long)p->opt.max_chunk_size);
@@ -53,28 +53,28 @@ static jfr_status take_header(jfr_parser *p, const uint8_t *h) {
     c->offset = ci->offset;
     c->md = NULL;
     double div = ci->ticks_per_second > 0 ? (double)ci->ticks_per_second / 1e9 : 1.0;
-    if (!p->opt.jdk_time_base || !p->have_tb) {
-        p->have_tb = true;
-        p->tb_nanos = ci->start_nanos;
-        p->tb_ticks = ci->start_ticks;
-        p->tb_div = div;
+    if (!p->opt.jdk_time_base || !p->tb.have_tb) {
+        p->tb.have_tb = true;
+        p->tb.tb_nanos = ci->start_nanos;
+        p->tb.tb_ticks = ci->start_ticks;
+        p->tb.tb_div = div;
     }
-    c->tb_start_nanos = p->tb_nanos;
-    c->tb_start_ticks = p->tb_ticks;
-    c->tb_divisor = p->tb_div;
+    c->tb_start_nanos = p->tb.tb_nanos;
+    c->tb_start_ticks = p->tb.tb_ticks;
+    c->tb_divisor = p->tb.tb_div;
     return JFR_OK;
 }
 
-/* A header is complete in p->hdr or at `h`; p->input_off is its offset. */
+/* A header is complete in p->in.hdr or at `h`; p->in.input_off is its offset. */
 jfr_status jfr__header_done(jfr_parser *p, const uint8_t *h, int *act) {
     *act = HD_GO;
-    if (p->cand) { /* the scan's candidate, completed in p->hdr */
-        p->cand = false;
-        if (!jfr__resync_candidate_ok(p, h, UINT64_MAX, p->cand_prev)) {
+    if (p->rs.cand) { /* the scan's candidate, completed in p->in.hdr */
+        p->rs.cand = false;
+        if (!jfr__resync_candidate_ok(p, h, UINT64_MAX, p->rs.cand_prev)) {
             *act = HD_REJECT;
             return JFR_OK;
         }
-        if (!jfr__resync_report(p, p->input_off, false))
+        if (!jfr__resync_report(p, p->in.input_off, false))
             return jfr__fatal(p);
     }
     jfr_status s = take_header(p, h);
@@ -88,9 +88,9 @@ jfr_status jfr__header_done(jfr_parser *p, const uint8_t *h, int *act) {
             *act = HD_RESCAN;
             return JFR_OK;
         }
-        p->skip_left = p->info.size - JFR_HEADER_SIZE;
+        p->in.skip_left = p->info.size - JFR_HEADER_SIZE;
         p->state = ST_SKIP;
-        p->nchunks++;
+        p->err.nchunks++;
         *act = HD_SKIP;
         return JFR_OK;
     }

@@ -313,100 +313,153 @@ enum jfr_state { ST_HEADER, ST_BODY, ST_SKIP, ST_DISPATCH, ST_LIVE, ST_LIVE_DISP
                  ST_RESYNC, ST_STOPPED, ST_ERROR };
 enum jfr_phase { PH_BEGIN, PH_INDEX, PH_META, PH_MAP, PH_RECORDS, PH_END, PH_DONE };
 
+/* The parser's state, grouped by job; the settings the caller gave, the
+ * state machine and the current chunk are at the top. */
 struct jfr_parser {
     jfr_options opt;      /* opt.allocator: the memcap wrapper */
-    jfr_memcap *memcap;
+    jfr_memcap *memcap;   /* counts and caps the memory (max_memory) */
     jfr_callbacks cb;
     void *user;
-    int state;
-    int phase;
-    /* framing */
-    uint8_t hdr[JFR_HEADER_SIZE];
-    size_t hdr_have;
-    jfr_buf chunkbuf;     /* the chunk when it spans feed calls (header included) */
-    uint64_t need;        /* body bytes still missing */
-    uint64_t skip_left;
-    /* resynchronisation (opt.resync): scanning for the next chunk magic */
-    uint64_t rs_from;     /* absolute offset where the skipped bytes begin */
-    uint64_t skipped;     /* bytes skipped in all */
-    bool cand;            /* p->hdr holds a candidate header found by the scan */
-    int cand_prev, rs_prev; /* the byte before the candidate / the next byte
-                               to scan (-1: unknown) */
-    bool chunk_failed;    /* the last chunk ended in an error passed over */
-    bool rp_final;        /* draining at finish: candidates must fit the input */
-    jfr_buf replay;       /* bytes taken but to be scanned again (own copy) */
-    size_t rp_pos;        /* next replay byte */
-    int want_push;        /* bytes for the replay buffer, once run_input returned */
-    size_t push_len;
-    uint64_t input_off;   /* absolute offset of the next input byte */
-    size_t consumed;
-    jfr_chunk_info info;
-    jfr_chunk chunk;
-    jfr_mdtab *md;        /* current type table (kept for reuse) */
-    uint64_t md_len;      /* byte length behind md's fingerprint */
-    /* dispatch resume state */
-    uint64_t rec_pos;
-    bool rec_done;        /* on_record called for the record at rec_pos */
-    uint32_t ev_stage;    /* handlers already called for the current event */
-    uint64_t skip_ev;     /* events still to pass over (jfr_parser_skip_events) */
-    size_t ord_i;
-    bool use_list;        /* deliver the listed events, not every record */
-    jfr_ord *ord;         /* wanted events of the unit (end ticks, offset) */
-    size_t nord, capord;
-    uint64_t meta_pos;    /* last metadata record in the unit */
-    bool md_changed;      /* the unit brought new metadata: on_metadata */
-    bool deferred;        /* live segment kept: no metadata yet */
-    /* live chunks: records framed one by one, dispatched per flush segment */
-    bool live;
-    bool seg_ends_chunk;  /* the segment ends with the state-0 header checkpoint */
-    jfr_buf segbuf;       /* records of the current segment */
-    jfr_buf poolbuf;      /* checkpoint records of the chunk (pool store) */
-    uint64_t seg_start;   /* chunk-relative offset of segbuf[0] */
-    uint64_t chunk_pos;   /* chunk bytes taken so far */
-    uint64_t rec_need;    /* bytes of the current record still missing */
-    uint64_t rec_start;   /* offset in segbuf of the current record */
-    uint8_t varlen;       /* bytes of the size field read so far */
-    uint64_t segments;    /* live segments completed in this chunk */
-    /* subscriptions */
-    jfr_sub *subs;
-    size_t nsubs, capsubs;
-    bool subs_dirty;      /* subscriptions changed since the last mapping */
-    uint32_t *tsub_start; /* per type index: range into tsub_list (ntypes+1) */
-    uint32_t *tsub_list;
-    uint8_t *want;        /* per type index: deliver events of this type */
-    uint8_t *want_id;     /* the same by type id, when md->by_id exists */
-    size_t want_id_cap;
-    size_t tcap;          /* capacity of the per-type arrays */
-    /* time base of the first chunk (jdk_time_base) */
-    bool have_tb;
-    int64_t tb_nanos, tb_ticks;
-    double tb_div;
-    jfr_arena scratch;
-    jfr_names names;      /* chunk.names points here */
-    /* status */
-    jfr_status status;
-    char msg[320];
-    uint64_t nerrors, nchunks;
-    /* parallel preparation (threads > 1; parallel.c) */
-    unsigned threads;     /* jfr_parser_set_threads */
-    struct jfr_par *par;  /* helper threads and their slots, or NULL */
-    jfr_parser *prep;     /* the current chunk's preparation (a worker parser
-                             holding md, pools and event list), or NULL */
-    /* shared preparation (share.c, jfr_parser_prepare in parallel.c) */
-    struct jfr_share *share; /* jfr_parser_set_share, or NULL */
-    jfr_parser *share_w;  /* the worker parser jfr_parser_prepare runs on */
+    int state;            /* enum jfr_state (feed.c) */
+    int phase;            /* enum jfr_phase (dispatch.c) */
+    jfr_chunk_info info;  /* the current chunk's header */
+    jfr_chunk chunk;      /* the current chunk's bytes, types and pools */
+
+    /* input: framing the bytes fed into chunks (feed.c, header.c) */
+    struct jfr_input {
+        uint8_t hdr[JFR_HEADER_SIZE];
+        size_t hdr_have;
+        jfr_buf chunkbuf;     /* the chunk when it spans feed calls (header included) */
+        uint64_t need;        /* body bytes still missing */
+        uint64_t skip_left;
+        uint64_t input_off;   /* absolute offset of the next input byte */
+        size_t consumed;
+    } in;
+
+    /* resynchronisation (opt.resync; resync.c): scanning for the next chunk
+     * magic */
+    struct jfr_resync {
+        uint64_t rs_from;     /* absolute offset where the skipped bytes begin */
+        uint64_t skipped;     /* bytes skipped in all */
+        bool cand;            /* p->in.hdr holds a candidate header found by the scan */
+        int cand_prev, rs_prev; /* the byte before the candidate / the next byte
+                                   to scan (-1: unknown) */
+        bool chunk_failed;    /* the last chunk ended in an error passed over */
+        bool rp_final;        /* draining at finish: candidates must fit the input */
+        jfr_buf replay;       /* bytes taken but to be scanned again (own copy) */
+        size_t rp_pos;        /* next replay byte */
+        int want_push;        /* bytes for the replay buffer, once run_input returned */
+        size_t push_len;
+    } rs;
+
+    /* metadata: the current type table (metadata.c) */
+    struct jfr_meta {
+        jfr_mdtab *md;        /* current type table (kept for reuse) */
+        uint64_t md_len;      /* byte length behind md's fingerprint */
+    } meta;
+
+    /* dispatch: where the delivery of the unit's records stands, to resume
+     * after a pause (dispatch.c) */
+    struct jfr_dispatch {
+        uint64_t rec_pos;
+        bool rec_done;        /* on_record called for the record at rec_pos */
+        uint32_t ev_stage;    /* handlers already called for the current event */
+        uint64_t skip_ev;     /* events still to pass over (jfr_parser_skip_events) */
+        size_t ord_i;
+        bool use_list;        /* deliver the listed events, not every record */
+        jfr_ord *ord;         /* wanted events of the unit (end ticks, offset) */
+        size_t nord, capord;
+        uint64_t meta_pos;    /* last metadata record in the unit */
+        bool md_changed;      /* the unit brought new metadata: on_metadata */
+        bool deferred;        /* live segment kept: no metadata yet */
+    } disp;
+
+    /* live chunks: records framed one by one, dispatched per flush segment
+     * (live.c) */
+    struct jfr_live {
+        bool live;
+        bool seg_ends_chunk;  /* the segment ends with the state-0 header checkpoint */
+        jfr_buf segbuf;       /* records of the current segment */
+        jfr_buf poolbuf;      /* checkpoint records of the chunk (pool store) */
+        uint64_t seg_start;   /* chunk-relative offset of segbuf[0] */
+        uint64_t chunk_pos;   /* chunk bytes taken so far */
+        uint64_t rec_need;    /* bytes of the current record still missing */
+        uint64_t rec_start;   /* offset in segbuf of the current record */
+        uint8_t varlen;       /* bytes of the size field read so far */
+        uint64_t segments;    /* live segments completed in this chunk */
+    } lv;
+
+    /* subscriptions (jfr_parser_on) and the wanted types they map to */
+    struct jfr_subs {
+        jfr_sub *subs;
+        size_t nsubs, capsubs;
+        bool subs_dirty;      /* subscriptions changed since the last mapping */
+        uint32_t *tsub_start; /* per type index: range into tsub_list (ntypes+1) */
+        uint32_t *tsub_list;
+        uint8_t *want;        /* per type index: deliver events of this type */
+        uint8_t *want_id;     /* the same by type id, when md->by_id exists */
+        size_t want_id_cap;
+        size_t tcap;          /* capacity of the per-type arrays */
+    } sub;
+
+    /* the time base of the first chunk (jdk_time_base) */
+    struct jfr_timebase {
+        bool have_tb;
+        int64_t tb_nanos, tb_ticks;
+        double tb_div;
+    } tb;
+
+    /* decoded values: resolved names and the value cache (names.c), scratch
+     * for converted strings */
+    struct jfr_values {
+        jfr_arena scratch;
+        jfr_names names;      /* chunk.names points here */
+    } val;
+
+    /* errors and counts (status.c) */
+    struct jfr_errors {
+        jfr_status status;
+        char msg[320];
+        uint64_t nerrors, nchunks;
+    } err;
+
+    /* parallel preparation (threads > 1; parallel.c) and shared preparation
+     * (share.c, jfr_parser_prepare in parallel.c) */
+    struct jfr_helpers {
+        unsigned threads;     /* jfr_parser_set_threads */
+        struct jfr_par *par;  /* helper threads and their slots, or NULL */
+        jfr_parser *prep;     /* the current chunk's preparation (a worker parser
+                                 holding md, pools and event list), or NULL */
+        struct jfr_share *share; /* jfr_parser_set_share, or NULL */
+        jfr_parser *share_w;  /* the worker parser jfr_parser_prepare runs on */
+    } mt;
 };
 
-/* status.c: record an error at an absolute input offset (p->status,
- * p->msg, the error count); returns false. */
+/* status.c: record an error at an absolute input offset (p->err.status,
+ * p->err.msg, the error count); returns false. */
 bool jfr__fail(jfr_parser *p, jfr_status s, uint64_t offset, const char *fmt, ...);
 /* After an error: ask on_error whether to skip the chunk and go on. */
 bool jfr__error_continue(jfr_parser *p);
-/* The parser stops for good (ST_ERROR); returns p->status. */
+/* The parser stops for good (ST_ERROR); returns p->err.status. */
 jfr_status jfr__fatal(jfr_parser *p);
 /* The same for an error that cannot be skipped (framing lost, no memory):
  * on_error is told all the same; its answer does not matter. */
 jfr_status jfr__fatal_told(jfr_parser *p);
+
+/* The one rule for a callback's answer, for every callback (jfr_callbacks'
+ * and jfr_parser_on's; not on_error, see jfr__error_continue):
+ * JFR_CB_CONTINUE -> JFR_OK; JFR_CB_PAUSE -> JFR_PAUSED, also in p->err.status
+ * until the next feed or finish call resumes (feed.c); anything else ->
+ * JFR_STOPPED for good (ST_STOPPED). The caller has saved where to resume
+ * (the callback that paused counts as made) and returns what this says. */
+static inline jfr_status jfr__cb_result(jfr_parser *p, int rc) {
+    if (rc == JFR_CB_CONTINUE)
+        return JFR_OK;
+    if (rc == JFR_CB_PAUSE)
+        return p->err.status = JFR_PAUSED;
+    p->state = ST_STOPPED;
+    return p->err.status = JFR_STOPPED;
+}
 
 /* parser.c: the parser object without its parallel helpers (lifecycle.c
  * adds them; the helpers' worker parsers are such objects). */
@@ -432,12 +485,12 @@ jfr_status jfr__chunk_process(jfr_parser *p);
 
 /* header.c: what jfr__header_done found. */
 enum { HD_GO, HD_SKIP, HD_RESCAN, HD_REJECT };
-/* A header is complete in p->hdr or at `h`; p->input_off is its offset.
+/* A header is complete in p->in.hdr or at `h`; p->in.input_off is its offset.
  * Sets up p->info and p->chunk and says in *act what comes next. */
 jfr_status jfr__header_done(jfr_parser *p, const uint8_t *h, int *act);
 
 /* resync.c (opt.resync): what the state machine left to copy to the replay
- * buffer once it has returned (p->want_push). */
+ * buffer once it has returned (p->rs.want_push). */
 enum { PUSH_NONE, PUSH_HDR, PUSH_CHUNK };
 /* A header found by the scan: plausible enough to try. `left` input bytes
  * follow from its first byte; `prev` is the byte before it (-1: unknown). */
@@ -451,7 +504,7 @@ void jfr__resync_begin(jfr_parser *p, uint64_t from);
 bool jfr__resync_report(jfr_parser *p, uint64_t at, bool at_end);
 /* Scan for the next plausible chunk header; returns the bytes taken. */
 size_t jfr__resync_scan(jfr_parser *p, const uint8_t *in, size_t len, jfr_status *st);
-/* Queue the bytes p->want_push asks for ahead of the replay buffer. */
+/* Queue the bytes p->rs.want_push asks for ahead of the replay buffer. */
 jfr_status jfr__replay_push(jfr_parser *p);
 /* The chunk just run failed and was passed over: scan it again from its
  * second byte, from our buffer. */
@@ -466,7 +519,7 @@ size_t jfr__live_take(jfr_parser *p, const uint8_t *in, size_t avail, jfr_status
 jfr_status jfr__live_dispatch(jfr_parser *p);
 
 /* ------------------------------------------------- parallel preparation
- * With p->threads > 1, the whole finished chunks that follow the current
+ * With p->mt.threads > 1, the whole finished chunks that follow the current
  * one in the same feed call are prepared on helper threads, each on a
  * private "worker parser" w: what the calling thread would do before the
  * chunk's first record callback: index_unit, map_subscriptions and
@@ -479,19 +532,19 @@ jfr_status jfr__live_dispatch(jfr_parser *p);
  * reported exactly as without threads. */
 
 /* dispatch.c, on a helper thread: prepare the chunk set up in w->chunk and
- * w->info. Returns JFR_OK, an error (w->msg), or JFR_STOPPED when *cancel
+ * w->info. Returns JFR_OK, an error (w->err.msg), or JFR_STOPPED when *cancel
  * was set. */
 jfr_status jfr__chunk_prepare(jfr_parser *w, atomic_bool *cancel);
 /* parallel.c, on the calling thread. feed's zero-copy path is about to run
  * the finished chunk of p->info / p->chunk at `at` (avail bytes of the feed
- * call from there): set p->prep to its preparation if one is ready (waiting
+ * call from there): set p->mt.prep to its preparation if one is ready (waiting
  * for it if it runs), and queue the following whole finished chunks. */
 void jfr__par_chunk(jfr_parser *p, const uint8_t *at, size_t avail);
-/* The current chunk's preparation is no longer needed: p->prep = NULL. */
+/* The current chunk's preparation is no longer needed: p->mt.prep = NULL. */
 void jfr__par_release(jfr_parser *p);
 /* Before feed returns: no helper may read the caller's bytes afterwards.
  * Queued and ready preparations are dropped, running ones cancelled and
- * waited for; p->prep is kept when a chunk is paused (ST_DISPATCH). */
+ * waited for; p->mt.prep is kept when a chunk is paused (ST_DISPATCH). */
 void jfr__par_quiesce(jfr_parser *p);
 /* Join the helpers and free everything (jfr_parser_free). */
 void jfr__par_free(jfr_parser *p);

@@ -10,7 +10,7 @@ jfr_parser *jfr_parser_new(const jfr_options *opts, const jfr_callbacks *cb, voi
 void jfr_parser_reset(jfr_parser *p) {
     if (!p)
         return;
-    if (p->par) { /* parallel: drop every preparation */
+    if (p->mt.par) { /* parallel: drop every preparation */
         jfr__par_release(p);
         jfr__par_quiesce(p);
     }

@@ -5,23 +5,23 @@
 
 void jfr__live_begin(jfr_parser *p) {
     p->state = ST_LIVE;
-    p->segbuf.len = p->poolbuf.len = 0;
+    p->lv.segbuf.len = p->lv.poolbuf.len = 0;
     jfr__pool_clear(&p->chunk.pool);
-    jfr__names_clear(&p->names);
-    p->chunk_pos = p->seg_start = JFR_HEADER_SIZE;
-    p->rec_need = 0;
-    p->varlen = 0;
-    p->segments = 0;
-    p->seg_ends_chunk = false;
+    jfr__names_clear(&p->val.names);
+    p->lv.chunk_pos = p->lv.seg_start = JFR_HEADER_SIZE;
+    p->lv.rec_need = 0;
+    p->lv.varlen = 0;
+    p->lv.segments = 0;
+    p->lv.seg_ends_chunk = false;
     p->chunk.md = NULL;
 }
 
 static void live_end_chunk(jfr_parser *p) {
-    p->nchunks++;
+    p->err.nchunks++;
     p->state = ST_HEADER;
-    p->live = false;
-    p->seg_ends_chunk = false;
-    p->segbuf.len = p->poolbuf.len = 0;
+    p->lv.live = false;
+    p->lv.seg_ends_chunk = false;
+    p->lv.segbuf.len = p->lv.poolbuf.len = 0;
     p->chunk.md = NULL;
 }
 
@@ -29,25 +29,21 @@ static void live_end_chunk(jfr_parser *p) {
 jfr_status jfr__live_dispatch(jfr_parser *p) {
     p->state = ST_LIVE_DISPATCH;
     jfr_status s = jfr__chunk_process(p);
-    if (s == JFR_PAUSED)
-        return p->status = JFR_PAUSED;
-    if (s == JFR_STOPPED)
-        return p->status = JFR_STOPPED;
+    if (s == JFR_PAUSED || s == JFR_STOPPED) /* jfr__cb_result set p->err.status */
+        return s;
     if (s) {
         if (!jfr__error_continue(p))
             return jfr__fatal(p);
-        p->deferred = false; /* drop the damaged segment, keep the chunk */
+        p->disp.deferred = false; /* drop the damaged segment, keep the chunk */
     }
-    if (p->status == JFR_PAUSED)
-        p->status = JFR_OK;
-    if (p->deferred) { /* no metadata yet: keep it, merge with the next */
+    if (p->disp.deferred) { /* no metadata yet: keep it, merge with the next */
         p->state = ST_LIVE;
         return JFR_OK;
     }
-    p->segments++;
-    p->segbuf.len = 0;
-    p->seg_start = p->chunk_pos;
-    if (p->seg_ends_chunk)
+    p->lv.segments++;
+    p->lv.segbuf.len = 0;
+    p->lv.seg_start = p->lv.chunk_pos;
+    if (p->lv.seg_ends_chunk)
         live_end_chunk(p);
     else
         p->state = ST_LIVE;
@@ -58,8 +54,8 @@ jfr_status jfr__live_dispatch(jfr_parser *p) {
  * or carrying the chunk header with state 0, ends the segment. */
 static jfr_status live_record_done(jfr_parser *p) {
     jfr_chunk *c = &p->chunk;
-    const uint8_t *r = p->segbuf.data + p->rec_start;
-    jfr_cur cur = {r, p->segbuf.data + p->segbuf.len, !c->compressed, r, 0};
+    const uint8_t *r = p->lv.segbuf.data + p->lv.rec_start;
+    jfr_cur cur = {r, p->lv.segbuf.data + p->lv.segbuf.len, !c->compressed, r, 0};
     uint64_t size, type, v, ctype = 0;
     uint8_t b;
     if (!jfr__cur_int(&cur, &size) || !jfr__cur_long(&cur, &type) || type != 1)
@@ -87,18 +83,18 @@ static jfr_status live_record_done(jfr_parser *p) {
         ci->state = nh.state;
         ci->flags = nh.flags;
         if (ci->state == 0) {
-            p->seg_ends_chunk = true;
+            p->lv.seg_ends_chunk = true;
             end = true;
         }
     }
     if (!end)
         return JFR_OK;
-    c->base = p->segbuf.data;
-    c->size = p->segbuf.len;
-    c->base_off = p->seg_start;
+    c->base = p->lv.segbuf.data;
+    c->size = p->lv.segbuf.len;
+    c->base_off = p->lv.seg_start;
     c->first_rec = 0;
-    c->pbase = p->poolbuf.data;
-    c->psize = p->poolbuf.len;
+    c->pbase = p->lv.poolbuf.data;
+    c->psize = p->lv.poolbuf.len;
     p->phase = PH_INDEX;
     return jfr__live_dispatch(p);
 }
@@ -111,7 +107,7 @@ static jfr_status live_broken(jfr_parser *p) {
         return jfr__fatal_told(p);
     if (!jfr__error_continue(p))
         return jfr__fatal(p);
-    uint64_t from = p->input_off - p->segbuf.len;
+    uint64_t from = p->in.input_off - p->lv.segbuf.len;
     live_end_chunk(p);
     jfr__resync_begin(p, from);
     return JFR_OK;
@@ -120,49 +116,49 @@ static jfr_status live_broken(jfr_parser *p) {
 /* Take bytes of a live chunk: frame records, dispatch at segment ends.
  * Returns bytes taken (stops early when dispatch pauses/stops/fails). */
 size_t jfr__live_take(jfr_parser *p, const uint8_t *in, size_t avail, jfr_status *st) {
-    jfr_buf *sb = &p->segbuf;
+    jfr_buf *sb = &p->lv.segbuf;
     size_t pos = 0;
     *st = JFR_OK;
     const jfr_allocator *a = &p->opt.allocator;
     while (pos < avail && p->state == ST_LIVE) {
         jfr_status s;
-        size_t take = p->rec_need ? (avail - pos < p->rec_need ? avail - pos : (size_t)p->rec_need) : 1;
+        size_t take = p->lv.rec_need ? (avail - pos < p->lv.rec_need ? avail - pos : (size_t)p->lv.rec_need) : 1;
         if ((s = jfr__buf_reserve(a, sb, take, p->opt.max_chunk_size))) {
-            jfr__fail(p, s == JFR_LIMIT ? JFR_CHUNK_TOO_LARGE : s, p->input_off,
+            jfr__fail(p, s == JFR_LIMIT ? JFR_CHUNK_TOO_LARGE : s, p->in.input_off,
                       "live segment exceeds the maximum chunk size");
             *st = live_broken(p);
             return pos;
         }
-        if (!p->rec_need && !p->varlen)
-            p->rec_start = sb->len;
+        if (!p->lv.rec_need && !p->lv.varlen)
+            p->lv.rec_start = sb->len;
         memcpy(sb->data + sb->len, in + pos, take);
         sb->len += take;
         pos += take;
-        p->input_off += take;
-        p->chunk_pos += take;
-        if (!p->rec_need) { /* one more byte of the size field */
+        p->in.input_off += take;
+        p->lv.chunk_pos += take;
+        if (!p->lv.rec_need) { /* one more byte of the size field */
             uint8_t last = sb->data[sb->len - 1];
-            p->varlen++;
-            bool done = p->chunk.compressed ? (!(last & 0x80) || p->varlen == 9) : p->varlen == 4;
+            p->lv.varlen++;
+            bool done = p->chunk.compressed ? (!(last & 0x80) || p->lv.varlen == 9) : p->lv.varlen == 4;
             if (!done)
                 continue;
-            jfr_cur cur = {sb->data + p->rec_start, sb->data + sb->len, !p->chunk.compressed,
+            jfr_cur cur = {sb->data + p->lv.rec_start, sb->data + sb->len, !p->chunk.compressed,
                            sb->data, 0};
             uint64_t size = 0;
             jfr__cur_int(&cur, &size);
-            if (size <= p->varlen || size > p->opt.max_chunk_size) {
-                jfr__fail(p, JFR_BAD_RECORD, p->input_off - p->varlen,
+            if (size <= p->lv.varlen || size > p->opt.max_chunk_size) {
+                jfr__fail(p, JFR_BAD_RECORD, p->in.input_off - p->lv.varlen,
                           "record size %llu out of range in a live chunk",
                           (unsigned long long)size);
                 *st = live_broken(p);
                 return pos;
             }
-            p->rec_need = size - p->varlen;
-            p->varlen = 0;
+            p->lv.rec_need = size - p->lv.varlen;
+            p->lv.varlen = 0;
             continue;
         }
-        p->rec_need -= take;
-        if (!p->rec_need && (s = live_record_done(p))) {
+        p->lv.rec_need -= take;
+        if (!p->lv.rec_need && (s = live_record_done(p))) {
             *st = s;
             return pos;
         }

@@ -13,7 +13,7 @@
  *
  * Slots: FREE -> QUEUED (calling thread, under the lock: the worker parser
  * is set up) -> RUNNING (a helper took it; only that helper touches the
- * worker parser) -> READY (helper done) -> ADOPTED (p->prep: the calling
+ * worker parser) -> READY (helper done) -> ADOPTED (p->mt.prep: the calling
  * thread uses the results) -> FREE. The chunk bytes belong to the caller's
  * feed call: before feed returns, jfr__par_quiesce cancels the running
  * preparations, waits for them and drops every slot but the adopted one
@@ -111,7 +111,7 @@ static void par_destroy(jfr_parser *p, jfr_par *par) {
  * NULL when anything fails: the parser then stays serial. */
 static jfr_par *par_new(jfr_parser *p) {
     const jfr_allocator *a = &p->opt.allocator;
-    unsigned n = p->threads > JFR_MAX_THREADS + 1 ? JFR_MAX_THREADS + 1 : p->threads;
+    unsigned n = p->mt.threads > JFR_MAX_THREADS + 1 ? JFR_MAX_THREADS + 1 : p->mt.threads;
     jfr_par *par = jfr__calloc(a, sizeof *par);
     if (!par)
         return NULL;
@@ -184,8 +184,8 @@ static bool setup_worker(const jfr_parser *p, jfr_parser *w, const uint8_t *h,
     /* subscriptions only grow: copy the new ones, so that the worker lists
      * the events of the types wanted now (adopt_scan and jfr__share_adopt
      * check that this is still so at the chunk's turn) */
-    while (w->nsubs < p->nsubs) {
-        const jfr_sub *sub = &p->subs[w->nsubs];
+    while (w->sub.nsubs < p->sub.nsubs) {
+        const jfr_sub *sub = &p->sub.subs[w->sub.nsubs];
         if (jfr_parser_on(w, sub->name, sub->cb, NULL) != JFR_OK)
             return false;
     }
@@ -195,7 +195,7 @@ static bool setup_worker(const jfr_parser *p, jfr_parser *w, const uint8_t *h,
     w->info.size = (int64_t)size;
     w->info.metadata_offset = hi->metadata_offset;
     w->info.flags = hi->flags;
-    w->live = false;
+    w->lv.live = false;
     jfr_chunk *c = &w->chunk;
     c->base = h;
     c->size = size;
@@ -221,16 +221,16 @@ static bool queue(jfr_parser *p, jfr_slot *sl, const uint8_t *h, const jfr_chunk
     sl->ok = false;
     atomic_store_explicit(&sl->cancel, false, memory_order_relaxed);
     sl->state = SL_QUEUED;
-    pthread_cond_signal(&p->par->work);
+    pthread_cond_signal(&p->mt.par->work);
     return true;
 }
 
 void jfr__par_chunk(jfr_parser *p, const uint8_t *at, size_t avail) {
-    if (p->prep)
+    if (p->mt.prep)
         jfr__par_release(p);
-    if (!p->par && !(p->par = par_new(p)))
+    if (!p->mt.par && !(p->mt.par = par_new(p)))
         return; /* no threads: serial */
-    jfr_par *par = p->par;
+    jfr_par *par = p->mt.par;
     uint64_t off = p->info.offset;
     pthread_mutex_lock(&par->mu);
     /* this chunk: adopt its preparation (waiting for it if it runs); drop
@@ -247,7 +247,7 @@ void jfr__par_chunk(jfr_parser *p, const uint8_t *at, size_t avail) {
             pthread_cond_wait(&par->done, &par->mu);
         if (sl->state == SL_READY && sl->ok) {
             sl->state = SL_ADOPTED;
-            p->prep = sl->w;
+            p->mt.prep = sl->w;
         } else {
             sl->state = SL_FREE; /* failed: the serial path reports why */
         }
@@ -283,22 +283,22 @@ void jfr__par_chunk(jfr_parser *p, const uint8_t *at, size_t avail) {
 }
 
 void jfr__par_release(jfr_parser *p) {
-    jfr_par *par = p->par;
-    if (!p->prep || !par)
+    jfr_par *par = p->mt.par;
+    if (!p->mt.prep || !par)
         return;
     pthread_mutex_lock(&par->mu);
     for (unsigned i = 0; i < par->nslots; i++)
-        if (par->slots[i].w == p->prep)
+        if (par->slots[i].w == p->mt.prep)
             par->slots[i].state = SL_FREE;
     pthread_mutex_unlock(&par->mu);
-    p->prep = NULL;
+    p->mt.prep = NULL;
 }
 
 void jfr__par_quiesce(jfr_parser *p) {
-    jfr_par *par = p->par;
+    jfr_par *par = p->mt.par;
     if (!par)
         return;
-    if (p->prep && p->state != ST_DISPATCH)
+    if (p->mt.prep && p->state != ST_DISPATCH)
         jfr__par_release(p);
     pthread_mutex_lock(&par->mu);
     for (;;) {
@@ -318,15 +318,15 @@ void jfr__par_quiesce(jfr_parser *p) {
 }
 
 void jfr__par_free(jfr_parser *p) {
-    if (p->share_w) {
-        jfr__parser_destroy(p->share_w);
-        p->share_w = NULL;
+    if (p->mt.share_w) {
+        jfr__parser_destroy(p->mt.share_w);
+        p->mt.share_w = NULL;
     }
-    if (!p->par)
+    if (!p->mt.par)
         return;
-    par_destroy(p, p->par);
-    p->par = NULL;
-    p->prep = NULL;
+    par_destroy(p, p->mt.par);
+    p->mt.par = NULL;
+    p->mt.prep = NULL;
 }
 
 /* ------------------------------------------------- shared preparation */
@@ -334,20 +334,20 @@ void jfr__par_free(jfr_parser *p) {
 jfr_status jfr_parser_prepare(jfr_parser *p, const void *buf, size_t len, bool *made) {
     if (made)
         *made = false;
-    if (!p || !p->share || !buf)
+    if (!p || !p->mt.share || !buf)
         return JFR_INVALID_ARG;
     jfr_chunk_info hi;
     uint64_t size = finished_chunk(p, buf, len, &hi);
     if (!size)
         return JFR_OK; /* not a whole finished chunk: the parsers' business */
-    if (!p->share_w && !(p->share_w = jfr__parser_create(&p->opt, &p->cb, NULL)))
+    if (!p->mt.share_w && !(p->mt.share_w = jfr__parser_create(&p->opt, &p->cb, NULL)))
         return JFR_NOMEM;
-    int slot = jfr__share_claim(p->share, buf, size);
+    int slot = jfr__share_claim(p->mt.share, buf, size);
     if (slot < 0)
         return JFR_OK;
-    jfr_parser *w = p->share_w;
+    jfr_parser *w = p->mt.share_w;
     bool ok = setup_worker(p, w, buf, &hi, 0, 0) && jfr__chunk_prepare(w, NULL) == JFR_OK;
-    jfr__share_publish(p->share, slot, w, ok);
+    jfr__share_publish(p->mt.share, slot, w, ok);
     if (made)
         *made = true;
     return JFR_OK;

@@ -46,9 +46,9 @@ jfr_parser *jfr__parser_create(const jfr_options *opts, const jfr_callbacks *cb,
     p->cb = c;
     p->user = user;
     p->chunk.parser = p;
-    p->names.alloc = p->opt.allocator;
-    p->names.max_vals = value_cache_bound(&p->opt);
-    p->chunk.names = &p->names;
+    p->val.names.alloc = p->opt.allocator;
+    p->val.names.max_vals = value_cache_bound(&p->opt);
+    p->chunk.names = &p->val.names;
     jfr__parser_clear(p);
     return p;
 }
@@ -56,67 +56,67 @@ jfr_parser *jfr__parser_create(const jfr_options *opts, const jfr_callbacks *cb,
 void jfr__parser_clear(jfr_parser *p) {
     p->state = ST_HEADER;
     p->phase = PH_DONE;
-    p->hdr_have = 0;
-    p->chunkbuf.len = 0;
-    p->segbuf.len = p->poolbuf.len = 0;
-    p->live = p->seg_ends_chunk = false;
-    p->need = p->skip_left = 0;
-    p->rs_from = p->skipped = 0;
-    p->cand = p->chunk_failed = p->rp_final = false;
-    p->replay.len = p->rp_pos = 0;
-    p->input_off = 0;
-    p->consumed = 0;
-    p->have_tb = false;
-    p->skip_ev = 0;
-    p->status = JFR_OK;
-    p->msg[0] = 0;
-    p->nerrors = p->nchunks = 0;
+    p->in.hdr_have = 0;
+    p->in.chunkbuf.len = 0;
+    p->lv.segbuf.len = p->lv.poolbuf.len = 0;
+    p->lv.live = p->lv.seg_ends_chunk = false;
+    p->in.need = p->in.skip_left = 0;
+    p->rs.rs_from = p->rs.skipped = 0;
+    p->rs.cand = p->rs.chunk_failed = p->rs.rp_final = false;
+    p->rs.replay.len = p->rs.rp_pos = 0;
+    p->in.input_off = 0;
+    p->in.consumed = 0;
+    p->tb.have_tb = false;
+    p->disp.skip_ev = 0;
+    p->err.status = JFR_OK;
+    p->err.msg[0] = 0;
+    p->err.nerrors = p->err.nchunks = 0;
     memset(&p->info, 0, sizeof p->info);
     jfr__pool_clear(&p->chunk.pool);
-    jfr__names_clear(&p->names);
+    jfr__names_clear(&p->val.names);
 }
 
 jfr_status jfr_parser_set_value_cache(jfr_parser *p, bool on) {
     if (!p)
         return JFR_INVALID_ARG;
-    p->names.max_vals = on ? value_cache_bound(&p->opt) : 0;
+    p->val.names.max_vals = on ? value_cache_bound(&p->opt) : 0;
     return JFR_OK;
 }
 
 jfr_status jfr_parser_skip_events(jfr_parser *p, uint64_t n) {
     if (!p)
         return JFR_INVALID_ARG;
-    p->skip_ev = n;
+    p->disp.skip_ev = n;
     return JFR_OK;
 }
 
 jfr_status jfr_parser_set_threads(jfr_parser *p, unsigned threads) {
     if (!p)
         return JFR_INVALID_ARG;
-    if (p->input_off || p->par)
+    if (p->in.input_off || p->mt.par)
         return JFR_INVALID_STATE;
-    p->threads = threads;
+    p->mt.threads = threads;
     return JFR_OK;
 }
 
 void jfr__parser_destroy(jfr_parser *p) {
     const jfr_allocator a = p->opt.allocator;
-    for (size_t i = 0; i < p->nsubs; i++)
-        jfr__free(&a, p->subs[i].name, p->subs[i].name_len + 1);
-    jfr__free(&a, p->subs, p->capsubs * sizeof *p->subs);
-    jfr__free(&a, p->tsub_list, p->capsubs * sizeof *p->tsub_list);
-    jfr__free(&a, p->tsub_start, p->tcap * sizeof *p->tsub_start);
-    jfr__free(&a, p->want, p->tcap);
-    jfr__free(&a, p->want_id, p->want_id_cap);
-    jfr__free(&a, p->ord, p->capord * sizeof *p->ord);
-    jfr__buf_free(&a, &p->chunkbuf);
-    jfr__buf_free(&a, &p->replay);
-    jfr__buf_free(&a, &p->segbuf);
-    jfr__buf_free(&a, &p->poolbuf);
+    for (size_t i = 0; i < p->sub.nsubs; i++)
+        jfr__free(&a, p->sub.subs[i].name, p->sub.subs[i].name_len + 1);
+    jfr__free(&a, p->sub.subs, p->sub.capsubs * sizeof *p->sub.subs);
+    jfr__free(&a, p->sub.tsub_list, p->sub.capsubs * sizeof *p->sub.tsub_list);
+    jfr__free(&a, p->sub.tsub_start, p->sub.tcap * sizeof *p->sub.tsub_start);
+    jfr__free(&a, p->sub.want, p->sub.tcap);
+    jfr__free(&a, p->sub.want_id, p->sub.want_id_cap);
+    jfr__free(&a, p->disp.ord, p->disp.capord * sizeof *p->disp.ord);
+    jfr__buf_free(&a, &p->in.chunkbuf);
+    jfr__buf_free(&a, &p->rs.replay);
+    jfr__buf_free(&a, &p->lv.segbuf);
+    jfr__buf_free(&a, &p->lv.poolbuf);
     jfr__pool_free(&a, &p->chunk.pool);
-    jfr__names_free(&a, &p->names);
-    jfr__metadata_free(&a, p->md);
-    jfr__arena_free(&a, &p->scratch);
+    jfr__names_free(&a, &p->val.names);
+    jfr__metadata_free(&a, p->meta.md);
+    jfr__arena_free(&a, &p->val.scratch);
     jfr_memcap *m = p->memcap;
     jfr__free(&a, p, sizeof *p);
     jfr__memcap_free(m);
@@ -124,20 +124,20 @@ void jfr__parser_destroy(jfr_parser *p) {
 
 void *jfr_parser_user(const jfr_parser *p) { return p ? p->user : NULL; }
 void jfr_parser_set_user(jfr_parser *p, void *user) { if (p) p->user = user; }
-jfr_status jfr_parser_status(const jfr_parser *p) { return p ? p->status : JFR_INVALID_ARG; }
+jfr_status jfr_parser_status(const jfr_parser *p) { return p ? p->err.status : JFR_INVALID_ARG; }
 const char *jfr_parser_error(const jfr_parser *p) {
-    return !p ? "no parser" : p->msg[0] ? p->msg : jfr_status_str(p->status);
+    return !p ? "no parser" : p->err.msg[0] ? p->err.msg : jfr_status_str(p->err.status);
 }
-uint64_t jfr_parser_chunks(const jfr_parser *p) { return p ? p->nchunks : 0; }
-uint64_t jfr_parser_bytes(const jfr_parser *p) { return p ? p->input_off : 0; }
-uint64_t jfr_parser_errors(const jfr_parser *p) { return p ? p->nerrors : 0; }
-uint64_t jfr_parser_skipped(const jfr_parser *p) { return p ? p->skipped : 0; }
+uint64_t jfr_parser_chunks(const jfr_parser *p) { return p ? p->err.nchunks : 0; }
+uint64_t jfr_parser_bytes(const jfr_parser *p) { return p ? p->in.input_off : 0; }
+uint64_t jfr_parser_errors(const jfr_parser *p) { return p ? p->err.nerrors : 0; }
+uint64_t jfr_parser_skipped(const jfr_parser *p) { return p ? p->rs.skipped : 0; }
 uint64_t jfr_parser_memory(const jfr_parser *p, uint64_t *peak) {
     if (peak)
         *peak = p ? atomic_load(&p->memcap->peak) : 0;
     return p ? atomic_load(&p->memcap->used) : 0;
 }
-size_t jfr_parser_consumed(const jfr_parser *p) { return p ? p->consumed : 0; }
+size_t jfr_parser_consumed(const jfr_parser *p) { return p ? p->in.consumed : 0; }
 const jfr_metadata *jfr_parser_metadata(const jfr_parser *p) {
     return p && p->chunk.md ? &p->chunk.md->pub : NULL;
 }
@@ -149,10 +149,10 @@ jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event_cb cb, 
         p->phase != PH_DONE)
         return JFR_INVALID_STATE; /* the current unit's events are being delivered */
     const jfr_allocator *a = &p->opt.allocator;
-    if (p->nsubs == p->capsubs) {
+    if (p->sub.nsubs == p->sub.capsubs) {
         /* both arrays or neither: they share capsubs (tsub_list is rebuilt
          * by the next mapping, its content need not be kept) */
-        size_t cap = p->capsubs ? p->capsubs * 2 : 8;
+        size_t cap = p->sub.capsubs ? p->sub.capsubs * 2 : 8;
         jfr_sub *s = jfr__alloc(a, cap * sizeof *s);
         uint32_t *l = jfr__alloc(a, cap * sizeof *l);
         if (!s || !l) {
@@ -160,20 +160,20 @@ jfr_status jfr_parser_on(jfr_parser *p, const char *type_name, jfr_event_cb cb, 
             jfr__free(a, l, cap * sizeof *l);
             return JFR_NOMEM;
         }
-        if (p->nsubs)
-            memcpy(s, p->subs, p->nsubs * sizeof *s);
-        jfr__free(a, p->subs, p->capsubs * sizeof *p->subs);
-        jfr__free(a, p->tsub_list, p->capsubs * sizeof *p->tsub_list);
-        p->subs = s;
-        p->tsub_list = l;
-        p->capsubs = cap;
+        if (p->sub.nsubs)
+            memcpy(s, p->sub.subs, p->sub.nsubs * sizeof *s);
+        jfr__free(a, p->sub.subs, p->sub.capsubs * sizeof *p->sub.subs);
+        jfr__free(a, p->sub.tsub_list, p->sub.capsubs * sizeof *p->sub.tsub_list);
+        p->sub.subs = s;
+        p->sub.tsub_list = l;
+        p->sub.capsubs = cap;
     }
     size_t n = strlen(type_name);
     char *name = jfr__alloc(a, n + 1);
     if (!name)
         return JFR_NOMEM;
     memcpy(name, type_name, n + 1);
-    p->subs[p->nsubs++] = (jfr_sub){name, n, cb, user};
-    p->subs_dirty = true;
+    p->sub.subs[p->sub.nsubs++] = (jfr_sub){name, n, cb, user};
+    p->sub.subs_dirty = true;
     return JFR_OK;
 }

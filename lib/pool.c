@@ -90,14 +90,14 @@ void jfr__pool_free(const jfr_allocator *a, jfr_pool *pl) {
 jfr_status jfr__pool_index_checkpoint(jfr_parser *p, const jfr_rec *r) {
     jfr_chunk *c = &p->chunk;
     jfr_cur cur = {c->base + r->payload, c->base + r->pos + r->size, !c->compressed, c->base, 0};
-    if (p->live) {
+    if (p->lv.live) {
         /* Keep the record for the rest of the chunk: segments are released. */
-        jfr_buf *pb = &p->poolbuf;
+        jfr_buf *pb = &p->lv.poolbuf;
         jfr_status s = jfr__buf_reserve(&p->opt.allocator, pb, r->size, p->opt.max_chunk_size);
         if (s) {
             jfr__fail(p, s == JFR_LIMIT ? JFR_CHUNK_TOO_LARGE : s, jfr__abs_off(p, r->pos),
                       "constant pools of the chunk exceed the maximum chunk size");
-            return p->status;
+            return p->err.status;
         }
         uint64_t at = pb->len;
         memcpy(pb->data + at, c->base + r->pos, r->size);

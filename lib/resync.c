@@ -28,17 +28,17 @@ bool jfr__resync_candidate_ok(const jfr_parser *p, const uint8_t *h, uint64_t le
         return false;
     if (md < JFR_HEADER_SIZE || md >= size || (cp && (cp < JFR_HEADER_SIZE || cp >= size)))
         return false;
-    return !p->rp_final || size <= left;
+    return !p->rs.rp_final || size <= left;
 }
 
 /* Skip from `from`, the first byte of the damaged header or chunk. */
 void jfr__resync_begin(jfr_parser *p, uint64_t from) {
     p->state = ST_RESYNC;
-    p->rs_prev = -1;
-    p->rs_from = from;
-    p->hdr_have = 0;
-    p->cand = false;
-    p->chunk_failed = false;
+    p->rs.rs_prev = -1;
+    p->rs.rs_from = from;
+    p->in.hdr_have = 0;
+    p->rs.cand = false;
+    p->rs.chunk_failed = false;
 }
 
 /* The scan found a chunk at `at` (or the input ended there): say how many
@@ -47,51 +47,51 @@ void jfr__resync_begin(jfr_parser *p, uint64_t from) {
  * is still that unit's (a chunk that failed or was cut short keeps its
  * index; a bad header or trailing garbage has the index of the next chunk). */
 bool jfr__resync_report(jfr_parser *p, uint64_t at, bool at_end) {
-    uint64_t n = at - p->rs_from;
-    p->skipped += n;
+    uint64_t n = at - p->rs.rs_from;
+    p->rs.skipped += n;
     if (at_end)
-        jfr__fail(p, JFR_SKIPPED, p->rs_from,
+        jfr__fail(p, JFR_SKIPPED, p->rs.rs_from,
                   "%llu bytes skipped to the end of the input (no further chunk)",
                   (unsigned long long)n);
     else
-        jfr__fail(p, JFR_SKIPPED, p->rs_from, "%llu bytes skipped; next chunk magic at byte %llu",
+        jfr__fail(p, JFR_SKIPPED, p->rs.rs_from, "%llu bytes skipped; next chunk magic at byte %llu",
                   (unsigned long long)n, (unsigned long long)at);
     return jfr__error_continue(p);
 }
 
 /* Bytes taken but to be scanned again (from the second byte of a damaged
- * header or chunk, which sit in p->hdr or p->chunkbuf) go ahead of the
- * replay bytes not yet read. Their offset is p->input_off. */
+ * header or chunk, which sit in p->in.hdr or p->in.chunkbuf) go ahead of the
+ * replay bytes not yet read. Their offset is p->in.input_off. */
 jfr_status jfr__replay_push(jfr_parser *p) {
-    const uint8_t *d = p->want_push == PUSH_HDR ? p->hdr + 1 : p->chunkbuf.data + 1;
-    size_t n = p->push_len, rest = p->replay.len - p->rp_pos;
-    bool chunk = p->want_push == PUSH_CHUNK;
-    p->want_push = PUSH_NONE;
-    p->rs_prev = d[-1]; /* the scan goes on after the unit's first byte */
-    if (p->par)
+    const uint8_t *d = p->rs.want_push == PUSH_HDR ? p->in.hdr + 1 : p->in.chunkbuf.data + 1;
+    size_t n = p->rs.push_len, rest = p->rs.replay.len - p->rs.rp_pos;
+    bool chunk = p->rs.want_push == PUSH_CHUNK;
+    p->rs.want_push = PUSH_NONE;
+    p->rs.rs_prev = d[-1]; /* the scan goes on after the unit's first byte */
+    if (p->mt.par)
         jfr__par_quiesce(p); /* no helper may read a buffer that changes now */
     if (!rest)
-        p->replay.len = p->rp_pos = 0;
+        p->rs.replay.len = p->rs.rp_pos = 0;
     if (!rest && chunk) { /* hand the chunk buffer over rather than copy it */
-        jfr_buf t = p->replay;
-        p->replay = p->chunkbuf;
-        p->replay.len = n + 1;
-        p->rp_pos = 1;
-        p->chunkbuf = t;
-        p->chunkbuf.len = 0;
-    } else if (p->rp_pos >= n) {
-        p->rp_pos -= n;
-        memcpy(p->replay.data + p->rp_pos, d, n);
+        jfr_buf t = p->rs.replay;
+        p->rs.replay = p->in.chunkbuf;
+        p->rs.replay.len = n + 1;
+        p->rs.rp_pos = 1;
+        p->in.chunkbuf = t;
+        p->in.chunkbuf.len = 0;
+    } else if (p->rs.rp_pos >= n) {
+        p->rs.rp_pos -= n;
+        memcpy(p->rs.replay.data + p->rs.rp_pos, d, n);
     } else {
-        jfr_status s = jfr__buf_reserve(&p->opt.allocator, &p->replay, n, 0);
+        jfr_status s = jfr__buf_reserve(&p->opt.allocator, &p->rs.replay, n, 0);
         if (s) {
-            jfr__fail(p, s, p->input_off, "cannot keep %zu damaged bytes to scan them again", n);
+            jfr__fail(p, s, p->in.input_off, "cannot keep %zu damaged bytes to scan them again", n);
             return jfr__fatal_told(p);
         }
-        memmove(p->replay.data + n, p->replay.data + p->rp_pos, rest);
-        memcpy(p->replay.data, d, n);
-        p->replay.len = n + rest;
-        p->rp_pos = 0;
+        memmove(p->rs.replay.data + n, p->rs.replay.data + p->rs.rp_pos, rest);
+        memcpy(p->rs.replay.data, d, n);
+        p->rs.replay.len = n + rest;
+        p->rs.rp_pos = 0;
     }
     return JFR_OK;
 }
@@ -101,9 +101,9 @@ jfr_status jfr__replay_push(jfr_parser *p) {
 void jfr__rescan_buffered_chunk(jfr_parser *p, uint64_t len) {
     uint64_t off = p->chunk.offset;
     jfr__resync_begin(p, off);
-    p->input_off = off + 1;
-    p->want_push = PUSH_CHUNK;
-    p->push_len = (size_t)len - 1;
+    p->in.input_off = off + 1;
+    p->rs.want_push = PUSH_CHUNK;
+    p->rs.push_len = (size_t)len - 1;
 }
 
 /* Can the n bytes at h begin a header of a version we read (magic, major)? */
@@ -120,14 +120,14 @@ size_t jfr__resync_scan(jfr_parser *p, const uint8_t *in, size_t len, jfr_status
     while (pos < len) {
         const uint8_t *f = memchr(in + pos, 'F', len - pos);
         size_t at = f ? (size_t)(f - in) : len, left = len - at;
-        p->input_off += at - pos;
+        p->in.input_off += at - pos;
         pos = at;
         if (!f)
             break;
-        int prev = at ? in[at - 1] : p->rs_prev;
+        int prev = at ? in[at - 1] : p->rs.rs_prev;
         if (left >= JFR_HEADER_SIZE) {
             if (jfr__resync_candidate_ok(p, f, left, prev)) {
-                if (!jfr__resync_report(p, p->input_off, false)) {
+                if (!jfr__resync_report(p, p->in.input_off, false)) {
                     *st = jfr__fatal(p);
                     return pos;
                 }
@@ -136,18 +136,18 @@ size_t jfr__resync_scan(jfr_parser *p, const uint8_t *in, size_t len, jfr_status
             }
         } else if (jfr__header_lead(f, left)) {
             /* maybe a header cut by the end of this slice: complete it */
-            memcpy(p->hdr, f, left);
-            p->hdr_have = left;
-            p->cand = true;
-            p->cand_prev = prev;
+            memcpy(p->in.hdr, f, left);
+            p->in.hdr_have = left;
+            p->rs.cand = true;
+            p->rs.cand_prev = prev;
             p->state = ST_HEADER;
-            p->input_off += left;
+            p->in.input_off += left;
             return len;
         }
         pos++;
-        p->input_off++;
+        p->in.input_off++;
     }
     if (len)
-        p->rs_prev = in[len - 1];
+        p->rs.rs_prev = in[len - 1];
     return pos;
 }

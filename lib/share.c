@@ -109,7 +109,7 @@ void jfr_share_stats(jfr_share *s, uint64_t *prepared, uint64_t *adopted) {
 jfr_status jfr_parser_set_share(jfr_parser *p, jfr_share *s) {
     if (!p)
         return JFR_INVALID_ARG;
-    p->share = s;
+    p->mt.share = s;
     return JFR_OK;
 }
 
@@ -192,17 +192,17 @@ void jfr__share_publish(jfr_share *s, int slot, const jfr_parser *w, bool ok) {
     const jfr_mdtab *md = w->chunk.md;
     if (ok && md) { /* this thread owns the slot until it leaves BUILDING */
         sl->fingerprint = md->pub.fingerprint;
-        sl->md_len = w->md_len;
+        sl->md_len = w->meta.md_len;
         sl->ordered = w->opt.ordered;
         sl->on_record = w->cb.on_record != NULL;
-        sl->use_list = w->use_list;
+        sl->use_list = w->disp.use_list;
         sl->ntypes = md->pub.ntypes;
         size_t wc = sl->want_cap;
-        ok = copy_array(a, (void **)&sl->want, &wc, w->want, sl->ntypes, 1) &&
+        ok = copy_array(a, (void **)&sl->want, &wc, w->sub.want, sl->ntypes, 1) &&
              copy_pool(a, &sl->pool, &w->chunk.pool) &&
-             copy_array(a, (void **)&sl->ord, &sl->capord, w->ord, w->nord, sizeof *w->ord);
+             copy_array(a, (void **)&sl->ord, &sl->capord, w->disp.ord, w->disp.nord, sizeof *w->disp.ord);
         sl->want_cap = wc;
-        sl->nord = w->nord;
+        sl->nord = w->disp.nord;
     }
     pthread_mutex_lock(&s->mu);
     sl->state = ok && md ? SH_READY : SH_FAILED;
@@ -212,7 +212,7 @@ void jfr__share_publish(jfr_share *s, int slot, const jfr_parser *w, bool ok) {
 }
 
 bool jfr__share_adopt(jfr_parser *p) {
-    jfr_share *s = p->share;
+    jfr_share *s = p->mt.share;
     jfr_chunk *c = &p->chunk;
     const jfr_mdtab *md = c->md;
     share_slot *sl;
@@ -224,9 +224,9 @@ bool jfr__share_adopt(jfr_parser *p) {
     bool fits = sl && sl->state == SH_READY && md && c->size >= sizeof sl->head &&
                 memcmp(sl->head, c->base, sizeof sl->head) == 0 &&
                 sl->fingerprint == md->pub.fingerprint &&
-                sl->md_len == p->md_len && sl->ntypes == md->pub.ntypes &&
+                sl->md_len == p->meta.md_len && sl->ntypes == md->pub.ntypes &&
                 sl->ordered == p->opt.ordered && sl->on_record == (p->cb.on_record != NULL) &&
-                (!sl->ntypes || memcmp(sl->want, p->want, sl->ntypes) == 0); /* none: NULL */
+                (!sl->ntypes || memcmp(sl->want, p->sub.want, sl->ntypes) == 0); /* none: NULL */
     if (fits)
         sl->readers++;
     pthread_mutex_unlock(&s->mu);
@@ -234,10 +234,10 @@ bool jfr__share_adopt(jfr_parser *p) {
         return false;
     const jfr_allocator *a = &p->opt.allocator;
     bool ok = copy_pool(a, &c->pool, &sl->pool) &&
-              copy_array(a, (void **)&p->ord, &p->capord, sl->ord, sl->nord, sizeof *p->ord);
+              copy_array(a, (void **)&p->disp.ord, &p->disp.capord, sl->ord, sl->nord, sizeof *p->disp.ord);
     if (ok) {
-        p->nord = sl->nord;
-        p->use_list = sl->use_list;
+        p->disp.nord = sl->nord;
+        p->disp.use_list = sl->use_list;
     } else {
         jfr__pool_clear(&c->pool); /* the parser indexes it itself */
     }

@@ -35,28 +35,28 @@ bool jfr__fail(jfr_parser *p, jfr_status s, uint64_t offset, const char *fmt, ..
     if (s == JFR_NOMEM && atomic_exchange(&p->memcap->hit, false)) {
         /* refused by max_memory, not by the system: say so */
         s = JFR_LIMIT;
-        snprintf(p->msg, sizeof p->msg, "chunk %llu at byte %llu: %s: max_memory %llu bytes: %s",
+        snprintf(p->err.msg, sizeof p->err.msg, "chunk %llu at byte %llu: %s: max_memory %llu bytes: %s",
                  (unsigned long long)p->info.index, (unsigned long long)offset,
                  jfr_status_str(s), (unsigned long long)p->memcap->limit, detail);
     } else {
-        snprintf(p->msg, sizeof p->msg, "chunk %llu at byte %llu: %s: %s",
+        snprintf(p->err.msg, sizeof p->err.msg, "chunk %llu at byte %llu: %s: %s",
                  (unsigned long long)p->info.index, (unsigned long long)offset,
                  jfr_status_str(s), detail);
     }
-    p->status = s;
-    p->nerrors++;
+    p->err.status = s;
+    p->err.nerrors++;
     return false;
 }
 
 /* After an error: ask on_error whether to skip the chunk and go on. */
 bool jfr__error_continue(jfr_parser *p) {
     return p->cb.on_error &&
-           p->cb.on_error(p, p->status, p->msg, p->user) == JFR_CB_CONTINUE;
+           p->cb.on_error(p, p->err.status, p->err.msg, p->user) == JFR_CB_CONTINUE;
 }
 
 jfr_status jfr__fatal(jfr_parser *p) {
     p->state = ST_ERROR;
-    return p->status;
+    return p->err.status;
 }
 
 /* An error that cannot be skipped (framing lost, no memory): on_error is

@@ -79,7 +79,7 @@ static uint64_t string_entry(const jfr_chunk *c, uint64_t key) {
  * each event callback). */
 static char *scratch_room(void *parser, size_t n) {
     jfr_parser *p = parser;
-    return jfr__arena_alloc(&p->opt.allocator, &p->scratch, n ? n : 1, 1);
+    return jfr__arena_alloc(&p->opt.allocator, &p->val.scratch, n ? n : 1, 1);
 }
 
 /* Compressed UTF-16 at cur left as its varints for jfr_iter_next_raw

@@ -487,6 +487,7 @@ static void check_sized_structs(const uint8_t *d, size_t n) {
     old_o.o.max_chunk_size = 0;
     old_o.o.ordered = false;
     old_o.o.jdk_time_base = false;
+    old_o.o.max_memory = 1; /* past its size: read, every allocation would fail */
     int ends = 0;
     jfr_callbacks old_c = {.size = offsetof(jfr_callbacks, on_chunk_end),
                            .on_chunk_end = count_end};
@@ -496,7 +497,28 @@ static void check_sized_structs(const uint8_t *d, size_t n) {
     CHECK(ends == 0 && jfr_parser_chunks(p) == 1);
     jfr_parser_free(p);
 
-    /* newer caller: 64 more bytes the library does not know */
+    /* newer caller of jfr_options: 64 more bytes the library does not know
+     * (garbage), its own members read (max_memory 1: every allocation
+     * refused, JFR_LIMIT), and without them the defaults */
+    struct { jfr_options o; uint64_t more[8]; } new_o;
+    memset(&new_o, 0xff, sizeof new_o);
+    jfr_options_init(&new_o.o);
+    new_o.o.size = sizeof new_o;
+    p = jfr_parser_new(&new_o.o, NULL, NULL);
+    CHECK(p != NULL);
+    CHECK(jfr_parser_feed(p, d, n) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
+    CHECK(jfr_parser_chunks(p) == 1);
+    jfr_parser_free(p);
+    new_o.o.max_memory = 4096;
+    p = jfr_parser_new(&new_o.o, NULL, NULL);
+    CHECK(p != NULL);
+    jfr_status ls = jfr_parser_feed(p, d, n);
+    if (ls == JFR_OK)
+        ls = jfr_parser_finish(p);
+    CHECK(ls == JFR_LIMIT);
+    jfr_parser_free(p);
+
+    /* newer caller of jfr_callbacks: 64 more bytes the library does not know */
     struct { jfr_callbacks c; void *more[8]; } new_c;
     memset(&new_c, 0xff, sizeof new_c);
     jfr_callbacks_init(&new_c.c);

@@ -9,31 +9,6 @@
  * holds more memory with it on. Usage: test_value_cache FILE... */
 #include "harness.h"
 
-/* The file as a live stream: each chunk header says "68 bytes so far,
- * no checkpoint or metadata offsets yet, being written" (what bench/'s
- * --live does). NULL when the chunks do not frame the file. */
-static uint8_t *as_live(const uint8_t *buf, size_t len) {
-    uint8_t *o = malloc(len ? len : 1);
-    if (!o)
-        return NULL;
-    memcpy(o, buf, len);
-    size_t off = 0;
-    while (off < len) {
-        uint64_t size = jfr_chunk_size_at(o + off, len - off);
-        if (size < 68 || size > len - off) {
-            free(o);
-            return NULL;
-        }
-        uint8_t *h = o + off;
-        memset(h + 8, 0, 24); /* size, checkpoint and metadata offsets */
-        h[15] = 68;
-        memset(h + 40, 0, 8); /* duration */
-        h[64] = 1;            /* state: being written */
-        off += (size_t)size;
-    }
-    return o;
-}
-
 static uint64_t peak_with(const uint8_t *buf, size_t len, bool cache) {
     talloc a;
     talloc_init(&a);
