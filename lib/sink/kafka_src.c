@@ -197,7 +197,7 @@ static void src_free(jfrs_kafka_src *ks) {
     jfrc_out_free(ks->out);
     jfrc_out_free(ks->msg);
     jfrc_out_free(ks->res);
-    jfr__free(&k->a, ks->rkt_by_type, ks->ntypes * sizeof *ks->rkt_by_type);
+    jfr__free(&k->a, ks->rkt_by_type, ks->ntypes * sizeof(rd_kafka_topic_t *));
     jfr__free(&k->a, ks, sizeof *ks);
 }
 
