@@ -163,16 +163,16 @@ int live_kafka_open(live_app *app) {
     return CLI_EXIT_OK;
 }
 
-/* Retry the paused sources; resume those that have room again. */
-static void retry_paused(live_app *app) {
-    struct live_kafka *lk = app->kafka;
-    jfrs_kafka_poll(lk->k);
-    /* first retry every paused source once, then resume those with room:
-     * a resume may end sources (an input that ended, then --once stops them
-     * all), so the list is walked again from its start after each one */
+/* Resume the paused sources: those whose waiting messages went over
+ * (jfrs_kafka_src_retry), or all of them when `all` (a stop finishes every
+ * input; its events then wait for room within the stop's budget,
+ * live_kafka_event). A resume may end sources (an input that ended, then
+ * --once stops them all), so every source is marked first and the list is
+ * walked again from its start after each resume. */
+static void resume_paused(struct live_kafka *lk, bool all) {
     bool any = false;
     for (live_src *s = lk->srcs; s; s = s->knext)
-        if (s->kpaused && jfrs_kafka_src_retry(s->ks) == JFR_OK) {
+        if (s->kpaused && (all || jfrs_kafka_src_retry(s->ks) == JFR_OK)) {
             s->kpaused = false;
             s->kresume = s->conn != NULL || s->tail != NULL;
             any |= s->kresume;
@@ -192,34 +192,17 @@ static void retry_paused(live_app *app) {
     }
 }
 
-/* A stop finishes every input: a source paused for room in the queue is
- * resumed (a paused connection or tail waits for its resume before it
- * finishes, jfrstream_uv.h), and its events then wait for room within the
- * stop's budget (live_kafka_event). */
+/* Retry the paused sources; resume those that have room again. */
+static void retry_paused(live_app *app) {
+    jfrs_kafka_poll(app->kafka->k);
+    resume_paused(app->kafka, false);
+}
+
+/* A paused connection or tail waits for its resume before it finishes
+ * (jfrstream_uv.h): a stop resumes them all. */
 void live_kafka_stop(live_app *app) {
-    struct live_kafka *lk = app->kafka;
-    if (!lk)
-        return;
-    bool any = false;
-    for (live_src *s = lk->srcs; s; s = s->knext)
-        if (s->kpaused) {
-            s->kpaused = false;
-            s->kresume = s->conn != NULL || s->tail != NULL;
-            any |= s->kresume;
-        }
-    while (any) { /* a resume may end sources: walk again from the start */
-        any = false;
-        for (live_src *s = lk->srcs; s; s = s->knext)
-            if (s->kresume) {
-                s->kresume = false;
-                if (s->conn)
-                    jfr_uv_conn_resume(s->conn);
-                else
-                    jfr_uv_tail_resume(s->tail);
-                any = true;
-                break;
-            }
-    }
+    if (app->kafka)
+        resume_paused(app->kafka, true);
 }
 
 static void on_timer(uv_timer_t *t) { retry_paused(t->data); }
