@@ -1,7 +1,7 @@
 /*
  * test_conv.c — the converter library through its public header only
  * (jfrstream_conv.h), writing through a callback jfrc_out with any buffer
- * size; test/conv-test.sh compares its output with the CLI's.
+ * size; test/conv/test_conv.sh compares its output with the CLI's.
  *
  *   test_conv json|summary|collapsed|pprof FILE [CAP]
  *

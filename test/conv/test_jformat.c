@@ -9,7 +9,7 @@
  *    of bytes that are not UTF-8, into a 1-byte buffer and a large one;
  *    from UTF-16 units as varints (jfmt_json_chars) against each unit's
  *    escape and the UTF-8 path. */
-#include "harness.h"
+#include "../harness.h"
 #include "jformat.h"
 
 #include <math.h>

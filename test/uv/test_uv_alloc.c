@@ -14,7 +14,7 @@
  *    with JFR_NOMEM or the tail ends with JFR_NOMEM; nothing leaks.
  * Run it under ASan too (no crash, no leak: LeakSanitizer).
  * Usage: test_uv_alloc FIXTURE.jfr */
-#include "harness.h"
+#include "../harness.h"
 #include "jfrstream_uv.h"
 
 #include <unistd.h>

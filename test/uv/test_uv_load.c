@@ -15,7 +15,7 @@
  *    listener keeps accepting.
  * Usage: test_uv_load [--conns N] FIXTURE.jfr. Exit 77 (SKIP) when
  * RLIMIT_NOFILE cannot be raised to 2 * N + 100 descriptors. */
-#include "harness.h"
+#include "../harness.h"
 #include "jfrstream_uv.h"
 
 #include <signal.h>

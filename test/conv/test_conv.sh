@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# conv-test.sh — the converter library through its public header
-# (test/test_conv.c, output through a callback jfrc_out of 64 KiB, 7 and 1
+# test_conv.sh — the converter library through its public header
+# (test/conv/test_conv.c, output through a callback jfrc_out of 64 KiB, 7 and 1
 # bytes, and through a memory jfrc_out whose bytes are taken with
 # jfrc_out_swap after every event) gives the CLI's bytes: print --json, summary, collapsed, pprof.
 # The JSON also with the writer's cache limited to 0 (off), 64 KiB and
 # 1 MiB (TEST_CONV_JSON_CACHE; test_conv checks the writer's memory after
 # every event), and the CLI's print --json under --max-memory 4M.
 #
-# usage: test/conv-test.sh TEST_CONV JFRSTREAM FILE.jfr...
+# usage: test/conv/test_conv.sh TEST_CONV JFRSTREAM FILE.jfr...
 set -uo pipefail
 [ $# -ge 3 ] || { echo "usage: $0 TEST_CONV JFRSTREAM FILE.jfr..." >&2; exit 2; }
 conv=$1 cli=$2
@@ -54,5 +54,5 @@ for f in "$@"; do
         fi
     done
 done
-echo "conv-test: $fails failures"
+echo "conv: $fails failures"
 [ "$fails" = 0 ]

@@ -19,7 +19,7 @@
  *    garbage after it) and a newer one (bigger, zero extra bytes); NULL and
  *    uninitialised arguments refused, NULL handles harmless.
  * Usage: test_uv FIXTURE.jfr (a finished JDK chunk with flush checkpoints) */
-#include "harness.h"
+#include "../harness.h"
 #include "jfrstream_uv.h"
 
 #include <stddef.h>

@@ -10,7 +10,7 @@
  *   - the total of skipped bytes, the final status, the SKIPPED reports;
  *   - the transcript, errors included, is byte-identical at every feed size
  *     (1, 7, 61, 4096, random), with pauses, and with 2 and 3 threads. */
-#include "harness.h"
+#include "../harness.h"
 
 static const uint8_t *S0, *S1, *W, *V0, *V1;
 static size_t nS0, nS1, nW, nV0, nV1;

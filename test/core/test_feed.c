@@ -4,7 +4,7 @@
  * passed over (jfr_parser_skip_events), ordered and in file order: the
  * events left are exactly the expected ones of the full run, the rest of
  * the transcript unchanged. Usage: test_feed FILE... */
-#include "harness.h"
+#include "../harness.h"
 
 /* c fed in slices of `feed` bytes (random 1..feed with a seed), pausing at
  * every `pause`-th callback. */

@@ -7,7 +7,7 @@
  * and a max_memory small enough that the cache fills up mid-chunk and the
  * rest is decoded lazily. Also checks that the cache is used: the parser
  * holds more memory with it on. Usage: test_value_cache FILE... */
-#include "harness.h"
+#include "../harness.h"
 
 static uint64_t peak_with(const uint8_t *buf, size_t len, bool cache) {
     talloc a;

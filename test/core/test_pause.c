@@ -10,7 +10,7 @@
  * jfr_parser_status() JFR_PAUSED then and never inside a callback. And a
  * parser reset while paused reads the input again as a new one.
  * Usage: test_pause FILE... */
-#include "harness.h"
+#include "../harness.h"
 
 enum { K_BEGIN, K_META, K_RECORD, K_EVENT, K_HANDLER, K_END, NK };
 static const char *const kind_name[NK] = {"on_chunk_begin", "on_metadata", "on_record",

@@ -3,7 +3,7 @@
  * a chunk comes from the per-chunk frame cache, so both the first (decoding)
  * and the later (cached) reads are compared; jfr_event_constant finds every
  * frame's type by its pool key. Usage: test_helpers FILE... */
-#include "harness.h"
+#include "../harness.h"
 
 static long g_stacks, g_frames, g_threads, g_constants;
 

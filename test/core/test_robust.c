@@ -51,8 +51,8 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
-#include "harness.h"
-#include "walk.h"
+#include "../harness.h"
+#include "../walk.h"
 #include "jfrstream.h"
 
 #include <inttypes.h>

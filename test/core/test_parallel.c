@@ -15,7 +15,7 @@
  * fewer combinations, transcripts compared by hash, no damaged copies. --robust: random damage of the
  * concatenation (flips, truncations) for the given time, and allocation
  * failures at every allocation of a threaded run (no crash, no leak). */
-#include "harness.h"
+#include "../harness.h"
 
 #include <time.h>
 

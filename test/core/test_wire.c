@@ -1,7 +1,7 @@
 /* Wire level: varints (minimal, padded, 9-byte), fixed widths, string skips
  * and UTF-16 / Latin-1 conversion. */
-#include "harness.h"
-#include "synth.h"
+#include "../harness.h"
+#include "../synth.h"
 #include "wire.h"
 
 static void varint_case(const uint8_t *b, size_t n, size_t want_len, uint64_t want) {

@@ -110,8 +110,8 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
-#include "harness.h"
-#include "synth.h"
+#include "../harness.h"
+#include "../synth.h"
 
 #include <stdint.h>
 #include <sys/wait.h>

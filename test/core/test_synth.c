@@ -3,8 +3,8 @@
  * references, duplicate keys, reference cycles, two metadata records,
  * compressed and uncompressed integers, multi-chunk input. Each case is
  * replayed at many slicings and pause patterns; transcripts must match. */
-#include "harness.h"
-#include "synth.h"
+#include "../harness.h"
+#include "../synth.h"
 
 #include <math.h>
 

@@ -21,7 +21,7 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "harness.h" /* CHECK, read_file and talloc, the counting allocator */
+#include "../harness.h" /* CHECK, read_file and talloc, the counting allocator */
 #include "jfrstream_conv.h"
 
 /* One run's objects and what it noticed. */
