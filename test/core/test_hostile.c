@@ -65,7 +65,7 @@
  * pool-cycles-api      OK                       the same through jfr_value_field      -;    1 s
  *                                               (1000 steps), jfr_iter (200 levels,
  *                                               all objects), jfr_stack_frame
- *   (test/refchain.py: `print --json` of chains of 250 and 10^6 references
+ *   (test/cli/refchain.py: `print --json` of chains of 250 and 10^6 references
  *    and a cycle closing at depth 200)
  * cli-cycles           exit 0                   `jfrstream print --json` of good +    -;   20 s
  *                                               cycles + good: 12 events, 14 kB

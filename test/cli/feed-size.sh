@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # feed-size.sh — jfrstream's output must not depend on how the input is sliced.
 #
-# usage: test/feed-size.sh JFRSTREAM FILE.jfr
+# usage: test/cli/feed-size.sh JFRSTREAM FILE.jfr
 #
 # For `summary`, `metadata` and `print --json --stack-depth 64`, the output with
 # --feed-size 1, 7, 4096, random:1, random:2 (and reading from stdin) must be

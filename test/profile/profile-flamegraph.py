@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""profile-flame.py JFRSTREAM FILE — open `jfrstream flamegraph` output in a
+"""profile-flamegraph.py JFRSTREAM FILE — open `jfrstream flamegraph` output in a
 real headless browser (Debian's chromium) and check what it rendered.
 
 For the CPU and allocation profiles of FILE: the page must render frames

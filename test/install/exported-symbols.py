@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """exported-symbols.py: the shared libraries export the public API, nothing else.
 
-usage: test/exported-symbols.py NM INCLUDE_DIR LIB.so...
+usage: test/install/exported-symbols.py NM INCLUDE_DIR LIB.so...
 
 Lists the defined dynamic symbols of each library (`nm -D --defined-only`) and
 fails on any name that no header under INCLUDE_DIR declares as a function

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""profile-oracle.py — check `jfrstream collapsed` and `jfrstream pprof`
+"""profile-fixture.py — check `jfrstream collapsed` and `jfrstream pprof`
 against folded stacks computed here from the JDK's `jfr print --json`.
 
-usage: profile-oracle.py --jfrstream BIN (--jfr JFR | --json STORED.json)
+usage: profile-fixture.py --jfrstream BIN (--jfr JFR | --json STORED.json)
                          [--feed-size N] [--protoc-proto PROTO] FILE...
 
 For each FILE and each profile (cpu, alloc, lock, cpu --threads, alloc --dot)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """refchain.py — reference chains of any depth in `jfrstream print --json`.
 
-    python3 test/refchain.py JFRSTREAM [--jfr JDK_BIN_JFR | --jdk25] [--keep DIR]
+    python3 test/cli/refchain.py JFRSTREAM [--jfr JDK_BIN_JFR | --jdk25] [--keep DIR]
 
 Writes synthetic recordings (with test/mkjfr.py's encoders) shaped like
 HotSpot's jdk.OldObjectSample chains: an event holds a pooled chain.Object,
@@ -30,7 +30,7 @@ Every printed event is compared with the value computed here (field by
 field, the whole chain), stderr must be empty and the exit status 0 (but for
 chain-1e6). With --jfr (JDK 25's `jfr` as the reference; --jdk25: the `jfr`
 of the JDK 25 or newer that test/find_jdk.py finds, skipped when none) the JDK's
-`print --json` of chain-250 must be identical event by event (test/oracle.py);
+`print --json` of chain-250 must be identical event by event (test/oracle/oracle.py);
 for cycle-200 the JDK's output is printed for information (its resolver cuts
 cycles in the order it resolves the pool, not by path; see cmd_print.c).
 """
@@ -42,7 +42,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import mkjfr  # noqa: E402
 from mkjfr import Element, checkpoint_record, field, header, klass, layout, record, s_utf8, varint  # noqa: E402
 
@@ -245,7 +245,7 @@ def main():
                 print("chain-250: byte-identical to `%s print --json`: %s" % (jfr, ok))
                 if not ok:
                     o = subprocess.run([sys.executable, os.path.join(os.path.dirname(
-                        os.path.abspath(__file__)), "oracle.py"), "--jfrstream", cli,
+                        os.path.abspath(__file__)), "..", "oracle", "oracle.py"), "--jfrstream", cli,
                         "--jfr", jfr, f], capture_output=True, text=True)
                     print(o.stdout[-3000:])
                     fail("chain-250: differs from the JDK's output")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """oldobject.py — jdk.OldObjectSample reference chains of a real JVM.
 
-    python3 test/oldobject.py JFRSTREAM WORKDIR
+    python3 test/oracle/oldobject.py JFRSTREAM WORKDIR
 
 For JDK 17 and JDK 25 (each when installed; $JDK17_HOME / $JDK25_HOME, the
 value "none" hides one), records test/java/Leak.java (a leak through a long
@@ -11,7 +11,7 @@ linked list, path-to-gc-roots=true, test/java/leak.jfc) into WORKDIR, then:
     one chain deeper than 64 referrers (HotSpot writes about 200): else the
     recording is made again, up to 3 times, then the test fails;
   * `jfrstream print --json` gives the same chain length for every event;
-  * test/oracle.py compares summary, metadata and every event field by field.
+  * test/oracle/oracle.py compares summary, metadata and every event field by field.
 
 Exit 0, 1 on a difference, 77 (SKIP) without a JDK.
 """
@@ -77,8 +77,8 @@ def record(home, dest):
     cmd = [home + "/bin/java", "-Xmx256m", "-Xmn4m", "-XX:+UseSerialGC",
            "-XX:FlightRecorderOptions:old-object-queue-size=24",
            "-XX:StartFlightRecording:filename=%s,path-to-gc-roots=true,settings=%s"
-           % (dest, os.path.join(HERE, "java", "leak.jfc")),
-           os.path.join(HERE, "java", "Leak.java"), "12000"]
+           % (dest, os.path.join(HERE, "..", "java", "leak.jfc")),
+           os.path.join(HERE, "..", "java", "Leak.java"), "12000"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
                        cwd=os.path.dirname(dest))
     if p.returncode != 0 or not os.path.exists(dest):

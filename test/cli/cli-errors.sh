@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cli-errors.sh — exit statuses and error messages of the jfrstream CLI.
 #
-# usage: test/cli-errors.sh JFRSTREAM FILE.jfr
+# usage: test/cli/cli-errors.sh JFRSTREAM FILE.jfr
 #
 #   0 ok; 1 bad input with "jfrstream: ..." on stderr and the output of the
 #   good chunks before the damage still printed; 2 usage errors.
@@ -344,7 +344,7 @@ if [ "$nonzero" != 3 ] || ! grep -Eq '^t=[0-9]+s files=1 events=[0-9]+ rate=0/s'
 else
     echo "ok: one chunk file's events: rates on 3 lines, then 0"
 fi
-man=$(dirname "$0")/../doc/jfrstream.1
+man=$(dirname "$0")/../../doc/jfrstream.1
 for c in listen tail; do
     "${bin[@]}" "$c" --help | tr '\n' ' ' | grep -q 'the events that arrived over the last 3 seconds (fewer at the start), per second' ||
         { echo "FAIL: $c --help does not say the rates are over the last 3 seconds"; fails=$((fails + 1)); }

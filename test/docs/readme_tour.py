@@ -39,7 +39,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "sink"))
+sys.path.insert(0, os.path.join(HERE, "..", "sink"))
 
 fails = []
 skips = []

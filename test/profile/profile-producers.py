@@ -12,7 +12,7 @@ Per job (a profile of one or more files with options: cpu, wall, alloc, live,
 nativemem, nativemem --leak, lock, --threads, --state, --include/--exclude,
 --reverse, --lines, --minwidth, --dot, --from/--to, two files) every stack
 line and weight must be equal; for six of them the pprof output, decoded by
-test/profile-oracle.py, must hold the same stacks and weights. Lock weights
+test/profile/profile-fixture.py, must hold the same stacks and weights. Lock weights
 are durations converted from the producer's ticks, where the JDK and
 jfrstream round each event differently: there a stack's weight may differ by
 2 ns + 2e-4 of it. Known totals are asserted (wall.jfr weighted by
@@ -33,8 +33,8 @@ import importlib.util
 
 
 def oracle_module():
-    """test/profile-oracle.py (its pprof decoder)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'profile-oracle.py')
+    """test/profile/profile-fixture.py (its pprof decoder)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'profile-fixture.py')
     spec = importlib.util.spec_from_file_location('profile_oracle', path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -90,6 +90,7 @@ def main():
         print('profile-producers: SKIP: %s absent (no ../shared/data)' % a.dir)
         return 77
     if a.jdk25:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
         from find_jdk import find_jdk
         home, why = find_jdk(25)
         print('profile-producers: %s%s' % (why, '' if home else ': no jdk.CPUTimeSample recording'))

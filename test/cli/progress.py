@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """progress.py — the CLI's progress line on stderr.
 
-usage: test/progress.py JFRSTREAM FILE.jfr
+usage: test/cli/progress.py JFRSTREAM FILE.jfr
 
 With stderr on a pseudo-terminal and JFRSTREAM_PROGRESS_DELAY=0 (the line is
 otherwise drawn only after 1 s), a run over the file and over its gzip copy

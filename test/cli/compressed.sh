@@ -2,8 +2,8 @@
 # compressed.sh — gzip-, zip-, lz4- and zstd-wrapped recordings read
 # transparently.
 #
-# usage: test/compressed.sh JFRSTREAM FILE.jfr...
-#        test/compressed.sh --producers JFRSTREAM DIR   (DIR/*.jfr.gz)
+# usage: test/cli/compressed.sh JFRSTREAM FILE.jfr...
+#        test/cli/compressed.sh --producers JFRSTREAM DIR   (DIR/*.jfr.gz)
 #
 # For each FILE, its .gz, multi-member .gz, .zip (single entry and several
 # entries), .lz4 (4 MB and 64 KB blocks), .zst (one frame, two frames, a

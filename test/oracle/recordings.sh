@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# run-oracle.sh — compare jfrstream with the JDK's `jfr` on real recordings.
+# recordings.sh — compare jfrstream with the JDK's `jfr` on real recordings.
 #
-# usage: test/run-oracle.sh JFRSTREAM WORKDIR [recordings|producers|jdk9|all]
+# usage: test/oracle/recordings.sh JFRSTREAM WORKDIR [recordings|producers|jdk9|all]
 #
 #   recordings  make recordings with test/java/Workload.java under every JDK
 #               present (17, and 25 when installed; test/gen-recordings.sh) into
@@ -16,7 +16,7 @@
 #               --feed-size random:7.
 #
 # The reference is JDK 25's jfr when installed, else JDK 17's with the
-# documented 17-vs-25 differences tolerated (see test/oracle.py). JDK25_HOME=none
+# documented 17-vs-25 differences tolerated (see test/oracle/oracle.py). JDK25_HOME=none
 # hides an installed JDK 25 (to try what CI sees with JDK 17 only).
 # Exit: 0 equal, 1 differences, 77 skipped (no JDK / no data).
 set -euo pipefail
@@ -29,14 +29,14 @@ jfrstream=$(readlink -f "$1")
 work=$2
 what=${3:-all}
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/.." && pwd)
+repo=$(cd "$here/../.." && pwd)
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
 # ------------------------------------------------------------ reference tool
 jfr_of_version() { # $1 = major -> the jfr of that JDK (or the next newer one), or nothing
     local home # test/find_jdk.py: $JFRSTREAM_JDK<N>, $JDK<N>_HOME (none: absent), /usr/lib/jvm
-    home=$(python3 "$here/find_jdk.py" "$1" 2>/dev/null) || return 0
+    home=$(python3 "$here/../find_jdk.py" "$1" 2>/dev/null) || return 0
     if [ -x "$home/bin/jfr" ]; then echo "$home/bin/jfr"; fi
 }
 ref=$(jfr_of_version 25)
@@ -44,14 +44,14 @@ if [ -z "$ref" ]; then
     ref=$(command -v jfr || true)
     [ -z "$ref" ] && ref=$(jfr_of_version 17)
     if [ -n "$ref" ]; then
-        echo "run-oracle: no JDK 25 found; reference is $ref (documented 17-vs-25 differences tolerated)"
+        echo "recordings: no JDK 25 found; reference is $ref (documented 17-vs-25 differences tolerated)"
     fi
 fi
 if [ -z "$ref" ]; then
-    echo "run-oracle: SKIP: no JDK 'jfr' tool found (install openjdk-17-jdk-headless, or set JFRSTREAM_JDK25 to a JDK home)"
+    echo "recordings: SKIP: no JDK 'jfr' tool found (install openjdk-17-jdk-headless, or set JFRSTREAM_JDK25 to a JDK home)"
     exit 77
 fi
-echo "run-oracle: reference: $ref ($("$ref" version 2>/dev/null | head -1))"
+echo "recordings: reference: $ref ($("$ref" version 2>/dev/null | head -1))"
 
 status=0
 ran=0
@@ -69,27 +69,27 @@ oracle() {
 if [ "$what" = recordings ] || [ "$what" = all ]; then
     if ! command -v java >/dev/null 2>&1 && [ -z "${JDK17_HOME:-}${JDK25_HOME:-}" ] &&
         ! ls /usr/lib/jvm/*/bin/java >/dev/null 2>&1; then
-        echo "run-oracle: no 'java' found: cannot make recordings (skipped)"
+        echo "recordings: no 'java' found: cannot make recordings (skipped)"
     else
         rec="$work/recordings"
-        stamp="$(stat -c '%Y %s' "$here/java/Workload.java" "$here/gen-recordings.sh" | tr '\n' ' ')"
+        stamp="$(stat -c '%Y %s' "$here/../java/Workload.java" "$here/../gen-recordings.sh" | tr '\n' ' ')"
         stamp="$stamp $(printf '%s ' /usr/lib/jvm/*/) ${JDK17_HOME:-} ${JDK25_HOME:-}"
         if [ -f "$rec/.stamp" ] && [ "$(cat "$rec/.stamp")" = "$stamp" ] &&
             ls "$rec"/*.jfr >/dev/null 2>&1; then
-            echo "run-oracle: recordings up to date in $rec"
+            echo "recordings: recordings up to date in $rec"
         else
             rm -rf "$rec"
             mkdir -p "$rec"
             t0=$(date +%s)
             grc=0
-            "$here/gen-recordings.sh" "$rec" || grc=$?
+            "$here/../gen-recordings.sh" "$rec" || grc=$?
             if [ "$grc" = 0 ]; then
                 echo "$stamp" >"$rec/.stamp"
-                echo "run-oracle: recordings made in $(($(date +%s) - t0)) s"
+                echo "recordings: recordings made in $(($(date +%s) - t0)) s"
             elif [ "$grc" = 77 ]; then
-                echo "run-oracle: no usable JDK to make recordings (skipped)"
+                echo "recordings: no usable JDK to make recordings (skipped)"
             else
-                echo "run-oracle: FAIL: gen-recordings.sh exit $grc"
+                echo "recordings: FAIL: gen-recordings.sh exit $grc"
                 status=1
             fi
         fi
@@ -118,7 +118,7 @@ fi
 shared_set() { # $1 = folder of ../shared/data, $2 = what it holds -> gunzipped copies
     local src="$repo/../shared/data/$1" dst="$work/$1" gz out n=0
     if [ ! -d "$src" ]; then
-        echo "run-oracle: $src is absent (only CI and the development machines have ../shared): $2 skipped" >&2
+        echo "recordings: $src is absent (only CI and the development machines have ../shared): $2 skipped" >&2
         return
     fi
     mkdir -p "$dst"
@@ -131,7 +131,7 @@ shared_set() { # $1 = folder of ../shared/data, $2 = what it holds -> gunzipped 
         echo "$out"
         n=$((n + 1))
     done
-    [ "$n" = 0 ] && echo "run-oracle: no *.jfr.gz in $src: $2 skipped" >&2
+    [ "$n" = 0 ] && echo "recordings: no *.jfr.gz in $src: $2 skipped" >&2
     return 0
 }
 if [ "$what" = producers ] || [ "$what" = all ]; then
@@ -151,15 +151,15 @@ if [ "$what" = jdk9 ] || [ "$what" = all ]; then
         # profiles: --event cpu, alloc and lock take the com.oracle.jdk.* events
         echo "=== profile oracle: the JDK 9 recordings"
         prc=0
-        python3 "$here/profile-oracle.py" --jfrstream "$jfrstream" --jfr "$ref" "${files[@]}" || prc=$?
+        python3 "$here/../profile/profile-fixture.py" --jfrstream "$jfrstream" --jfr "$ref" "${files[@]}" || prc=$?
         ran=1
         [ "$prc" = 0 ] || status=1
     fi
 fi
 
 if [ "$ran" = 0 ]; then
-    echo "run-oracle: SKIP: nothing was compared"
+    echo "recordings: SKIP: nothing was compared"
     exit 77
 fi
-[ "$status" = 0 ] && echo "run-oracle: all equal" || echo "run-oracle: DIFFERENCES (see above)"
+[ "$status" = 0 ] && echo "recordings: all equal" || echo "recordings: DIFFERENCES (see above)"
 exit "$status"

@@ -137,7 +137,7 @@ def main():
         return 2
     nm, libdir = sys.argv[1], sys.argv[2]
     srcdir = sys.argv[3] if len(sys.argv) == 4 else \
-        os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib')
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib')
     objs = objects(libdir)
     missing = [l for l in LIBS if not any(lib == l for _, lib, _ in objs)]
     if missing:

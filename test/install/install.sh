@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# install-test.sh — `meson install` gives a usable library, CLI and man page.
+# install.sh — `meson install` gives a usable library, CLI and man page.
 #
-# usage: test/install-test.sh MESON BUILD_DIR SOURCE_DIR SANITIZE "CC..."
+# usage: test/install/install.sh MESON BUILD_DIR SOURCE_DIR SANITIZE "CC..."
 #
 # Installs the build into a temporary --destdir, then, with pkg-config looking
 # only there (PKG_CONFIG_SYSROOT_DIR): compiles examples/count_events.c against
@@ -146,5 +146,5 @@ else
     fi
 fi
 
-echo "install-test: $fails failures"
+echo "install: $fails failures"
 [ "$fails" = 0 ]

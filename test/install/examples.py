@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """examples.py — the programs of examples/ give the right answers.
 
-usage: test/examples.py EXAMPLES_DIR JFRSTREAM FILE.jfr FILE.summary.txt ...
+usage: test/install/examples.py EXAMPLES_DIR JFRSTREAM FILE.jfr FILE.summary.txt ...
 
   count_events FILE      the per-type event counts of `jfr summary` (the
                          committed oracle output FILE.summary.txt)
@@ -13,7 +13,7 @@ usage: test/examples.py EXAMPLES_DIR JFRSTREAM FILE.jfr FILE.summary.txt ...
   stream_to_pprof FILE|- [cpu|alloc|lock]
                          the file, and the same bytes on stdin: the bytes of
                          `jfrstream pprof --event E -o OUT FILE`, which decode
-                         (python's protobuf reader of test/profile-oracle.py)
+                         (python's protobuf reader of test/profile/profile-fixture.py)
                          to the sample types of E and to the stacks and
                          weights of `jfrstream collapsed` (suffixes removed)
 """
@@ -58,8 +58,8 @@ def exe(name):
 
 
 def oracle_module():
-    """test/profile-oracle.py (its pprof decoder)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'profile-oracle.py')
+    """test/profile/profile-fixture.py (its pprof decoder)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'profile', 'profile-fixture.py')
     spec = importlib.util.spec_from_file_location('profile_oracle', path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -3,7 +3,7 @@
 writes: stdout, stderr, the two interleaved on one descriptor, and the exit
 status, byte for byte.
 
-usage: test/jobs.py JFRSTREAM FILE.jfr [FILE.jfr ...]
+usage: test/cli/jobs.py JFRSTREAM FILE.jfr [FILE.jfr ...]
 
 For each file, and for damaged copies of the first ones (bytes flipped at
 seeded random places, cut short, garbage between two copies: the parser's
