@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""replay.py — many live streams at once into one `jfrstream listen --summary`.
+"""live_replay.py — many live streams at once into one `jfrstream listen --summary`.
 
-    test/live/replay.py JFRSTREAM [--java-home DIR] [--work DIR]
+    test/live/live_replay.py JFRSTREAM [--java-home DIR] [--work DIR]
                         [--capture FILE] [--connections N]
 
 A live stream captured from a real JVM with tools/jfr-pump --out (made once

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""tail_repo.py — `jfrstream tail` of a real JVM's disk repository.
+"""live_tail.py — `jfrstream tail` of a real JVM's disk repository.
 
-    test/live/tail_repo.py JFRSTREAM [--java-home DIR | --jdk MAJOR] [--work DIR]
+    test/live/live_tail.py JFRSTREAM [--java-home DIR | --jdk MAJOR] [--work DIR]
                            [--rate N] [--seconds S] [--no-preserve]
 
 `jfrstream tail REPO --json --events jfrstream.Seq --exit-when-done --summary`
@@ -78,7 +78,7 @@ def main():
         w, wout, werr = L.seq_workload(
             java, ["--rate", str(a.rate), "--duration", str(a.seconds), "--rotate", "1.3",
                    # the final chunk lives >= 0.5 s: the tail (50 ms polls) opens its
-                   # file before the JVM deletes it at exit (see cli_live.py for
+                   # file before the JVM deletes it at exit (see live_cli.py for
                    # what happens when it does not)
                    "--linger", "0.5"],
             jvm_opts=["-XX:StartFlightRecording:settings=profile,filename=%s" % dump,

@@ -1,5 +1,5 @@
 /*
- * test_kafka.c — the Kafka sender of jfrstream_sink.h against librdkafka's
+ * test_sink_kafka.c — the Kafka sender of jfrstream_sink.h against librdkafka's
  * in-process mock cluster (test.mock.num.brokers), argv: the workload and
  * the synthetic fixture.
  *

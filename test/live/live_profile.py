@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""profile_live.py — profiles from live inputs: `listen --collapsed/--pprof/
+"""live_profile.py — profiles from live inputs: `listen --collapsed/--pprof/
 --flamegraph`, with and without --window, without a JVM (the committed
 test/data/workload.jfr sent over loopback).
 
-    test/live/profile_live.py JFRSTREAM
+    test/live/live_profile.py JFRSTREAM
 
 Checks: one connection (--once) gives exactly the collapsed stacks of
 `jfrstream collapsed` on the file, and a pprof/HTML file; two connections at

@@ -1,5 +1,5 @@
 /*
- * test_pyroscope.c — the library side of the Pyroscope sink without a
+ * test_sink_pyroscope_lib.c — the library side of the Pyroscope sink without a
  * server: Pyroscope's kinds (jfrc_pyroscope_kinds, jfrc_pyroscope_pprof),
  * pprof with chosen sample types (jfrc_profile_write_pprof_with: its
  * refusals, and the cpu profile of test/data/workload.jfr written), the

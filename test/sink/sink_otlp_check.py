@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""otlp_check.py — decode OTLP logs JSON (ExportLogsServiceRequest) against
+"""sink_otlp_check.py — decode OTLP logs JSON (ExportLogsServiceRequest) against
 the OTLP schema in test/sink/otlp/ (.proto files written for the tests).
 
-As a module (test/sink/kafka_otlp.py):
+As a module (test/sink/sink_kafka_otlp.py):
 
-    import otlp_check as O
+    import sink_otlp_check as O
     O.reexec_for_protobuf()          # first thing in main(): see below
     schema = O.Schema()              # raises O.Missing(reason) -> SKIP
     reqs = schema.check(texts)       # [ExportLogsServiceRequest], or raises O.Invalid
@@ -12,9 +12,9 @@ As a module (test/sink/kafka_otlp.py):
 
 As a program:
 
-    test/sink/otlp_check.py [FILE|-]...   one JSON message per line (or one
+    test/sink/sink_otlp_check.py [FILE|-]...   one JSON message per line (or one
                                           whole message per FILE with --whole)
-    test/sink/otlp_check.py --selftest    a valid message decodes (its values
+    test/sink/sink_otlp_check.py --selftest    a valid message decodes (its values
                                           read back), each broken one is refused
 
 check() does, for each message:

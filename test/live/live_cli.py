@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""cli_live.py — `jfrstream listen` and `tail` without a JVM: addresses, exit
+"""live_cli.py — `jfrstream listen` and `tail` without a JVM: addresses, exit
 statuses, signals, --once, --summary, the rate view, --idle (also with an
 unfinished chunk), following the next JVM folder. Uses the committed
 recordings test/data/*.jfr (finished chunks, final flag set), sent over
 loopback or placed in a folder.
 
-    test/live/cli_live.py JFRSTREAM
+    test/live/live_cli.py JFRSTREAM
 
 Exit 0 pass, 1 fail.
 """

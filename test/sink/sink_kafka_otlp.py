@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""kafka_otlp.py — `jfrstream listen --kafka ... --kafka-format otlp-json`:
+"""sink_kafka_otlp.py — `jfrstream listen --kafka ... --kafka-format otlp-json`:
 every Kafka message is one OTLP ExportLogsServiceRequest (JSON) that decodes
-against the OTLP logs schema (test/sink/otlp/, test/sink/otlp_check.py).
+against the OTLP logs schema (test/sink/otlp/, test/sink/sink_otlp_check.py).
 
-    test/sink/kafka_otlp.py JFRSTREAM FIXTURE --mock MOCK_KAFKA
+    test/sink/sink_kafka_otlp.py JFRSTREAM FIXTURE --mock MOCK_KAFKA
 
 FIXTURE (test/data/workload.jfr: pid 14951) is sent over a socket to
 `listen 127.0.0.1:0 --kafka BOOTSTRAP --kafka-topic T --kafka-format otlp-json
@@ -37,7 +37,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import otlp_check as O  # noqa: E402
+import sink_otlp_check as O  # noqa: E402
 import kafkalib as K  # noqa: E402
 from kafkalib import L  # noqa: E402
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""prom_jvm.py — a real JVM through tools/jfr-pump into
+"""metrics_prom_jvm.py — a real JVM through tools/jfr-pump into
 `jfrstream listen --metrics`, scraped by the real Prometheus server.
 
-    test/metrics/prom_jvm.py JFRSTREAM [--seconds 7] [--jdk MAJOR] [--prometheus BIN]
+    test/metrics/metrics_prom_jvm.py JFRSTREAM [--seconds 7] [--jdk MAJOR] [--prometheus BIN]
                              [--promtool BIN]
 
 1. `jfrstream listen 127.0.0.1:0 --metrics 127.0.0.1:0 --json --label

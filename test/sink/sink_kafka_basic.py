@@ -1,7 +1,7 @@
-"""kafka_basic.py — `listen --kafka` end to end against librdkafka's mock
+"""sink_kafka_basic.py — `listen --kafka` end to end against librdkafka's mock
 cluster (test/sink/mock_kafka.c, 3 brokers), read back with kcat.
 
-    kafka_basic.py JFRSTREAM MOCK_KAFKA FIXTURE
+    sink_kafka_basic.py JFRSTREAM MOCK_KAFKA FIXTURE
 
 The fixture is sent over a socket to `listen 127.0.0.1:0 --kafka ... --once`;
 then kcat (an independent consumer) reads the topic. Checks:
@@ -218,7 +218,7 @@ def summary_events(jfrstream, fixture):
 
 def main():
     if len(sys.argv) != 4:
-        print("usage: kafka_basic.py JFRSTREAM MOCK_KAFKA FIXTURE", file=sys.stderr)
+        print("usage: sink_kafka_basic.py JFRSTREAM MOCK_KAFKA FIXTURE", file=sys.stderr)
         return 2
     jfrstream, mock, fixture = sys.argv[1:]
     # JFRSTREAM_TEST_WRAPPER (meson test --setup valgrind) runs the CLI under it

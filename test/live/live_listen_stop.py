@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""listen_stop.py — `jfrstream listen` stopped by SIGTERM and by SIGINT with
+"""live_listen_stop.py — `jfrstream listen` stopped by SIGTERM and by SIGINT with
 peers left in every state, and its limits, without a JVM (loopback only):
 
   - one peer sent a whole chunk, one stopped inside the chunk header, one
@@ -17,7 +17,7 @@ peers left in every state, and its limits, without a JVM (loopback only):
     0.3 s stays; the other connections complete; exit status 1.
   - usage errors for the three options (exit 2).
 
-    test/live/listen_stop.py JFRSTREAM
+    test/live/live_listen_stop.py JFRSTREAM
 
 Exit 0 pass, 1 fail.
 """

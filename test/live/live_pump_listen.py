@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""pump_listen.py — a real JVM's live JFR stream, through tools/jfr-pump and
+"""live_pump_listen.py — a real JVM's live JFR stream, through tools/jfr-pump and
 TCP, into `jfrstream listen --json --once --summary`.
 
-    test/live/pump_listen.py JFRSTREAM [--java-home DIR | --jdk MAJOR] [--work DIR]
+    test/live/live_pump_listen.py JFRSTREAM [--java-home DIR | --jdk MAJOR] [--work DIR]
                              [--rate N] [--seconds S]
 
 SeqWorkload runs with its own recording (-XX:StartFlightRecording, dumped at

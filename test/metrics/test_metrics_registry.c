@@ -1,5 +1,5 @@
 /*
- * test_metrics.c — the metrics registry (jfrstream_sink.h, "metrics") over
+ * test_metrics_registry.c — the metrics registry (jfrstream_sink.h, "metrics") over
  * test/data/workload.jfr, a JDK 17 recording whose values the JDK's own `jfr
  * print --json` gives (test/data/workload.json): 3 G1New collections summing
  * 0.067633441 s and 1 G1Full of 0.076617518 s, the last jdk.CPULoad jvmUser +
@@ -13,7 +13,7 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
-#include "sinktest.h"
+#include "../sink/sinktest.h"
 
 #include <arpa/inet.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * test_source.c — a source's labels (jfrstream_sink.h): the identity read
+ * test_sink_source.c — a source's labels (jfrstream_sink.h): the identity read
  * from test/data/workload.jfr (a JDK 17 recording: its jdk.JVMInformation
  * says pid 14951, the source launcher's main class), at every feed size the
  * same; the user's labels, their override and their checks; the JSON.

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""pyroscope.py — `listen --pyroscope` against a fake Pyroscope
+"""sink_pyroscope.py — `listen --pyroscope` against a fake Pyroscope
 (pyroscope_receiver.py: the documented /ingest contract).
 
-usage: pyroscope.py JFRSTREAM --work DIR
+usage: sink_pyroscope.py JFRSTREAM --work DIR
 
  (a) listen --pyroscope URL --window 1 --event cpu,alloc,lock --label
      team=perf, fed test/data/workload.jfr, a recording made here by a JDK 17

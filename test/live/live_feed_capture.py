@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""feed_capture.py — a live-stream capture read by `print` and `listen`,
+"""live_feed_capture.py — a live-stream capture read by `print` and `listen`,
 however it is sliced.
 
-    test/live/feed_capture.py JFRSTREAM [--java-home DIR] [--work DIR]
+    test/live/live_feed_capture.py JFRSTREAM [--java-home DIR] [--work DIR]
                               [--capture FILE]
 
 With a capture of a real JVM's live stream (tools/jfr-pump --out; made once

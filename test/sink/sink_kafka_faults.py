@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""kafka_faults.py — a real JVM through tools/jfr-pump into
+"""sink_kafka_faults.py — a real JVM through tools/jfr-pump into
 `jfrstream listen --kafka` and librdkafka's mock cluster (test/sink/mock_kafka,
 3 brokers), read back by kcat, the independent consumer.
 
-    test/sink/kafka_faults.py JFRSTREAM --mock MOCK_KAFKA [--work DIR]
+    test/sink/sink_kafka_faults.py JFRSTREAM --mock MOCK_KAFKA [--work DIR]
                               [--only normal|broker-down|tiny-queue]...
 
 SeqWorkload (test/live) emits the custom event jfrstream.Seq (a running
