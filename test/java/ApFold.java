@@ -2,7 +2,7 @@
  * ApFold.java — folded stacks of a recording computed with the JDK's own
  * reader (jdk.jfr.consumer.RecordingFile) and the semantics of
  * async-profiler's converter (jfrconv), as jfrstream documents them. The
- * oracle of test/profile-producers.py; run as a source file:
+ * oracle of test/profile/profile-producers.py; run as a source file:
  *
  *   java test/java/ApFold.java [options] FILE...
  *   java test/java/ApFold.java --jobs JOBFILE

@@ -1,6 +1,6 @@
 /*
  * Leak.java — a memory leak through a long linked list, for jdk.OldObjectSample
- * reference chains (test/oldobject.py).
+ * reference chains (test/oracle/oldobject.py).
  *
  *   java -XX:+UseSerialGC -Xmn4m -XX:FlightRecorderOptions:old-object-queue-size=24 \
  *        -XX:StartFlightRecording:filename=out.jfr,path-to-gc-roots=true,settings=test/java/leak.jfc \

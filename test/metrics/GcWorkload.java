@@ -1,6 +1,6 @@
 /*
  * GcWorkload.java — a JVM with something for the JDK's periodic and GC events
- * to record, for test/metrics/prom_jvm.py: allocation (young collections),
+ * to record, for test/metrics/metrics_prom_jvm.py: allocation (young collections),
  * a retained ring of arrays that gets promoted and a System.gc() every
  * --full-every seconds (old collections), a contended monitor (one thread
  * holds it 25 ms at a time: jdk.JavaMonitorEnter over the 10 ms threshold of

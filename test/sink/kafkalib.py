@@ -1,4 +1,4 @@
-"""kafkalib.py — helpers of the Kafka sink tests (test/sink/kafka_*.py) and
+"""kafkalib.py — helpers of the Kafka sink tests (test/sink/sink_kafka_*.py) and
 of bench/sink-kafka.py: the mock cluster (test/sink/mock_kafka), kcat as the
 independent consumer, the listener's --kafka flag and its final counts.
 

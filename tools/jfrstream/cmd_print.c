@@ -16,7 +16,7 @@
  *    path prints as null. The JDK nulls instead the reference that closes
  *    a cycle while it resolves the pool (in its own key order), once for
  *    all events: for cyclic data its output depends on that order and can
- *    be shorter (test/refchain.py shows both). HotSpot's pools have none
+ *    be shorter (test/cli/refchain.py shows both). HotSpot's pools have none
  *    that we know of (class -> loader -> class chains end at the boot
  *    loader);
  *  - more than EVJSON_MAX_NEST (4096) nested objects and arrays in one
