@@ -2,6 +2,7 @@
  * is complete: find and compile its metadata, index its pools, then walk its
  * records and call back. Every phase can be paused and resumed. */
 #include "internal.h"
+#include "noun.h"
 
 #include <stdlib.h>
 
@@ -59,8 +60,9 @@ static uint64_t abs_off(const jfr_parser *p, uint64_t pos) {
 }
 
 static jfr_status bad_record(jfr_parser *p, uint64_t pos) {
-    jfr__fail(p, JFR_BAD_RECORD, abs_off(p, pos), "record size out of range (%llu bytes left)",
-              (unsigned long long)(p->chunk.size - pos));
+    jfr__fail(p, JFR_BAD_RECORD, abs_off(p, pos), "record size out of range (%llu %s left)",
+              (unsigned long long)(p->chunk.size - pos),
+              jfr__noun(p->chunk.size - pos, "byte", "bytes"));
     return JFR_BAD_RECORD;
 }
 

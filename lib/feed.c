@@ -3,6 +3,7 @@
  * headers, live framing and resynchronisation are in header.c, live.c and
  * resync.c. */
 #include "internal.h"
+#include "noun.h"
 
 #include <stdio.h>
 
@@ -346,8 +347,9 @@ jfr_status jfr_parser_finish(jfr_parser *p) {
             if (p->opt.resync && !jfr__header_lead(p->in.hdr, p->in.hdr_have)) {
                 /* not the start of a header: garbage at the end */
                 uint64_t at = p->in.input_off - p->in.hdr_have;
-                jfr__fail(p, JFR_BAD_MAGIC, at, "%zu bytes at the end are not a chunk header",
-                          p->in.hdr_have);
+                jfr__fail(p, JFR_BAD_MAGIC, at, "%zu %s at the end %s not a chunk header",
+                          p->in.hdr_have, jfr__noun(p->in.hdr_have, "byte", "bytes"),
+                          p->in.hdr_have == 1 ? "is" : "are");
                 if (!jfr__error_continue(p))
                     return jfr__fatal(p);
                 jfr__resync_begin(p, at);
@@ -374,8 +376,9 @@ jfr_status jfr_parser_finish(jfr_parser *p) {
             return JFR_OK;
         case ST_BODY:
             jfr__fail(p, JFR_TRUNCATED, p->in.input_off,
-                      "%llu bytes short of the declared chunk size %lld",
-                      (unsigned long long)p->in.need, (long long)p->info.size);
+                      "%llu %s short of the declared chunk size %lld",
+                      (unsigned long long)p->in.need, jfr__noun(p->in.need, "byte", "bytes"),
+                      (long long)p->info.size);
             if (!p->opt.resync)
                 break;
             if (!jfr__error_continue(p))
@@ -388,13 +391,17 @@ jfr_status jfr_parser_finish(jfr_parser *p) {
             continue;
         case ST_LIVE:
             jfr__fail(p, JFR_TRUNCATED, p->in.input_off,
-                      "live chunk unfinished after %llu complete flush segments; "
-                      "%llu bytes of an unfinished segment dropped",
-                      (unsigned long long)p->lv.segments, (unsigned long long)(p->lv.segbuf.len));
+                      "live chunk unfinished after %llu complete flush %s; "
+                      "%llu %s of an unfinished segment dropped",
+                      (unsigned long long)p->lv.segments,
+                      jfr__noun(p->lv.segments, "segment", "segments"),
+                      (unsigned long long)p->lv.segbuf.len,
+                      jfr__noun(p->lv.segbuf.len, "byte", "bytes"));
             break;
         case ST_SKIP:
-            jfr__fail(p, JFR_TRUNCATED, p->in.input_off, "%llu bytes short of a skipped chunk",
-                      (unsigned long long)p->in.skip_left);
+            jfr__fail(p, JFR_TRUNCATED, p->in.input_off, "%llu %s short of a skipped chunk",
+                      (unsigned long long)p->in.skip_left,
+                      jfr__noun(p->in.skip_left, "byte", "bytes"));
             break;
         default:
             return p->err.status;

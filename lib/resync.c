@@ -2,6 +2,7 @@
  * plausible chunk header; bytes already taken are scanned again from the
  * replay buffer. */
 #include "internal.h"
+#include "noun.h"
 
 /* A header found by the scan (opt.resync): plausible enough to try. `left`
  * input bytes follow from its first byte; at finish the chunk must fit.
@@ -51,11 +52,11 @@ bool jfr__resync_report(jfr_parser *p, uint64_t at, bool at_end) {
     p->rs.skipped += n;
     if (at_end)
         jfr__fail(p, JFR_SKIPPED, p->rs.rs_from,
-                  "%llu bytes skipped to the end of the input (no further chunk)",
-                  (unsigned long long)n);
+                  "%llu %s skipped to the end of the input (no further chunk)",
+                  (unsigned long long)n, jfr__noun(n, "byte", "bytes"));
     else
-        jfr__fail(p, JFR_SKIPPED, p->rs.rs_from, "%llu bytes skipped; next chunk magic at byte %llu",
-                  (unsigned long long)n, (unsigned long long)at);
+        jfr__fail(p, JFR_SKIPPED, p->rs.rs_from, "%llu %s skipped; next chunk magic at byte %llu",
+                  (unsigned long long)n, jfr__noun(n, "byte", "bytes"), (unsigned long long)at);
     return jfr__error_continue(p);
 }
 

@@ -1,6 +1,7 @@
 /* TCP listener: one jfr_parser per connection, fed from libuv reads. */
 #include "jfrstream_uv.h"
 #include "mem.h"
+#include "noun.h"
 #include "sized.h"
 
 #include <stdio.h>
@@ -253,8 +254,9 @@ static void on_idle(uv_timer_t *t) {
         return;
     }
     char msg[160];
-    snprintf(msg, sizeof msg, "idle limit: no bytes for %llu ms (after %llu bytes)",
-             (unsigned long long)(now - c->last_ms), (unsigned long long)c->bytes);
+    snprintf(msg, sizeof msg, "idle limit: no bytes for %llu ms (after %llu %s)",
+             (unsigned long long)(now - c->last_ms), (unsigned long long)c->bytes,
+             jfr__noun(c->bytes, "byte", "bytes"));
     conn_input_end(c, msg);
 }
 
@@ -276,9 +278,10 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
     uint64_t cap = c->l->cfg.max_bytes_per_conn;
     if (cap && c->bytes > cap) {
         char msg[160];
-        snprintf(msg, sizeof msg, "byte limit %llu reached (chunk %llu, %llu bytes parsed)",
+        snprintf(msg, sizeof msg, "byte limit %llu reached (chunk %llu, %llu %s parsed)",
                  (unsigned long long)cap, (unsigned long long)jfr_parser_chunks(c->parser),
-                 (unsigned long long)jfr_parser_bytes(c->parser));
+                 (unsigned long long)jfr_parser_bytes(c->parser),
+                 jfr__noun(jfr_parser_bytes(c->parser), "byte", "bytes"));
         conn_input_end(c, msg);
         return;
     }

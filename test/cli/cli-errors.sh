@@ -242,6 +242,14 @@ fi
 want_err "a good chunk, then a truncated one (--resync summary)" "jfrstream: $tmp/good-then-cut.jfr: chunk 1 at byte $((size + half)): input ended inside a chunk: $((size - half)) bytes short of the declared chunk size $size
 jfrstream: $tmp/good-then-cut.jfr: chunk 1 at byte $size: bytes skipped to the next chunk magic: $half bytes skipped to the end of the input (no further chunk)" \
     --resync summary "$tmp/good-then-cut.jfr"
+# a count of 1 takes the singular ("1 bytes" before)
+{ cat "$file"; printf x; } >"$tmp/one-more.jfr"
+want_err "one byte of trailing garbage (--resync summary)" "jfrstream: $tmp/one-more.jfr: chunk 1 at byte $size: not a JFR chunk (bad magic): 1 byte at the end is not a chunk header
+jfrstream: $tmp/one-more.jfr: chunk 1 at byte $size: bytes skipped to the next chunk magic: 1 byte skipped to the end of the input (no further chunk)" \
+    --resync summary "$tmp/one-more.jfr"
+head -c $((size - 1)) "$file" >"$tmp/one-short.jfr"
+want_err "one byte short (summary)" "jfrstream: $tmp/one-short.jfr: chunk 0 at byte $((size - 1)): input ended inside a chunk: 1 byte short of the declared chunk size $size" \
+    summary "$tmp/one-short.jfr"
 
 # versions: 1.x is read (JDK 9 and 10), the others are refused naming the version
 with_version() { # src bytes-4..7 (printf escapes) dst
