@@ -1,7 +1,8 @@
 /*
  * kafka.h — the insides of the Kafka sink (jfrstream_sink.h, "Kafka"),
  * shared by kafka.c (the producer: its configuration, delivery reports,
- * topics, poll, flush and end) and kafka_src.c (a source's sender: the
+ * poll, flush and end), kafka_topic.c (an event type's topic) and
+ * kafka_src.c (a source's sender: the
  * event's message, hold-back and the queue of messages waiting for room).
  * Built with librdkafka only (JFRS_HAVE_KAFKA).
  *
@@ -121,7 +122,7 @@ static inline void copy_stats(jfrs_kafka_stats *out, const jfrs_kafka_stats *in)
     *out = *in;
 }
 
-/* ---- kafka.c */
+/* ---- kafka_topic.c */
 /* The topic of events of type `name` (per-type topics); NULL when it cannot
  * be made. */
 rd_kafka_topic_t *kafka_topic_for(jfrs_kafka *k, const char *name);

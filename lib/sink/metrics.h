@@ -4,7 +4,8 @@
  * sources' lives and take-overs, the application's series),
  * metrics_series.c (a source's series: families, label sets, values and
  * the max_series count), metrics_events.c (which events feed which series)
- * and metrics_text.c (the text exposition and its label escaping).
+ * metrics_text.c (the text exposition) and metrics_label.c (a label,
+ * escaped), below both the registry and the text.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -195,7 +196,7 @@ void metrics_child_observe(jfrs_metrics_src *ms, family *f, uint32_t i, double x
 jfrc_out *metrics_scratch(jfrs_metrics_src *ms);
 uint32_t metrics_scratch_child(jfrs_metrics_src *ms, family *f);
 
-/* ---- metrics_text.c */
+/* ---- metrics_label.c */
 /* A label value as the text format wants it: quoted, \\, \" and \n
  * escaped, and valid UTF-8 (anything else becomes U+FFFD). */
 void metrics_put_label_value(jfrc_out *b, const char *s, size_t n);

@@ -1,6 +1,6 @@
 /*
  * metrics_text.c — the Prometheus text exposition 0.0.4 of the registry
- * (jfrs_metrics_render), and its label escaping.
+ * (jfrs_metrics_render); the label escaping is metrics_label.c's.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -13,59 +13,6 @@
 static const char *const bucket_str[NB] = {"0.0005", "0.001", "0.0025", "0.005", "0.01",
                                            "0.025",  "0.05",  "0.1",    "0.25",  "0.5",
                                            "1",      "2.5",   "5",      "10"};
-
-/* Length of the valid UTF-8 sequence at s[0..n), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n) {
-    unsigned c = s[0];
-    size_t k = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (!k || k > n || (k == 2 && c < 0xc2) || (k == 4 && c > 0xf4))
-        return 0;
-    for (size_t i = 1; i < k; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    if (k == 3 && ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0)))
-        return 0; /* overlong; a surrogate (WTF-8) */
-    if (k == 4 && ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90)))
-        return 0;
-    return k;
-}
-
-/* A label value as the text format wants it: \\, \" and \n escaped, and
- * valid UTF-8 (anything else becomes U+FFFD). */
-void metrics_put_label_value(jfrc_out *b, const char *s, size_t n) {
-    jfrc_out_putc(b, '"');
-    const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        size_t run = i;
-        size_t k;
-        while (i < n && u[i] != '\\' && u[i] != '"' && u[i] != '\n' &&
-               (k = utf8_len(u + i, n - i)) != 0)
-            i += k;
-        jfrc_out_write(b, s + run, i - run);
-        if (i == n)
-            break;
-        if (u[i] == '\\')
-            jfrc_out_puts(b, "\\\\");
-        else if (u[i] == '"')
-            jfrc_out_puts(b, "\\\"");
-        else if (u[i] == '\n')
-            jfrc_out_puts(b, "\\n");
-        else
-            jfrc_out_puts(b, "\xef\xbf\xbd");
-        i++;
-    }
-    jfrc_out_putc(b, '"');
-}
-
-void metrics_put_label(jfrc_out *b, bool *first, const char *key, const char *value) {
-    if (!*first)
-        jfrc_out_putc(b, ',');
-    *first = false;
-    jfrc_out_puts(b, key);
-    jfrc_out_putc(b, '=');
-    metrics_put_label_value(b, value, strlen(value));
-}
 
 /* Most samples are counts: written without printf. */
 static void put_u64(jfrc_out *b, uint64_t v) {

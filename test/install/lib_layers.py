@@ -23,8 +23,7 @@ script). The rules:
 - Files: from each object file (one per lib .c file), nm gives the
   functions it defines and those it calls but does not define. A call from
   file A to a function defined in file B is an edge A -> B. The edges must
-  not form a cycle (each cycle is printed with the calls that close it;
-  the ones in KNOWN_CYCLES are printed but accepted for now);
+  not form a cycle (each cycle is printed with the calls that close it);
   the files are printed by layer, lowest first: each file calls only files
   of lower layers.
 """
@@ -49,11 +48,6 @@ PUBLIC = {'': {'jfrstream.h'},
 SHARED = {'mem.h', 'sized.h', 'noun.h', 'header.h'}
 # headers generated into the build directory, by library
 GENERATED = {'conv': {'flame_html.h', 'jfmt_pow5.h'}}
-# Cycles between files that the test accepts for now (each a set of files):
-# they came with the split of kafka.c and metrics.c and are to be untangled
-# by the sink library's owner; any other cycle fails.
-KNOWN_CYCLES = [{'sink/kafka.c', 'sink/kafka_src.c'},
-                {'sink/metrics_registry.c', 'sink/metrics_text.c'}]
 EXPORTED = re.compile(r'^(jfr_|jfrc_|jfrs_)')
 
 
@@ -207,29 +201,21 @@ def main():
         if v not in index:
             visit(v)
     cycles = [c for c in sccs if len(c) > 1]
-    known = [c for c in cycles if set(c) in KNOWN_CYCLES]
-    new_cycles = [c for c in cycles if set(c) not in KNOWN_CYCLES]
-    for c in new_cycles + known:
-        print(('known cycle (to be untangled, see KNOWN_CYCLES): ' if c in known
-               else 'cycle: ') + ' '.join(c))
+    for c in cycles:
+        print('cycle: ' + ' '.join(c))
         for a in c:
             for b in sorted(edges[a]):
                 if b in c:
                     print('  %s -> %s: %s' % (a, b, ', '.join(edges[a][b])))
-    if new_cycles:
+    if cycles:
         return 1
 
-    # layers: a file's layer is one more than the highest layer it calls; the
-    # files of a known cycle share one layer
-    comp = {v: tuple(c) for c in sccs for v in c}
+    # layers: a file's layer is one more than the highest layer it calls
     layer = {}
 
     def depth(v):
         if v not in layer:
-            layer[v] = 1 + max((depth(w) for u in comp[v] for w in edges[u]
-                                if comp[w] != comp[v]), default=-1)
-            for u in comp[v]:
-                layer[u] = layer[v]
+            layer[v] = 1 + max((depth(w) for w in edges[v]), default=-1)
         return layer[v]
 
     for v in files:
