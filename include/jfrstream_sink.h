@@ -524,8 +524,8 @@ JFRS_API char *jfrs_pyroscope_name(const jfrs_source *s, const char *app);
  *
  * Threads: every function runs on one thread (the loop's), render included;
  * jfrs_metrics_http_* serves scrapes from its own threads through the
- * `scrape` callback, which must get the text from that thread (the CLI
- * hands it over with uv_async_send and waits).
+ * `scrape` callback, which must get the text from that thread:
+ * jfrs_metrics_server does that hand-off.
  */
 typedef struct jfrs_metrics jfrs_metrics;
 typedef struct jfrs_metrics_src jfrs_metrics_src;
@@ -627,6 +627,43 @@ JFRS_API jfr_status jfrs_metrics_http_start(const char *host, int port,
 JFRS_API int jfrs_metrics_http_port(const jfrs_metrics_http *h);
 /* Stop: close the socket, wait for the connections' threads, free. */
 JFRS_API void jfrs_metrics_http_stop(jfrs_metrics_http *h);
+
+/*
+ * A registry served: the endpoint above with the hand-off between its
+ * threads and the one thread that owns the registry (which feeds it with
+ * no lock per event, so only it may render). A scrape wakes that thread
+ * through `wake` (called on a server thread: it must be safe from any
+ * thread, e.g. libuv's uv_async_send, a write to a pipe) and waits;
+ * that thread calls jfrs_metrics_server_service when woken, which renders
+ * once for every scrape waiting, so a scrape sees whole events and chunks.
+ * A scrape not answered within 10 s (the owner busy with a huge chunk),
+ * and every scrape before _serve or after _stop began, gets a 503.
+ * The metrics' allocator serves the server's own memory; the bodies handed
+ * to libmicrohttpd are malloc'ed, as it frees them.
+ *
+ *   jfrs_metrics_server_start(m, "127.0.0.1", 9464, &srv, err, sizeof err);
+ *   uv_async_init(loop, &async, on_async);    // on_async: ..._service(srv)
+ *   jfrs_metrics_server_serve(srv, wake, &async); // wake: uv_async_send
+ *   ...
+ *   jfrs_metrics_server_stop(srv);            // then uv_close(&async)
+ */
+typedef struct jfrs_metrics_server jfrs_metrics_server;
+
+/* Listen as jfrs_metrics_http_start (same statuses); scrapes get a 503
+ * until _serve. `m` must outlive the server. */
+JFRS_API jfr_status jfrs_metrics_server_start(jfrs_metrics *m, const char *host, int port,
+                                              jfrs_metrics_server **out, char *errbuf,
+                                              size_t errlen);
+/* From now on scrapes are answered: each calls wake(user) on its thread. */
+JFRS_API void jfrs_metrics_server_serve(jfrs_metrics_server *s, void (*wake)(void *user),
+                                        void *user);
+/* On the registry's thread, when woken: one render for the scrapes waiting
+ * now (nothing when none waits). */
+JFRS_API void jfrs_metrics_server_service(jfrs_metrics_server *s);
+JFRS_API int jfrs_metrics_server_port(const jfrs_metrics_server *s);
+/* Waiting scrapes get their 503; close the socket, wait for the server's
+ * threads, free. On the registry's thread, before jfrs_metrics_free. */
+JFRS_API void jfrs_metrics_server_stop(jfrs_metrics_server *s);
 
 #ifdef __cplusplus
 }

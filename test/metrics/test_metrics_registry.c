@@ -18,6 +18,8 @@
 #include <arpa/inet.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +216,96 @@ static void test_http(jfrs_metrics *m, const char *text) {
     free(r);
     jfrs_metrics_http_stop(h);
     printf("http: 200, HEAD, 404, 405, garbage, big header: ok on port %d\n", port);
+}
+
+/* jfrs_metrics_server: scrapes wake this thread (a byte in a pipe), which
+ * renders; before _serve and after _stop a scrape gets a 503. */
+static int wake_pipe[2];
+static int wakes, answered;
+
+static void wake_fn(void *user) {
+    __atomic_fetch_add((int *)user, 1, __ATOMIC_SEQ_CST);
+    CHECK(write(wake_pipe[1], "w", 1) == 1);
+}
+
+typedef struct scrape_job {
+    pthread_t t;
+    int port;
+    char *answer;
+} scrape_job;
+
+static void *scrape_thread(void *arg) {
+    scrape_job *j = arg;
+    j->answer = http(j->port, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    __atomic_fetch_add(&answered, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+static void test_server(jfrs_metrics *m, const char *text) {
+    char err[256];
+    jfrs_metrics_server *s = NULL;
+    if (!jfrs_metrics_http_available()) {
+        CHECK(jfrs_metrics_server_start(m, NULL, 0, &s, err, sizeof err) == JFR_UNSUPPORTED);
+        CHECK(!s);
+        printf("server: not built (no libmicrohttpd): JFR_UNSUPPORTED checked\n");
+        return;
+    }
+    CHECK(jfrs_metrics_server_start(NULL, NULL, 0, &s, err, sizeof err) == JFR_INVALID_ARG);
+    CHECK(jfrs_metrics_server_start(m, "not-an-address", 0, &s, err, sizeof err) ==
+          JFR_INVALID_ARG && !s);
+    CHECK(jfrs_metrics_server_start(m, "127.0.0.1", 0, &s, err, sizeof err) == JFR_OK);
+    int port = jfrs_metrics_server_port(s);
+    CHECK(port > 0);
+    char *r = http(port, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    CHECK(strncmp(r, "HTTP/1.1 503", 12) == 0); /* not serving yet */
+    free(r);
+    CHECK(pipe(wake_pipe) == 0);
+    jfrs_metrics_server_serve(s, wake_fn, &wakes);
+    /* three scrapes at once: each wakes us; every one gets the whole text */
+    scrape_job jobs[3];
+    for (int i = 0; i < 3; i++) {
+        jobs[i].port = port;
+        CHECK(pthread_create(&jobs[i].t, NULL, scrape_thread, &jobs[i]) == 0);
+    }
+    int renders = 0;
+    for (;;) {
+        struct pollfd pf = {.fd = wake_pipe[0], .events = POLLIN};
+        int n = poll(&pf, 1, 100);
+        CHECK(n >= 0);
+        if (__atomic_load_n(&answered, __ATOMIC_SEQ_CST) == 3)
+            break;
+        if (n == 1) {
+            char c[8];
+            CHECK(read(wake_pipe[0], c, sizeof c) > 0);
+            jfrs_metrics_server_service(s);
+            renders++;
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        CHECK(pthread_join(jobs[i].t, NULL) == 0);
+        CHECK(strncmp(jobs[i].answer, "HTTP/1.1 200", 12) == 0);
+        const char *body = strstr(jobs[i].answer, "\r\n\r\n");
+        CHECK(body && strstr(body, "jfr_events_total{"));
+        CHECK(strlen(body + 4) + 200 > strlen(text));
+        free(jobs[i].answer);
+    }
+    jfrs_metrics_server_service(s); /* nothing waits: no render, no harm */
+    /* a scrape nobody services: stop answers it with a 503, not a hang */
+    scrape_job late = {.port = port};
+    CHECK(pthread_create(&late.t, NULL, scrape_thread, &late) == 0);
+    while (__atomic_load_n(&wakes, __ATOMIC_SEQ_CST) < 4)
+        usleep(1000);
+    jfrs_metrics_server_stop(s);
+    CHECK(pthread_join(late.t, NULL) == 0);
+    CHECK(late.answer[0] == '\0' || strncmp(late.answer, "HTTP/1.1 503", 12) == 0);
+    free(late.answer);
+    jfrs_metrics_server_stop(NULL);
+    jfrs_metrics_server_service(NULL);
+    CHECK(jfrs_metrics_server_port(NULL) == 0);
+    close(wake_pipe[0]);
+    close(wake_pipe[1]);
+    printf("server: 503 before serve, 3 scrapes at once in %d render(s), 503 at stop: ok\n",
+           renders);
 }
 
 /* ------------------------------------------------------------ main */
@@ -424,6 +516,7 @@ int main(int argc, char **argv) {
         CHECK(strstr(t, "jfr_parse_errors_total{source=\"127.0.0.1:2\",status=\""));
         CHECK(strstr(t, "jfrstream_parse_errors_total{status=\""));
         test_http(m, t);
+        test_server(m, t);
         free(t);
         close_input(&a);
         jfrs_metrics_free(m);

@@ -1,14 +1,7 @@
 /*
- * sink_metrics.c — `listen` / `tail` --metrics (see sink_metrics.h).
- *
- * The registry is fed on the loop's thread, with no lock per event. A scrape
- * arrives on one of libmicrohttpd's threads (several at once): it asks the
- * loop (uv_async_send) and waits on a condition variable; the loop renders
- * between two callbacks, so a scrape sees the values of whole events and
- * chunks, and every scrape that asked before that render takes a copy of
- * it. A loop that does not answer within SCRAPE_WAIT_MS of a scrape's
- * arrival (a huge chunk being parsed, stdout blocked) gets that scrape a
- * 503, not a stuck server.
+ * sink_metrics.c — `listen` / `tail` --metrics (see sink_metrics.h): the
+ * registry fed on the loop, served by jfrs_metrics_server, whose scrapes
+ * wake the loop through a uv_async; the command's own series.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -20,30 +13,18 @@
 #include "sink_pyroscope.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#define SCRAPE_WAIT_MS 10000
 #define EXPIRE_MS 1000
 
 struct live_metrics {
     jfrs_metrics *m;
-    jfrs_metrics_http *http;
-    uv_async_t async;
+    jfrs_metrics_server *server;
+    uv_async_t async; /* a scrape waits: render on the loop */
     uv_timer_t timer; /* TTL expiry between scrapes */
     bool started, closed;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    /* under mu: renders asked for and made (a scrape that asked as number N
-     * takes the text of render N or later), the last text; ready: the loop
-     * serves; closing: no more */
-    uint64_t asked, made;
-    char *body;
-    size_t len;
-    bool ready, closing;
 };
 
 static bool parse_count(const char *v, uint64_t max, uint64_t *out) {
@@ -87,30 +68,6 @@ int live_metrics_option(live_opts *o, const cli_arg *a) {
 
 /* ------------------------------------------------------------ scrapes */
 
-/* On a server thread (several may wait at once). */
-static bool scrape(void *user, char **body, size_t *len) {
-    live_metrics *lm = user;
-    struct timespec dl;
-    clock_gettime(CLOCK_MONOTONIC, &dl);
-    dl.tv_sec += SCRAPE_WAIT_MS / 1000;
-    pthread_mutex_lock(&lm->mu);
-    bool ok = false;
-    if (lm->ready && !lm->closing) {
-        uint64_t want = ++lm->asked;
-        uv_async_send(&lm->async);
-        while (lm->made < want && !lm->closing)
-            if (pthread_cond_timedwait(&lm->cv, &lm->mu, &dl) == ETIMEDOUT)
-                break;
-        if (lm->made >= want && lm->body && (*body = malloc(lm->len ? lm->len : 1)) != NULL) {
-            memcpy(*body, lm->body, lm->len);
-            *len = lm->len;
-            ok = true;
-        }
-    }
-    pthread_mutex_unlock(&lm->mu);
-    return ok;
-}
-
 /* Values of the command's own (connections, sinks), before each render. */
 static void on_render(jfrs_metrics *m, void *user) {
     live_app *app = user;
@@ -153,24 +110,12 @@ static void on_render(jfrs_metrics *m, void *user) {
 /* On the loop: one render for the scrapes waiting now. */
 static void on_async(uv_async_t *a) {
     live_metrics *lm = a->data;
-    pthread_mutex_lock(&lm->mu);
-    uint64_t asked = lm->asked;
-    bool want = asked > lm->made;
-    pthread_mutex_unlock(&lm->mu);
-    if (!want)
-        return;
-    size_t n = 0;
-    const char *text = jfrs_metrics_render(lm->m, &n);
-    char *copy = text ? malloc(n ? n : 1) : NULL;
-    if (copy)
-        memcpy(copy, text, n);
-    pthread_mutex_lock(&lm->mu);
-    free(lm->body);
-    lm->body = copy; /* NULL (no memory): those scrapes get a 503 */
-    lm->len = n;
-    lm->made = asked;
-    pthread_cond_broadcast(&lm->cv);
-    pthread_mutex_unlock(&lm->mu);
+    jfrs_metrics_server_service(lm->server);
+}
+
+/* On a server thread. */
+static void wake(void *user) {
+    uv_async_send(user);
 }
 
 static void on_expire(uv_timer_t *t) {
@@ -197,12 +142,6 @@ int live_metrics_open(live_app *app) {
         cli_error("out of memory");
         return CLI_EXIT_ERROR;
     }
-    pthread_mutex_init(&lm->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&lm->cv, &ca);
-    pthread_condattr_destroy(&ca);
     app->metrics = lm;
     jfrs_metrics_config cfg;
     jfrs_metrics_config_init(&cfg);
@@ -216,7 +155,7 @@ int live_metrics_open(live_app *app) {
         return CLI_EXIT_ERROR;
     }
     char err[512];
-    jfr_status st = jfrs_metrics_http_start(host, port, scrape, lm, &lm->http, err, sizeof err);
+    jfr_status st = jfrs_metrics_server_start(lm->m, host, port, &lm->server, err, sizeof err);
     bool v6 = strchr(host, ':') != NULL;
     if (st != JFR_OK) {
         cli_error("%s: --metrics %s: %s", app->cmd, o->metrics,
@@ -224,7 +163,7 @@ int live_metrics_open(live_app *app) {
         return CLI_EXIT_ERROR;
     }
     cli_error("metrics on http://%s%s%s:%d/metrics", v6 ? "[" : "", host, v6 ? "]" : "",
-              jfrs_metrics_http_port(lm->http));
+              jfrs_metrics_server_port(lm->server));
     return CLI_EXIT_OK;
 }
 
@@ -238,20 +177,7 @@ void live_metrics_start(live_app *app) {
     uv_timer_init(app->loop, &lm->timer);
     lm->timer.data = lm;
     uv_timer_start(&lm->timer, on_expire, EXPIRE_MS, EXPIRE_MS);
-    pthread_mutex_lock(&lm->mu);
-    lm->ready = true;
-    pthread_mutex_unlock(&lm->mu);
-}
-
-/* Stop answering: a waiting scrape gets its 503, the server is stopped. */
-static void stop_server(live_metrics *lm) {
-    pthread_mutex_lock(&lm->mu);
-    lm->closing = true;
-    lm->ready = false;
-    pthread_cond_broadcast(&lm->cv);
-    pthread_mutex_unlock(&lm->mu);
-    jfrs_metrics_http_stop(lm->http);
-    lm->http = NULL;
+    jfrs_metrics_server_serve(lm->server, wake, &lm->async);
 }
 
 void live_metrics_close(live_app *app) {
@@ -259,7 +185,8 @@ void live_metrics_close(live_app *app) {
     if (!lm || !lm->started || lm->closed)
         return;
     lm->closed = true;
-    stop_server(lm);
+    jfrs_metrics_server_stop(lm->server); /* a waiting scrape gets its 503 */
+    lm->server = NULL;
     uv_timer_stop(&lm->timer);
     uv_close((uv_handle_t *)&lm->timer, NULL);
     uv_close((uv_handle_t *)&lm->async, NULL);
@@ -269,12 +196,8 @@ void live_metrics_free(live_app *app) {
     live_metrics *lm = app->metrics;
     if (!lm)
         return;
-    if (lm->http)
-        stop_server(lm);
+    jfrs_metrics_server_stop(lm->server);
     jfrs_metrics_free(lm->m);
-    free(lm->body);
-    pthread_cond_destroy(&lm->cv);
-    pthread_mutex_destroy(&lm->mu);
     free(lm);
     app->metrics = NULL;
 }
