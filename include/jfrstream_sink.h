@@ -665,6 +665,118 @@ JFRS_API int jfrs_metrics_server_port(const jfrs_metrics_server *s);
  * threads, free. On the registry's thread, before jfrs_metrics_free. */
 JFRS_API void jfrs_metrics_server_stop(jfrs_metrics_server *s);
 
+/* ------------------------------------------------------------------ fan-out */
+
+/*
+ * The fan-out: one source's parser callbacks to every output the
+ * application chose, so an application (listen, tail, your own) maps its
+ * options onto one object instead of calling each output:
+ *
+ *   json       one line per event, as `jfrstream print --json` prints an
+ *              event (conv's jfrc_json, compact), then '\n', on a jfrc_out;
+ *   kafka      a jfrs_kafka_src per source (the events, with back-pressure);
+ *   metrics    a jfrs_metrics_src per source (its records, events, errors).
+ *
+ * Each is optional (NULL: off); the objects are borrowed and must outlive
+ * the fan-out. Per input: jfrs_fanout_src_new with its jfrs_source, then
+ * hand it the parser's callbacks, either from your own (jfrs_fanout_src_
+ * chunk_begin, _metadata, _record, _event, _chunk_end, _error: call the ones
+ * you have) or by installing jfrs_fanout_callbacks, whose user pointer must
+ * point at a struct starting with `void *data` that holds the source (as
+ * jfr_uv_conn and jfr_uv_tail do). Which events reach _event is yours: the
+ * parser's subscriptions, filters.
+ *
+ * Back-pressure (PAUSE in jfrstream.h): when Kafka's queue is full,
+ * jfrs_fanout_src_event returns JFR_PAUSED (the ready-made callback:
+ * JFR_CB_PAUSE) and the source is marked paused; call jfrs_fanout_poll
+ * often (a timer of a few tens of ms, after the loop's I/O, and when
+ * jfrs_kafka_event_fd is readable): it serves Kafka's delivery reports and
+ * calls on_resume for each paused source whose messages went over, where
+ * you resume its input (jfr_uv_conn_resume, jfr_uv_tail_resume). An
+ * application that must go on feeding (a shutdown) calls
+ * jfrs_fanout_src_wait instead, or jfrs_fanout_resume_all.
+ *
+ * Memory: the fan-out and its sources through `allocator`; the JSON writers
+ * too (their cache bounded by json_cache_limit). One thread (the loop's).
+ */
+typedef struct jfrs_fanout jfrs_fanout;
+typedef struct jfrs_fanout_src jfrs_fanout_src;
+
+typedef struct jfrs_fanout_config {
+    size_t size;                /* sizeof: jfrs_fanout_config_init */
+    struct jfrc_out *json;      /* JSON lines written here (jfrstream_conv.h), or NULL */
+    uint32_t json_stack_depth;  /* frames per stack trace (5) */
+    uint64_t json_cache_limit;  /* jfrc_json_set_cache_limit; 0: its default */
+    jfrs_kafka *kafka;          /* events to Kafka, or NULL */
+    jfrs_metrics *metrics;      /* records and events to the registry, or NULL */
+    /* A paused source can take events again (from jfrs_fanout_poll or
+     * _resume_all): resume its input. `src_user` is jfrs_fanout_src_new's.
+     * It may end sources (jfrs_fanout_src_end), this one included. */
+    void (*on_resume)(jfrs_fanout_src *fs, void *src_user, void *user);
+    void *user;
+    /* Every allocation of the fan-out and its JSON writers (copied). NULL:
+     * malloc. */
+    const jfr_allocator *allocator;
+} jfrs_fanout_config;
+
+JFRS_API void jfrs_fanout_config_init(jfrs_fanout_config *cfg);
+/* JFR_OK and *out; JFR_INVALID_ARG (no config, out or size); JFR_NOMEM. */
+JFRS_API jfr_status jfrs_fanout_new(const jfrs_fanout_config *cfg, jfrs_fanout **out);
+/* Ends the sources still open (as jfrs_fanout_src_end), then frees. */
+JFRS_API void jfrs_fanout_free(jfrs_fanout *fo);
+
+/* A new input. `src` is borrowed until _end; `user` is yours (on_resume,
+ * jfrs_fanout_src_user). JFR_OK and *out; JFR_NOMEM (its JSON writer or
+ * Kafka sender could not be made). A metrics source refused or not made
+ * is not a failure: the input goes on without series, and
+ * jfrs_fanout_src_metrics_status says what jfrs_metrics_src_new answered
+ * (JFR_LIMIT: over max_sources or max_series). */
+JFRS_API jfr_status jfrs_fanout_src_new(jfrs_fanout *fo, jfrs_source *src, void *user,
+                                        jfrs_fanout_src **out);
+JFRS_API jfr_status jfrs_fanout_src_metrics_status(const jfrs_fanout_src *fs);
+JFRS_API void *jfrs_fanout_src_user(const jfrs_fanout_src *fs);
+/* Its jfrs_source (still the caller's: free it after _end). */
+JFRS_API jfrs_source *jfrs_fanout_src_source(const jfrs_fanout_src *fs);
+/* Subscribe the event types the outputs read on their own (the metrics'
+ * series), after the parser is made and before it is fed. */
+JFRS_API jfr_status jfrs_fanout_src_subscribe(jfrs_fanout_src *fs, jfr_parser *p);
+JFRS_API void jfrs_fanout_src_chunk_begin(jfrs_fanout_src *fs, const jfr_chunk_info *c);
+JFRS_API void jfrs_fanout_src_metadata(jfrs_fanout_src *fs, const jfr_metadata *m);
+JFRS_API void jfrs_fanout_src_record(jfrs_fanout_src *fs, const jfr_record *r);
+/* An event to the JSON lines and to Kafka: JFR_OK (decode errors
+ * included: see _event_error; Kafka's refusals are counted in its stats),
+ * JFR_PAUSED (taken, the source paused: see above), JFR_NOMEM. */
+JFRS_API jfr_status jfrs_fanout_src_event(jfrs_fanout_src *fs, const jfr_event *e);
+/* The last event's decode error: JFR_OK when it was decoded whole; else
+ * its status and, in *message (owned by the source, valid until its next
+ * event; may be NULL), why: the JSON writer's, or, without JSON lines,
+ * the Kafka sender's. */
+JFRS_API jfr_status jfrs_fanout_src_event_error(const jfrs_fanout_src *fs,
+                                                const char **message);
+/* Instead of waiting for on_resume: wait up to timeout_ms for room
+ * (jfrs_kafka_src_wait); the source is no longer paused. JFR_OK or
+ * JFR_PAUSED (still full). */
+JFRS_API jfr_status jfrs_fanout_src_wait(jfrs_fanout_src *fs, uint64_t timeout_ms);
+JFRS_API void jfrs_fanout_src_chunk_end(jfrs_fanout_src *fs);
+JFRS_API void jfrs_fanout_src_error(jfrs_fanout_src *fs, jfr_status st);
+/* The input ended: Kafka's held events go (its messages stay with the
+ * producer), the metrics source ends (its TTL starts); `fs` is freed. */
+JFRS_API void jfrs_fanout_src_end(jfrs_fanout_src *fs);
+
+/* Kafka's delivery reports, then on_resume for each paused source with
+ * room again. */
+JFRS_API void jfrs_fanout_poll(jfrs_fanout *fo);
+/* on_resume for every paused source (a stop: each input must finish). */
+JFRS_API void jfrs_fanout_resume_all(jfrs_fanout *fo);
+/* Whether a source is paused now. */
+JFRS_API bool jfrs_fanout_paused(const jfrs_fanout *fo);
+/* Parser callbacks that call the above: the user pointer points at a
+ * struct whose first member, `void *data`, holds the jfrs_fanout_src;
+ * on_event returns JFR_CB_PAUSE when the source pauses; on_error counts the
+ * error and returns JFR_CB_STOP, as no on_error would (wrap it to skip a
+ * damaged chunk). `cb` is initialised first. */
+JFRS_API void jfrs_fanout_callbacks(jfr_callbacks *cb);
+
 #ifdef __cplusplus
 }
 #endif

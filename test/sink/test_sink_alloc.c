@@ -21,6 +21,7 @@
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "sinktest.h"
+#include "jfrstream_conv.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -104,6 +105,64 @@ static void run_source(const jfr_allocator *a, char **out) {
     if (j)
         *out = strdup(j);
     jfrs_source_free(s);
+}
+
+/* ------------------------------------------------------------ fan-out */
+
+/* JSON lines and a registry through one fan-out source; the lines and the
+ * stable metrics text are the output. */
+static void run_fanout(const jfr_allocator *a, char **out) {
+    jfrc_out *o = jfrc_out_new_memory_advanced(1 << 12, a);
+    jfrs_metrics_config mc;
+    jfrs_metrics_config_init(&mc);
+    mc.allocator = a;
+    jfrs_metrics *m = NULL;
+    jfrs_fanout_config c;
+    jfrs_fanout_config_init(&c);
+    c.allocator = a;
+    c.json = o;
+    jfrs_fanout *fo = NULL;
+    jfrs_source *s = NULL;
+    if (!o || jfrs_metrics_new(&mc, &m) != JFR_OK || (c.metrics = m, false) ||
+        jfrs_fanout_new(&c, &fo) != JFR_OK ||
+        !(s = jfrs_source_new_advanced("peer", "127.0.0.1:1", NULL, a)))
+        goto done;
+    struct {
+        void *data;
+    } h = {NULL};
+    jfrs_fanout_src *fs = NULL;
+    jfr_status st = jfrs_fanout_src_new(fo, s, &h, &fs);
+    CHECK(st == JFR_OK || st == JFR_NOMEM);
+    if (st != JFR_OK)
+        goto done;
+    h.data = fs;
+    jfr_callbacks cb;
+    jfrs_fanout_callbacks(&cb);
+    jfr_options opts;
+    jfr_options_init(&opts);
+    opts.ordered = true;
+    jfr_parser *p = jfr_parser_new(&opts, &cb, &h);
+    CHECK(p);
+    jfrs_fanout_src_subscribe(fs, p);
+    for (size_t off = 0; off < g_len; off += 4096)
+        jfr_parser_feed(p, g_data + off, g_len - off < 4096 ? g_len - off : 4096);
+    jfr_parser_finish(p);
+    jfrs_fanout_src_end(fs);
+    jfr_parser_free(p);
+    size_t n = 0;
+    const char *d = jfrc_out_data(o, &n);
+    const char *t = jfrs_metrics_render(m, NULL);
+    char *mt = sinktest_stable(t);
+    if (d && !jfrc_out_failed(o) && mt && (*out = malloc(n + strlen(mt) + 1)) != NULL) {
+        memcpy(*out, d, n);
+        strcpy(*out + n, mt);
+    }
+    free(mt);
+done:
+    jfrs_fanout_free(fo);
+    jfrs_source_free(s);
+    jfrs_metrics_free(m);
+    jfrc_out_free(o);
 }
 
 /* ------------------------------------------------------------ metrics */
@@ -279,6 +338,7 @@ int main(int argc, char **argv) {
     g_synth = synth;
     sweep("source", run_source, true);
     sweep("metrics", run_metrics, true);
+    sweep("fan-out", run_fanout, false);
     if (jfrs_kafka_available())
         sweep("kafka", run_kafka, false);
     else
