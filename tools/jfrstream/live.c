@@ -272,10 +272,7 @@ static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     if (s->app->prof)
         jfrc_profile_chunk_begin(s->app->prof, c);
     pyro_chunk_begin(s, c);
-    if (s->app->o.json)
-        jfrc_json_chunk_begin(s->ej, c);
-    live_kafka_chunk_begin(s, c);
-    jfrs_metrics_src_chunk_begin(s->ms, c);
+    jfrs_fanout_src_chunk_begin(s->fs, c);
     return JFR_CB_CONTINUE;
 }
 
@@ -283,10 +280,7 @@ static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     (void)p;
     live_src *s = src_of(user);
     live_app *app = s->app;
-    if (app->o.json)
-        jfrc_json_metadata(s->ej, m);
-    live_kafka_metadata(s, m);
-    jfrs_metrics_src_metadata(s->ms, m);
+    jfrs_fanout_src_metadata(s->fs, m);
     if (m->ntypes > s->ntypes) {
         uint32_t *r = realloc(s->rows, m->ntypes * sizeof *r);
         if (r) {
@@ -346,7 +340,7 @@ static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
     else
         row = jfrc_summary_row_missing(app->stats, r->type_id);
     jfrc_summary_count(app->stats, row, r->size);
-    jfrs_metrics_src_record(s->ms, r);
+    jfrs_fanout_src_record(s->fs, r);
     if (typed && cli_type_set_has(&s->want, r->type)) {
         /* already there at the start (tail: on disk): not a rate of now */
         unsigned old = r->offset < s->replay_bytes;
@@ -364,7 +358,7 @@ static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
 /* An event that cannot be (fully) decoded: reported, the source failed. */
 static void event_error(live_src *s, const jfr_event *e, jfr_status st, const char *json_error) {
     char *m = cli_event_error(e, st, json_error);
-    live_src_msg(s, "%s", m ? m : "out of memory");
+    live_src_msg(s, "%s", m ? m : json_error ? json_error : "out of memory");
     free(m);
     s->failed = true;
 }
@@ -373,19 +367,18 @@ static void event_error(live_src *s, const jfr_event *e, jfr_status st, const ch
 static int emit(live_src *s, const jfr_event *e) {
     if (!cli_type_set_has(&s->want, e->type))
         return JFR_CB_CONTINUE;
-    if (s->app->o.json) {
-        jfr_value ev;
-        jfr_status st = jfr_event_value(e, &ev);
-        if (st) {
-            event_error(s, e, st, NULL);
-        } else {
-            st = jfrc_json_event(s->ej, e, &ev);
-            jfrc_out_putc(cli_out, '\n');
-            if (st)
-                event_error(s, e, st, jfrc_json_error(s->ej));
-        }
+    jfr_status st = jfrs_fanout_src_event(s->fs, e);
+    const char *why;
+    jfr_status est = jfrs_fanout_src_event_error(s->fs, &why);
+    if (est)
+        event_error(s, e, est, why);
+    if (st == JFR_PAUSED)
+        return live_kafka_paused(s);
+    if (st == JFR_NOMEM) {
+        live_src_msg(s, "kafka: out of memory");
+        s->failed = true;
     }
-    return s->ks ? live_kafka_event(s, e) : JFR_CB_CONTINUE;
+    return JFR_CB_CONTINUE;
 }
 
 static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
@@ -407,7 +400,7 @@ static int on_chunk_end(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     if (s->app->prof)
         jfrc_profile_chunk_end(s->app->prof);
     pyro_chunk_end(s);
-    jfrs_metrics_src_chunk_end(s->ms);
+    jfrs_fanout_src_chunk_end(s->fs);
     return JFR_CB_CONTINUE;
 }
 
@@ -417,7 +410,7 @@ static int on_error(jfr_parser *p, jfr_status st, const char *message, void *use
     const char *m = message && *message ? message : jfr_status_str(st);
     live_src_msg(s, "%s", m);
     snprintf(s->lasterr, sizeof s->lasterr, "%s", m);
-    jfrs_metrics_src_error(s->ms, st);
+    jfrs_fanout_src_error(s->fs, st);
     /* an unfinished chunk: live_src_end decides (not an error when our own
      * stop, --once or --idle-timeout left it) */
     if (st != JFR_TRUNCATED)
@@ -481,17 +474,18 @@ live_src *live_src_new(live_app *app, const char *name, const char *origin_key) 
     s->app = app;
     snprintf(s->name, sizeof s->name, "%s", name);
     if (!(s->src = new_labels(app, name, origin_key)) ||
-        (app->o.json && !(s->ej = jfrc_json_new(cli_out, app->o.stack_depth, true))) ||
-        !live_kafka_src_new(s)) {
-        jfrc_json_free(s->ej);
+        jfrs_fanout_src_new(app->fan, s->src, s, &s->fs) != JFR_OK) {
         jfrs_source_free(s->src);
         free(s);
         return NULL;
     }
-    if (s->ej && app->o.max_memory)
-        jfrc_json_set_cache_limit(s->ej, cli_json_cache_share(app->o.max_memory));
     s->row0 = s->row1 = JFRC_SUMMARY_NONE;
-    live_metrics_src_new(s);
+    jfr_status mst = jfrs_fanout_src_metrics_status(s->fs);
+    if (mst == JFR_LIMIT)
+        live_src_msg(s, "metrics: no series for this source (--metrics-max-sources or "
+                        "--metrics-max-series reached)");
+    else if (mst != JFR_OK)
+        live_src_msg(s, "metrics: %s", jfr_status_str(mst));
     app->conns++;
     app->conns_total++;
     s->id = app->conns_total;
@@ -512,7 +506,7 @@ jfr_status live_src_subscribe(live_src *s, jfr_parser *p) {
         return sst;
     if ((sst = pyro_src_subscribe(s, p)) != JFR_OK)
         return sst;
-    if ((sst = live_metrics_src_subscribe(s, p)) != JFR_OK)
+    if ((sst = jfrs_fanout_src_subscribe(s->fs, p)) != JFR_OK)
         return sst;
     for (size_t i = 0; app->prof && i < jfrc_profile_ntypes(app->prof); i++) {
         jfr_status st = jfr_parser_on(p, jfrc_profile_type(app->prof, i), on_prof_event, s);
@@ -546,10 +540,8 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
         app->failed = true;
     pyro_src_end(s, true); /* its partial window */
     app->conns--;
-    live_kafka_src_end(s);
-    live_metrics_src_end(s);
+    jfrs_fanout_src_end(s->fs); /* Kafka's held events go, the series' TTL starts */
     jfrs_source_free(s->src);
-    jfrc_json_free(s->ej);
     cli_type_set_free(&s->want);
     free(s->rows);
     free(s);
@@ -754,6 +746,16 @@ bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *wher
     app->window_timer.data = app;
     live_kafka_start(app);
     live_metrics_start(app);
+    jfrs_fanout_config fc;
+    jfrs_fanout_config_init(&fc);
+    fc.json = app->o.json ? cli_out : NULL;
+    fc.json_stack_depth = app->o.stack_depth;
+    fc.json_cache_limit = app->o.max_memory ? cli_json_cache_share(app->o.max_memory) : 0;
+    fc.kafka = live_kafka_producer(app);
+    fc.metrics = live_metrics_registry(app);
+    fc.on_resume = live_kafka_resume;
+    if (jfrs_fanout_new(&fc, &app->fan) != JFR_OK)
+        return false;
     if (app->o.prof_collapsed || app->o.prof_flame || app->o.prof_pprof) {
         app->prof = jfrc_profile_new();
         if (!app->prof)
@@ -829,6 +831,8 @@ int live_report(live_app *app) {
 }
 
 void live_free(live_app *app) {
+    jfrs_fanout_free(app->fan); /* every source has ended */
+    app->fan = NULL;
     pyro_free(app);
     jfrc_profile_free(app->prof);
     app->prof = NULL;

@@ -63,7 +63,8 @@ typedef struct live_src {
     live_app *app;
     char name[160];      /* peer address or tailed path, for messages */
     jfrs_source *src;    /* who is sending: its labels (jfrstream_sink.h) */
-    jfrc_json *ej;       /* --json: this input's time base and zone */
+    /* its outputs: --json lines, --kafka, --metrics (jfrs_fanout) */
+    jfrs_fanout_src *fs;
     cli_type_set want;   /* per type index: an event type --events selects */
     uint32_t *rows;      /* per type index: row in app->stats */
     size_t ntypes;       /* entries of rows */
@@ -77,15 +78,9 @@ typedef struct live_src {
     struct pyro_src *pyro; /* --pyroscope: this input's profiles (sink_pyroscope.c) */
     char lasterr[512];   /* last message printed from on_error */
     bool failed;         /* an error that makes the exit status 1 */
-    /* --kafka (sink_kafka.c): this source's sender; paused: waiting for
-     * room in the producer's queue; conn / tail: listen's connection or
-     * the tail (jfr_uv_conn*, jfr_uv_tail*), resumed when there is room;
-     * the list of sources with a sender */
-    jfrs_kafka_src *ks;
-    bool kpaused, kresume;
+    /* listen's connection or the tail (jfr_uv_conn*, jfr_uv_tail*): resumed
+     * when a source paused for a full Kafka queue has room again */
     void *conn, *tail;
-    struct live_src *knext, *kprev;
-    jfrs_metrics_src *ms; /* --metrics: this input's series (sink_metrics.c) */
 } live_src;
 
 struct live_app {
@@ -131,6 +126,7 @@ struct live_app {
     struct pyro_app *pyro; /* --pyroscope (sink_pyroscope.c), or NULL */
     struct live_kafka *kafka; /* --kafka (sink_kafka.c), or NULL */
     live_metrics *metrics;    /* --metrics (sink_metrics.c), or NULL */
+    jfrs_fanout *fan;         /* each source's --json, --kafka, --metrics */
 };
 
 /* An option shared by listen and tail (the live_opts list of commands.c):

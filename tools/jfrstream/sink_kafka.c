@@ -41,7 +41,6 @@ struct live_kafka {
     uv_poll_t evpoll;        /* the producer's event fd: delivery reports */
     bool polling;
     bool started, closed;
-    live_src *srcs;          /* sources with a sender */
     uint64_t stop_budget_ms; /* left for waits at a stop */
     char lastlog[512];       /* the last log line printed (repeats are not) */
     uint64_t repeats;
@@ -163,46 +162,28 @@ int live_kafka_open(live_app *app) {
     return CLI_EXIT_OK;
 }
 
-/* Resume the paused sources: those whose waiting messages went over
- * (jfrs_kafka_src_retry), or all of them when `all` (a stop finishes every
- * input; its events then wait for room within the stop's budget,
- * live_kafka_event). A resume may end sources (an input that ended, then
- * --once stops them all), so every source is marked first and the list is
- * walked again from its start after each resume. */
-static void resume_paused(struct live_kafka *lk, bool all) {
-    bool any = false;
-    for (live_src *s = lk->srcs; s; s = s->knext)
-        if (s->kpaused && (all || jfrs_kafka_src_retry(s->ks) == JFR_OK)) {
-            s->kpaused = false;
-            s->kresume = s->conn != NULL || s->tail != NULL;
-            any |= s->kresume;
-        }
-    while (any) {
-        any = false;
-        for (live_src *s = lk->srcs; s; s = s->knext)
-            if (s->kresume) {
-                s->kresume = false;
-                if (s->conn)
-                    jfr_uv_conn_resume(s->conn);
-                else
-                    jfr_uv_tail_resume(s->tail);
-                any = true;
-                break;
-            }
-    }
+/* A source paused for a full queue has room again (jfrs_fanout's
+ * on_resume, from jfrs_fanout_poll or _resume_all): resume its input. */
+void live_kafka_resume(jfrs_fanout_src *fs, void *src_user, void *user) {
+    (void)fs;
+    (void)user;
+    live_src *s = src_user;
+    if (s->conn)
+        jfr_uv_conn_resume(s->conn);
+    else if (s->tail)
+        jfr_uv_tail_resume(s->tail);
 }
 
 /* Retry the paused sources; resume those that have room again. */
 static void retry_paused(live_app *app) {
-    jfrs_kafka_poll(app->kafka->k);
-    resume_paused(app->kafka, false);
+    jfrs_fanout_poll(app->fan);
 }
 
 /* A paused connection or tail waits for its resume before it finishes
  * (jfrstream_uv.h): a stop resumes them all. */
 void live_kafka_stop(live_app *app) {
     if (app->kafka)
-        resume_paused(app->kafka, true);
+        jfrs_fanout_resume_all(app->fan);
 }
 
 static void on_timer(uv_timer_t *t) { retry_paused(t->data); }
@@ -213,11 +194,8 @@ static void on_evpoll(uv_poll_t *h, int status, int events) {
 }
 static void on_check(uv_check_t *c) {
     live_app *app = c->data;
-    for (live_src *s = app->kafka->srcs; s; s = s->knext)
-        if (s->kpaused) {
-            retry_paused(app);
-            return;
-        }
+    if (jfrs_fanout_paused(app->fan))
+        retry_paused(app);
 }
 
 void live_kafka_start(live_app *app) {
@@ -254,79 +232,22 @@ void live_kafka_close(live_app *app) {
     }
 }
 
-bool live_kafka_src_new(live_src *s) {
-    struct live_kafka *lk = s->app->kafka;
-    if (!lk)
-        return true;
-    if (!(s->ks = jfrs_kafka_src_new(lk->k, s->src)))
-        return false;
-    s->knext = lk->srcs;
-    if (lk->srcs)
-        lk->srcs->kprev = s;
-    lk->srcs = s;
-    return true;
+jfrs_kafka *live_kafka_producer(const live_app *app) {
+    return app->kafka ? app->kafka->k : NULL;
 }
 
-void live_kafka_src_end(live_src *s) {
-    struct live_kafka *lk = s->app->kafka;
-    if (!lk || !s->ks)
-        return;
-    jfrs_kafka_src_end(s->ks);
-    jfrs_kafka_src_free(s->ks); /* its messages stay with the producer */
-    s->ks = NULL;
-    if (s->kprev)
-        s->kprev->knext = s->knext;
-    else
-        lk->srcs = s->knext;
-    if (s->knext)
-        s->knext->kprev = s->kprev;
-    s->knext = s->kprev = NULL;
-}
-
-void live_kafka_chunk_begin(live_src *s, const jfr_chunk_info *c) {
-    if (s->ks)
-        jfrs_kafka_src_chunk_begin(s->ks, c);
-}
-
-void live_kafka_metadata(live_src *s, const jfr_metadata *m) {
-    if (s->ks)
-        jfrs_kafka_src_metadata(s->ks, m);
-}
-
-int live_kafka_event(live_src *s, const jfr_event *e) {
+/* jfrs_fanout paused the source for a full queue. */
+int live_kafka_paused(live_src *s) {
     live_app *app = s->app;
     struct live_kafka *lk = app->kafka;
-    if (!s->ks)
-        return JFR_CB_CONTINUE;
-    jfr_status st = jfrs_kafka_src_event(s->ks, e);
-    const char *derr = jfrs_kafka_src_decode_error(s->ks);
-    if (derr && !app->o.json) { /* --json reported it already */
-        char *m = cli_event_error(e, JFR_BAD_EVENT, derr);
-        live_src_msg(s, "%s", m ? m : derr);
-        free(m);
-        s->failed = true;
-    }
-    switch (st) {
-    case JFR_PAUSED:
-        if (!app->stopping) {
-            s->kpaused = true;
-            return JFR_CB_PAUSE;
-        }
-        /* stopping: the input must be finished; wait for room (bounded) */
-        if (lk->stop_budget_ms) {
-            uint64_t t0 = uv_hrtime();
-            jfrs_kafka_src_wait(s->ks, lk->stop_budget_ms);
-            uint64_t ms = (uv_hrtime() - t0) / 1000000;
-            lk->stop_budget_ms = ms >= lk->stop_budget_ms ? 0 : lk->stop_budget_ms - ms;
-        }
-        return JFR_CB_CONTINUE;
-    case JFR_NOMEM:
-        live_src_msg(s, "kafka: out of memory");
-        s->failed = true;
-        return JFR_CB_CONTINUE;
-    default: /* OK; LIMIT, IO and decode errors: counted, reported at the end */
-        return JFR_CB_CONTINUE;
-    }
+    if (!app->stopping)
+        return JFR_CB_PAUSE; /* resumed by live_kafka_resume */
+    /* stopping: the input must be finished; wait for room (bounded) */
+    uint64_t t0 = uv_hrtime();
+    jfrs_fanout_src_wait(s->fs, lk->stop_budget_ms);
+    uint64_t ms = (uv_hrtime() - t0) / 1000000;
+    lk->stop_budget_ms = ms >= lk->stop_budget_ms ? 0 : lk->stop_budget_ms - ms;
+    return JFR_CB_CONTINUE;
 }
 
 /* A signal during the final flush (the loop's handlers are closed): the

@@ -1,9 +1,9 @@
 /*
  * sink_kafka.h — `listen` and `tail` with --kafka (sink_kafka.c): the
- * options, the producer (jfrstream_sink.h, "Kafka") on the loop, one sender
- * per source, back-pressure (a paused source is retried and resumed from a
- * 50 ms timer and after every loop iteration), and the final flush and
- * report.
+ * options, the producer (jfrstream_sink.h, "Kafka") on the loop, whose
+ * senders the sources' jfrs_fanout makes; back-pressure (jfrs_fanout_poll
+ * from a 50 ms timer, the producer's event fd and after every loop
+ * iteration resumes a paused source), and the final flush and report.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -27,14 +27,14 @@ void live_kafka_start(live_app *app);
 /* Stopping: resume the sources paused for room (they finish their input). */
 void live_kafka_stop(live_app *app);
 void live_kafka_close(live_app *app);
-/* Per source (live_src_new / _end / _discard). */
-bool live_kafka_src_new(live_src *s);
-void live_kafka_src_end(live_src *s);
-/* Parser callbacks. */
-void live_kafka_chunk_begin(live_src *s, const jfr_chunk_info *c);
-void live_kafka_metadata(live_src *s, const jfr_metadata *m);
-/* An event selected by --events/--categories: a JFR_CB_* code. */
-int live_kafka_event(live_src *s, const jfr_event *e);
+/* The producer for jfrs_fanout (NULL without --kafka). */
+jfrs_kafka *live_kafka_producer(const live_app *app);
+/* jfrs_fanout's on_resume: resume the source's connection or tail. */
+void live_kafka_resume(jfrs_fanout_src *fs, void *src_user, void *user);
+/* jfrs_fanout_src_event paused the source: JFR_CB_PAUSE, or when stopping
+ * (the input must finish) a wait for room within the stop's budget and
+ * JFR_CB_CONTINUE. */
+int live_kafka_paused(live_src *s);
 /* After uv_run: flush (bounded), the per-source and total lines, free the
  * producer; sets app->failed when something was not delivered. */
 void live_kafka_finish(live_app *app);

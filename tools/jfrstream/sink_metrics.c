@@ -204,23 +204,6 @@ void live_metrics_free(live_app *app) {
 
 /* ------------------------------------------------------------ sources */
 
-void live_metrics_src_new(live_src *s) {
-    live_metrics *lm = s->app->metrics;
-    if (!lm)
-        return;
-    jfr_status st = jfrs_metrics_src_new(lm->m, s->src, &s->ms);
-    if (st == JFR_LIMIT)
-        live_src_msg(s, "metrics: no series for this source (--metrics-max-sources or "
-                        "--metrics-max-series reached)");
-    else if (st != JFR_OK)
-        live_src_msg(s, "metrics: %s", jfr_status_str(st));
-}
-
-jfr_status live_metrics_src_subscribe(live_src *s, jfr_parser *p) {
-    return jfrs_metrics_src_subscribe(s->ms, p);
-}
-
-void live_metrics_src_end(live_src *s) {
-    jfrs_metrics_src_end(s->ms);
-    s->ms = NULL;
+jfrs_metrics *live_metrics_registry(const live_app *app) {
+    return app->metrics ? app->metrics->m : NULL;
 }

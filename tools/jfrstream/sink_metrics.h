@@ -1,8 +1,8 @@
 /*
  * sink_metrics.h — `listen` and `tail` with --metrics (sink_metrics.c): the
- * options, the registry (jfrstream_sink.h, "metrics") fed by every source,
- * and its /metrics endpoint, whose scrapes are rendered on the loop's
- * thread (uv_async) while the HTTP server's thread waits.
+ * options, the registry (jfrstream_sink.h, "metrics") fed by every source's
+ * jfrs_fanout, and its /metrics endpoint (jfrs_metrics_server), whose
+ * scrapes wake the loop through a uv_async to be rendered there.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -24,10 +24,8 @@ int live_metrics_open(live_app *app);
  * these (before: 503); close stops the server. */
 void live_metrics_start(live_app *app);
 void live_metrics_close(live_app *app);
-/* Per source (live_src_new / _subscribe / _end). */
-void live_metrics_src_new(live_src *s);
-jfr_status live_metrics_src_subscribe(live_src *s, jfr_parser *p);
-void live_metrics_src_end(live_src *s);
+/* The registry for jfrs_fanout (NULL without --metrics). */
+jfrs_metrics *live_metrics_registry(const live_app *app);
 void live_metrics_free(live_app *app);
 
 #endif
