@@ -1,10 +1,10 @@
 /*
  * listen_to_kafka.c — forward the events of every connection to Kafka: a
  * libuv listener (jfrstream_uv.h) whose connections each get a source
- * (labels from the stream) and a Kafka sender (jfrstream_sink.h). When the
- * producer's queue is full, that connection stops being read (TCP
- * back-pressure) until there is room again. SIGINT stops, flushes (10 s at
- * most) and prints the counts.
+ * (labels from the stream) and a fan-out to Kafka (jfrstream_sink.h,
+ * jfrs_fanout). When the producer's queue is full, that connection stops
+ * being read (TCP back-pressure) until there is room again. SIGINT stops,
+ * flushes (10 s at most) and prints the counts; a second SIGINT quits.
  *
  *   listen_to_kafka PORT BROKERS [TOPIC]
  *   java ... | tools/jfr-pump → 127.0.0.1:PORT;  kcat -C -b BROKERS -t jfr-events
@@ -18,96 +18,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef struct conn {
-    jfr_uv_conn *c;
-    jfrs_source *src;   /* who is sending: labels, the message key */
-    jfrs_kafka_src *ks; /* its sender */
-    bool paused;        /* waiting for room in the producer's queue */
-    struct conn *next, *prev;
-} conn;
-
 static jfrs_kafka *kafka;
-static conn *conns;
+static jfrs_fanout *fan;
 static jfr_uv_listener *listener;
 static uv_timer_t timer;
 static uv_signal_t sigint;
 
-static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
-    (void)p;
-    jfrs_kafka_src_chunk_begin(((conn *)((jfr_uv_conn *)user)->data)->ks, c);
-    return JFR_CB_CONTINUE;
-}
-
-static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
-    (void)p;
-    jfrs_kafka_src_metadata(((conn *)((jfr_uv_conn *)user)->data)->ks, m);
-    return JFR_CB_CONTINUE;
-}
-
-static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
-    (void)p;
-    conn *cn = ((jfr_uv_conn *)user)->data;
-    if (jfrs_kafka_src_event(cn->ks, e) != JFR_PAUSED)
-        return JFR_CB_CONTINUE; /* failures are counted in the stats */
-    if (!listener) { /* stopping: the rest of the input must be taken */
-        jfrs_kafka_src_wait(cn->ks, 1000);
-        return JFR_CB_CONTINUE;
-    }
-    cn->paused = true;
-    return JFR_CB_PAUSE; /* stop reading this peer */
-}
-
+/* Each connection's data is its fan-out source (the ready-made callbacks
+ * find it there); its labels live beside it until it ends. */
 static void on_conn_start(jfr_uv_conn *c, void *user) {
     (void)user;
-    conn *cn = calloc(1, sizeof *cn);
-    if (!cn || !(cn->src = jfrs_source_new("peer", jfr_uv_conn_peer(c), NULL)) ||
-        !(cn->ks = jfrs_kafka_src_new(kafka, cn->src))) {
-        if (cn)
-            jfrs_source_free(cn->src);
-        free(cn);
+    jfrs_source *src = jfrs_source_new("peer", jfr_uv_conn_peer(c), NULL);
+    jfrs_fanout_src *fs = NULL;
+    if (!src || jfrs_fanout_src_new(fan, src, c, &fs) != JFR_OK) {
+        jfrs_source_free(src);
         jfr_uv_conn_stop(c);
         return;
     }
-    cn->c = c;
-    c->data = cn;
-    if ((cn->next = conns) != NULL)
-        conns->prev = cn;
-    conns = cn;
+    c->data = fs;
 }
 
 static void on_conn_end(jfr_uv_conn *c, jfr_status st, const char *msg, void *user) {
     (void)user;
-    conn *cn = c->data;
     fprintf(stderr, "%s (%s)\n", msg, jfr_status_str(st));
-    if (!cn)
+    jfrs_fanout_src *fs = c->data;
+    if (!fs)
         return;
-    jfrs_kafka_src_end(cn->ks);  /* held events go now */
-    jfrs_kafka_src_free(cn->ks); /* its messages stay with the producer */
-    jfrs_source_free(cn->src);
-    if (cn->prev)
-        cn->prev->next = cn->next;
-    else
-        conns = cn->next;
-    if (cn->next)
-        cn->next->prev = cn->prev;
-    free(cn);
+    jfrs_source *src = jfrs_fanout_src_source(fs);
+    jfrs_fanout_src_end(fs); /* held events go; its messages stay with the producer */
+    jfrs_source_free(src);
+    c->data = NULL;
 }
 
-/* Delivery reports; resume the paused peers that have room again (a resume
- * may end connections: start over after each one). */
+/* The queue had room again for a paused connection: read it again. */
+static void on_resume(jfrs_fanout_src *fs, void *src_user, void *user) {
+    (void)fs;
+    (void)user;
+    jfr_uv_conn_resume(src_user);
+}
+
+/* Delivery reports; the paused connections with room again resume. */
 static void on_timer(uv_timer_t *t) {
     (void)t;
-    jfrs_kafka_poll(kafka);
-    for (bool again = true; again;) {
-        again = false;
-        for (conn *cn = conns; cn; cn = cn->next)
-            if (cn->paused && jfrs_kafka_src_retry(cn->ks) == JFR_OK) {
-                cn->paused = false;
-                jfr_uv_conn_resume(cn->c);
-                again = true;
-                break;
-            }
-    }
+    jfrs_fanout_poll(fan);
 }
 
 static void on_end(jfr_uv_listener *l, void *user) {
@@ -117,13 +70,22 @@ static void on_end(jfr_uv_listener *l, void *user) {
     uv_close((uv_handle_t *)&sigint, NULL);
 }
 
+/* The first SIGINT stops: the connections finish their input, their events
+ * wait for room in the queue; a second one quits without waiting (the
+ * brokers may be gone). */
 static void on_sigint(uv_signal_t *s, int signum) {
     (void)s;
     (void)signum;
     jfr_uv_listener *l = listener;
+    if (!l) {
+        fprintf(stderr, "second SIGINT: quitting without waiting for the brokers\n");
+        exit(1);
+    }
     listener = NULL; /* stopping */
-    if (l)
+    {
         jfr_uv_listener_stop(l); /* every connection ends, then on_end */
+        jfrs_fanout_resume_all(fan); /* a paused one must finish too */
+    }
 }
 
 int main(int argc, char **argv) {
@@ -140,12 +102,20 @@ int main(int argc, char **argv) {
         fprintf(stderr, "kafka: %s\n", err);
         return 1;
     }
+    jfrs_fanout_config fc;
+    jfrs_fanout_config_init(&fc);
+    fc.kafka = kafka;
+    fc.on_resume = on_resume;
+    if (jfrs_fanout_new(&fc, &fan) != JFR_OK) {
+        jfrs_kafka_free(kafka);
+        return 1;
+    }
     jfr_options opts;
     jfr_options_init(&opts);
     opts.ordered = true; /* each flush segment by end time, as listen --json */
     opts.jdk_time_base = true;
-    jfr_callbacks cbs = {.size = sizeof cbs, .on_chunk_begin = on_chunk_begin,
-                         .on_metadata = on_metadata, .on_event = on_event};
+    jfr_callbacks cbs;
+    jfrs_fanout_callbacks(&cbs); /* user: the connection, its data the source */
     jfr_uv_listener_config cfg;
     jfr_uv_listener_config_init(&cfg);
     cfg.port = (int)strtol(argv[1], NULL, 10);
@@ -157,6 +127,7 @@ int main(int argc, char **argv) {
     uv_loop_t *loop = uv_default_loop();
     if (jfr_uv_listener_start(loop, &cfg, &listener, NULL) != JFR_OK) {
         fprintf(stderr, "cannot listen on port %s\n", argv[1]);
+        jfrs_fanout_free(fan);
         jfrs_kafka_free(kafka);
         return 1;
     }
@@ -166,6 +137,7 @@ int main(int argc, char **argv) {
     uv_signal_init(loop, &sigint);
     uv_signal_start(&sigint, on_sigint, SIGINT);
     uv_run(loop, UV_RUN_DEFAULT);
+    jfrs_fanout_free(fan);
     jfr_status fst = jfrs_kafka_flush(kafka, 10000);
     jfrs_kafka_stats st;
     jfrs_kafka_stats_get(kafka, &st);
