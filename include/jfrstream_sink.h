@@ -675,7 +675,15 @@ JFRS_API void jfrs_metrics_server_stop(jfrs_metrics_server *s);
  *   json       one line per event, as `jfrstream print --json` prints an
  *              event (conv's jfrc_json, compact), then '\n', on a jfrc_out;
  *   kafka      a jfrs_kafka_src per source (the events, with back-pressure);
- *   metrics    a jfrs_metrics_src per source (its records, events, errors).
+ *   metrics    a jfrs_metrics_src per source (its records, events, errors);
+ *   profile    the application's jfrc_profile: the events of its types, each
+ *              with the source's id (1, 2, ... in creation order) as key;
+ *   pyroscope  per source and kind of pyroscope_event (jfrc_pyroscope_kinds)
+ *              a profile, pushed to the jfrs_pyroscope sink as pprof with
+ *              Pyroscope's sample types each window (jfrs_fanout_window,
+ *              from your timer) and when the source ends (its partial
+ *              window); cpu and wall scaled by the sampling period the
+ *              source's jdk.ActiveSetting gives, else the kind's default.
  *
  * Each is optional (NULL: off); the objects are borrowed and must outlive
  * the fan-out. Per input: jfrs_fanout_src_new with its jfrs_source, then
@@ -696,8 +704,12 @@ JFRS_API void jfrs_metrics_server_stop(jfrs_metrics_server *s);
  * application that must go on feeding (a shutdown) calls
  * jfrs_fanout_src_wait instead, or jfrs_fanout_resume_all.
  *
+ * What goes wrong in an output without stopping the source (a window not
+ * pushed, a profile's error) reaches on_message, one line naming the output.
+ *
  * Memory: the fan-out and its sources through `allocator`; the JSON writers
- * too (their cache bounded by json_cache_limit). One thread (the loop's).
+ * and profiles too (the JSON cache bounded by json_cache_limit); the series
+ * names of jfrs_pyroscope_name are malloc'ed. One thread (the loop's).
  */
 typedef struct jfrs_fanout jfrs_fanout;
 typedef struct jfrs_fanout_src jfrs_fanout_src;
@@ -709,6 +721,12 @@ typedef struct jfrs_fanout_config {
     uint64_t json_cache_limit;  /* jfrc_json_set_cache_limit; 0: its default */
     jfrs_kafka *kafka;          /* events to Kafka, or NULL */
     jfrs_metrics *metrics;      /* records and events to the registry, or NULL */
+    struct jfrc_profile *profile; /* events into this profile (selected), or NULL */
+    jfrs_pyroscope *pyroscope;  /* windows pushed there, or NULL */
+    const char *pyroscope_app;  /* APP of jfrs_pyroscope_name (NULL: its default) */
+    const char *pyroscope_event; /* kinds, as --event's words (NULL: "cpu") */
+    /* A line about a source's output (optional). */
+    void (*on_message)(jfrs_fanout_src *fs, void *src_user, const char *text, void *user);
     /* A paused source can take events again (from jfrs_fanout_poll or
      * _resume_all): resume its input. `src_user` is jfrs_fanout_src_new's.
      * It may end sources (jfrs_fanout_src_end), this one included. */
@@ -720,7 +738,9 @@ typedef struct jfrs_fanout_config {
 } jfrs_fanout_config;
 
 JFRS_API void jfrs_fanout_config_init(jfrs_fanout_config *cfg);
-/* JFR_OK and *out; JFR_INVALID_ARG (no config, out or size); JFR_NOMEM. */
+/* JFR_OK and *out; JFR_INVALID_ARG (no config, out or size; a word of
+ * pyroscope_event without a Pyroscope kind); JFR_NOMEM. The first
+ * Pyroscope window starts now. */
 JFRS_API jfr_status jfrs_fanout_new(const jfrs_fanout_config *cfg, jfrs_fanout **out);
 /* Ends the sources still open (as jfrs_fanout_src_end), then frees. */
 JFRS_API void jfrs_fanout_free(jfrs_fanout *fo);
@@ -737,6 +757,8 @@ JFRS_API jfr_status jfrs_fanout_src_metrics_status(const jfrs_fanout_src *fs);
 JFRS_API void *jfrs_fanout_src_user(const jfrs_fanout_src *fs);
 /* Its jfrs_source (still the caller's: free it after _end). */
 JFRS_API jfrs_source *jfrs_fanout_src_source(const jfrs_fanout_src *fs);
+/* 1, 2, ... in creation order: its events' key in `profile`. */
+JFRS_API uint64_t jfrs_fanout_src_id(const jfrs_fanout_src *fs);
 /* Subscribe the event types the outputs read on their own (the metrics'
  * series), after the parser is made and before it is fed. */
 JFRS_API jfr_status jfrs_fanout_src_subscribe(jfrs_fanout_src *fs, jfr_parser *p);
@@ -770,6 +792,11 @@ JFRS_API void jfrs_fanout_poll(jfrs_fanout *fo);
 JFRS_API void jfrs_fanout_resume_all(jfrs_fanout *fo);
 /* Whether a source is paused now. */
 JFRS_API bool jfrs_fanout_paused(const jfrs_fanout *fo);
+/* pyroscope: end the window [its start, now_ms) of every source (push
+ * what each kind collected, empty it) and start the next. */
+JFRS_API void jfrs_fanout_window(jfrs_fanout *fo, int64_t now_ms);
+/* The wall clock in ms since the epoch, as the windows take it. */
+JFRS_API int64_t jfrs_fanout_now_ms(void);
 /* Parser callbacks that call the above: the user pointer points at a
  * struct whose first member, `void *data`, holds the jfrs_fanout_src;
  * on_event returns JFR_CB_PAUSE when the source pauses; on_error counts the

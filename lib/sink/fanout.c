@@ -1,7 +1,8 @@
 /*
  * fanout.c — one source's parser callbacks to its outputs (jfrstream_sink.h,
- * jfrs_fanout): one JSON line per event, a Kafka sender, a metrics source;
- * the list of sources paused for a full Kafka queue and their resume.
+ * jfrs_fanout): one JSON line per event, a Kafka sender, a metrics source,
+ * the application's profile, Pyroscope windows; the list of sources paused
+ * for a full Kafka queue and their resume.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -9,10 +10,35 @@
 #include "sink.h"
 #include "../sized.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define MAX_KINDS 16
+
+/* One Pyroscope kind of one source: its profile (NULL until its first
+ * event) and the sampling period its jdk.ActiveSetting gave (0: none). */
+typedef struct slot {
+    jfrs_fanout_src *fs;
+    const jfrc_pyroscope_kind *kind;
+    jfrc_profile *prof;
+    int64_t period;
+} slot;
+
 struct jfrs_fanout {
     jfrs_fanout_config cfg;
     jfr_allocator a;
     jfrs_fanout_src *head; /* every source, newest first */
+    uint64_t nsrc;         /* sources made: their ids */
+    /* pyroscope: the kinds of pyroscope_event, per kind a profile that
+     * names its event types, the window's start (wall clock, ms), the
+     * pprof of one upload */
+    const jfrc_pyroscope_kind *kinds[MAX_KINDS];
+    size_t nkinds;
+    jfrc_profile *tmpl[MAX_KINDS];
+    int64_t win_start_ms;
+    jfrc_out *pbuf;
 };
 
 struct jfrs_fanout_src {
@@ -23,6 +49,13 @@ struct jfrs_fanout_src {
     jfrs_kafka_src *ks;     /* kafka: its sender */
     jfrs_metrics_src *ms;   /* metrics: its series (NULL: refused) */
     jfr_status ms_status;   /* how jfrs_metrics_src_new answered */
+    uint64_t id;            /* 1, 2, ... in creation order: the profile's key */
+    /* pyroscope: a slot per kind; the queue's name (the origin), the series
+     * name (malloc'ed by jfrs_pyroscope_name) of labels generation pgen */
+    slot *slots;
+    char *origin;
+    char *pname;
+    uint64_t pgen;
     bool paused, resume;    /* waiting for room in Kafka's queue; to resume now */
     /* the last event's decode error: its status and message (NULL: none,
      * or no message) */
@@ -54,8 +87,101 @@ jfr_status jfrs_fanout_new(const jfrs_fanout_config *cfg, jfrs_fanout **out) {
     fo->cfg = c;
     fo->a = a;
     fo->cfg.allocator = NULL; /* kept by value in fo->a */
+    if (c.pyroscope) {
+        const char *words = c.pyroscope_event ? c.pyroscope_event : "cpu";
+        jfr_status st = jfrc_pyroscope_kinds(words, fo->kinds, MAX_KINDS, &fo->nkinds, NULL);
+        for (size_t k = 0; st == JFR_OK && k < fo->nkinds; k++) {
+            fo->tmpl[k] = jfrc_profile_new_advanced(&fo->a);
+            st = !fo->tmpl[k] ? JFR_NOMEM : jfrc_profile_select(fo->tmpl[k], fo->kinds[k]->select);
+            if (st != JFR_OK && fo->tmpl[k] && !jfrc_profile_error(fo->tmpl[k]))
+                st = JFR_NOMEM;
+        }
+        if (st == JFR_OK && !(fo->pbuf = jfrc_out_new_memory_advanced(1 << 16, &fo->a)))
+            st = JFR_NOMEM;
+        if (st != JFR_OK) {
+            jfrs_fanout_free(fo);
+            return st == JFR_NOMEM ? JFR_NOMEM : JFR_INVALID_ARG;
+        }
+        fo->win_start_ms = jfrs_fanout_now_ms();
+    }
     *out = fo;
     return JFR_OK;
+}
+
+int64_t jfrs_fanout_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A message about a source, to the application's on_message. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void say(jfrs_fanout_src *fs, const char *fmt, ...) {
+    const jfrs_fanout_config *c = &fs->fo->cfg;
+    if (!c->on_message)
+        return;
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    c->on_message(fs, fs->user, text, c->user);
+}
+
+/* The series name of a source, made again when its labels changed. */
+static const char *series_name(jfrs_fanout_src *fs) {
+    uint64_t g = jfrs_source_generation(fs->src);
+    if (!fs->pname || fs->pgen != g) {
+        free(fs->pname);
+        fs->pname = jfrs_pyroscope_name(fs->src, fs->fo->cfg.pyroscope_app);
+        fs->pgen = g;
+    }
+    return fs->pname;
+}
+
+/* Push every kind of `fs` with events, window [start, end), and empty them. */
+static void push_window(jfrs_fanout_src *fs, int64_t start_ms, int64_t end_ms) {
+    jfrs_fanout *fo = fs->fo;
+    for (size_t k = 0; fs->slots && k < fo->nkinds; k++) {
+        slot *sl = &fs->slots[k];
+        if (!sl->prof || jfrc_profile_events(sl->prof) == 0) {
+            if (sl->prof)
+                jfrc_profile_reset(sl->prof);
+            continue;
+        }
+        if (jfrc_profile_error(sl->prof)) {
+            say(fs, "pyroscope %s: %s", sl->kind->name, jfrc_profile_error(sl->prof));
+            jfrc_profile_clear_error(sl->prof);
+        }
+        const char *name = series_name(fs);
+        jfrc_pprof_options po;
+        jfrc_pyroscope_pprof(sl->kind, sl->period, start_ms * 1000000,
+                             (end_ms - start_ms) * 1000000, &po);
+        jfrs_out_reset(fo->pbuf);
+        jfr_status st = !name ? JFR_NOMEM : jfrc_profile_finish(sl->prof);
+        if (st == JFR_OK)
+            st = jfrc_profile_write_pprof_with(sl->prof, fo->pbuf, &po);
+        size_t len = 0;
+        const char *body = jfrc_out_data(fo->pbuf, &len);
+        if (st == JFR_OK && (!body || jfrc_out_failed(fo->pbuf)))
+            st = JFR_NOMEM;
+        if (st == JFR_OK)
+            st = jfrs_pyroscope_push(fo->cfg.pyroscope, fs->origin, name, body, len,
+                                     start_ms / 1000, end_ms / 1000);
+        if (st != JFR_OK && st != JFR_INVALID_STATE)
+            say(fs, "pyroscope %s: window not pushed: %s", sl->kind->name, jfr_status_str(st));
+        jfrc_profile_reset(sl->prof);
+    }
+}
+
+void jfrs_fanout_window(jfrs_fanout *fo, int64_t now_ms) {
+    if (!fo || !fo->cfg.pyroscope)
+        return;
+    for (jfrs_fanout_src *fs = fo->head; fs; fs = fs->next)
+        push_window(fs, fo->win_start_ms, now_ms);
+    fo->win_start_ms = now_ms;
 }
 
 void jfrs_fanout_free(jfrs_fanout *fo) {
@@ -63,8 +189,27 @@ void jfrs_fanout_free(jfrs_fanout *fo) {
         return;
     while (fo->head)
         jfrs_fanout_src_end(fo->head);
+    for (size_t k = 0; k < MAX_KINDS; k++)
+        jfrc_profile_free(fo->tmpl[k]);
+    jfrc_out_free(fo->pbuf);
     jfr_allocator a = fo->a;
     jfr__free(&a, fo, sizeof *fo);
+}
+
+/* A source's Pyroscope state (slots, names), freed. */
+static void free_pyro(jfrs_fanout_src *fs) {
+    jfrs_fanout *fo = fs->fo;
+    if (fs->slots) {
+        for (size_t k = 0; k < fo->nkinds; k++)
+            jfrc_profile_free(fs->slots[k].prof);
+        jfr__free(&fo->a, fs->slots, fo->nkinds * sizeof *fs->slots);
+        fs->slots = NULL;
+    }
+    if (fs->origin)
+        jfr__free(&fo->a, fs->origin, strlen(fs->origin) + 1);
+    fs->origin = NULL;
+    free(fs->pname); /* jfrs_pyroscope_name's: malloc'ed */
+    fs->pname = NULL;
 }
 
 jfr_status jfrs_fanout_src_new(jfrs_fanout *fo, jfrs_source *src, void *user,
@@ -80,13 +225,27 @@ jfr_status jfrs_fanout_src_new(jfrs_fanout *fo, jfrs_source *src, void *user,
     fs->fo = fo;
     fs->src = src;
     fs->user = user;
+    const char *origin = jfrs_source_value(src, 1); /* the labels: source, origin, ... */
+    if (c->pyroscope &&
+        (!(fs->slots = jfr__calloc(&fo->a, fo->nkinds * sizeof *fs->slots)) ||
+         !(fs->origin = jfr__strdup(&fo->a, origin ? origin : "")))) {
+        free_pyro(fs);
+        jfr__free(&fo->a, fs, sizeof *fs);
+        return JFR_NOMEM;
+    }
+    for (size_t k = 0; fs->slots && k < fo->nkinds; k++) {
+        fs->slots[k].fs = fs;
+        fs->slots[k].kind = fo->kinds[k];
+    }
     if ((c->json && !(fs->ej = jfrc_json_new_advanced(c->json, c->json_stack_depth, true,
                                                        &fo->a))) ||
         (c->kafka && !(fs->ks = jfrs_kafka_src_new(c->kafka, src)))) {
         jfrc_json_free(fs->ej);
+        free_pyro(fs);
         jfr__free(&fo->a, fs, sizeof *fs);
         return JFR_NOMEM;
     }
+    fs->id = ++fo->nsrc;
     if (fs->ej && c->json_cache_limit)
         jfrc_json_set_cache_limit(fs->ej, c->json_cache_limit);
     fs->ms_status = c->metrics ? jfrs_metrics_src_new(c->metrics, src, &fs->ms) : JFR_OK;
@@ -109,15 +268,83 @@ jfrs_source *jfrs_fanout_src_source(const jfrs_fanout_src *fs) {
     return fs ? fs->src : NULL;
 }
 
+uint64_t jfrs_fanout_src_id(const jfrs_fanout_src *fs) {
+    return fs ? fs->id : 0;
+}
+
+/* A Pyroscope kind's event: into its slot's profile (made at the first). */
+static int on_kind_event(jfr_parser *p, const jfr_event *e, void *user) {
+    (void)p;
+    slot *sl = user;
+    if (!sl->prof) {
+        sl->prof = jfrc_profile_new_advanced(&sl->fs->fo->a);
+        if (!sl->prof || jfrc_profile_select(sl->prof, sl->kind->select) != JFR_OK) {
+            jfrc_profile_free(sl->prof);
+            sl->prof = NULL;
+            say(sl->fs, "pyroscope: out of memory");
+            return JFR_CB_CONTINUE;
+        }
+    }
+    jfrc_profile_add(sl->prof, e, 0);
+    return JFR_CB_CONTINUE;
+}
+
+/* jdk.ActiveSetting: the sampling periods of the kinds that have one. */
+static int on_setting(jfr_parser *p, const jfr_event *e, void *user) {
+    jfrs_fanout_src *fs = user;
+    jfrs_fanout *fo = fs->fo;
+    for (size_t k = 0; k < fo->nkinds; k++) {
+        if (!fo->kinds[k]->period_event)
+            continue;
+        int64_t v = jfrc_setting_period(p, e, fo->kinds[k]->period_event);
+        if (v > 0)
+            fs->slots[k].period = v;
+    }
+    return JFR_CB_CONTINUE;
+}
+
+/* The application's profile: every event of its types, keyed by the id. */
+static int on_profile_event(jfr_parser *p, const jfr_event *e, void *user) {
+    (void)p;
+    jfrs_fanout_src *fs = user;
+    jfrc_profile_add(fs->fo->cfg.profile, e, fs->id);
+    return JFR_CB_CONTINUE;
+}
+
 jfr_status jfrs_fanout_src_subscribe(jfrs_fanout_src *fs, jfr_parser *p) {
     if (!fs || !p)
         return JFR_INVALID_ARG;
-    return fs->ms ? jfrs_metrics_src_subscribe(fs->ms, p) : JFR_OK;
+    jfrs_fanout *fo = fs->fo;
+    bool periods = false;
+    for (size_t k = 0; fs->slots && k < fo->nkinds; k++) {
+        periods = periods || fo->kinds[k]->period_event;
+        for (size_t i = 0; i < jfrc_profile_ntypes(fo->tmpl[k]); i++) {
+            jfr_status st = jfr_parser_on(p, jfrc_profile_type(fo->tmpl[k], i), on_kind_event,
+                                          &fs->slots[k]);
+            if (st)
+                return st;
+        }
+    }
+    if (periods) {
+        jfr_status st = jfr_parser_on(p, "jdk.ActiveSetting", on_setting, fs);
+        if (st)
+            return st;
+    }
+    jfr_status st = fs->ms ? jfrs_metrics_src_subscribe(fs->ms, p) : JFR_OK;
+    jfrc_profile *pr = fo->cfg.profile;
+    for (size_t i = 0; st == JFR_OK && pr && i < jfrc_profile_ntypes(pr); i++)
+        st = jfr_parser_on(p, jfrc_profile_type(pr, i), on_profile_event, fs);
+    return st;
 }
 
 void jfrs_fanout_src_chunk_begin(jfrs_fanout_src *fs, const jfr_chunk_info *c) {
     if (!fs || !c)
         return;
+    if (fs->fo->cfg.profile)
+        jfrc_profile_chunk_begin(fs->fo->cfg.profile, c);
+    for (size_t k = 0; fs->slots && k < fs->fo->nkinds; k++)
+        if (fs->slots[k].prof)
+            jfrc_profile_chunk_begin(fs->slots[k].prof, c);
     if (fs->ej)
         jfrc_json_chunk_begin(fs->ej, c);
     if (fs->ks)
@@ -192,8 +419,14 @@ jfr_status jfrs_fanout_src_wait(jfrs_fanout_src *fs, uint64_t timeout_ms) {
 }
 
 void jfrs_fanout_src_chunk_end(jfrs_fanout_src *fs) {
-    if (fs)
-        jfrs_metrics_src_chunk_end(fs->ms);
+    if (!fs)
+        return;
+    if (fs->fo->cfg.profile)
+        jfrc_profile_chunk_end(fs->fo->cfg.profile);
+    for (size_t k = 0; fs->slots && k < fs->fo->nkinds; k++)
+        if (fs->slots[k].prof)
+            jfrc_profile_chunk_end(fs->slots[k].prof);
+    jfrs_metrics_src_chunk_end(fs->ms);
 }
 
 void jfrs_fanout_src_error(jfrs_fanout_src *fs, jfr_status st) {
@@ -205,6 +438,11 @@ void jfrs_fanout_src_end(jfrs_fanout_src *fs) {
     if (!fs)
         return;
     jfrs_fanout *fo = fs->fo;
+    if (fs->slots) { /* its partial window */
+        push_window(fs, fo->win_start_ms, jfrs_fanout_now_ms());
+        jfrs_pyroscope_end_source(fo->cfg.pyroscope, fs->origin);
+    }
+    free_pyro(fs);
     if (fs->ks) {
         jfrs_kafka_src_end(fs->ks);  /* held events go now */
         jfrs_kafka_src_free(fs->ks); /* its messages stay with the producer */

@@ -34,6 +34,7 @@
 static const uint8_t *g_data, *g_synth;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* Pyroscope's worker frees too */
 static size_t g_len, g_synth_len;
+static char g_url[64]; /* Pyroscope: a closed port */
 
 /* Check a counting allocator after its objects are freed. */
 static void balanced(const char *what, const talloc *t, size_t fail_at) {
@@ -109,10 +110,21 @@ static void run_source(const jfr_allocator *a, char **out) {
 
 /* ------------------------------------------------------------ fan-out */
 
-/* JSON lines and a registry through one fan-out source; the lines and the
- * stable metrics text are the output. */
+/* JSON lines, a registry, a profile and Pyroscope windows (with libcurl)
+ * through one fan-out source; the lines and the stable metrics text are the
+ * output. */
 static void run_fanout(const jfr_allocator *a, char **out) {
     jfrc_out *o = jfrc_out_new_memory_advanced(1 << 12, a);
+    jfrc_profile *pr = jfrc_profile_new_advanced(a);
+    jfrs_pyroscope *py = NULL;
+    if (jfrs_pyroscope_available()) {
+        jfrs_pyroscope_config pc;
+        jfrs_pyroscope_config_init(&pc);
+        pc.url = g_url;
+        pc.backoff_ms = pc.max_backoff_ms = 60000; /* the first attempt only */
+        pc.allocator = a;
+        jfrs_pyroscope_new(&pc, &py);
+    }
     jfrs_metrics_config mc;
     jfrs_metrics_config_init(&mc);
     mc.allocator = a;
@@ -121,9 +133,13 @@ static void run_fanout(const jfr_allocator *a, char **out) {
     jfrs_fanout_config_init(&c);
     c.allocator = a;
     c.json = o;
+    c.pyroscope = py;
+    c.pyroscope_event = "cpu,alloc";
     jfrs_fanout *fo = NULL;
     jfrs_source *s = NULL;
-    if (!o || jfrs_metrics_new(&mc, &m) != JFR_OK || (c.metrics = m, false) ||
+    if (!o || !pr || jfrc_profile_select(pr, "cpu") != JFR_OK || (c.profile = pr, false) ||
+        (jfrs_pyroscope_available() && !py) ||
+        jfrs_metrics_new(&mc, &m) != JFR_OK || (c.metrics = m, false) ||
         jfrs_fanout_new(&c, &fo) != JFR_OK ||
         !(s = jfrs_source_new_advanced("peer", "127.0.0.1:1", NULL, a)))
         goto done;
@@ -162,6 +178,8 @@ done:
     jfrs_fanout_free(fo);
     jfrs_source_free(s);
     jfrs_metrics_free(m);
+    jfrs_pyroscope_free(py);
+    jfrc_profile_free(pr);
     jfrc_out_free(o);
 }
 
@@ -296,7 +314,6 @@ static void run_kafka(const jfr_allocator *a, char **out) {
 
 /* ------------------------------------------------------------ Pyroscope */
 
-static char g_url[64];
 
 static void run_pyroscope(const jfr_allocator *a, char **out) {
     jfrs_pyroscope_config c;
@@ -336,6 +353,7 @@ int main(int argc, char **argv) {
     CHECK(data && synth);
     g_data = data;
     g_synth = synth;
+    snprintf(g_url, sizeof g_url, "http://127.0.0.1:%d/", sinktest_closed_port());
     sweep("source", run_source, true);
     sweep("metrics", run_metrics, true);
     sweep("fan-out", run_fanout, false);
@@ -344,7 +362,6 @@ int main(int argc, char **argv) {
     else
         printf("test_sink_alloc: built without librdkafka: Kafka not checked\n");
     if (jfrs_pyroscope_available()) {
-        snprintf(g_url, sizeof g_url, "http://127.0.0.1:%d/", sinktest_closed_port());
         sweep("pyroscope", run_pyroscope, false);
     } else {
         printf("test_sink_alloc: built without libcurl: Pyroscope not checked\n");

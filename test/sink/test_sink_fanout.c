@@ -9,6 +9,10 @@
  *     callbacks (user: a struct starting with `void *data`) and through
  *     the caller's own callbacks;
  *   - the metrics text equals that of a registry fed directly;
+ *   - a profile (cpu, with threads) collapses as one fed directly, with the
+ *     source's id as key;
+ *   - Pyroscope windows: every kind with events pushed per window and when
+ *     the source ends (a sink towards a closed port: counted as queued);
  *   - a source refused by the registry (max_sources) still gets its lines,
  *     and jfrs_fanout_src_metrics_status says JFR_LIMIT;
  *   - sized config of an older and a newer caller, NULL for every pointer.
@@ -86,6 +90,39 @@ static char *reference_lines(void) {
     r[n] = '\0';
     jfrc_out_free(g_ref_out);
     return r;
+}
+
+/* The collapsed text of a profile (malloc'ed; finishes it). */
+static char *collapsed(jfrc_profile *pr) {
+    jfrc_out *o = jfrc_out_new_memory(1 << 16);
+    CHECK(o && jfrc_profile_finish(pr) == JFR_OK && jfrc_profile_write_collapsed(pr, o) == JFR_OK);
+    size_t n = 0;
+    const char *d = jfrc_out_data(o, &n);
+    char *r = malloc(n + 1);
+    CHECK(r);
+    memcpy(r, d, n);
+    r[n] = '\0';
+    jfrc_out_free(o);
+    return r;
+}
+
+static jfrc_profile *cpu_profile(void) {
+    jfrc_profile *pr = jfrc_profile_new();
+    CHECK(pr && jfrc_profile_select(pr, "cpu") == JFR_OK);
+    jfrc_profile_set_flags(pr, JFRC_PROFILE_THREADS);
+    return pr;
+}
+
+static int prof_begin(jfr_parser *p, const jfr_chunk_info *c, void *u) {
+    (void)p;
+    jfrc_profile_chunk_begin(u, c);
+    return JFR_CB_CONTINUE;
+}
+static int prof_end(jfr_parser *p, const jfr_chunk_info *c, void *u) {
+    (void)p;
+    (void)c;
+    jfrc_profile_chunk_end(u);
+    return JFR_CB_CONTINUE;
 }
 
 /* ------------------------------------------------------------ own callbacks */
@@ -219,6 +256,68 @@ static size_t lines(const char *s) {
     return n;
 }
 
+/* A profile through the fan-out, and Pyroscope windows. */
+static void test_profiles(void) {
+    jfrc_profile *direct = cpu_profile();
+    jfr_callbacks cb;
+    jfr_callbacks_init(&cb);
+    cb.on_chunk_begin = prof_begin;
+    cb.on_chunk_end = prof_end;
+    jfr_options o = ordered_options();
+    jfr_parser *p = jfr_parser_new(&o, &cb, direct);
+    CHECK(p && jfrc_profile_subscribe(direct, p) == JFR_OK);
+    CHECK(jfr_parser_feed(p, g_data, g_len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
+    jfr_parser_free(p);
+    char *want = collapsed(direct);
+    jfrc_profile_free(direct);
+
+    jfrc_profile *pr = cpu_profile();
+    jfrs_pyroscope_config pc;
+    jfrs_pyroscope_config_init(&pc);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", sinktest_closed_port());
+    pc.url = url;
+    jfrs_pyroscope *py = NULL;
+    bool pyro = jfrs_pyroscope_available() && jfrs_pyroscope_new(&pc, &py) == JFR_OK;
+    jfrs_fanout_config c;
+    jfrs_fanout_config_init(&c);
+    c.profile = pr;
+    c.pyroscope = py;
+    c.pyroscope_event = "cpu,alloc";
+    jfrs_fanout *fo = NULL;
+    CHECK(jfrs_fanout_new(&c, &fo) == JFR_OK);
+    feed_source(fo, "127.0.0.1:40001", 4093, false, JFR_OK); /* its window pushed at its end */
+    char *got = collapsed(pr);
+    CHECK(strlen(want) > 0 && strcmp(got, want) == 0);
+    size_t nw = lines(want);
+    feed_source(fo, "127.0.0.1:40002", 0, false, JFR_OK);
+    jfrs_fanout_window(fo, jfrs_fanout_now_ms()); /* nothing left: nothing pushed */
+    jfrs_fanout_free(fo);
+    if (pyro) {
+        jfrs_pyroscope_stats st;
+        jfrs_pyroscope_stats_total(py, &st);
+        /* cpu and alloc of each source, once (at its end) */
+        CHECK(st.queued == 4);
+        printf("test_sink_fanout: pyroscope: %llu windows queued (cpu, alloc x 2 sources)\n",
+               (unsigned long long)st.queued);
+        jfrs_pyroscope_free(py);
+    } else {
+        printf("test_sink_fanout: built without libcurl: Pyroscope not checked\n");
+    }
+    /* a word without a Pyroscope kind */
+    c.pyroscope_event = "cpu,nonsense";
+    if (pyro) {
+        jfrs_pyroscope_new(&pc, &py);
+        c.pyroscope = py;
+        CHECK(jfrs_fanout_new(&c, &fo) == JFR_INVALID_ARG && fo == NULL);
+        jfrs_pyroscope_free(py);
+    }
+    jfrc_profile_free(pr);
+    free(got);
+    free(want);
+    printf("test_sink_fanout: profile through the fan-out: the %zu stacks fed directly\n", nw);
+}
+
 static void test_api(void) {
     jfrs_fanout *fo = (jfrs_fanout *)1;
     CHECK(jfrs_fanout_new(NULL, &fo) == JFR_INVALID_ARG && fo == NULL);
@@ -324,6 +423,7 @@ int main(int argc, char **argv) {
     printf("test_sink_fanout: %zu JSON lines and the metrics text as fed directly, at feed "
            "sizes whole, 1, 7, 4093, ready-made and own callbacks\n", g_ref_events);
     test_refused(ref);
+    test_profiles();
     test_api();
     free(ref);
     free(ref_metrics);

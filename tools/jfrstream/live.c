@@ -269,9 +269,6 @@ static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     if (s->app->chunk_hook)
         s->app->chunk_hook(s->app, s);
     jfrc_summary_chunk_begin(s->app->stats, c, &s->row0, &s->row1);
-    if (s->app->prof)
-        jfrc_profile_chunk_begin(s->app->prof, c);
-    pyro_chunk_begin(s, c);
     jfrs_fanout_src_chunk_begin(s->fs, c);
     return JFR_CB_CONTINUE;
 }
@@ -397,9 +394,6 @@ static int on_chunk_end(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     live_src *s = src_of(user);
     s->chunks++;
     jfrc_summary_chunk_end(s->app->stats, c);
-    if (s->app->prof)
-        jfrc_profile_chunk_end(s->app->prof);
-    pyro_chunk_end(s);
     jfrs_fanout_src_chunk_end(s->fs);
     return JFR_CB_CONTINUE;
 }
@@ -488,15 +482,15 @@ live_src *live_src_new(live_app *app, const char *name, const char *origin_key) 
         live_src_msg(s, "metrics: %s", jfr_status_str(mst));
     app->conns++;
     app->conns_total++;
-    s->id = app->conns_total;
     return s;
 }
 
-static int on_prof_event(jfr_parser *p, const jfr_event *e, void *user) {
-    (void)p;
-    live_src *s = user;
-    jfrc_profile_add(s->app->prof, e, s->id);
-    return JFR_CB_CONTINUE;
+/* A line about one of the source's outputs (a Pyroscope window). */
+static void on_fanout_message(jfrs_fanout_src *fs, void *src_user, const char *text,
+                              void *user) {
+    (void)fs;
+    (void)user;
+    live_src_msg(src_user, "%s", text);
 }
 
 jfr_status live_src_subscribe(live_src *s, jfr_parser *p) {
@@ -504,15 +498,8 @@ jfr_status live_src_subscribe(live_src *s, jfr_parser *p) {
     jfr_status sst = jfrs_source_subscribe(s->src, p);
     if (sst)
         return sst;
-    if ((sst = pyro_src_subscribe(s, p)) != JFR_OK)
-        return sst;
     if ((sst = jfrs_fanout_src_subscribe(s->fs, p)) != JFR_OK)
         return sst;
-    for (size_t i = 0; app->prof && i < jfrc_profile_ntypes(app->prof); i++) {
-        jfr_status st = jfr_parser_on(p, jfrc_profile_type(app->prof, i), on_prof_event, s);
-        if (st)
-            return st;
-    }
     if (!literal_subscriptions(app))
         return JFR_OK;
     return cli_filter_subscribe(&app->o.filter, p, on_event_sub, s);
@@ -538,9 +525,10 @@ void live_src_end(live_src *s, jfr_status status, const char *message, bool ours
                  cli_noun(bytes, "byte", "bytes"), s->failed ? " (with errors)" : "");
     if (s->failed)
         app->failed = true;
-    pyro_src_end(s, true); /* its partial window */
     app->conns--;
-    jfrs_fanout_src_end(s->fs); /* Kafka's held events go, the series' TTL starts */
+    /* its partial Pyroscope window and Kafka's held events go, the series'
+     * TTL starts */
+    jfrs_fanout_src_end(s->fs);
     jfrs_source_free(s->src);
     cli_type_set_free(&s->want);
     free(s->rows);
@@ -746,6 +734,28 @@ bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *wher
     app->window_timer.data = app;
     live_kafka_start(app);
     live_metrics_start(app);
+    bool ok = true;
+    if (app->o.prof_collapsed || app->o.prof_flame || app->o.prof_pprof) {
+        app->prof = jfrc_profile_new();
+        if (app->prof && app->o.prof_threads)
+            jfrc_profile_set_flags(app->prof, JFRC_PROFILE_THREADS);
+        if (!app->prof) {
+            ok = false;
+        } else if (jfrc_profile_select(app->prof,
+                                       app->o.prof_event ? app->o.prof_event : "cpu")) {
+            const char *why = jfrc_profile_error(app->prof);
+            cli_error("%s: %s", cmd, why ? why : "out of memory");
+            jfrc_profile_free(app->prof);
+            app->prof = NULL;
+            app->failed = true;
+            ok = false;
+        } else if (app->o.window_ms) {
+            uv_timer_start(&app->window_timer, on_window, app->o.window_ms, app->o.window_ms);
+        }
+    }
+    if (ok && app->o.pyroscope_url && !pyro_init(app))
+        ok = false;
+    /* each source's outputs, whatever of the above could be made */
     jfrs_fanout_config fc;
     jfrs_fanout_config_init(&fc);
     fc.json = app->o.json ? cli_out : NULL;
@@ -753,29 +763,18 @@ bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *wher
     fc.json_cache_limit = app->o.max_memory ? cli_json_cache_share(app->o.max_memory) : 0;
     fc.kafka = live_kafka_producer(app);
     fc.metrics = live_metrics_registry(app);
+    fc.profile = app->prof;
+    fc.pyroscope = pyro_sink(app);
+    fc.pyroscope_app = app->o.pyroscope_app;
+    fc.pyroscope_event = app->o.prof_event;
     fc.on_resume = live_kafka_resume;
-    if (jfrs_fanout_new(&fc, &app->fan) != JFR_OK)
-        return false;
-    if (app->o.prof_collapsed || app->o.prof_flame || app->o.prof_pprof) {
-        app->prof = jfrc_profile_new();
-        if (!app->prof)
-            return false;
-        if (app->o.prof_threads)
-            jfrc_profile_set_flags(app->prof, JFRC_PROFILE_THREADS);
-        if (jfrc_profile_select(app->prof, app->o.prof_event ? app->o.prof_event : "cpu")) {
-            const char *why = jfrc_profile_error(app->prof);
-            cli_error("%s: %s", cmd, why ? why : "out of memory");
-            jfrc_profile_free(app->prof);
-            app->prof = NULL;
-            app->failed = true;
-            return false;
-        }
-        if (app->o.window_ms)
-            uv_timer_start(&app->window_timer, on_window, app->o.window_ms, app->o.window_ms);
+    fc.on_message = on_fanout_message;
+    if (jfrs_fanout_new(&fc, &app->fan) != JFR_OK) {
+        cli_error("out of memory");
+        app->failed = true;
+        ok = false;
     }
-    if (app->o.pyroscope_url && !pyro_init(app))
-        return false;
-    return true;
+    return ok;
 }
 
 void live_request_stop(live_app *app) {

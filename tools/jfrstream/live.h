@@ -70,12 +70,10 @@ typedef struct live_src {
     size_t ntypes;       /* entries of rows */
     uint32_t row0, row1; /* rows of records 0 and 1 */
     uint64_t chunks, events;
-    uint64_t id;         /* 1, 2, ... in creation order (profile keys) */
     /* input bytes that were already there when the run began (tail: the
      * chunk files on disk): their events are "replayed", not counted in
      * the view's rates */
     uint64_t replay_bytes;
-    struct pyro_src *pyro; /* --pyroscope: this input's profiles (sink_pyroscope.c) */
     char lasterr[512];   /* last message printed from on_error */
     bool failed;         /* an error that makes the exit status 1 */
     /* listen's connection or the tail (jfr_uv_conn*, jfr_uv_tail*): resumed

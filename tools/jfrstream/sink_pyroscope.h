@@ -1,8 +1,8 @@
 /*
- * sink_pyroscope.h — `listen`/`tail --pyroscope URL`: per source, per
- * window and per profile kind (--event), a pprof profile with Pyroscope's
- * sample types pushed to its /ingest (lib/sink, jfrstream_sink.h). The
- * hooks live.c calls; they do nothing without --pyroscope.
+ * sink_pyroscope.h — `listen`/`tail --pyroscope URL`: the sink to which
+ * each source's jfrs_fanout pushes, per window and per profile kind
+ * (--event), a pprof profile with Pyroscope's sample types; the window
+ * timer. The hooks live.c calls; they do nothing without --pyroscope.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -21,12 +21,8 @@ int pyro_check_event(const live_opts *o, const char *cmd);
 /* From live_init: start the sink and the window timer. False (message
  * printed; the run goes on without the sink) when it cannot start. */
 bool pyro_init(live_app *app);
-/* Per source: subscribe the kinds' event types and jdk.ActiveSetting. */
-jfr_status pyro_src_subscribe(live_src *s, jfr_parser *p);
-void pyro_chunk_begin(live_src *s, const jfr_chunk_info *c);
-void pyro_chunk_end(live_src *s);
-/* The source ended: push its partial window (push) and free its state. */
-void pyro_src_end(live_src *s, bool push);
+/* The sink for jfrs_fanout (NULL without --pyroscope). */
+jfrs_pyroscope *pyro_sink(const live_app *app);
 /* From live_finish: stop the timer. */
 void pyro_finish(live_app *app);
 /* From live_report: drain (bounded) and print the counts. */
