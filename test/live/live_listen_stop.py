@@ -143,7 +143,7 @@ def stop_with(js, data, signum):
           % (name, half, m.group(1) if m else "?"))
 
     m = line_for(err, port_of(seg), r"^chunk 0 at byte %d: input ended inside a chunk: live "
-                 r"chunk unfinished after (\d+) complete flush segments; (\d+) bytes of an "
+                 r"chunk unfinished after (\d+) complete flush segments?; (\d+) bytes? of an "
                  r"unfinished segment dropped$" % half)
     c = line_for(err, port_of(seg), r"^closed: 0 chunks, (\d+) events?, %d bytes$" % half)
     segs, dropped = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
