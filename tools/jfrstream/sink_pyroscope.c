@@ -25,7 +25,6 @@ typedef struct pyro_app {
     jfrs_pyroscope *sink;
     uv_timer_t timer;
     bool timer_on;
-    uint64_t windows;     /* window ends */
     uint64_t said_dropped, said_failed; /* counts already reported */
 } pyro_app;
 
@@ -82,7 +81,6 @@ static void on_timer(uv_timer_t *t) {
     live_app *app = t->data;
     pyro_app *pa = app->pyro;
     jfrs_fanout_window(app->fan, jfrs_fanout_now_ms());
-    pa->windows++;
     say_losses(pa);
 }
 
