@@ -149,7 +149,12 @@ typedef struct jfr_uv_listener_config {
 /* Size set, every other member zero (the defaults). */
 JFR_API void jfr_uv_listener_config_init(jfr_uv_listener_config *cfg);
 
-/* Bind and listen. See RETURN VALUES above. */
+/* Bind and listen. See RETURN VALUES above. Connections are read on the
+ * loop's thread, at most 1 MiB from all of them per turn of the loop (at
+ * least one read): a connection over that waits, its bytes in the socket,
+ * for the next turn, so that the loop's other handles (timers, new peers, a
+ * metrics scrape) wait for no more than the parse of that much however many
+ * peers send at once. */
 JFR_API jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *cfg,
                                          jfr_uv_listener **out, int *uv_error);
 /* The bound port (useful with port 0). */

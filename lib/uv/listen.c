@@ -31,6 +31,8 @@ typedef struct conn {
     bool running;       /* inside conn_run: re-entrant calls only set flags */
     bool closing, reading;
     bool spare;         /* the listener's own conn, for a refusal without memory */
+    bool deferred;      /* on the listener's list of conns to read next turn */
+    struct conn *defer_next;
 } conn;
 
 struct listener {
@@ -60,10 +62,22 @@ struct listener {
     conn spare;
     bool spare_busy, accept_waiting;
     unsigned open_handles;
+    /* The turn's read budget: bytes read from all connections in this turn
+     * of the loop; a conn over it is refused its read (an empty buffer: the
+     * bytes stay in the socket) and read again after the poll, from `turn`. */
+    uv_check_t turn;
+    size_t turn_bytes;
+    conn *deferred;
 };
 
 #define LISTEN_BACKLOG 4096         /* a fleet of JVMs restarting together */
 #define LISTEN_READ_BUFFER 65536    /* read_buffer 0: a typical receive window */
+/* Bytes read from all connections in one turn of the loop, as the tail's
+ * TAIL_TURN_BYTES: libuv reads a readable stream up to 32 times in a row and
+ * serves every ready one in the same poll, so 1,000 JVMs sending at once
+ * would otherwise hold the loop (timers, new peers, a metrics scrape's wake)
+ * for the parse of everything they sent. */
+#define LISTEN_TURN_BYTES (1u << 20)
 
 static void listener_accept(listener *l);
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b);
@@ -229,8 +243,41 @@ static void conn_input_end(conn *c, const char *limit_msg) {
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b) {
     (void)suggested;
     conn *c = h->data;
-    b->base = c->l->buf;
-    b->len = c->l->bufcap;
+    listener *l = c->l;
+    /* over the turn's budget: no buffer, so libuv reads nothing and calls
+     * on_read with UV_ENOBUFS (conn_defer) */
+    b->base = l->turn_bytes < LISTEN_TURN_BYTES ? l->buf : NULL;
+    b->len = b->base ? l->bufcap : 0;
+}
+
+/* Read this conn again next turn (on_turn): its bytes wait in the socket. */
+static void conn_defer(conn *c) {
+    listener *l = c->l;
+    conn_read_stop(c);
+    if (!c->deferred) {
+        c->deferred = true;
+        c->defer_next = l->deferred;
+        l->deferred = c;
+    }
+}
+
+/* After each poll: a new budget, and the conns deferred in it read again
+ * (their sockets are readable, so the next poll does not wait). A conn on
+ * the list is freed no earlier than the close callbacks, which run after
+ * this in the same turn. */
+static void on_turn(uv_check_t *h) {
+    listener *l = h->data;
+    l->turn_bytes = 0;
+    conn *c = l->deferred, *next;
+    l->deferred = NULL;
+    for (; c; c = next) {
+        next = c->defer_next;
+        c->defer_next = NULL;
+        c->deferred = false;
+        if (!c->closing && !c->eof && !c->paused && !c->pending.len && !c->reading &&
+            uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0)
+            c->reading = true;
+    }
 }
 
 /* Fires idle_ms after the last read; re-armed for the time left when bytes
@@ -264,6 +311,10 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
     conn *c = s->data;
     if (c->closing || c->eof)
         return;
+    if (n == UV_ENOBUFS) { /* on_alloc: the turn's budget is spent */
+        conn_defer(c);
+        return;
+    }
     if (n < 0) {
         if (n == UV_EOF)
             conn_input_end(c, NULL); /* pending bytes first, then finish */
@@ -274,6 +325,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
     if (n == 0)
         return;
     c->bytes += (uint64_t)n;
+    c->l->turn_bytes += (size_t)n;
     c->last_ms = uv_now(s->loop);
     uint64_t cap = c->l->cfg.max_bytes_per_conn;
     if (cap && c->bytes > cap) {
@@ -482,6 +534,11 @@ jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *
     uv_tcp_getsockname(&l->tcp, (struct sockaddr *)&name, &len);
     l->port = ntohs(name.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&name)->sin6_port
                                                 : ((struct sockaddr_in *)&name)->sin_port);
+    uv_check_init(loop, &l->turn);
+    l->turn.data = l;
+    uv_check_start(&l->turn, on_turn);
+    uv_unref((uv_handle_t *)&l->turn); /* the server socket keeps the loop alive */
+    l->open_handles++;
     l->started = true;
     *out = &l->pub;
     return JFR_OK;
@@ -523,6 +580,7 @@ void jfr_uv_listener_stop(jfr_uv_listener *pl) {
         conn_input_end(c, NULL);
     }
     uv_close((uv_handle_t *)&l->tcp, server_closed);
+    uv_close((uv_handle_t *)&l->turn, server_closed);
 }
 
 jfr_parser *jfr_uv_conn_parser(jfr_uv_conn *c) { return c ? ((conn *)c)->parser : NULL; }

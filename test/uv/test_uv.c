@@ -2,6 +2,8 @@
  *  - listener: 20 concurrent streams (finished and live-shaped chunks, sent in
  *    random write sizes), one peer that drops mid-record, one paused
  *    connection resumed by a timer (back-pressure), one over a byte limit;
+ *  - the turn's read budget: 40 peers sending 1 MiB each at once are read
+ *    at most 1 MiB (and the read crossing it) per turn of the loop;
  *  - tail: a simulated repository whose chunk files grow with header
  *    rewrites (state 255 guard, generations), ended by the final-chunk flag
  *    (on_end names the last file); a repository whose chunk file is removed
@@ -243,6 +245,104 @@ static void test_listener(void) {
     uv_close((uv_handle_t *)&g_deadline, NULL);
     uv_run(&loop, UV_RUN_DEFAULT);
     CHECK(uv_loop_close(&loop) == 0);
+}
+
+/* The turn's read budget: many peers sending at once are read at most
+ * 1 MiB (plus the read that crossed it) per turn of the loop, measured by a
+ * check handle of ours between two polls; every stream still complete. */
+#define TURN_CLIENTS 40
+#define TURN_BUDGET (1u << 20)
+
+static jfr_uv_conn *g_turn_conns[TURN_CLIENTS + 1];
+static uint64_t g_turn_closed_bytes, g_turn_last, g_turn_max;
+static unsigned g_turn_turns, g_turn_ended, g_turn_ok;
+static uint64_t g_turn_events[TURN_CLIENTS + 1];
+
+static int turn_event(jfr_parser *p, const jfr_event *e, void *user) {
+    (void)p;
+    (void)e;
+    jfr_uv_conn *c = user;
+    uint64_t id = jfr_uv_conn_id(c);
+    if (id <= TURN_CLIENTS)
+        g_turn_events[id]++;
+    return JFR_CB_CONTINUE;
+}
+
+static void turn_conn_start(jfr_uv_conn *c, void *user) {
+    (void)user;
+    uint64_t id = jfr_uv_conn_id(c);
+    if (id <= TURN_CLIENTS)
+        g_turn_conns[id] = c;
+}
+
+static void turn_conn_end(jfr_uv_conn *c, jfr_status s, const char *msg, void *user) {
+    uint64_t id = jfr_uv_conn_id(c), *want = user;
+    if (id >= 1 && id <= TURN_CLIENTS) {
+        g_turn_closed_bytes += jfr_uv_conn_bytes(c);
+        g_turn_conns[id] = NULL;
+        if (s == JFR_OK && g_turn_events[id] == *want)
+            g_turn_ok++;
+        else
+            fprintf(stderr, "  turn conn %llu: %s (%s), %llu events\n", (unsigned long long)id,
+                    jfr_status_name(s), msg, (unsigned long long)g_turn_events[id]);
+    }
+    if (++g_turn_ended == TURN_CLIENTS)
+        jfr_uv_listener_stop(jfr_uv_conn_listener(c));
+}
+
+static void turn_check(uv_check_t *h) {
+    (void)h;
+    uint64_t total = g_turn_closed_bytes;
+    for (int i = 1; i <= TURN_CLIENTS; i++)
+        if (g_turn_conns[i])
+            total += jfr_uv_conn_bytes(g_turn_conns[i]);
+    if (total - g_turn_last > g_turn_max)
+        g_turn_max = total - g_turn_last;
+    if (total != g_turn_last)
+        g_turn_turns++;
+    g_turn_last = total;
+}
+
+static void test_listener_turns(void) {
+    /* each peer: the fixture's chunk back to back up to 1 MiB and more */
+    size_t copies = TURN_BUDGET / g_len + 1, len = copies * g_len;
+    uint8_t *data = malloc(len);
+    for (size_t i = 0; i < copies; i++)
+        memcpy(data + i * g_len, g_fix, g_len);
+    uint64_t want = g_events * copies;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    jfr_uv_listener_config cfg = JFR_UV_LISTENER_CONFIG_INIT;
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = turn_event};
+    cfg.callbacks = &cb;
+    cfg.on_conn_start = turn_conn_start;
+    cfg.on_conn_end = turn_conn_end;
+    cfg.user = &want;
+    jfr_uv_listener *l = NULL;
+    CHECK(jfr_uv_listener_start(&loop, &cfg, &l, NULL) == JFR_OK);
+    uv_check_t chk;
+    uv_check_init(&loop, &chk);
+    uv_check_start(&chk, turn_check);
+    uv_unref((uv_handle_t *)&chk);
+    uv_timer_init(&loop, &g_deadline);
+    uv_timer_start(&g_deadline, on_deadline, 60000, 0);
+    uv_unref((uv_handle_t *)&g_deadline);
+    for (int i = 0; i < TURN_CLIENTS; i++)
+        start_client(&loop, jfr_uv_listener_port(l), data, len, 1000 + i);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uint64_t bound = TURN_BUDGET + 65536; /* the budget and the read crossing it */
+    printf("listener turns: %u peers x %zu bytes, %u complete; %u turns read bytes, at most "
+           "%llu in one (bound %llu)\n",
+           TURN_CLIENTS, len, g_turn_ok, g_turn_turns, (unsigned long long)g_turn_max,
+           (unsigned long long)bound);
+    CHECK(g_turn_ok == TURN_CLIENTS);
+    CHECK(g_turn_closed_bytes == (uint64_t)TURN_CLIENTS * len);
+    CHECK(g_turn_max > 0 && g_turn_max <= bound);
+    uv_close((uv_handle_t *)&chk, NULL);
+    uv_close((uv_handle_t *)&g_deadline, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    CHECK(uv_loop_close(&loop) == 0);
+    free(data);
 }
 
 /* -------------------------------------------------------------------- tail */
@@ -1036,6 +1136,7 @@ int main(int argc, char **argv) {
     memset(g_live + 40, 0, 8);
     g_live[64] = 1;
     test_listener();
+    test_listener_turns();
     test_tail();
     test_tail_ends();
     test_tail_manual_resume();
