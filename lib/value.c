@@ -13,6 +13,7 @@ static inline uint64_t pos_of(const jfr_chunk *c, const jfr_cur *cur) {
 }
 
 #include "skip.h"
+#include "ticks.h"
 
 jfr_status jfr__skip_value(const jfr_chunk *c, jfr_cur *cur, const jfr_type *t,
                            uint8_t op, uint32_t depth) {
@@ -566,32 +567,13 @@ jfr_status jfr_iter_next_ref(jfr_iter *it, jfr_value *scratch, const jfr_value *
 
 /* ------------------------------------------------------------------ time */
 
-/* Java's (long) cast of a double: truncation, saturating, NaN -> 0. */
-static int64_t d2l(double d) {
-    if (isnan(d))
-        return 0;
-    if (d >= 9223372036854775807.0)
-        return INT64_MAX;
-    if (d <= -9223372036854775808.0)
-        return INT64_MIN;
-    return (int64_t)d;
-}
-
-/* With a 1 GHz tick (divisor 1.0) the double round trip is exact below
- * 2^53: skip it. Otherwise Java's arithmetic, for identical results. */
-#define JFR_EXACT_D (INT64_C(1) << 53)
-
 int64_t jfr__ticks_to_epoch_nanos(const jfr_chunk *c, int64_t ticks) {
     int64_t diff = (int64_t)((uint64_t)ticks - (uint64_t)c->tb_start_ticks);
-    int64_t ns = c->tb_divisor == 1.0 && diff > -JFR_EXACT_D && diff < JFR_EXACT_D
-                     ? diff : d2l((double)diff / c->tb_divisor);
-    return (int64_t)((uint64_t)c->tb_start_nanos + (uint64_t)ns);
+    return (int64_t)((uint64_t)c->tb_start_nanos + (uint64_t)jfr__ticks_div(diff, c->tb_divisor));
 }
 
 int64_t jfr__ticks_to_nanos(const jfr_chunk *c, int64_t ticks) {
-    if (c->tb_divisor == 1.0 && ticks > -JFR_EXACT_D && ticks < JFR_EXACT_D)
-        return ticks;
-    return d2l((double)ticks / c->tb_divisor);
+    return jfr__ticks_div(ticks, c->tb_divisor);
 }
 
 /* ----------------------------------------------------------------- events */

@@ -8,6 +8,7 @@
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "jformat.h"
+#include "ticks.h"
 
 #include <math.h>
 #include <string.h>
@@ -218,33 +219,17 @@ size_t jfmt_utc_date_time(int64_t epoch_seconds, char *buf) {
     return (size_t)(p - buf);
 }
 
-/* Java's (long) cast of a double: saturating, NaN -> 0. */
-static int64_t java_d2l(double d) {
-    if (isnan(d))
-        return 0;
-    if (d >= 9223372036854775807.0)
-        return INT64_MAX;
-    if (d <= -9223372036854775808.0)
-        return INT64_MIN;
-    return (int64_t)d;
-}
-
-/* ticks / divisor as the JDK computes it: divisor = ticksPerSecond / 1e9 in
- * double arithmetic; the tick count is converted to double. */
-static double ticks_div(const jfmt_timebase *tb, int64_t ticks) {
-    double div = (double)tb->ticks_per_second / 1e9;
-    if (div == 0) /* x / 0.0 in Java */
-        return ticks > 0 ? INFINITY : ticks < 0 ? -INFINITY : NAN;
-    return (double)ticks / div;
-}
+/* the JDK's divisor = ticksPerSecond / 1e9 in double arithmetic (0 for a
+ * chunk that says 0 ticks a second: Java's x / 0.0) */
+static double tb_divisor(const jfmt_timebase *tb) { return (double)tb->ticks_per_second / 1e9; }
 
 int64_t jfmt_ticks_to_epoch_nanos(const jfmt_timebase *tb, int64_t ticks) {
     int64_t delta = (int64_t)((uint64_t)ticks - (uint64_t)tb->start_ticks);
-    return (int64_t)((uint64_t)tb->start_nanos + (uint64_t)java_d2l(ticks_div(tb, delta)));
+    return (int64_t)((uint64_t)tb->start_nanos + (uint64_t)jfr__ticks_div(delta, tb_divisor(tb)));
 }
 
 int64_t jfmt_ticks_to_nanos(const jfmt_timebase *tb, int64_t ticks) {
-    return java_d2l(ticks_div(tb, ticks));
+    return jfr__ticks_div(ticks, tb_divisor(tb));
 }
 
 size_t jfmt_timespan(int64_t v, jfmt_span_unit unit, const jfmt_timebase *tb,
