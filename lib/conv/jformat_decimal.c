@@ -431,16 +431,27 @@ static void to_decimal(uint64_t digits, int32_t exp10, decimal *out) {
 
 /* The exact but slow search (printf and strtod), for every value; the
  * test checks the fast path against it. */
+/* NaN, the infinities and the zeros, as Java prints them (a float is
+ * passed widened: exact for these); false for any other value. */
+static bool format_trivial(double v, char *buf, size_t *n) {
+    if (isnan(v) || isinf(v)) {
+        *n = format_special(v, buf);
+        return true;
+    }
+    if (v != 0)
+        return false;
+    const char *s = signbit(v) ? "-0.0" : "0.0";
+    *n = strlen(s);
+    memcpy(buf, s, *n + 1);
+    return true;
+}
+
 size_t jfmt_double_exact(double v, char *buf) {
-    if (isnan(v) || isinf(v))
-        return format_special(v, buf);
+    size_t n;
+    if (format_trivial(v, buf, &n))
+        return n;
     bool neg = signbit(v) != 0;
     double ax = fabs(v);
-    if (ax == 0) {
-        const char *s = neg ? "-0.0" : "0.0";
-        memcpy(buf, s, strlen(s) + 1);
-        return strlen(s);
-    }
     decimal x;
     uint64_t bits;
     memcpy(&bits, &ax, sizeof bits);
@@ -455,16 +466,11 @@ size_t jfmt_double_exact(double v, char *buf) {
 }
 
 size_t jfmt_float_exact(float f, char *buf) {
-    double v = f;
-    if (isnan(v) || isinf(v))
-        return format_special(v, buf);
+    size_t n;
+    if (format_trivial(f, buf, &n))
+        return n;
     bool neg = signbit(f) != 0;
     float af = fabsf(f);
-    if (af == 0) {
-        const char *s = neg ? "-0.0" : "0.0";
-        memcpy(buf, s, strlen(s) + 1);
-        return strlen(s);
-    }
     decimal x;
     uint32_t bits;
     memcpy(&bits, &af, sizeof bits);
