@@ -39,7 +39,8 @@ check() { # name, command...
         diff <(head -c 2000000 "$tmp/ref") <(head -c 2000000 "$tmp/out") | head -10 || true
         fails=$((fails + 1))
     else
-        printf 'ok: %-48s %9d bytes %6.2f s\n' "$name" "$(stat -c %s "$tmp/out")" "$(echo "$t1 - $t0" | bc)"
+        printf 'ok: %-48s %9d bytes %6.2f s\n' "$name" "$(stat -c %s "$tmp/out")" \
+            "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
     fi
 }
 
