@@ -67,14 +67,6 @@ static void on_tick(uv_timer_t *t) {
     (void)t;
 }
 
-static int tail_event(jfr_parser *p, const jfr_event *e, void *u) {
-    (void)p;
-    (void)e;
-    (void)u;
-    g_tail_events++;
-    return JFR_CB_CONTINUE;
-}
-
 static void send_fixture(uvpeer *p) {
     p->sent = 0;
     uvpeer_send(p, p->len);
@@ -140,6 +132,7 @@ static void on_start(uv_timer_t *tm) {
         fprintf(stderr, "uv_stall: cannot start the tail\n");
         exit(1);
     }
+    t->data = &g_tail_events;
     uv_close((uv_handle_t *)tm, NULL);
 }
 
@@ -220,7 +213,7 @@ int main(int argc, char **argv) {
     uv_timer_t start;
     uv_timer_init(&loop, &start);
     jfr_uv_tail_config tc = JFR_UV_TAIL_CONFIG_INIT;
-    jfr_callbacks cb = {.size = sizeof cb, .on_event = tail_event};
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = uvpeer_count_tail_event};
     tc.path = dir;
     tc.callbacks = &cb;
     tc.on_end = on_tail_end;

@@ -353,14 +353,6 @@ static void on_write_tick(uv_timer_t *t) {
     }
 }
 
-static int tail_event(jfr_parser *p, const jfr_event *e, void *u) {
-    (void)p;
-    (void)e;
-    (void)u;
-    g_tail_events++;
-    return JFR_CB_CONTINUE;
-}
-
 static void on_tail_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const char *msg,
                         void *user) {
     (void)user;
@@ -382,13 +374,15 @@ static void test_tail(void) {
     uv_timer_init(&loop, &g_write_timer);
     uv_timer_start(&g_write_timer, on_write_tick, 0, 3);
     jfr_uv_tail_config cfg = JFR_UV_TAIL_CONFIG_INIT;
-    jfr_callbacks cb = {.size = sizeof cb, .on_event = tail_event};
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = uvpeer_count_tail_event};
     cfg.path = g_w.dir;
     cfg.callbacks = &cb;
     cfg.poll_ms = 2;
     cfg.on_end = on_tail_end;
-    jfr_uv_tail *t;
+    jfr_uv_tail *t = NULL;
     CHECK(jfr_uv_tail_start(&loop, &cfg, &t, NULL) == JFR_OK);
+    if (t)
+        t->data = &g_tail_events;
     uvpeer_run(&loop, &g_deadline, 60000);
     printf("tail: %llu events from 2 growing chunk files (want %llu), ended by %s\n",
            (unsigned long long)g_tail_events, (unsigned long long)(2 * g_events),
@@ -417,14 +411,6 @@ typedef struct tail_end_rec {
 static tail_end_rec g_te;
 static char g_te_path[300];
 static uv_timer_t g_unlink_timer;
-
-static int te_event(jfr_parser *p, const jfr_event *e, void *u) {
-    (void)p;
-    (void)e;
-    (void)u;
-    g_te.events++;
-    return JFR_CB_CONTINUE;
-}
 
 static int te_error(jfr_parser *p, jfr_status s, const char *msg, void *u) {
     (void)p;
@@ -462,15 +448,17 @@ static uint64_t run_tail_alone(const char *path, unsigned idle_ms, bool unlink_a
     jfr_uv_tail_config cfg;
     jfr_uv_tail_config_init(&cfg);
     jfr_callbacks cb = JFR_CALLBACKS_INIT;
-    cb.on_event = te_event;
+    cb.on_event = uvpeer_count_tail_event;
     cb.on_error = te_error;
     cfg.path = path;
     cfg.callbacks = &cb;
     cfg.poll_ms = 5;
     cfg.idle_ms = idle_ms;
     cfg.on_end = te_end;
-    jfr_uv_tail *t;
+    jfr_uv_tail *t = NULL;
     CHECK(jfr_uv_tail_start(&loop, &cfg, &t, NULL) == JFR_OK);
+    if (t)
+        t->data = &g_te.events;
     /* a path that cannot be read: libuv's error; no config: invalid */
     int uverr = 0;
     jfr_uv_tail *none = NULL;

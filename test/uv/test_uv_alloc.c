@@ -198,14 +198,6 @@ typedef struct trun {
     bool ended;
 } trun;
 
-static int t_event(jfr_parser *p, const jfr_event *e, void *u) {
-    (void)p;
-    (void)e;
-    (void)u;
-    ((trun *)((jfr_uv_tail *)u)->data)->events++;
-    return JFR_CB_CONTINUE;
-}
-
 static void t_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const char *msg,
                   void *user) {
     (void)t;
@@ -226,7 +218,7 @@ static bool tail_run(trun *r, const char *dir, size_t k) {
     uv_loop_init(&loop);
     jfr_options opts = JFR_OPTIONS_INIT;
     talloc_options(&opts, &r->a);
-    jfr_callbacks cb = {.size = sizeof cb, .on_event = t_event};
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = uvpeer_count_tail_event};
     jfr_uv_tail_config cfg = JFR_UV_TAIL_CONFIG_INIT;
     cfg.path = dir;
     cfg.options = &opts;
@@ -241,7 +233,7 @@ static bool tail_run(trun *r, const char *dir, size_t k) {
         CHECK(uv_loop_close(&loop) == 0);
         return false;
     }
-    t->data = r;
+    t->data = &r->events;
     uv_timer_t deadline;
     uvpeer_run(&loop, &deadline, 20000);
     if (!r->ended)

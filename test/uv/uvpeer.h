@@ -1,6 +1,7 @@
 /* uvpeer.h — the other end of the libuv front ends' tests (test/uv/) and
  * of bench/uv_stall.c, on one libuv loop:
- *   - the fixture: a recording's first chunk, its events counted;
+ *   - the fixture: a recording's first chunk, its events counted; a
+ *     tail's events counted;
  *   - a peer: a loopback TCP client that connects to a listener and writes
  *     a buffer in writes of random sizes (records split anywhere), then
  *     shuts down; or, with hooks, what a test makes it do;
@@ -25,6 +26,12 @@ static inline int uvpeer_count_event(jfr_parser *p, const jfr_event *e, void *u)
     (void)e;
     ++*(uint64_t *)u;
     return JFR_CB_CONTINUE;
+}
+
+/* A jfr_uv_tail's on_event counting into the uint64_t its handle's data
+ * points to (set it once the tail has started: it reads in the loop). */
+static inline int uvpeer_count_tail_event(jfr_parser *p, const jfr_event *e, void *u) {
+    return uvpeer_count_event(p, e, ((jfr_uv_tail *)u)->data);
 }
 
 /* The file at `path` (malloc), `*len` cut to its first chunk, whose events
