@@ -98,18 +98,25 @@ static void l_end(jfr_uv_listener *l, void *user) {
     uv_close((uv_handle_t *)&r->resume, NULL);
 }
 
+/* Options whose allocator, `a` (reset), refuses allocation `k` alone (0:
+ * none). */
+static jfr_options refusing_options(talloc *a, size_t k) {
+    talloc_init(a);
+    a->fail_at = k;
+    a->fail_once = true;
+    jfr_options opts = JFR_OPTIONS_INIT;
+    talloc_options(&opts, a);
+    return opts;
+}
+
 /* One listener run with allocation `k` refused (0: none). Returns false when
  * start itself was refused. */
 static bool listener_run(lrun *r, size_t k) {
     memset(r, 0, sizeof *r);
     g_lrun = r;
-    talloc_init(&r->a);
-    r->a.fail_at = k;
-    r->a.fail_once = true;
+    jfr_options opts = refusing_options(&r->a, k);
     uv_loop_t loop;
     uv_loop_init(&loop);
-    jfr_options opts = JFR_OPTIONS_INIT;
-    talloc_options(&opts, &r->a);
     jfr_callbacks cb = {.size = sizeof cb, .on_event = l_event};
     jfr_uv_listener_config cfg = JFR_UV_LISTENER_CONFIG_INIT;
     cfg.options = &opts;
@@ -211,13 +218,9 @@ static void t_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const char 
 
 static bool tail_run(trun *r, const char *dir, size_t k) {
     memset(r, 0, sizeof *r);
-    talloc_init(&r->a);
-    r->a.fail_at = k;
-    r->a.fail_once = true;
+    jfr_options opts = refusing_options(&r->a, k);
     uv_loop_t loop;
     uv_loop_init(&loop);
-    jfr_options opts = JFR_OPTIONS_INIT;
-    talloc_options(&opts, &r->a);
     jfr_callbacks cb = {.size = sizeof cb, .on_event = uvpeer_count_tail_event};
     jfr_uv_tail_config cfg = JFR_UV_TAIL_CONFIG_INIT;
     cfg.path = dir;
