@@ -72,13 +72,9 @@ static void kafka_sized(void) {
     jfrs_kafka_free(k);
     k = NULL;
     /* a newer caller: its struct is bigger, the tail zero */
-    struct {
-        jfrs_kafka_config c;
-        unsigned char tail[64];
-    } newer;
-    memset(&newer, 0, sizeof newer);
+    SIZED_BUF(jfrs_kafka_config) newer;
     jfrs_kafka_config_init(&newer.c);
-    newer.c.size = sizeof newer;
+    sized_newer(&newer, sizeof newer.c);
     newer.c.brokers = "127.0.0.1:9";
     newer.c.options = mock;
     newer.c.noptions = 1;
@@ -122,13 +118,9 @@ static void pyroscope_sized(void) {
      * queue of 8 holds all 8 */
     c.size = offsetof(jfrs_pyroscope_config, queue_windows);
     CHECK(pyroscope_drops(&c) == 0);
-    struct {
-        jfrs_pyroscope_config c;
-        unsigned char tail[64];
-    } newer;
-    memset(&newer, 0, sizeof newer);
+    SIZED_BUF(jfrs_pyroscope_config) newer;
     jfrs_pyroscope_config_init(&newer.c);
-    newer.c.size = sizeof newer;
+    sized_newer(&newer, sizeof newer.c);
     newer.c.url = url;
     newer.c.queue_windows = 1;
     CHECK(pyroscope_drops(&newer.c) >= 6);
@@ -160,13 +152,9 @@ static void metrics_sized(void) {
     /* an older caller, whose struct ends before max_series: the default */
     c.size = offsetof(jfrs_metrics_config, max_series);
     CHECK(metrics_src_status(&c) == JFR_OK);
-    struct {
-        jfrs_metrics_config c;
-        unsigned char tail[64];
-    } newer;
-    memset(&newer, 0, sizeof newer);
+    SIZED_BUF(jfrs_metrics_config) newer;
     jfrs_metrics_config_init(&newer.c);
-    newer.c.size = sizeof newer;
+    sized_newer(&newer, sizeof newer.c);
     CHECK(metrics_src_status(&newer.c) == JFR_OK);
     newer.c.max_series = 1;
     CHECK(metrics_src_status(&newer.c) == JFR_LIMIT);

@@ -836,24 +836,12 @@ static void test_sized(void) {
     base.on_end = sz_listener_end;
     /* older caller: its struct ends before max_connections; the bytes after
      * it are its own (0xA5...: read_buffer would be 12 EB, start NOMEM) */
-    union {
-        jfr_uv_listener_config c;
-        unsigned char b[sizeof(jfr_uv_listener_config) + 64];
-    } older;
+    SIZED_BUF(jfr_uv_listener_config) older, newer;
     size_t old_size = offsetof(jfr_uv_listener_config, max_connections);
-    memset(&older, 0xA5, sizeof older);
-    memcpy(&older, &base, old_size);
-    memcpy(&older, &old_size, sizeof old_size);
-    bool l_old = sz_listen(&older.c);
+    bool l_old = sz_listen(sized_older(&older, &base, sizeof base, old_size, 0xA5));
     /* newer caller: 64 more bytes, zero */
-    struct {
-        jfr_uv_listener_config c;
-        unsigned char extra[64];
-    } newer;
-    memset(&newer, 0, sizeof newer);
     newer.c = base;
-    newer.c.size = sizeof newer;
-    bool l_new = sz_listen(&newer.c);
+    bool l_new = sz_listen(sized_newer(&newer, sizeof newer.c));
 
     char dir[] = "/tmp/jfrstream-tail-sz-XXXXXX", path[300];
     CHECK(mkdtemp(dir) != NULL);
@@ -867,23 +855,11 @@ static void test_sized(void) {
     tbase.on_end = sz_tail_end;
     /* older caller: no manual_resume member (the byte after is 1: read, it
      * would hold the tail at the first pause for good) */
-    union {
-        jfr_uv_tail_config c;
-        unsigned char b[sizeof(jfr_uv_tail_config) + 64];
-    } told;
+    SIZED_BUF(jfr_uv_tail_config) told, tnew;
     size_t told_size = offsetof(jfr_uv_tail_config, manual_resume);
-    memset(&told, 1, sizeof told);
-    memcpy(&told, &tbase, told_size);
-    memcpy(&told, &told_size, sizeof told_size);
-    bool t_old = sz_tail(&told.c);
-    struct {
-        jfr_uv_tail_config c;
-        unsigned char extra[64];
-    } tnew;
-    memset(&tnew, 0, sizeof tnew);
+    bool t_old = sz_tail(sized_older(&told, &tbase, sizeof tbase, told_size, 1));
     tnew.c = tbase;
-    tnew.c.size = sizeof tnew;
-    bool t_new = sz_tail(&tnew.c);
+    bool t_new = sz_tail(sized_newer(&tnew, sizeof tnew.c));
     unlink(path);
     rmdir(dir);
     printf("sized structs: listener config older (%zu of %zu bytes) %s, newer (%zu bytes) %s; "
