@@ -115,6 +115,10 @@ static void peer_free(uvpeer *p) { free(p); }
  * sizes seeded by `idx`), then shutting down; freed once closed. */
 static void start_client(uv_loop_t *loop, int port, const uint8_t *data, size_t len, int idx) {
     uvpeer *p = calloc(1, sizeof *p);
+    if (!p) {
+        g_failures++;
+        return;
+    }
     p->seed = (unsigned)idx + 1;
     p->max_write = 30000;
     p->on_close = peer_free;

@@ -109,6 +109,11 @@ static inline void uvpeer_send(uvpeer *p, size_t to) {
         if (n > to - p->sent)
             n = to - p->sent;
         uvpeer_write *w = malloc(sizeof *w);
+        if (!w) {
+            fprintf(stderr, "  peer (local port %d): out of memory\n", p->port);
+            g_failures++;
+            return;
+        }
         uv_buf_t b = uv_buf_init((char *)p->data + p->sent, (unsigned)n);
         p->sent += n;
         w->peer = p;
@@ -135,7 +140,7 @@ static inline void uvpeer_send_all(uvpeer *p) {
 static inline void uvpeer_connected(uv_connect_t *req, int status) {
     uvpeer *p = req->data;
     if (status) { /* a failure of the test */
-        fprintf(stderr, "  peer to 127.0.0.1 (from port %d): connect: %s\n", p->port,
+        fprintf(stderr, "  peer (local port %d): connect: %s\n", p->port,
                 uv_strerror(status));
         g_failures++;
         uvpeer_close(p);
@@ -186,17 +191,12 @@ static inline void uvpeer_run(uv_loop_t *loop, uv_timer_t *deadline, uint64_t ms
     uv_run(loop, UV_RUN_DEFAULT);
 }
 
-/* Closes the deadline, unless it is closed or closing. */
-static inline void uvpeer_deadline_close(uv_timer_t *deadline) {
-    if (!uv_is_closing((uv_handle_t *)deadline))
-        uv_close((uv_handle_t *)deadline, NULL);
-}
-
-/* The end of a test's loop: its deadline (NULL: none) closed, the handles
- * closing closed, the loop closed (CHECKed: nothing left open). */
+/* The end of a test's loop: its deadline (NULL: none) closed unless it
+ * expired, the handles closing closed, the loop closed (CHECKed: nothing
+ * left open). */
 static inline void uvpeer_loop_close(uv_loop_t *loop, uv_timer_t *deadline) {
-    if (deadline)
-        uvpeer_deadline_close(deadline);
+    if (deadline && !uv_is_closing((uv_handle_t *)deadline))
+        uv_close((uv_handle_t *)deadline, NULL);
     uv_run(loop, UV_RUN_DEFAULT);
     CHECK(uv_loop_close(loop) == 0);
 }
