@@ -17,7 +17,8 @@
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "jfrstream_uv.h"
+#define UVPEER_NAME "uv_stall"
+#include "../test/uv/uvpeer.h" /* the fixture, the loopback peers */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,11 +41,8 @@ static uv_timer_t g_tick;
 static jfr_uv_listener *g_listener;
 
 typedef struct client {
-    uv_tcp_t tcp;
-    uv_connect_t req;
-    uv_write_t w;
+    uvpeer peer;     /* FIXTURE in one write, again and again */
     uv_timer_t pace; /* one FIXTURE every PACE_MS */
-    bool closing;
 } client;
 static client g_cl[MAX_CONNS];
 static int g_ncl;
@@ -69,46 +67,30 @@ static void on_tick(uv_timer_t *t) {
     (void)t;
 }
 
-static int tail_event(jfr_parser *p, const jfr_event *e, void *u) {
-    (void)p;
-    (void)e;
-    (void)u;
-    g_tail_events++;
-    return JFR_CB_CONTINUE;
-}
-
-static void on_write(uv_write_t *w, int status);
-
-static void send_fixture(client *c) {
-    uv_buf_t b = uv_buf_init((char *)g_fix, (unsigned)g_len);
-    c->w.data = c;
-    uv_write(&c->w, (uv_stream_t *)&c->tcp, &b, 1, on_write);
+static void send_fixture(uvpeer *p) {
+    p->sent = 0;
+    uvpeer_send(p, p->len);
 }
 
 static void on_pace(uv_timer_t *tm) {
     client *c = tm->data;
     if (!g_done)
-        send_fixture(c);
+        send_fixture(&c->peer);
 }
 
-static void on_write(uv_write_t *w, int status) {
-    client *c = w->data;
+static void on_written(uvpeer *p, int status) {
+    client *c = p->user;
     if (status == 0 && !g_done)
         uv_timer_start(&c->pace, on_pace, PACE_MS, 0);
-    else if (!c->closing) {
-        c->closing = true;
-        uv_close((uv_handle_t *)&c->tcp, NULL);
-    }
+    else
+        uvpeer_close(p);
 }
 
-static void on_connect(uv_connect_t *req, int status) {
-    client *c = req->data;
-    if (status == 0 && !g_done) {
-        send_fixture(c);
-    } else if (!c->closing) {
-        c->closing = true;
-        uv_close((uv_handle_t *)&c->tcp, NULL);
-    }
+static void on_connect(uvpeer *p) {
+    if (!g_done)
+        send_fixture(p);
+    else
+        uvpeer_close(p);
 }
 
 static void on_conn_end(jfr_uv_conn *c, jfr_status s, const char *msg, void *user) {
@@ -132,13 +114,10 @@ static void on_tail_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const
     uv_timer_stop(&g_tick);
     uv_close((uv_handle_t *)&g_tick, NULL);
     jfr_uv_listener_stop(g_listener);
-    for (int i = 0; i < g_ncl; i++) /* a pending write is cancelled */
-        if (!g_cl[i].closing) {
-            g_cl[i].closing = true;
-            uv_close((uv_handle_t *)&g_cl[i].tcp, NULL);
-        }
-    for (int i = 0; i < g_ncl; i++)
+    for (int i = 0; i < g_ncl; i++) { /* a pending write is cancelled */
+        uvpeer_close(&g_cl[i].peer);
         uv_close((uv_handle_t *)&g_cl[i].pace, NULL);
+    }
 }
 
 
@@ -153,6 +132,7 @@ static void on_start(uv_timer_t *tm) {
         fprintf(stderr, "uv_stall: cannot start the tail\n");
         exit(1);
     }
+    t->data = &g_tail_events;
     uv_close((uv_handle_t *)tm, NULL);
 }
 
@@ -186,23 +166,12 @@ int main(int argc, char **argv) {
         else
             break;
     }
-    FILE *f = a < argc ? fopen(argv[a], "rb") : NULL;
-    if (!f || files < 1 || g_ncl < 0 || g_ncl > MAX_CONNS) {
+    /* the first chunk only */
+    if (a >= argc || files < 1 || g_ncl < 0 || g_ncl > MAX_CONNS ||
+        !(g_fix = uvpeer_fixture(argv[a], &g_len, NULL))) {
         fprintf(stderr, "usage: uv_stall [--files N] [--conns N<=%d] FIXTURE.jfr\n", MAX_CONNS);
         return 2;
     }
-    fseek(f, 0, SEEK_END);
-    g_len = (size_t)ftell(f);
-    rewind(f);
-    g_fix = malloc(g_len);
-    if (!g_fix || fread(g_fix, 1, g_len, f) != g_len)
-        return 1;
-    fclose(f);
-    uint64_t csize = 0; /* the first chunk only */
-    for (int i = 0; i < 8; i++)
-        csize = (csize << 8) | g_fix[8 + i];
-    if (csize && csize < g_len)
-        g_len = (size_t)csize;
 
     char dir[] = "/tmp/jfrstream-uv-stall-XXXXXX";
     if (!mkdtemp(dir))
@@ -229,13 +198,13 @@ int main(int argc, char **argv) {
     if (jfr_uv_listener_start(&loop, &lc, &g_listener, NULL) != JFR_OK)
         return 1;
     for (int i = 0; i < g_ncl; i++) {
-        struct sockaddr_in sa;
-        uv_ip4_addr("127.0.0.1", jfr_uv_listener_port(g_listener), &sa);
-        uv_tcp_init(&loop, &g_cl[i].tcp);
-        uv_timer_init(&loop, &g_cl[i].pace);
-        g_cl[i].pace.data = &g_cl[i];
-        g_cl[i].req.data = &g_cl[i];
-        uv_tcp_connect(&g_cl[i].req, &g_cl[i].tcp, (struct sockaddr *)&sa, on_connect);
+        client *c = &g_cl[i];
+        uv_timer_init(&loop, &c->pace);
+        c->pace.data = c;
+        c->peer.on_connect = on_connect;
+        c->peer.on_written = on_written;
+        c->peer.user = c;
+        uvpeer_start(&c->peer, &loop, jfr_uv_listener_port(g_listener), g_fix, g_len);
     }
     /* the clients stream alone for WARMUP_MS (the baseline), then the tail
      * starts */
@@ -244,7 +213,7 @@ int main(int argc, char **argv) {
     uv_timer_t start;
     uv_timer_init(&loop, &start);
     jfr_uv_tail_config tc = JFR_UV_TAIL_CONFIG_INIT;
-    jfr_callbacks cb = {.size = sizeof cb, .on_event = tail_event};
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = uvpeer_count_tail_event};
     tc.path = dir;
     tc.callbacks = &cb;
     tc.on_end = on_tail_end;

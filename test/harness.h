@@ -549,6 +549,39 @@ static inline uint8_t *as_live(const uint8_t *buf, size_t len) {
     return o;
 }
 
+/* ------------------------------------------------------------ sized structs
+ *
+ * A struct a caller hands in starts with its size (jfrstream.h, "STRUCTS YOU
+ * HAND IN"): one built against another version of a header is smaller or
+ * bigger. SIZED_BUF(T) holds a T as such a caller has it: .c, and
+ * SIZED_EXTRA bytes of the caller's own after it. */
+#define SIZED_EXTRA 64
+#define SIZED_BUF(T)                                                           \
+    union {                                                                    \
+        T c;                                                                   \
+        unsigned char b[sizeof(T) + SIZED_EXTRA];                              \
+    }
+
+/* An older caller's struct in `buf` (a SIZED_BUF): the first `size` bytes of
+ * `base` (a T of `base_size` bytes), size `size`, and `fill` in every byte
+ * after them. Returns buf. */
+static inline void *sized_older(void *buf, const void *base, size_t base_size, size_t size,
+                                int fill) {
+    memset(buf, fill, base_size + SIZED_EXTRA);
+    memcpy(buf, base, size);
+    memcpy(buf, &size, sizeof size);
+    return buf;
+}
+
+/* A newer caller's: the T in `buf` (a SIZED_BUF; `size` bytes) as it is, the
+ * SIZED_EXTRA bytes after it zero, its size the whole. Returns buf. */
+static inline void *sized_newer(void *buf, size_t size) {
+    memset((unsigned char *)buf + size, 0, SIZED_EXTRA);
+    size += SIZED_EXTRA;
+    memcpy(buf, &size, sizeof size);
+    return buf;
+}
+
 /* JFRSTREAM_TEST_SCALE (0.1 under `meson test --setup valgrind`): the factor
  * slow tests apply to their random and repetition budgets; 1 when unset. */
 static inline double test_scale(void) {

@@ -23,6 +23,31 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* ------------------------------------------------------------------ helpers */
+
+/* What a function given a NULL refuses it with: JFR_INVALID_ARG, or
+ * JFR_UNSUPPORTED in a build without the library behind it. */
+static jfr_status refused(bool available) {
+    return available ? JFR_INVALID_ARG : JFR_UNSUPPORTED;
+}
+
+/* The out-pointer `out`, which must be NULL after a refusal, made to point
+ * somewhere first. */
+static max_align_t g_somewhere;
+#define POISONED(out) (*(out) = (void *)&g_somewhere, (out))
+
+/* `st` as `get` fills it for a NULL handle (every byte 0xff before: what it
+ * does not zero shows); `get(NULL, NULL)` too, harmless. Gives &st. */
+#define STATS_OF_NULL(get, st)                                                 \
+    (memset(&(st), 0xff, sizeof(st)), get(NULL, &(st)), get(NULL, NULL), &(st))
+
+/* Whether the string `got` (malloc'd: freed here) is `want`. */
+static bool owned_is(char *got, const char *want) {
+    bool same = got && strcmp(got, want) == 0;
+    free(got);
+    return same;
+}
+
 /* ------------------------------------------------------------ sized structs */
 
 static void kafka_sized(void) {
@@ -47,13 +72,9 @@ static void kafka_sized(void) {
     jfrs_kafka_free(k);
     k = NULL;
     /* a newer caller: its struct is bigger, the tail zero */
-    struct {
-        jfrs_kafka_config c;
-        unsigned char tail[64];
-    } newer;
-    memset(&newer, 0, sizeof newer);
+    SIZED_BUF(jfrs_kafka_config) newer;
     jfrs_kafka_config_init(&newer.c);
-    newer.c.size = sizeof newer;
+    sized_newer(&newer, sizeof newer.c);
     newer.c.brokers = "127.0.0.1:9";
     newer.c.options = mock;
     newer.c.noptions = 1;
@@ -61,8 +82,7 @@ static void kafka_sized(void) {
     jfrs_kafka_free(k);
     /* below sizeof(size_t): not a config */
     c.size = 2;
-    k = (jfrs_kafka *)&c;
-    CHECK(jfrs_kafka_new(&c, &k, err, sizeof err) == JFR_INVALID_ARG && !k);
+    CHECK(jfrs_kafka_new(&c, POISONED(&k), err, sizeof err) == JFR_INVALID_ARG && !k);
 }
 
 /* Push 8 windows of one source to a closed port: how many were dropped
@@ -98,19 +118,15 @@ static void pyroscope_sized(void) {
      * queue of 8 holds all 8 */
     c.size = offsetof(jfrs_pyroscope_config, queue_windows);
     CHECK(pyroscope_drops(&c) == 0);
-    struct {
-        jfrs_pyroscope_config c;
-        unsigned char tail[64];
-    } newer;
-    memset(&newer, 0, sizeof newer);
+    SIZED_BUF(jfrs_pyroscope_config) newer;
     jfrs_pyroscope_config_init(&newer.c);
-    newer.c.size = sizeof newer;
+    sized_newer(&newer, sizeof newer.c);
     newer.c.url = url;
     newer.c.queue_windows = 1;
     CHECK(pyroscope_drops(&newer.c) >= 6);
-    jfrs_pyroscope *p = (jfrs_pyroscope *)&c;
+    jfrs_pyroscope *p;
     c.size = 0;
-    CHECK(jfrs_pyroscope_new(&c, &p) == JFR_INVALID_ARG && !p);
+    CHECK(jfrs_pyroscope_new(&c, POISONED(&p)) == JFR_INVALID_ARG && !p);
 }
 
 /* Whether a new source gets series (not refused over max_series). */
@@ -136,23 +152,23 @@ static void metrics_sized(void) {
     /* an older caller, whose struct ends before max_series: the default */
     c.size = offsetof(jfrs_metrics_config, max_series);
     CHECK(metrics_src_status(&c) == JFR_OK);
-    struct {
-        jfrs_metrics_config c;
-        unsigned char tail[64];
-    } newer;
-    memset(&newer, 0, sizeof newer);
+    SIZED_BUF(jfrs_metrics_config) newer;
     jfrs_metrics_config_init(&newer.c);
-    newer.c.size = sizeof newer;
+    sized_newer(&newer, sizeof newer.c);
     CHECK(metrics_src_status(&newer.c) == JFR_OK);
     newer.c.max_series = 1;
     CHECK(metrics_src_status(&newer.c) == JFR_LIMIT);
-    jfrs_metrics *m = (jfrs_metrics *)&c;
+    jfrs_metrics *m;
     c.size = 1;
-    CHECK(jfrs_metrics_new(&c, &m) == JFR_INVALID_ARG && !m);
+    CHECK(jfrs_metrics_new(&c, POISONED(&m)) == JFR_INVALID_ARG && !m);
 }
 
 
-/* ------------------------------------------------------------------- NULLs */
+/* ------------------------------------------------------------------- NULLs
+ *
+ * One check a line: a function given NULL for a handle or a pointer, and
+ * what it returns (jfrstream_sink.h); a call without a CHECK must only not
+ * crash. */
 
 static void nulls_source(void) {
     CHECK(jfrs_source_new(NULL, "x", NULL) == NULL);
@@ -168,9 +184,7 @@ static void nulls_source(void) {
     CHECK(jfrs_source_key(NULL, 0) == NULL && jfrs_source_value(NULL, 0) == NULL);
     CHECK(jfrs_source_get(NULL, "source") == NULL);
     CHECK(jfrs_source_json(NULL) == NULL);
-    char *name = jfrs_pyroscope_name(NULL, "app"); /* no source: no labels */
-    CHECK(name && strcmp(name, "app{}") == 0);
-    free(name);
+    CHECK(owned_is(jfrs_pyroscope_name(NULL, "app"), "app{}")); /* no source: no labels */
     jfrs_source *s = jfrs_source_new("peer", "127.0.0.1:1", NULL);
     CHECK(s != NULL);
     CHECK(jfrs_source_set(s, NULL, "v") == JFR_INVALID_ARG);
@@ -190,7 +204,8 @@ static void nulls_kafka(void) {
     jfrs_kafka_config_init(NULL);
     jfrs_kafka_config_init(&c);
     c.brokers = "127.0.0.1:9";
-    jfr_status no = jfrs_kafka_available() ? JFR_INVALID_ARG : JFR_UNSUPPORTED;
+    jfr_status no = refused(jfrs_kafka_available());
+    jfrs_kafka_stats st;
     CHECK(jfrs_kafka_new(NULL, &k, err, sizeof err) == no && !k);
     CHECK(jfrs_kafka_new(&c, NULL, err, sizeof err) == no);
     CHECK(jfrs_kafka_new(&c, NULL, NULL, 0) == no);
@@ -198,24 +213,16 @@ static void nulls_kafka(void) {
     jfrs_kafka_poll(NULL);
     CHECK(jfrs_kafka_event_fd(NULL) == -1);
     CHECK(jfrs_kafka_flush(NULL, 0) == JFR_OK);
-    jfrs_kafka_stats st;
-    memset(&st, 0xff, sizeof st);
-    jfrs_kafka_stats_get(NULL, &st);
-    CHECK(st.produced == 0 && st.last_error[0] == '\0');
-    jfrs_kafka_stats_get(NULL, NULL);
+    CHECK(STATS_OF_NULL(jfrs_kafka_stats_get, st)->produced == 0 && st.last_error[0] == '\0');
     CHECK(jfrs_kafka_src_new(NULL, NULL) == NULL);
     jfrs_kafka_src_chunk_begin(NULL, NULL);
     jfrs_kafka_src_metadata(NULL, NULL);
-    CHECK(jfrs_kafka_src_event(NULL, NULL) == (jfrs_kafka_available() ? JFR_INVALID_ARG
-                                                                       : JFR_UNSUPPORTED));
+    CHECK(jfrs_kafka_src_event(NULL, NULL) == no);
     CHECK(jfrs_kafka_src_decode_error(NULL) == NULL);
     CHECK(jfrs_kafka_src_retry(NULL) == JFR_OK);
     CHECK(jfrs_kafka_src_wait(NULL, 0) == JFR_OK);
     jfrs_kafka_src_end(NULL);
-    memset(&st, 0xff, sizeof st);
-    jfrs_kafka_src_stats(NULL, &st);
-    CHECK(st.produced == 0);
-    jfrs_kafka_src_stats(NULL, NULL);
+    CHECK(STATS_OF_NULL(jfrs_kafka_src_stats, st)->produced == 0);
     jfrs_kafka_src_free(NULL);
     if (!jfrs_kafka_available())
         return;
@@ -244,19 +251,15 @@ static void nulls_pyroscope(void) {
     jfrs_pyroscope_config_init(&c);
     c.url = "http://127.0.0.1:9";
     jfrs_pyroscope *p = NULL;
-    jfr_status no = jfrs_pyroscope_available() ? JFR_INVALID_ARG : JFR_UNSUPPORTED;
+    jfr_status no = refused(jfrs_pyroscope_available());
+    jfrs_pyroscope_stats st;
     CHECK(jfrs_pyroscope_new(NULL, &p) == no && !p);
     CHECK(jfrs_pyroscope_new(&c, NULL) == JFR_INVALID_ARG);
     jfrs_pyroscope_free(NULL);
-    CHECK(jfrs_pyroscope_push(NULL, "a", "n", "b", 1, 0, 1) ==
-          (jfrs_pyroscope_available() ? JFR_INVALID_ARG : JFR_UNSUPPORTED));
+    CHECK(jfrs_pyroscope_push(NULL, "a", "n", "b", 1, 0, 1) == no);
     jfrs_pyroscope_end_source(NULL, "a");
     CHECK(jfrs_pyroscope_drain(NULL, 0) == 0);
-    jfrs_pyroscope_stats st;
-    memset(&st, 0xff, sizeof st);
-    jfrs_pyroscope_stats_total(NULL, &st);
-    CHECK(st.queued == 0 && st.last_error[0] == '\0');
-    jfrs_pyroscope_stats_total(NULL, NULL);
+    CHECK(STATS_OF_NULL(jfrs_pyroscope_stats_total, st)->queued == 0 && st.last_error[0] == '\0');
     CHECK(!jfrs_pyroscope_stats_source(NULL, "a", &st));
     if (!jfrs_pyroscope_available())
         return;
@@ -284,8 +287,8 @@ static void nulls_metrics(void) {
     CHECK(jfrs_metrics_new(NULL, &m) == JFR_INVALID_ARG && !m);
     CHECK(jfrs_metrics_new(&c, NULL) == JFR_INVALID_ARG);
     jfrs_metrics_free(NULL);
-    jfrs_metrics_src *ms = (jfrs_metrics_src *)&c;
-    CHECK(jfrs_metrics_src_new(NULL, NULL, &ms) == JFR_INVALID_ARG && !ms);
+    jfrs_metrics_src *ms;
+    CHECK(jfrs_metrics_src_new(NULL, NULL, POISONED(&ms)) == JFR_INVALID_ARG && !ms);
     CHECK(jfrs_metrics_src_new(NULL, NULL, NULL) == JFR_INVALID_ARG);
     CHECK(jfrs_metrics_src_subscribe(NULL, NULL) == JFR_OK); /* a src_new out of memory */
     jfrs_metrics_src_chunk_begin(NULL, NULL);
@@ -300,17 +303,16 @@ static void nulls_metrics(void) {
     size_t len = 7;
     CHECK(jfrs_metrics_render(NULL, &len) == NULL && len == 0);
     CHECK(jfrs_metrics_nsources(NULL) == 0 && jfrs_metrics_nseries(NULL) == 0);
-    jfrs_metrics_http *h = (jfrs_metrics_http *)&c;
+    jfrs_metrics_http *h;
     char err[128];
-    jfr_status no = jfrs_metrics_http_available() ? JFR_INVALID_ARG : JFR_UNSUPPORTED;
-    CHECK(jfrs_metrics_http_start(NULL, 0, NULL, NULL, &h, err, sizeof err) == no && !h);
+    jfr_status no = refused(jfrs_metrics_http_available());
+    CHECK(jfrs_metrics_http_start(NULL, 0, NULL, NULL, POISONED(&h), err, sizeof err) == no && !h);
     CHECK(jfrs_metrics_http_start(NULL, 0, scrape_none, NULL, NULL, NULL, 0) == no);
     CHECK(jfrs_metrics_http_port(NULL) == 0);
     jfrs_metrics_http_stop(NULL);
     CHECK(jfrs_metrics_new(&c, &m) == JFR_OK && m);
     jfrs_source *s = jfrs_source_new("peer", "127.0.0.1:1", NULL);
-    ms = (jfrs_metrics_src *)&c;
-    CHECK(jfrs_metrics_src_new(m, NULL, &ms) == JFR_INVALID_ARG && !ms);
+    CHECK(jfrs_metrics_src_new(m, NULL, POISONED(&ms)) == JFR_INVALID_ARG && !ms);
     CHECK(jfrs_metrics_src_new(m, s, NULL) == JFR_INVALID_ARG);
     CHECK(jfrs_metrics_src_new(m, s, &ms) == JFR_OK && ms);
     CHECK(jfrs_metrics_src_subscribe(ms, NULL) == JFR_INVALID_ARG);

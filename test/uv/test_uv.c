@@ -21,8 +21,8 @@
  *    garbage after it) and a newer one (bigger, zero extra bytes); NULL and
  *    uninitialised arguments refused, NULL handles harmless.
  * Usage: test_uv FIXTURE.jfr (a finished JDK chunk with flush checkpoints) */
-#include "../harness.h"
-#include "jfrstream_uv.h"
+#define UVPEER_NAME "test_uv"
+#include "uvpeer.h"
 
 #include <stddef.h>
 #include <sys/stat.h>
@@ -32,25 +32,9 @@ static uint8_t *g_fix, *g_live;
 static size_t g_len;
 static uint64_t g_events; /* events in the fixture */
 
-static int count_event(jfr_parser *p, const jfr_event *e, void *u) {
-    (void)p;
-    (void)e;
-    (void)u;
-    g_events++;
-    return JFR_CB_CONTINUE;
-}
-
 /* ---------------------------------------------------------------- listener */
 
 #define NCLIENTS 20
-
-typedef struct client {
-    uv_tcp_t tcp;
-    uv_connect_t req;
-    const uint8_t *data;
-    size_t len;
-    int idx;
-} client;
 
 typedef struct conn_stat {
     uint64_t events;
@@ -125,58 +109,20 @@ static void on_conn_end_limited(jfr_uv_conn *c, jfr_status s, const char *msg, v
     jfr_uv_listener_stop(g_limited);
 }
 
-static void client_closed(uv_handle_t *h) { free(h->data); }
+static void peer_free(uvpeer *p) { free(p); }
 
-static void on_write(uv_write_t *w, int status) {
-    (void)status;
-    free(w);
-}
-
-static void on_shutdown(uv_shutdown_t *r, int status) {
-    (void)status;
-    uv_close((uv_handle_t *)r->handle, client_closed);
-    free(r);
-}
-
-static void on_client_connect(uv_connect_t *req, int status) {
-    client *cl = req->data;
-    CHECK(status == 0);
-    if (status) {
-        uv_close((uv_handle_t *)&cl->tcp, client_closed);
+/* A peer sending `len` bytes of `data` in writes of 1 to 30,000 bytes (the
+ * sizes seeded by `idx`), then shutting down; freed once closed. */
+static void start_client(uv_loop_t *loop, int port, const uint8_t *data, size_t len, int idx) {
+    uvpeer *p = calloc(1, sizeof *p);
+    if (!p) {
+        g_failures++;
         return;
     }
-    unsigned seed = (unsigned)cl->idx + 1;
-    size_t pos = 0;
-    while (pos < cl->len) { /* random write sizes: records split anywhere */
-        size_t n = 1 + rnd_next(&seed) % 30000;
-        if (n > cl->len - pos)
-            n = cl->len - pos;
-        uv_write_t *w = malloc(sizeof *w);
-        uv_buf_t b = uv_buf_init((char *)cl->data + pos, (unsigned)n);
-        uv_write(w, (uv_stream_t *)&cl->tcp, &b, 1, on_write);
-        pos += n;
-    }
-    uv_shutdown_t *sh = malloc(sizeof *sh);
-    uv_shutdown(sh, (uv_stream_t *)&cl->tcp, on_shutdown);
-}
-
-static void start_client(uv_loop_t *loop, int port, const uint8_t *data, size_t len, int idx) {
-    client *cl = calloc(1, sizeof *cl);
-    cl->data = data;
-    cl->len = len;
-    cl->idx = idx;
-    uv_tcp_init(loop, &cl->tcp);
-    cl->tcp.data = cl;
-    cl->req.data = cl;
-    struct sockaddr_in a;
-    uv_ip4_addr("127.0.0.1", port, &a);
-    uv_tcp_connect(&cl->req, &cl->tcp, (struct sockaddr *)&a, on_client_connect);
-}
-
-static void on_deadline(uv_timer_t *t) {
-    fprintf(stderr, "test_uv: deadline reached\n");
-    g_failures++;
-    uv_stop(t->loop);
+    p->seed = (unsigned)idx + 1;
+    p->max_write = 30000;
+    p->on_close = peer_free;
+    uvpeer_start(p, loop, port, data, len);
 }
 
 static void test_listener(void) {
@@ -201,7 +147,7 @@ static void test_listener(void) {
     int port = jfr_uv_listener_port(g_listener);
     CHECK(port > 0);
     jfr_uv_listener_config lim = cfg;
-    jfr_callbacks lim_cb = {.size = sizeof lim_cb, .on_event = count_event};
+    jfr_callbacks lim_cb = {.size = sizeof lim_cb}; /* the limit comes before an event */
     lim.on_conn_end = on_conn_end_limited;
     lim.on_conn_start = NULL;
     lim.callbacks = &lim_cb;
@@ -210,9 +156,6 @@ static void test_listener(void) {
 
     uv_timer_init(&loop, &g_resume_timer);
     uv_timer_start(&g_resume_timer, on_resume_timer, 5, 5);
-    uv_timer_init(&loop, &g_deadline);
-    uv_timer_start(&g_deadline, on_deadline, 60000, 0);
-    uv_unref((uv_handle_t *)&g_deadline);
 
     g_expected_closes = NCLIENTS + 1;
     for (int i = 0; i < NCLIENTS; i++)
@@ -220,7 +163,7 @@ static void test_listener(void) {
     /* a peer that drops in the middle of a record */
     start_client(&loop, port, g_fix, g_len / 2 + 3, NCLIENTS);
     start_client(&loop, jfr_uv_listener_port(g_limited), g_fix, g_len, 99);
-    uv_run(&loop, UV_RUN_DEFAULT);
+    uvpeer_run(&loop, &g_deadline, 60000);
 
     int ok = 0, truncated = 0;
     for (int id = 1; id <= NCLIENTS + 1; id++) {
@@ -242,9 +185,7 @@ static void test_listener(void) {
     CHECK(g_stats[1].pauses > 0);
     CHECK(g_limit_closed == 1);
     CHECK(g_listeners_ended == 2); /* on_end of both, after their stop */
-    uv_close((uv_handle_t *)&g_deadline, NULL);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    CHECK(uv_loop_close(&loop) == 0);
+    uvpeer_loop_close(&loop, &g_deadline);
 }
 
 /* The turn's read budget: many peers sending at once are read at most
@@ -324,12 +265,9 @@ static void test_listener_turns(void) {
     uv_check_init(&loop, &chk);
     uv_check_start(&chk, turn_check);
     uv_unref((uv_handle_t *)&chk);
-    uv_timer_init(&loop, &g_deadline);
-    uv_timer_start(&g_deadline, on_deadline, 60000, 0);
-    uv_unref((uv_handle_t *)&g_deadline);
     for (int i = 0; i < TURN_CLIENTS; i++)
         start_client(&loop, jfr_uv_listener_port(l), data, len, 1000 + i);
-    uv_run(&loop, UV_RUN_DEFAULT);
+    uvpeer_run(&loop, &g_deadline, 60000);
     uint64_t bound = TURN_BUDGET + 65536; /* the budget and the read crossing it */
     printf("listener turns: %u peers x %zu bytes, %u complete; %u turns read bytes, at most "
            "%llu in one (bound %llu)\n",
@@ -339,9 +277,7 @@ static void test_listener_turns(void) {
     CHECK(g_turn_closed_bytes == (uint64_t)TURN_CLIENTS * len);
     CHECK(g_turn_max > 0 && g_turn_max <= bound);
     uv_close((uv_handle_t *)&chk, NULL);
-    uv_close((uv_handle_t *)&g_deadline, NULL);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    CHECK(uv_loop_close(&loop) == 0);
+    uvpeer_loop_close(&loop, &g_deadline);
     free(data);
 }
 
@@ -421,14 +357,6 @@ static void on_write_tick(uv_timer_t *t) {
     }
 }
 
-static int tail_event(jfr_parser *p, const jfr_event *e, void *u) {
-    (void)p;
-    (void)e;
-    (void)u;
-    g_tail_events++;
-    return JFR_CB_CONTINUE;
-}
-
 static void on_tail_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const char *msg,
                         void *user) {
     (void)user;
@@ -450,25 +378,22 @@ static void test_tail(void) {
     uv_timer_init(&loop, &g_write_timer);
     uv_timer_start(&g_write_timer, on_write_tick, 0, 3);
     jfr_uv_tail_config cfg = JFR_UV_TAIL_CONFIG_INIT;
-    jfr_callbacks cb = {.size = sizeof cb, .on_event = tail_event};
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = uvpeer_count_tail_event};
     cfg.path = g_w.dir;
     cfg.callbacks = &cb;
     cfg.poll_ms = 2;
     cfg.on_end = on_tail_end;
-    jfr_uv_tail *t;
+    jfr_uv_tail *t = NULL;
     CHECK(jfr_uv_tail_start(&loop, &cfg, &t, NULL) == JFR_OK);
-    uv_timer_init(&loop, &g_deadline);
-    uv_timer_start(&g_deadline, on_deadline, 60000, 0);
-    uv_unref((uv_handle_t *)&g_deadline);
-    uv_run(&loop, UV_RUN_DEFAULT);
+    if (t)
+        t->data = &g_tail_events;
+    uvpeer_run(&loop, &g_deadline, 60000);
     printf("tail: %llu events from 2 growing chunk files (want %llu), ended by %s\n",
            (unsigned long long)g_tail_events, (unsigned long long)(2 * g_events),
            g_tail_why == JFR_UV_TAIL_FINAL ? "the final-chunk flag" : "something else");
     CHECK(g_tail_events == 2 * g_events);
     CHECK(g_tail_why == JFR_UV_TAIL_FINAL);
-    uv_close((uv_handle_t *)&g_deadline, NULL);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    CHECK(uv_loop_close(&loop) == 0);
+    uvpeer_loop_close(&loop, &g_deadline);
     char path[300];
     for (int i = 0; i < 2; i++) {
         chunk_path(path, sizeof path, i);
@@ -491,14 +416,6 @@ static tail_end_rec g_te;
 static char g_te_path[300];
 static uv_timer_t g_unlink_timer;
 
-static int te_event(jfr_parser *p, const jfr_event *e, void *u) {
-    (void)p;
-    (void)e;
-    (void)u;
-    g_te.events++;
-    return JFR_CB_CONTINUE;
-}
-
 static int te_error(jfr_parser *p, jfr_status s, const char *msg, void *u) {
     (void)p;
     (void)msg;
@@ -518,7 +435,6 @@ static void te_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const char
     snprintf(g_te.file, sizeof g_te.file, "%s", jfr_uv_tail_file(t));
     if (!uv_is_closing((uv_handle_t *)&g_unlink_timer))
         uv_close((uv_handle_t *)&g_unlink_timer, NULL);
-    uv_close((uv_handle_t *)&g_deadline, NULL);
 }
 
 /* once the whole chunk was read, remove the file (the JVM exits) */
@@ -536,15 +452,17 @@ static uint64_t run_tail_alone(const char *path, unsigned idle_ms, bool unlink_a
     jfr_uv_tail_config cfg;
     jfr_uv_tail_config_init(&cfg);
     jfr_callbacks cb = JFR_CALLBACKS_INIT;
-    cb.on_event = te_event;
+    cb.on_event = uvpeer_count_tail_event;
     cb.on_error = te_error;
     cfg.path = path;
     cfg.callbacks = &cb;
     cfg.poll_ms = 5;
     cfg.idle_ms = idle_ms;
     cfg.on_end = te_end;
-    jfr_uv_tail *t;
+    jfr_uv_tail *t = NULL;
     CHECK(jfr_uv_tail_start(&loop, &cfg, &t, NULL) == JFR_OK);
+    if (t)
+        t->data = &g_te.events;
     /* a path that cannot be read: libuv's error; no config: invalid */
     int uverr = 0;
     jfr_uv_tail *none = NULL;
@@ -554,15 +472,11 @@ static uint64_t run_tail_alone(const char *path, unsigned idle_ms, bool unlink_a
     uv_timer_init(&loop, &g_unlink_timer);
     if (unlink_after)
         uv_timer_start(&g_unlink_timer, on_unlink_tick, 5, 5);
-    uv_timer_init(&loop, &g_deadline);
-    uv_timer_start(&g_deadline, on_deadline, 10000, 0);
     uint64_t t0 = uv_hrtime();
-    uv_run(&loop, UV_RUN_DEFAULT);
-    if (!g_te.ended) { /* deadline: stop the tail, then let it close */
+    uvpeer_run(&loop, &g_deadline, 10000);
+    if (!g_te.ended) /* deadline: stop the tail, then let it close */
         jfr_uv_tail_stop(t);
-        uv_run(&loop, UV_RUN_DEFAULT);
-    }
-    CHECK(uv_loop_close(&loop) == 0);
+    uvpeer_loop_close(&loop, &g_deadline);
     return (uv_hrtime() - t0) / 1000000;
 }
 
@@ -666,19 +580,14 @@ static void test_tail_manual_resume(void) {
     CHECK(jfr_uv_tail_start(&loop, &cfg, &g_h.t, NULL) == JFR_OK);
     uv_timer_init(&loop, &g_h.resume);
     uv_timer_start(&g_h.resume, held_resume, 30, 30);
-    uv_timer_init(&loop, &g_deadline);
-    uv_timer_start(&g_deadline, on_deadline, 60000, 0);
-    uv_unref((uv_handle_t *)&g_deadline);
-    uv_run(&loop, UV_RUN_DEFAULT);
+    uvpeer_run(&loop, &g_deadline, 60000);
     printf("tail manual_resume: %llu events (want %llu), %llu pauses, %llu resumes, ended why=%d\n",
            (unsigned long long)g_h.events, (unsigned long long)g_events,
            (unsigned long long)g_h.pauses, (unsigned long long)g_h.resumes, (int)g_te.why);
     CHECK(g_te.ended && g_te.why == JFR_UV_TAIL_FINAL);
     CHECK(g_h.events == g_events && g_h.pauses == g_events / 50);
     CHECK(g_h.resumes >= g_h.pauses - (g_events % 50 == 0 ? 1 : 0));
-    uv_close((uv_handle_t *)&g_deadline, NULL);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    CHECK(uv_loop_close(&loop) == 0);
+    uvpeer_loop_close(&loop, &g_deadline);
     unlink(path);
     rmdir(dir);
 }
@@ -760,7 +669,6 @@ static void pz_listener_end(jfr_uv_listener *l, void *user) {
     (void)l;
     (void)user;
     uv_close((uv_handle_t *)&g_pz.timer, NULL);
-    uv_close((uv_handle_t *)&g_deadline, NULL);
 }
 
 static void test_listener_pause_at_end(void) {
@@ -776,10 +684,8 @@ static void test_listener_pause_at_end(void) {
     CHECK(jfr_uv_listener_start(&loop, &cfg, &g_pz.l, NULL) == JFR_OK);
     uv_timer_init(&loop, &g_pz.timer);
     uv_timer_start(&g_pz.timer, pz_tick, 2, 2);
-    uv_timer_init(&loop, &g_deadline);
-    uv_timer_start(&g_deadline, on_deadline, 60000, 0);
     start_client(&loop, jfr_uv_listener_port(g_pz.l), g_fix, g_len, 7);
-    uv_run(&loop, UV_RUN_DEFAULT);
+    uvpeer_run(&loop, &g_deadline, 60000);
     printf("listener stopped while a connection was paused: %llu events (want %llu), %llu "
            "resumes, ended %s with %llu events\n",
            (unsigned long long)g_pz.events, (unsigned long long)g_events,
@@ -788,7 +694,7 @@ static void test_listener_pause_at_end(void) {
     CHECK(g_pz.stopped && g_pz.ended && g_pz.status == JFR_OK);
     CHECK(g_pz.events == g_events && g_pz.events_at_end == g_events);
     CHECK(g_pz.resumes >= g_events - PZ_FROM);
-    CHECK(uv_loop_close(&loop) == 0);
+    uvpeer_loop_close(&loop, &g_deadline);
 }
 
 static void pz_tail_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const char *msg,
@@ -801,7 +707,6 @@ static void pz_tail_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const
     g_pz.why = (int)why;
     g_pz.events_at_end = g_pz.events;
     uv_close((uv_handle_t *)&g_pz.timer, NULL);
-    uv_close((uv_handle_t *)&g_deadline, NULL);
 }
 
 static void test_tail_pause_at_end(bool manual) {
@@ -826,9 +731,7 @@ static void test_tail_pause_at_end(bool manual) {
     CHECK(jfr_uv_tail_start(&loop, &cfg, &g_pz.t, NULL) == JFR_OK);
     uv_timer_init(&loop, &g_pz.timer);
     uv_timer_start(&g_pz.timer, pz_tick, 2, 2);
-    uv_timer_init(&loop, &g_deadline);
-    uv_timer_start(&g_deadline, on_deadline, 60000, 0);
-    uv_run(&loop, UV_RUN_DEFAULT);
+    uvpeer_run(&loop, &g_deadline, 60000);
     printf("tail (%s resume) stopped while paused: %llu events (want %llu), ended why=%d %s "
            "with %llu events\n",
            manual ? "manual" : "poll", (unsigned long long)g_pz.events,
@@ -836,7 +739,7 @@ static void test_tail_pause_at_end(bool manual) {
            (unsigned long long)g_pz.events_at_end);
     CHECK(g_pz.stopped && g_pz.ended && g_pz.why == JFR_UV_TAIL_STOPPED);
     CHECK(g_pz.status == JFR_OK && g_pz.events_at_end == g_events);
-    CHECK(uv_loop_close(&loop) == 0);
+    uvpeer_loop_close(&loop, &g_deadline);
     unlink(path);
     rmdir(dir);
     free(nf);
@@ -850,7 +753,7 @@ static void test_tail_pause_at_end(bool manual) {
  * as jfrstream_uv.h says, and NULL handles are harmless. */
 static uint64_t g_sz_events;
 static jfr_status g_sz_status;
-static bool g_sz_ended;
+static bool g_sz_ended, g_sz_l_ended; /* the peer's end; the listener's on_end */
 static jfr_uv_listener *g_sz_l;
 
 static int sz_event(jfr_parser *p, const jfr_event *e, void *u) {
@@ -878,7 +781,7 @@ static void sz_conn_end(jfr_uv_conn *c, jfr_status s, const char *msg, void *use
 static void sz_listener_end(jfr_uv_listener *l, void *user) {
     (void)l;
     (void)user;
-    uv_close((uv_handle_t *)&g_deadline, NULL);
+    g_sz_l_ended = true;
 }
 static void sz_tail_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const char *msg,
                         void *user) {
@@ -887,7 +790,6 @@ static void sz_tail_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const
     (void)user;
     g_sz_status = why == JFR_UV_TAIL_FINAL ? s : JFR_INVALID_STATE;
     g_sz_ended = true;
-    uv_close((uv_handle_t *)&g_deadline, NULL);
 }
 
 /* Serve one peer sending the fixture with `cfg`; true when it came through. */
@@ -895,7 +797,7 @@ static bool sz_listen(const jfr_uv_listener_config *cfg) {
     uv_loop_t loop;
     uv_loop_init(&loop);
     g_sz_events = 0;
-    g_sz_ended = false;
+    g_sz_ended = g_sz_l_ended = false;
     jfr_status st = jfr_uv_listener_start(&loop, cfg, &g_sz_l, NULL);
     CHECK(st == JFR_OK);
     if (st != JFR_OK) {
@@ -903,12 +805,10 @@ static bool sz_listen(const jfr_uv_listener_config *cfg) {
         uv_loop_close(&loop);
         return false;
     }
-    uv_timer_init(&loop, &g_deadline);
-    uv_timer_start(&g_deadline, on_deadline, 20000, 0);
     start_client(&loop, jfr_uv_listener_port(g_sz_l), g_fix, g_len, 3);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    CHECK(uv_loop_close(&loop) == 0);
-    return g_sz_ended && g_sz_status == JFR_OK && g_sz_events == g_events;
+    uvpeer_run(&loop, &g_deadline, 20000);
+    uvpeer_loop_close(&loop, &g_deadline);
+    return g_sz_ended && g_sz_l_ended && g_sz_status == JFR_OK && g_sz_events == g_events;
 }
 
 static bool sz_tail(const jfr_uv_tail_config *cfg) {
@@ -923,15 +823,12 @@ static bool sz_tail(const jfr_uv_tail_config *cfg) {
         uv_loop_close(&loop);
         return false;
     }
-    uv_timer_init(&loop, &g_deadline);
-    uv_timer_start(&g_deadline, on_deadline, 5000, 0);
-    uv_run(&loop, UV_RUN_DEFAULT);
+    uvpeer_run(&loop, &g_deadline, 5000);
     if (!g_sz_ended) { /* held for good: a manual_resume read from beyond size */
         jfr_uv_tail_stop(t);
         jfr_uv_tail_resume(t);
-        uv_run(&loop, UV_RUN_DEFAULT);
     }
-    CHECK(uv_loop_close(&loop) == 0);
+    uvpeer_loop_close(&loop, &g_deadline);
     return g_sz_ended && g_sz_status == JFR_OK && g_sz_events == g_events;
 }
 
@@ -943,24 +840,12 @@ static void test_sized(void) {
     base.on_end = sz_listener_end;
     /* older caller: its struct ends before max_connections; the bytes after
      * it are its own (0xA5...: read_buffer would be 12 EB, start NOMEM) */
-    union {
-        jfr_uv_listener_config c;
-        unsigned char b[sizeof(jfr_uv_listener_config) + 64];
-    } older;
+    SIZED_BUF(jfr_uv_listener_config) older, newer;
     size_t old_size = offsetof(jfr_uv_listener_config, max_connections);
-    memset(&older, 0xA5, sizeof older);
-    memcpy(&older, &base, old_size);
-    memcpy(&older, &old_size, sizeof old_size);
-    bool l_old = sz_listen(&older.c);
+    bool l_old = sz_listen(sized_older(&older, &base, sizeof base, old_size, 0xA5));
     /* newer caller: 64 more bytes, zero */
-    struct {
-        jfr_uv_listener_config c;
-        unsigned char extra[64];
-    } newer;
-    memset(&newer, 0, sizeof newer);
     newer.c = base;
-    newer.c.size = sizeof newer;
-    bool l_new = sz_listen(&newer.c);
+    bool l_new = sz_listen(sized_newer(&newer, sizeof newer.c));
 
     char dir[] = "/tmp/jfrstream-tail-sz-XXXXXX", path[300];
     CHECK(mkdtemp(dir) != NULL);
@@ -974,23 +859,11 @@ static void test_sized(void) {
     tbase.on_end = sz_tail_end;
     /* older caller: no manual_resume member (the byte after is 1: read, it
      * would hold the tail at the first pause for good) */
-    union {
-        jfr_uv_tail_config c;
-        unsigned char b[sizeof(jfr_uv_tail_config) + 64];
-    } told;
+    SIZED_BUF(jfr_uv_tail_config) told, tnew;
     size_t told_size = offsetof(jfr_uv_tail_config, manual_resume);
-    memset(&told, 1, sizeof told);
-    memcpy(&told, &tbase, told_size);
-    memcpy(&told, &told_size, sizeof told_size);
-    bool t_old = sz_tail(&told.c);
-    struct {
-        jfr_uv_tail_config c;
-        unsigned char extra[64];
-    } tnew;
-    memset(&tnew, 0, sizeof tnew);
+    bool t_old = sz_tail(sized_older(&told, &tbase, sizeof tbase, told_size, 1));
     tnew.c = tbase;
-    tnew.c.size = sizeof tnew;
-    bool t_new = sz_tail(&tnew.c);
+    bool t_new = sz_tail(sized_newer(&tnew, sizeof tnew.c));
     unlink(path);
     rmdir(dir);
     printf("sized structs: listener config older (%zu of %zu bytes) %s, newer (%zu bytes) %s; "
@@ -1114,27 +987,13 @@ static void test_repo_scan(void) {
 
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IONBF, 0);
-    if (argc < 2 || !(g_fix = read_file(argv[1], &g_len))) {
+    /* one chunk only; the live-shaped copy (the JMX live stream's rewritten
+     * header: size 68, offsets 0, state 1) is the fixture's first chunk */
+    if (argc < 2 || !(g_fix = uvpeer_fixture(argv[1], &g_len, &g_events)) ||
+        !(g_live = as_live(g_fix, g_len))) {
         fprintf(stderr, "usage: test_uv FIXTURE.jfr\n");
         return 2;
     }
-    /* one chunk only: the live-shaped copy is the fixture's first chunk */
-    uint64_t csize = 0;
-    for (int i = 0; i < 8; i++)
-        csize = (csize << 8) | g_fix[8 + i];
-    if (csize < g_len)
-        g_len = (size_t)csize;
-    jfr_callbacks cb = {.size = sizeof cb, .on_event = count_event};
-    jfr_parser *p = jfr_parser_new(NULL, &cb, NULL);
-    CHECK(jfr_parser_feed(p, g_fix, g_len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
-    jfr_parser_free(p);
-    /* the JMX live stream's rewritten header: size 68, offsets 0, state 1 */
-    g_live = malloc(g_len);
-    memcpy(g_live, g_fix, g_len);
-    memset(g_live + 8, 0, 24);
-    g_live[15] = 68;
-    memset(g_live + 40, 0, 8);
-    g_live[64] = 1;
     test_listener();
     test_listener_turns();
     test_tail();

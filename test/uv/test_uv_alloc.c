@@ -14,8 +14,8 @@
  *    with JFR_NOMEM or the tail ends with JFR_NOMEM; nothing leaks.
  * Run it under ASan too (no crash, no leak: LeakSanitizer).
  * Usage: test_uv_alloc FIXTURE.jfr */
-#include "../harness.h"
-#include "jfrstream_uv.h"
+#define UVPEER_NAME "test_uv_alloc"
+#include "uvpeer.h"
 
 #include <unistd.h>
 
@@ -23,34 +23,12 @@ static uint8_t *g_fix;
 static size_t g_len;
 static uint64_t g_events;
 
-static int count_event(jfr_parser *p, const jfr_event *e, void *u) {
-    (void)p;
-    (void)e;
-    (void)u;
-    g_events++;
-    return JFR_CB_CONTINUE;
-}
-
-static void on_deadline(uv_timer_t *t) {
-    fprintf(stderr, "test_uv_alloc: deadline reached\n");
-    g_failures++;
-    uv_close((uv_handle_t *)t, NULL);
-    uv_stop(t->loop);
-}
-
 /* ------------------------------------------------------------ the listener */
-
-typedef struct client {
-    uv_tcp_t tcp;
-    uv_connect_t req;
-    uv_shutdown_t sh;
-    uv_write_t w;
-} client;
 
 typedef struct lrun {
     talloc a;
     jfr_uv_listener *l;
-    client cl[2];
+    uvpeer cl[2];           /* the peers: the fixture in one write each */
     int ends;               /* connections ended */
     jfr_status status[2];
     uint64_t events[2];     /* of the connections that started */
@@ -60,35 +38,6 @@ typedef struct lrun {
     uv_timer_t deadline, resume;
     jfr_uv_conn *paused;
 } lrun;
-
-static void cl_shut(uv_shutdown_t *r, int status) {
-    (void)status;
-    uv_close((uv_handle_t *)r->handle, NULL);
-}
-
-static void cl_written(uv_write_t *w, int status) {
-    (void)w;
-    (void)status;
-}
-
-static void cl_connected(uv_connect_t *req, int status) {
-    client *c = req->data;
-    if (status) {
-        uv_close((uv_handle_t *)&c->tcp, NULL);
-        return;
-    }
-    uv_buf_t b = uv_buf_init((char *)g_fix, (unsigned)g_len);
-    uv_write(&c->w, (uv_stream_t *)&c->tcp, &b, 1, cl_written);
-    uv_shutdown(&c->sh, (uv_stream_t *)&c->tcp, cl_shut);
-}
-
-static void cl_start(uv_loop_t *loop, client *c, int port) {
-    struct sockaddr_in sa;
-    uv_ip4_addr("127.0.0.1", port, &sa);
-    uv_tcp_init(loop, &c->tcp);
-    c->req.data = c;
-    uv_tcp_connect(&c->req, &c->tcp, (struct sockaddr *)&sa, cl_connected);
-}
 
 static lrun *g_lrun;
 
@@ -136,7 +85,7 @@ static void l_conn_end(jfr_uv_conn *c, jfr_status s, const char *msg, void *user
         r->refused_first = c->data == NULL;
         r->nalloc_first = r->a.nalloc;
         r->a.fail_at = 0; /* no more refusals: the second peer must be served */
-        cl_start(r->deadline.loop, &r->cl[1], jfr_uv_listener_port(r->l));
+        uvpeer_start(&r->cl[1], r->deadline.loop, jfr_uv_listener_port(r->l), g_fix, g_len);
     } else {
         jfr_uv_listener_stop(r->l);
     }
@@ -146,9 +95,18 @@ static void l_end(jfr_uv_listener *l, void *user) {
     (void)l;
     lrun *r = user;
     r->ended = true;
-    if (!uv_is_closing((uv_handle_t *)&r->deadline))
-        uv_close((uv_handle_t *)&r->deadline, NULL);
     uv_close((uv_handle_t *)&r->resume, NULL);
+}
+
+/* Options whose allocator, `a` (reset), refuses allocation `k` alone (0:
+ * none). */
+static jfr_options refusing_options(talloc *a, size_t k) {
+    talloc_init(a);
+    a->fail_at = k;
+    a->fail_once = true;
+    jfr_options opts = JFR_OPTIONS_INIT;
+    talloc_options(&opts, a);
+    return opts;
 }
 
 /* One listener run with allocation `k` refused (0: none). Returns false when
@@ -156,13 +114,9 @@ static void l_end(jfr_uv_listener *l, void *user) {
 static bool listener_run(lrun *r, size_t k) {
     memset(r, 0, sizeof *r);
     g_lrun = r;
-    talloc_init(&r->a);
-    r->a.fail_at = k;
-    r->a.fail_once = true;
+    jfr_options opts = refusing_options(&r->a, k);
     uv_loop_t loop;
     uv_loop_init(&loop);
-    jfr_options opts = JFR_OPTIONS_INIT;
-    talloc_options(&opts, &r->a);
     jfr_callbacks cb = {.size = sizeof cb, .on_event = l_event};
     jfr_uv_listener_config cfg = JFR_UV_LISTENER_CONFIG_INIT;
     cfg.options = &opts;
@@ -180,20 +134,17 @@ static bool listener_run(lrun *r, size_t k) {
         CHECK(r->a.cur == 0);
         return false;
     }
-    uv_timer_init(&loop, &r->deadline);
-    uv_timer_start(&r->deadline, on_deadline, 20000, 0);
     uv_timer_init(&loop, &r->resume);
     r->resume.data = r;
     uv_timer_start(&r->resume, l_resume, 1, 1);
-    cl_start(&loop, &r->cl[0], jfr_uv_listener_port(r->l));
-    uv_run(&loop, UV_RUN_DEFAULT);
+    uvpeer_start(&r->cl[0], &loop, jfr_uv_listener_port(r->l), g_fix, g_len);
+    uvpeer_run(&loop, &r->deadline, 20000);
     CHECK(r->ended);
     if (!r->ended) { /* deadline: end what is left */
         jfr_uv_listener_stop(r->l);
         uv_close((uv_handle_t *)&r->resume, NULL);
-        uv_run(&loop, UV_RUN_DEFAULT);
     }
-    CHECK(uv_loop_close(&loop) == 0);
+    uvpeer_loop_close(&loop, &r->deadline);
     return true;
 }
 
@@ -254,14 +205,6 @@ typedef struct trun {
     bool ended;
 } trun;
 
-static int t_event(jfr_parser *p, const jfr_event *e, void *u) {
-    (void)p;
-    (void)e;
-    (void)u;
-    ((trun *)((jfr_uv_tail *)u)->data)->events++;
-    return JFR_CB_CONTINUE;
-}
-
 static void t_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const char *msg,
                   void *user) {
     (void)t;
@@ -275,14 +218,10 @@ static void t_end(jfr_uv_tail *t, jfr_uv_tail_end why, jfr_status s, const char 
 
 static bool tail_run(trun *r, const char *dir, size_t k) {
     memset(r, 0, sizeof *r);
-    talloc_init(&r->a);
-    r->a.fail_at = k;
-    r->a.fail_once = true;
+    jfr_options opts = refusing_options(&r->a, k);
     uv_loop_t loop;
     uv_loop_init(&loop);
-    jfr_options opts = JFR_OPTIONS_INIT;
-    talloc_options(&opts, &r->a);
-    jfr_callbacks cb = {.size = sizeof cb, .on_event = t_event};
+    jfr_callbacks cb = {.size = sizeof cb, .on_event = uvpeer_count_tail_event};
     jfr_uv_tail_config cfg = JFR_UV_TAIL_CONFIG_INIT;
     cfg.path = dir;
     cfg.options = &opts;
@@ -297,20 +236,12 @@ static bool tail_run(trun *r, const char *dir, size_t k) {
         CHECK(uv_loop_close(&loop) == 0);
         return false;
     }
-    t->data = r;
+    t->data = &r->events;
     uv_timer_t deadline;
-    uv_timer_init(&loop, &deadline);
-    uv_timer_start(&deadline, on_deadline, 20000, 0);
-    uv_unref((uv_handle_t *)&deadline);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    if (!r->ended) {
+    uvpeer_run(&loop, &deadline, 20000);
+    if (!r->ended)
         jfr_uv_tail_stop(t);
-        uv_run(&loop, UV_RUN_DEFAULT);
-    }
-    if (!uv_is_closing((uv_handle_t *)&deadline))
-        uv_close((uv_handle_t *)&deadline, NULL);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    CHECK(uv_loop_close(&loop) == 0);
+    uvpeer_loop_close(&loop, &deadline);
     return true;
 }
 
@@ -367,20 +298,11 @@ static void test_tail(void) {
 
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IONBF, 0);
-    if (argc < 2 || !(g_fix = read_file(argv[1], &g_len))) {
+    if (argc < 2 || !(g_fix = uvpeer_fixture(argv[1], &g_len, &g_events))) {
         fprintf(stderr, "usage: test_uv_alloc FIXTURE.jfr\n");
         return 2;
     }
-    uint64_t csize = 0; /* the first chunk only */
-    for (int i = 0; i < 8; i++)
-        csize = (csize << 8) | g_fix[8 + i];
-    if (csize < g_len)
-        g_len = (size_t)csize;
     g_fix[67] |= 0x02; /* final: a peer's stream ends cleanly with it */
-    jfr_callbacks cb = {.size = sizeof cb, .on_event = count_event};
-    jfr_parser *p = jfr_parser_new(NULL, &cb, NULL);
-    CHECK(jfr_parser_feed(p, g_fix, g_len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
-    jfr_parser_free(p);
     test_listener();
     test_tail();
     free(g_fix);

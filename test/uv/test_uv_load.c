@@ -16,8 +16,7 @@
  *    listener keeps accepting.
  * Usage: test_uv_load [--conns N] FIXTURE.jfr. Exit 77 (SKIP) when
  * RLIMIT_NOFILE cannot be raised to 2 * N + 100 descriptors. */
-#include "../harness.h"
-#include "jfrstream_uv.h"
+#include "uvpeer.h"
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -30,13 +29,10 @@ static uint64_t g_events;
 enum { FAST, BARRIER, SLOW, SILENT, HOLD };
 
 typedef struct client {
-    uv_tcp_t tcp;
-    uv_connect_t req;
+    uvpeer peer;        /* its data, len, sent and local port */
     uv_timer_t trickle; /* SLOW: one byte a second */
-    const uint8_t *data;
-    size_t len, sent;
-    int kind, idx, port;
-    bool connected, closed, trickling;
+    int kind, idx;
+    bool connected, trickling;
     bool remote; /* owned by the slow peers' thread */
     /* what the server saw */
     jfr_uv_conn *srv;
@@ -125,116 +121,62 @@ static jfr_uv_listener *start_listener(uv_loop_t *loop, unsigned maxc, uint64_t 
 
 /* ------------------------------------------------------------ client side */
 
-static void cl_closed(uv_handle_t *h) {
-    client *cl = h->data;
-    cl->closed = true;
-}
-
 static void cl_close(client *cl) {
     if (cl->trickling) {
         uv_close((uv_handle_t *)&cl->trickle, NULL);
         cl->trickling = false;
     }
-    if (!uv_is_closing((uv_handle_t *)&cl->tcp))
-        uv_close((uv_handle_t *)&cl->tcp, cl_closed);
-}
-
-static void on_write(uv_write_t *w, int status) {
-    (void)status; /* a peer we sent garbage to may be gone: EPIPE is fine */
-    free(w);
-}
-
-static void on_shutdown(uv_shutdown_t *r, int status) {
-    (void)status;
-    cl_close(r->data);
-    free(r);
-}
-
-/* Bytes [cl->sent, to) in random slices (records split anywhere). */
-static void cl_send(client *cl, size_t to) {
-    unsigned seed = (unsigned)cl->idx * 7919u + 1;
-    while (cl->sent < to) {
-        size_t n = 1 + rnd_next(&seed) % 30000;
-        if (n > to - cl->sent)
-            n = to - cl->sent;
-        uv_write_t *w = malloc(sizeof *w);
-        uv_buf_t b = uv_buf_init((char *)cl->data + cl->sent, (unsigned)n);
-        if (uv_write(w, (uv_stream_t *)&cl->tcp, &b, 1, on_write) != 0)
-            free(w);
-        cl->sent += n;
-    }
-}
-
-static void cl_send_all(client *cl) {
-    cl_send(cl, cl->len);
-    uv_shutdown_t *sh = malloc(sizeof *sh);
-    sh->data = cl;
-    if (uv_shutdown(sh, (uv_stream_t *)&cl->tcp, on_shutdown) != 0) {
-        free(sh);
-        cl_close(cl);
-    }
+    uvpeer_close(&cl->peer);
 }
 
 static void on_trickle(uv_timer_t *t) {
     client *cl = t->data;
-    if (cl->sent < cl->len)
-        cl_send(cl, cl->sent + 1);
+    if (cl->peer.sent < cl->peer.len)
+        uvpeer_send(&cl->peer, cl->peer.sent + 1);
 }
 
-static void on_cl_connect(uv_connect_t *req, int status) {
-    client *cl = req->data;
-    CHECK(status == 0);
-    if (status) {
-        fprintf(stderr, "  client %d: connect: %s\n", cl->idx, uv_strerror(status));
-        cl_close(cl);
-        return;
-    }
+static void on_cl_connect(uvpeer *p) {
+    client *cl = p->user;
     cl->connected = true;
     switch (cl->kind) {
     case FAST:
-        cl_send_all(cl);
+        uvpeer_send_all(p);
         break;
     case BARRIER: /* a little now, the rest once all N are connected */
         if (g_go) {
-            cl_send_all(cl);
+            uvpeer_send_all(p);
         } else {
             unsigned seed = (unsigned)cl->idx + 3;
-            cl_send(cl, 1 + rnd_next(&seed) % 1000);
+            uvpeer_send(p, 1 + rnd_next(&seed) % 1000);
         }
         break;
     case SLOW:
-        uv_timer_init(cl->tcp.loop, &cl->trickle);
+        uv_timer_init(p->tcp.loop, &cl->trickle);
         cl->trickle.data = cl;
         cl->trickling = true;
         uv_timer_start(&cl->trickle, on_trickle, 0, 1000);
         break;
     case HOLD:
-        cl_send(cl, 10);
+        uvpeer_send(p, 10);
         break;
     default: /* SILENT */
         break;
     }
 }
 
+/* A peer of `kind` sending `len` bytes of `data` in random slices (records
+ * split anywhere); the server finds it by its local port. */
 static void cl_start(uv_loop_t *loop, client *cl, int port, int kind, const uint8_t *data,
                      size_t len) {
     cl->kind = kind;
-    cl->data = data;
-    cl->len = len;
-    uv_tcp_init(loop, &cl->tcp);
-    cl->tcp.data = cl;
-    cl->req.data = cl;
-    struct sockaddr_in a;
-    uv_ip4_addr("127.0.0.1", port, &a);
-    int r = uv_tcp_connect(&cl->req, &cl->tcp, (struct sockaddr *)&a, on_cl_connect);
+    cl->peer.seed = (unsigned)cl->idx * 7919u + 1;
+    cl->peer.max_write = 30000;
+    cl->peer.on_connect = on_cl_connect;
+    cl->peer.user = cl;
+    int r = uvpeer_start(&cl->peer, loop, port, data, len);
     CHECK(r == 0);
-    struct sockaddr_storage ss;
-    int n = sizeof ss;
-    /* connect() has bound the local port: the server finds us by it */
-    if (r == 0 && uv_tcp_getsockname(&cl->tcp, (struct sockaddr *)&ss, &n) == 0) {
-        cl->port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-        g_port[cl->port] = cl;
-    }
+    if (r == 0 && cl->peer.port)
+        g_port[cl->peer.port] = cl;
 }
 
 /* ------------------------------------------------------------ phases */
@@ -313,7 +255,7 @@ static void load_connect(client *cl) {
     g_go = true; /* all N open at once: let them all finish */
     for (int i = 0; i < g_ncl; i++)
         if (g_cl[i].connected)
-            cl_send_all(&g_cl[i]);
+            uvpeer_send_all(&g_cl[i].peer);
 }
 
 static unsigned g_peak;
@@ -439,7 +381,7 @@ static void on_check(uv_timer_t *t) {
             fprintf(stderr, "  slow peer %d: open %d: %s\n", i, cl->srv_open, cl->srv_msg);
     }
     char want[64];
-    snprintf(want, sizeof want, "127.0.0.1:%d: idle limit", silent->port);
+    snprintf(want, sizeof want, "127.0.0.1:%d: idle limit", silent->peer.port);
     printf("slow: %d of %d peers at 1 B/s open and healthy after %llu bytes (idle limit "
            "1.5 s); silent peer: %s\n",
            healthy, NSLOW,
@@ -502,7 +444,8 @@ static void test_slow(void) {
     for (int i = 0; i < NFAST; i++)
         n_ok2 += complete(&g_cl[i]);
     for (int i = NFAST; i < NFAST + NSLOW; i++)
-        slow_trunc += g_cl[i].srv_status == JFR_TRUNCATED && g_cl[i].srv_bytes == g_cl[i].sent &&
+        slow_trunc += g_cl[i].srv_status == JFR_TRUNCATED &&
+                      g_cl[i].srv_bytes == g_cl[i].peer.sent &&
                       strstr(g_cl[i].srv_msg, "of the 68 header bytes missing") != NULL;
     printf("slow: %d fast streams complete in %.3f s alone, %.3f s beside %d slow peers and a "
            "silent one (bound 2 x + 1 s; not counting the loop's wait for a CPU, wall %.3f s "
@@ -535,13 +478,13 @@ static void lim_connect(client *cl) {
         return;
     int port = jfr_uv_listener_port(g_l2);
     for (int i = 3; i < 5; i++)
-        cl_start(cl->tcp.loop, &g_cl[LIM_FIRST + i], port, HOLD, g_fix, g_len);
+        cl_start(cl->peer.tcp.loop, &g_cl[LIM_FIRST + i], port, HOLD, g_fix, g_len);
 }
 
 static void lim_close(client *cl) {
     if (cl->idx >= LIM_FIRST) {
         if (cl->srv_refused && ++g_refused == 2)
-            cl_send_all(&g_cl[LIM_FIRST]); /* now over the byte limit */
+            uvpeer_send_all(&g_cl[LIM_FIRST].peer); /* now over the byte limit */
         if (cl->idx == LIM_FIRST)
             for (int i = 1; i < 3; i++)
                 cl_close(&g_cl[LIM_FIRST + i]);
@@ -576,7 +519,7 @@ static void test_garbage(void) {
     for (int k = 0; k < NGARBAGE; k++) {
         client *cl = &g_cl[NGOOD + k];
         char want[64];
-        snprintf(want, sizeof want, "127.0.0.1:%d: chunk 0 at byte ", cl->port);
+        snprintf(want, sizeof want, "127.0.0.1:%d: chunk 0 at byte ", cl->peer.port);
         bool named = strncmp(cl->srv_msg, want, strlen(want)) == 0;
         printf("  %s: %s: %s\n", g_garbage_name[k], jfr_status_name(cl->srv_status),
                cl->srv_msg);
@@ -595,7 +538,7 @@ static void test_garbage(void) {
     for (int i = 3; i < 5; i++) {
         char want[96];
         snprintf(want, sizeof want, "127.0.0.1:%d: connection limit 3 reached: refused",
-                 lim[i].port);
+                 lim[i].peer.port);
         printf("limits: %s\n", lim[i].srv_msg);
         CHECK(lim[i].srv_refused && lim[i].srv_status == JFR_LIMIT &&
               strcmp(lim[i].srv_msg, want) == 0);
@@ -608,7 +551,7 @@ static void test_garbage(void) {
 static uint64_t g_nomem_refused;
 static void nomem_close(client *cl) {
     if (cl->idx == 0) /* the listener must still accept after a refusal */
-        cl_start(cl->tcp.loop, &g_cl[1], jfr_uv_listener_port(g_l), HOLD, g_fix, g_len);
+        cl_start(cl->peer.tcp.loop, &g_cl[1], jfr_uv_listener_port(g_l), HOLD, g_fix, g_len);
     g_nomem_refused = jfr_uv_listener_refused(g_l);
     phase_maybe_end();
 }
@@ -672,7 +615,9 @@ int main(int argc, char **argv) {
         n = atoi(argv[2]);
         a = 3;
     }
-    if (a >= argc || n < 1 || !(g_fix = read_file(argv[a], &g_len))) {
+    /* one chunk: the live copy is the first chunk */
+    if (a >= argc || n < 1 || !(g_fix = uvpeer_fixture(argv[a], &g_len, &g_events)) ||
+        !(g_live = as_live(g_fix, g_len))) {
         fprintf(stderr, "usage: test_uv_load [--conns N] FIXTURE.jfr\n");
         return 2;
     }
@@ -689,26 +634,9 @@ int main(int argc, char **argv) {
                (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max,
                (unsigned long long)need, n);
         free(g_fix);
+        free(g_live);
         return 77;
     }
-    uint64_t csize = 0; /* one chunk: the live copy is the first chunk */
-    for (int i = 0; i < 8; i++)
-        csize = (csize << 8) | g_fix[8 + i];
-    if (csize < g_len)
-        g_len = (size_t)csize;
-    jfr_callbacks cb = {.size = sizeof cb, .on_event = srv_event};
-    client counter = {0};
-    jfr_uv_conn fake = {.data = &counter};
-    jfr_parser *p = jfr_parser_new(NULL, &cb, &fake);
-    CHECK(jfr_parser_feed(p, g_fix, g_len) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
-    jfr_parser_free(p);
-    g_events = counter.srv_events;
-    g_live = malloc(g_len); /* the JMX live stream's header: size 68, state 1 */
-    memcpy(g_live, g_fix, g_len);
-    memset(g_live + 8, 0, 24);
-    g_live[15] = 68;
-    memset(g_live + 40, 0, 8);
-    g_live[64] = 1;
     make_garbage();
 
     test_load(n);
