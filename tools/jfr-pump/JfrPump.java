@@ -680,6 +680,9 @@ public final class JfrPump {
                                     try {
                                         fr.stopRecording(recId);
                                         log("stopped recording " + recId + " after " + recElapsed());
+                                    } catch (IllegalStateException e) {
+                                        // JFR's own shutdown hook stops every recording at exit
+                                        log("recording " + recId + " was already stopped");
                                     } catch (RuntimeException e) {
                                         log("stopRecording: " + describe(e));
                                     }

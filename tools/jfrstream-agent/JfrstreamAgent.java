@@ -50,7 +50,7 @@ public final class JfrstreamAgent {
         long drainMs = 5000;
         boolean quiet;
         int blockSize = 262144;
-        long pollMs = 20;
+        long pollMs = 50;              // JFR flushes once a second: 50 ms adds little latency
         long retryMaxMs = 30000;
 
         static Config parse(String args) throws JfrPump.Usage {
@@ -213,12 +213,16 @@ public final class JfrstreamAgent {
                 JfrPump.log("the JVM is exiting; not streaming");
                 return;
             }
+            long setupCpu = threadCpu();
             sink = new ReconnectingSocket(c, fr);
             JfrPump.LiveStreamer ls = new JfrPump.LiveStreamer(fr, recId, true, c.blockSize, c.pollMs,
                     c.drainMs, () -> stop, sink);
             int rc = ls.run();
             closed = ls.recClosed;
-            JfrPump.log(rc == 0 ? "done" : "ended with an error");
+            long cpu = threadCpu();
+            JfrPump.log((rc == 0 ? "done" : "ended with an error") + (cpu < 0 ? "" : String.format(Locale.ROOT,
+                    "; the agent's thread used %.0f ms of CPU: %.0f ms to start the recording, %.0f ms streaming",
+                    cpu / 1e6, setupCpu / 1e6, (cpu - setupCpu) / 1e6)));
         } catch (Throwable e) {
             JfrPump.err("error: " + JfrPump.describe(e));
         } finally {
@@ -232,6 +236,15 @@ public final class JfrstreamAgent {
                     // already closed, or JFR shut down
                 }
             }
+        }
+    }
+
+    /** This thread's CPU time in ns, -1 when the JVM does not measure it. */
+    static long threadCpu() {
+        try {
+            return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+        } catch (Throwable e) {
+            return -1;
         }
     }
 
