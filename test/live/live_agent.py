@@ -19,8 +19,9 @@ jfrstream.Seq at --rate for --seconds, then exits by itself.
   env        the same through JAVA_TOOL_OPTIONS
   down       no listener: exit status and stdout unchanged, delay bounded, the
              failure logged once; then a listener that comes up 2 s late gets every
-             seq (nothing was read meanwhile), and one killed mid-run leaves the
-             application's result and exit delay unchanged
+             seq (nothing was read meanwhile), one killed mid-run leaves the
+             application's result and exit delay unchanged, and one that never reads
+             delays the exit by drain= + 1 s at most
   attach     `java -jar JAR PID connect=...` into a running JVM: every seq once, clean end
 Exit 0 pass, 1 fail, 77 skip.
 """
@@ -236,7 +237,24 @@ def main():
                   % (rc, d or -1, lost[0] if lost else "(no loss seen: the kill came between writes)"))
             if d is None or d > DELAY_BOUND_S:
                 fails.append("exit delay with the listener killed %s s" % d)
-            detail = "listener down, late and killed: exit 0, output unchanged"
+            # 4: a listener that accepts and never reads (a small receive buffer): the
+            # drain cannot end, the exit hook gives up after drain= + 1 s
+            srv = socket.socket()
+            srv.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            srv.bind(("127.0.0.1", 0))
+            srv.listen(1)
+            opt = "-javaagent:%s=connect=127.0.0.1:%d,drain=2s" % (a.agent, srv.getsockname()[1])
+            rc, out, err, d = run_app(java, [opt], ["--rate", "50000", "--duration", "3",
+                                                   "--wait-recordings", "1"])
+            srv.close()
+            gave_up = [l for l in err if "drain did not end" in l]
+            L.log("  listener not reading: exit %s, delay %.2f s (drain=2s); %s"
+                  % (rc, d or -1, gave_up[0] if gave_up else "(the drain ended)"))
+            if rc != 0:
+                fails.append("listener not reading: exit status %s" % rc)
+            if d is None or d > 2 + 1 + 2:
+                fails.append("exit delay with a listener not reading %s s > drain + 1 s + 2 s" % d)
+            detail = "listener down, late, killed and not reading: exit 0, output unchanged"
         else:  # attach
             lp, lout, lerr, port = L.start_listener(
                 a.jfrstream, ["--json", "--events", "jfrstream.Seq", "--once", "--summary"])
