@@ -80,8 +80,13 @@ public final class JfrPump {
         }
     }
 
+    /** The agent's quiet silences its errors too; the pump always prints them. */
+    static volatile boolean quietErrors;
+
     static void err(String s) {
-        System.err.println(prefix + s);
+        if (!quietErrors) {
+            System.err.println(prefix + s);
+        }
     }
 
     static final class Usage extends Exception {

@@ -143,11 +143,14 @@ public final class JfrstreamAgent {
             Config c = Config.parse(args);
             JfrPump.prefix = "jfrstream-agent: ";
             JfrPump.quiet = c.quiet;
+            JfrPump.quietErrors = c.quiet;
             Thread t = new Thread(() -> new JfrstreamAgent(c).run(), "jfrstream-agent");
             t.setDaemon(true);
             t.start();
         } catch (JfrPump.Usage u) {
-            System.err.println("jfrstream-agent: " + u.getMessage() + "; the agent is not started");
+            if (args == null || !args.matches("(^|.*,)\\s*quiet\\s*(,.*|$)")) {
+                System.err.println("jfrstream-agent: " + u.getMessage() + "; the agent is not started");
+            }
         } catch (Throwable e) {
             System.err.println("jfrstream-agent: " + JfrPump.describe(e) + "; the agent is not started");
         }
@@ -282,6 +285,14 @@ public final class JfrstreamAgent {
 
     /** The shutdown hook: stop, let the worker drain the final chunk, wait at most drain= + 1 s. */
     void onExit() {
+        try {
+            awaitDrain();
+        } catch (Throwable e) {
+            JfrPump.err("at exit: " + JfrPump.describe(e));
+        }
+    }
+
+    void awaitDrain() {
         ReconnectingSocket s0 = sink;
         if (s0 != null) {
             s0.lastChance = true;
