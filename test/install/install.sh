@@ -41,6 +41,20 @@ for f in include/jfrstream.h include/jfrstream_uv.h include/jfrstream_conv.h bin
         share/man/man1/jfrstream.1; do
     [ -n "$(find "$dest" -path "*/$f" | head -1)" ] || fail "$f not installed"
 done
+# the agent jar, when the build made it (feature `agent`), beside the CLI's share folder
+if [ -f "$build/tools/jfrstream-agent/jfrstream-agent.jar" ]; then
+    ajar=$(find "$dest" -path '*/share/jfrstream/jfrstream-agent.jar' | head -1)
+    if [ -z "$ajar" ]; then
+        fail "share/jfrstream/jfrstream-agent.jar not installed"
+    elif ! unzip -p "$ajar" META-INF/MANIFEST.MF 2>/dev/null | grep -q '^Premain-Class: JfrstreamAgent' \
+            && command -v unzip >/dev/null; then
+        fail "$ajar: no Premain-Class in its manifest"
+    else
+        echo "ok: share/jfrstream/jfrstream-agent.jar installed"
+    fi
+else
+    echo "note: a build without the agent (no javac/jar, or -Dagent=disabled): no jar to check"
+fi
 export PKG_CONFIG_PATH
 PKG_CONFIG_PATH=$(dirname "$pc")
 export PKG_CONFIG_SYSROOT_DIR="$dest"

@@ -71,14 +71,22 @@ public final class JfrPump {
     static volatile int exitCode = 1;
     static final CountDownLatch finished = new CountDownLatch(1);
 
+    /** The log prefix: tools/jfrstream-agent sets its own. */
+    static volatile String prefix = "jfr-pump: ";
+
     static void log(String s) {
         if (!quiet) {
-            System.err.println("jfr-pump: " + s);
+            System.err.println(prefix + s);
         }
     }
 
+    /** The agent's quiet silences its errors too; the pump always prints them. */
+    static volatile boolean quietErrors;
+
     static void err(String s) {
-        System.err.println("jfr-pump: " + s);
+        if (!quietErrors) {
+            System.err.println(prefix + s);
+        }
     }
 
     static final class Usage extends Exception {
@@ -207,7 +215,7 @@ public final class JfrPump {
     }
 
     // ------------------------------------------------------------------ output
-    static final class Output {
+    static final class Output implements Sink {
         final OutputStream os;
         final Socket socket;
         final String what;
@@ -235,7 +243,13 @@ public final class JfrPump {
             }
         }
 
-        void write(byte[] b) throws Fail {
+        @Override
+        public long bytes() {
+            return bytes;
+        }
+
+        @Override
+        public void write(byte[] b) throws Fail {
             try {
                 os.write(b);
                 os.flush();
@@ -557,175 +571,265 @@ public final class JfrPump {
         } else {
             startOwnRecording();
         }
-        Map<String, String> so = new HashMap<>();
-        so.put("streamVersion", "1.0");
-        so.put("blockSize", Integer.toString(o.blockSize));
-        long sid;
-        try {
-            sid = fr.openStream(recId, so);
-        } catch (Exception e) {
-            throw new Fail("openStream (live) failed: " + describe(e), e);
+        LiveStreamer ls = new LiveStreamer(fr, recId, owned, o.blockSize, o.pollMs, o.drainTimeoutMs,
+                () -> stopRequested || durationExpired(), out);
+        ls.durT0 = durT0;
+        int rc = ls.run();
+        recClosed |= ls.recClosed;
+        return rc;
+    }
+
+    /** Where a live stream's bytes go: the pump's Output, or the agent's reconnecting socket. */
+    interface Sink {
+        void write(byte[] b) throws Fail;
+
+        long bytes();
+
+        /** Called before each read with the stream's position; false: do not read now. */
+        default boolean ready(LiveTracker tr) {
+            return true;
         }
-        LiveTracker tr = new LiveTracker();
-        final int RUN = 0, DRAIN = 1, CATCHUP = 2;
-        int phase = RUN;
-        long stopMs = 0;             // recording stop time (epoch ms) once stopped
-        long drainDeadline = 0;
-        long lastCheck = System.nanoTime();
-        int emptyAtBoundary = 0;
-        long reads = 0, emptyReads = 0, discarded = 0, readNanos = 0;
-        String endReason;
-        boolean clean;
-        try {
-            while (true) {
-                if (phase == RUN) {
-                    boolean trigger = stopRequested || durationExpired();
-                    boolean externalStop = false;
-                    if (!trigger && System.nanoTime() - lastCheck > 1_000_000_000L) {
-                        lastCheck = System.nanoTime();
-                        String st = stateOf(recId);
-                        if (st.equals("STOPPED")) {
-                            externalStop = trigger = true;
-                            log("recording " + recId + " was stopped");
-                        }
-                    }
-                    if (trigger) {
-                        if (owned || externalStop) {
-                            if (!externalStop) {
-                                try {
-                                    fr.stopRecording(recId);
-                                    log("stopped recording " + recId + " after " + recElapsed());
-                                } catch (RuntimeException e) {
-                                    log("stopRecording: " + describe(e));
-                                }
+    }
+
+    /**
+     * The live loop shared by the pump and tools/jfrstream-agent: reads a recording's live
+     * stream (openStream, streamVersion=1.0) from a FlightRecorderMXBean (a JMX proxy or the
+     * platform one, in process) and hands each block to a Sink; once stopTrigger says so, stops
+     * the recording it owns and drains until the chunk of the stop is complete, then closes it.
+     */
+    static final class LiveStreamer {
+        final FlightRecorderMXBean fr;
+        final long recId;
+        final boolean owned;
+        final int blockSize;
+        final long pollMs;
+        final long drainTimeoutMs;
+        final java.util.function.BooleanSupplier stopTrigger;
+        final Sink sink;
+        final long t0 = System.nanoTime();
+        long durT0 = System.nanoTime();
+        volatile boolean recClosed;
+        volatile long streamId = -1;
+
+        LiveStreamer(FlightRecorderMXBean fr, long recId, boolean owned, int blockSize, long pollMs,
+                long drainTimeoutMs, java.util.function.BooleanSupplier stopTrigger, Sink sink) {
+            this.fr = fr;
+            this.recId = recId;
+            this.owned = owned;
+            this.blockSize = blockSize;
+            this.pollMs = pollMs;
+            this.drainTimeoutMs = drainTimeoutMs;
+            this.stopTrigger = stopTrigger;
+            this.sink = sink;
+        }
+
+        RecordingInfo info(long id) {
+            for (RecordingInfo r : fr.getRecordings()) {
+                if (r.getId() == id) {
+                    return r;
+                }
+            }
+            return null;
+        }
+
+        String stateOf(long id) {
+            RecordingInfo r = info(id);
+            return r == null ? "CLOSED" : r.getState();
+        }
+
+        String recElapsed() {
+            return String.format(Locale.ROOT, "%.2f s", (System.nanoTime() - durT0) / 1e9);
+        }
+
+        String elapsed() {
+            return String.format(Locale.ROOT, "%.2f s", (System.nanoTime() - t0) / 1e9);
+        }
+
+        int run() throws Exception {
+            Map<String, String> so = new HashMap<>();
+            so.put("streamVersion", "1.0");
+            so.put("blockSize", Integer.toString(blockSize));
+            long sid;
+            try {
+                sid = fr.openStream(recId, so);
+                streamId = sid;
+            } catch (Exception e) {
+                throw new Fail("openStream (live) failed: " + describe(e), e);
+            }
+            LiveTracker tr = new LiveTracker();
+            final int RUN = 0, DRAIN = 1, CATCHUP = 2;
+            int phase = RUN;
+            long stopMs = 0;             // recording stop time (epoch ms) once stopped
+            long drainDeadline = 0;
+            long lastCheck = System.nanoTime();
+            int emptyAtBoundary = 0;
+            long reads = 0, emptyReads = 0, discarded = 0, readNanos = 0;
+            String endReason;
+            boolean clean;
+            try {
+                while (true) {
+                    if (phase == RUN) {
+                        boolean trigger = stopTrigger.getAsBoolean();
+                        boolean externalStop = false;
+                        if (!trigger && System.nanoTime() - lastCheck > 1_000_000_000L) {
+                            lastCheck = System.nanoTime();
+                            String st = stateOf(recId);
+                            if (st.equals("STOPPED")) {
+                                externalStop = trigger = true;
+                                log("recording " + recId + " was stopped");
                             }
-                            RecordingInfo ri = info(recId);
-                            stopMs = ri == null ? 0 : ri.getStopTime();
-                            phase = DRAIN;
-                        } else {
-                            log("leaving recording " + recId + " running; reading what is flushed");
-                            phase = CATCHUP;
                         }
-                        drainDeadline = System.nanoTime() + o.drainTimeoutMs * 1_000_000L;
-                    }
-                }
-                long rt = System.nanoTime();
-                byte[] b = fr.readStream(sid);
-                readNanos += System.nanoTime() - rt;
-                reads++;
-                if (b == null) {
-                    endReason = "stream ended";
-                    clean = true;
-                    break;
-                }
-                if (b.length == 0) {
-                    emptyReads++;
-                    if (phase == CATCHUP) {
-                        endReason = "caught up with the running recording";
-                        clean = true;
-                        break;
-                    }
-                    if (phase == DRAIN) {
-                        if (tr.atBoundary() && tr.chunks > 0 && ++emptyAtBoundary >= 2) {
-                            endReason = "caught up after stop";
-                            clean = true;
-                            break;
+                        if (trigger) {
+                            if (owned || externalStop) {
+                                if (!externalStop) {
+                                    try {
+                                        fr.stopRecording(recId);
+                                        log("stopped recording " + recId + " after " + recElapsed());
+                                    } catch (IllegalStateException e) {
+                                        // JFR's own shutdown hook stops every recording at exit
+                                        log("recording " + recId + " was already stopped");
+                                    } catch (RuntimeException e) {
+                                        log("stopRecording: " + describe(e));
+                                    }
+                                }
+                                RecordingInfo ri = info(recId);
+                                stopMs = ri == null ? 0 : ri.getStopTime();
+                                phase = DRAIN;
+                            } else {
+                                log("leaving recording " + recId + " running; reading what is flushed");
+                                phase = CATCHUP;
+                            }
+                            drainDeadline = System.nanoTime() + drainTimeoutMs * 1_000_000L;
                         }
-                        if (System.nanoTime() > drainDeadline) {
-                            endReason = "drain timeout";
+                    }
+                    if (!sink.ready(tr)) {
+                        if (phase != RUN) {
+                            endReason = "no output connected at the stop";
                             clean = tr.atBoundary();
                             break;
                         }
+                        sleep(pollMs);
+                        continue;
                     }
-                    sleep(o.pollMs);
-                    continue;
-                }
-                if (phase == DRAIN && stopMs > 0 && tr.atBoundary() && tr.chunks > 0
-                        && b.length >= HEADER_SIZE && startsWithMagic(b)
-                        && getLong(b, 32) / 1_000_000L >= stopMs) {
-                    // A chunk that started at/after the stop: data of other recordings, not ours.
-                    discarded += b.length;
-                    endReason = "final chunk complete (next chunk starts "
-                            + (getLong(b, 32) / 1_000_000L - stopMs) + " ms after the stop)";
-                    clean = true;
-                    break;
-                }
-                emptyAtBoundary = 0;
-                out.write(b);
-                tr.feed(b);
-                if (phase == DRAIN && stopMs > 0 && tr.atBoundary()
-                        && tr.lastChunkEndNanos / 1_000_000L >= stopMs) {
-                    endReason = "final chunk complete (chunk end - recording stop time = "
-                            + (tr.lastChunkEndNanos / 1_000_000L - stopMs) + " ms)";
-                    clean = true;
-                    break;
-                }
-            }
-        } catch (Fail f) {
-            throw f;
-        } catch (Exception e) {
-            if (!connectionLoss(e)) {
-                throw e;
-            }
-            endReason = "target connection lost (" + describe(e) + ")";
-            targetGone = true;
-            clean = tr.atBoundary();
-        }
-        if (!targetGone) {
-            if (owned && !recClosed) {
-                recClosed = true;
-                try {
-                    if (stateOf(recId).equals("CLOSED")) {
-                        log("recording " + recId + " was closed by someone else");
-                    } else {
-                        fr.closeRecording(recId);
-                        log("closed recording " + recId);
+                    long rt = System.nanoTime();
+                    byte[] b = fr.readStream(sid);
+                    readNanos += System.nanoTime() - rt;
+                    reads++;
+                    if (b == null) {
+                        endReason = "stream ended";
+                        clean = true;
+                        break;
                     }
-                } catch (Exception e) {
-                    log("closeRecording: " + describe(e));
-                }
-                // A live stream ends (null) once its recording is closed; nothing of ours is left.
-                try {
-                    for (int i = 0; i < 50; i++) {
-                        byte[] b = fr.readStream(sid);
-                        if (b == null) {
+                    if (b.length == 0) {
+                        emptyReads++;
+                        if (phase == CATCHUP) {
+                            endReason = "caught up with the running recording";
+                            clean = true;
                             break;
                         }
-                        discarded += b.length;
-                        if (b.length == 0) {
-                            sleep(o.pollMs);
+                        if (phase == DRAIN) {
+                            if (tr.atBoundary() && tr.chunks > 0 && ++emptyAtBoundary >= 2) {
+                                endReason = "caught up after stop";
+                                clean = true;
+                                break;
+                            }
+                            if (System.nanoTime() > drainDeadline) {
+                                endReason = "drain timeout";
+                                clean = tr.atBoundary();
+                                break;
+                            }
                         }
+                        sleep(pollMs);
+                        continue;
                     }
+                    if (phase == DRAIN && stopMs > 0 && tr.atBoundary() && tr.chunks > 0
+                            && b.length >= HEADER_SIZE && startsWithMagic(b)
+                            && getLong(b, 32) / 1_000_000L >= stopMs) {
+                        // A chunk that started at/after the stop: data of other recordings, not ours.
+                        discarded += b.length;
+                        endReason = "final chunk complete (next chunk starts "
+                                + (getLong(b, 32) / 1_000_000L - stopMs) + " ms after the stop)";
+                        clean = true;
+                        break;
+                    }
+                    emptyAtBoundary = 0;
+                    sink.write(b);
+                    tr.feed(b);
+                    if (phase == DRAIN && stopMs > 0 && tr.atBoundary()
+                            && tr.lastChunkEndNanos / 1_000_000L >= stopMs) {
+                        endReason = "final chunk complete (chunk end - recording stop time = "
+                                + (tr.lastChunkEndNanos / 1_000_000L - stopMs) + " ms)";
+                        clean = true;
+                        break;
+                    }
+                }
+            } catch (Fail f) {
+                throw f;
+            } catch (Exception e) {
+                if (!connectionLoss(e)) {
+                    throw e;
+                }
+                endReason = "target connection lost (" + describe(e) + ")";
+                targetGone = true;
+                clean = tr.atBoundary();
+            }
+            if (!targetGone) {
+                if (owned && !recClosed) {
+                    recClosed = true;
+                    try {
+                        if (stateOf(recId).equals("CLOSED")) {
+                            log("recording " + recId + " was closed by someone else");
+                        } else {
+                            fr.closeRecording(recId);
+                            log("closed recording " + recId);
+                        }
+                    } catch (Exception e) {
+                        log("closeRecording: " + describe(e));
+                    }
+                    // A live stream ends (null) once its recording is closed; nothing of ours is left.
+                    try {
+                        for (int i = 0; i < 50; i++) {
+                            byte[] b = fr.readStream(sid);
+                            if (b == null) {
+                                break;
+                            }
+                            discarded += b.length;
+                            if (b.length == 0) {
+                                sleep(pollMs);
+                            }
+                        }
+                    } catch (Exception e) {
+                        // ignore
+                    }
+                }
+                try {
+                    fr.closeStream(sid);
                 } catch (Exception e) {
                     // ignore
                 }
             }
-            try {
-                fr.closeStream(sid);
-            } catch (Exception e) {
-                // ignore
+            if (discarded > 0) {
+                log("discarded " + discarded + " bytes read after the end of the recording");
             }
+            if (tr.error != null) {
+                err("warning: stream check: " + tr.error);
+            }
+            log(endReason);
+            String tail = tr.atBoundary() ? "" : String.format(Locale.ROOT,
+                    ", last chunk unfinished (%d bytes after the last complete flush segment)",
+                    tr.total - tr.lastSegmentEnd);
+            log(String.format(Locale.ROOT,
+                    "live: %d bytes, %d chunks (%d complete%s), %d flush segments, %s, %d reads (%d empty, %.2f ms/read)%s%s",
+                    sink.bytes(), tr.chunks, tr.completeChunks, tr.lastChunkFinal ? ", final flag" : "",
+                    tr.segments, elapsed(), reads, emptyReads, reads == 0 ? 0.0 : readNanos / 1e6 / reads,
+                    tr.latencyText(), tail));
+            if (!clean) {
+                err("stream did not end cleanly: " + endReason);
+                return 1;
+            }
+            return 0;
+
         }
-        if (discarded > 0) {
-            log("discarded " + discarded + " bytes read after the end of the recording");
-        }
-        if (tr.error != null) {
-            err("warning: stream check: " + tr.error);
-        }
-        log(endReason);
-        String tail = tr.atBoundary() ? "" : String.format(Locale.ROOT,
-                ", last chunk unfinished (%d bytes after the last complete flush segment)",
-                tr.total - tr.lastSegmentEnd);
-        log(String.format(Locale.ROOT,
-                "live: %d bytes, %d chunks (%d complete%s), %d flush segments, %s, %d reads (%d empty, %.2f ms/read)%s%s",
-                out.bytes, tr.chunks, tr.completeChunks, tr.lastChunkFinal ? ", final flag" : "",
-                tr.segments, elapsed(), reads, emptyReads, reads == 0 ? 0.0 : readNanos / 1e6 / reads,
-                tr.latencyText(), tail));
-        if (!clean) {
-            err("stream did not end cleanly: " + endReason);
-            return 1;
-        }
-        return 0;
     }
 
     // ------------------------------------------------------------------ classic mode
