@@ -32,7 +32,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -450,9 +449,9 @@ public final class JfrPump {
     }
 
     // ------------------------------------------------------------------ recording set-up
-    RecordingInfo info(long id) {
-        List<RecordingInfo> l = fr.getRecordings();
-        for (RecordingInfo r : l) {
+    // the pump's and the LiveStreamer's (the agent's) look-up of a recording
+    static RecordingInfo info(FlightRecorderMXBean fr, long id) {
+        for (RecordingInfo r : fr.getRecordings()) {
             if (r.getId() == id) {
                 return r;
             }
@@ -460,8 +459,8 @@ public final class JfrPump {
         return null;
     }
 
-    String stateOf(long id) {
-        RecordingInfo r = info(id);
+    static String stateOf(FlightRecorderMXBean fr, long id) {
+        RecordingInfo r = info(fr, id);
         return r == null ? "CLOSED" : r.getState();
     }
 
@@ -562,7 +561,7 @@ public final class JfrPump {
     int runLive() throws Exception {
         if (o.recording >= 0) {
             recId = o.recording;
-            String st = stateOf(recId);
+            String st = stateOf(fr, recId);
             if (st.equals("CLOSED")) {
                 throw new Fail("no recording with id " + recId);
             }
@@ -623,20 +622,6 @@ public final class JfrPump {
             this.sink = sink;
         }
 
-        RecordingInfo info(long id) {
-            for (RecordingInfo r : fr.getRecordings()) {
-                if (r.getId() == id) {
-                    return r;
-                }
-            }
-            return null;
-        }
-
-        String stateOf(long id) {
-            RecordingInfo r = info(id);
-            return r == null ? "CLOSED" : r.getState();
-        }
-
         String recElapsed() {
             return String.format(Locale.ROOT, "%.2f s", (System.nanoTime() - durT0) / 1e9);
         }
@@ -673,7 +658,7 @@ public final class JfrPump {
                         boolean externalStop = false;
                         if (!trigger && System.nanoTime() - lastCheck > 1_000_000_000L) {
                             lastCheck = System.nanoTime();
-                            String st = stateOf(recId);
+                            String st = stateOf(fr, recId);
                             if (st.equals("STOPPED")) {
                                 externalStop = trigger = true;
                                 log("recording " + recId + " was stopped");
@@ -692,7 +677,7 @@ public final class JfrPump {
                                         log("stopRecording: " + describe(e));
                                     }
                                 }
-                                RecordingInfo ri = info(recId);
+                                RecordingInfo ri = info(fr, recId);
                                 stopMs = ri == null ? 0 : ri.getStopTime();
                                 phase = DRAIN;
                             } else {
@@ -777,7 +762,7 @@ public final class JfrPump {
                 if (owned && !recClosed) {
                     recClosed = true;
                     try {
-                        if (stateOf(recId).equals("CLOSED")) {
+                        if (stateOf(fr, recId).equals("CLOSED")) {
                             log("recording " + recId + " was closed by someone else");
                         } else {
                             fr.closeRecording(recId);
@@ -838,14 +823,14 @@ public final class JfrPump {
         boolean closeStreamRec = false;
         if (o.recording >= 0) {
             recId = o.recording;
-            String st = stateOf(recId);
+            String st = stateOf(fr, recId);
             if (st.equals("CLOSED")) {
                 throw new Fail("no recording with id " + recId);
             }
             if (st.equals("RUNNING") && o.durationMs >= 0) {
                 durT0 = System.nanoTime();
                 waitUntilStopTrigger();
-                st = stateOf(recId);
+                st = stateOf(fr, recId);
             }
             if (st.equals("STOPPED")) {
                 streamRec = recId;
@@ -862,7 +847,7 @@ public final class JfrPump {
             if (targetGone) {
                 throw new Fail("target went away before the recording was stopped; no data");
             }
-            if (stateOf(recId).equals("RUNNING")) {
+            if (stateOf(fr, recId).equals("RUNNING")) {
                 fr.stopRecording(recId);
                 log("stopped recording " + recId + " after " + recElapsed());
             }
@@ -939,7 +924,7 @@ public final class JfrPump {
                 lastCheck = System.nanoTime();
                 String st;
                 try {
-                    st = stateOf(recId);
+                    st = stateOf(fr, recId);
                 } catch (RuntimeException e) {
                     if (!connectionLoss(e)) {
                         throw e;
