@@ -45,14 +45,6 @@ JFR_LOG = re.compile(r"^\[[\d.]+s\]\[info\]\[jfr")
 DELAY_BOUND_S = 8.0      # drain (5 s) + margin: the longest exit delay the agent may add
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
 def run_app(java, jvm_opts, args, env=None, timeout=120):
     """Run SeqWorkload to its end; returns (rc, stdout lines, stderr lines, exit delay s)."""
     p = L.start([java] + list(jvm_opts) + [L.SEQ_JAVA] + list(args), env=env)
@@ -179,7 +171,7 @@ def main():
             detail = "exit delay %.2f s (%.2f s without agent)" % (d or -1, d0 or -1)
         elif a.mode == "down":
             # 1: nobody listens, ever
-            port = free_port()
+            port = L.free_port()
             opt = "-javaagent:%s=connect=127.0.0.1:%d" % (a.agent, port)
             rc0, out0, err0, d0 = run_app(java, ["-XX:StartFlightRecording"], seq_args)
             check_app(fails, "without agent", rc0, out0, err0)
@@ -194,7 +186,7 @@ def main():
                 fails.append("exit delay with the listener down %s s" % d)
             # 2: the listener comes up 2 s after the JVM (the agent retries after 0.5,
             # 1, 2, 4 s... and once more at exit)
-            port = free_port()
+            port = L.free_port()
             opt = "-javaagent:%s=connect=127.0.0.1:%d" % (a.agent, port)
             p = L.start([java, opt] + [L.SEQ_JAVA] + seq_args[:2] + ["--duration", "5"]
                         + seq_args[4:])

@@ -223,6 +223,15 @@ def workload_pid(out, timeout=60):
 
 # ------------------------------------------------------------- checks
 
+def free_port():
+    """A loopback port free now (bound, read, released)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
 def seq_report(lines, last):
     """Check the jfrstream.Seq JSON lines: returns (ok, text, stats)."""
     seen = {}

@@ -228,12 +228,7 @@ def raw_request(port, data, timeout=10):
     return (int(m.group(1)) if m else None), got, how
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+free_port = L.free_port  # M.free_port for the metrics tests
 
 
 # ------------------------------------------------------------------ Prometheus
