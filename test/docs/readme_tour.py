@@ -32,7 +32,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "sink"))
+sys.path.insert(0, os.path.join(HERE, "..", "live"))
+import livelib  # noqa: E402
 
 fails = []
 skips = []
@@ -56,12 +57,7 @@ def check(ok, what):
         fails.append(what)
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+free_port = livelib.free_port
 
 
 def tour_blocks(readme):
