@@ -111,7 +111,6 @@ struct jfrs_metrics_src {
     char *info;         /* all the source's labels */
     char *id;           /* its source id */
     unsigned stream;    /* >= 2: another open source has the same id */
-    uint64_t seq;       /* creation order */
     bool ended;
     uint64_t ended_ms;
     uint64_t bytes_base; /* bytes of a source taken over, and at the end */
@@ -156,7 +155,7 @@ struct jfrs_metrics {
     jfrs_metrics_config cfg;
     jfrs_metrics_src *head, *tail;
     jfrs_metrics_src *untracked; /* refused sources still open (their bytes) */
-    uint64_t nsrc, open, total, seq;
+    uint64_t nsrc, open, total;
     uint64_t series;
     uint64_t refused_sources, refused_series, expired, evicted;
     uint64_t events, bytes_ended;

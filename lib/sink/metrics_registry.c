@@ -137,7 +137,6 @@ jfr_status jfrs_metrics_src_new(jfrs_metrics *m, jfrs_source *src, jfrs_metrics_
     }
     ms->m = m;
     ms->src = src;
-    ms->seq = ++m->seq;
     ms->fam[F_GC].hist = true;
     m->open++;
     m->total++;
@@ -278,7 +277,11 @@ void metrics_relabel(jfrs_metrics *m, jfrs_metrics_src *ms) {
     if (ms->ended || (ms->labels && jfrs_source_generation(ms->src) == ms->gen))
         return;
     const char *id = jfrs_source_id(ms->src);
-    unsigned open_same = 0;
+    /* Another open source of this id: the streams are told apart by a
+     * stream label, 2, 3, ..., unique among them whichever took its id
+     * first (two streams' ids can arrive in either order). */
+    bool open_same = false, taken = false;
+    unsigned top = 1;
     for (jfrs_metrics_src *o = m->head, *next; o; o = next) {
         next = o->next;
         if (o == ms || !o->id || strcmp(o->id, id) != 0)
@@ -286,11 +289,17 @@ void metrics_relabel(jfrs_metrics *m, jfrs_metrics_src *ms) {
         if (o->ended) {
             merge(ms, o);
             src_drop(m, o);
-        } else if (o->seq < ms->seq) {
-            open_same++;
+            continue;
         }
+        open_same = true;
+        taken |= o->stream == ms->stream;
+        if (o->stream > top)
+            top = o->stream;
     }
-    ms->stream = open_same ? open_same + 1 : 0;
+    if (!open_same)
+        ms->stream = 0;
+    else if (taken)
+        ms->stream = top + 1;
     make_labels(ms);
 }
 
