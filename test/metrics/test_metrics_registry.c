@@ -436,6 +436,28 @@ int main(int argc, char **argv) {
         printf("ttl, take-over, stream=2, expiry: ok\n");
     }
 
+    /* two open sources of one id whose ids come in the other order (the one
+     * opened later first): still told apart (both were stream 0 before) */
+    {
+        jfrs_metrics_config cfg;
+        jfrs_metrics_config_init(&cfg);
+        jfrs_metrics *m = NULL;
+        CHECK(jfrs_metrics_new(&cfg, &m) == JFR_OK);
+        input first = open_input(m, "127.0.0.1:40011", JFR_OK);
+        input later = open_input(m, "127.0.0.1:40012", JFR_OK);
+        feed(&later, data, len, 4096);
+        feed(&first, data, len, 4096);
+        char *t = render_stable(m);
+        CHECK(value_of(t, "jfrstream_metrics_sources ") == 2);
+        CHECK(count_lines(t, "jvm_gc_duration_seconds_count{source=\"127.0.0.1:14951:") == 4); /* 2 a source */
+        CHECK(strstr(t, ",stream=\"2\""));
+        free(t);
+        close_input(&first);
+        close_input(&later);
+        jfrs_metrics_free(m);
+        printf("two open sources of one id, ids in the other order: told apart\n");
+    }
+
     /* caps */
     {
         jfrs_metrics_config cfg;
@@ -527,5 +549,5 @@ int main(int argc, char **argv) {
     free(data);
     free(synth);
     printf("ok\n");
-    return 0;
+    return g_failures ? 1 : 0;
 }
