@@ -303,6 +303,7 @@ static void finish_upload(jfrs_pyroscope *p, upload *u, CURLcode rc) {
     bool retry;
     if (rc != CURLE_OK) {
         snprintf(msg, sizeof msg, "%s", u->errbuf[0] ? u->errbuf : curl_easy_strerror(rc));
+        pyro_auth_conn_hint(&p->auth, strncmp(p->url, "https://", 8) == 0, rc, msg, sizeof msg);
         retry = !pyro_tls_permanent(rc);
     } else if (status == 401 || status == 403) { /* credentials: no retry mends them */
         pyro_auth_refusal(&p->auth, status, msg, sizeof msg);

@@ -31,6 +31,9 @@ jfr_status pyro_auth_init(pyro_auth *au, const jfrs_pyroscope_config *c,
 void pyro_auth_apply(const pyro_auth *au, CURL *e);
 /* The last_error of an answer `status` of 401 or 403: what was sent. */
 void pyro_auth_refusal(const pyro_auth *au, long status, char *msg, size_t n);
+/* After libcurl's message of a connection error: a hint when it may be a
+ * client certificate the server wanted. */
+void pyro_auth_conn_hint(const pyro_auth *au, bool https, CURLcode rc, char *msg, size_t n);
 /* Whether a libcurl error is a certificate problem that no retry mends. */
 bool pyro_tls_permanent(CURLcode rc);
 void pyro_auth_free(pyro_auth *au, const jfr_allocator *a);

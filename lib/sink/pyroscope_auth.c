@@ -156,6 +156,19 @@ void pyro_auth_refusal(const pyro_auth *au, long status, char *msg, size_t n) {
                  status, what, tenant);
 }
 
+void pyro_auth_conn_hint(const pyro_auth *au, bool https, CURLcode rc, char *msg, size_t n) {
+    /* A server that requires a client certificate and gets none ends the
+     * connection in the handshake or (TLS 1.3) just after it, which libcurl
+     * reports as a send, receive or connect error of its own wording. */
+    if (!https || au->cert ||
+        (rc != CURLE_SSL_CONNECT_ERROR && rc != CURLE_SEND_ERROR && rc != CURLE_RECV_ERROR))
+        return;
+    size_t len = strlen(msg);
+    if (len < n)
+        snprintf(msg + len, n - len, " (HTTPS without a client certificate: does the server "
+                 "require one?)");
+}
+
 bool pyro_tls_permanent(CURLcode rc) {
     switch (rc) {
     case CURLE_PEER_FAILED_VERIFICATION: /* not signed by ca_file, name mismatch */

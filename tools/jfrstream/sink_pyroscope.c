@@ -31,7 +31,7 @@ typedef struct pyro_app {
     jfrs_pyroscope *sink;
     uv_timer_t timer;
     bool timer_on;
-    uint64_t said_dropped, said_failed; /* counts already reported */
+    uint64_t said_dropped, said_failed, said_retried; /* counts already reported */
     /* from pyro_open: the secrets (wiped when freed), the headers made of
      * --pyroscope-header-file, where the credentials came from (for the
      * hint after a 401 or 403) */
@@ -282,7 +282,7 @@ static void auth_hint(const pyro_app *pa, const live_opts *o, long status, char 
 
 /* ------------------------------------------------------------ windows */
 
-/* Say once per window when windows were dropped or failed. */
+/* Say once per window when windows were dropped or failed, or retried. */
 static void say_losses(live_app *app, pyro_app *pa) {
     jfrs_pyroscope_stats st;
     jfrs_pyroscope_stats_total(pa->sink, &st);
@@ -295,7 +295,13 @@ static void say_losses(live_app *app, pyro_app *pa) {
                  st.last_error[0] ? st.last_error : "-", st.last_error[0] ? hint : "");
         pa->said_dropped = st.dropped;
         pa->said_failed = st.failed;
+    } else if (st.retried > pa->said_retried && st.last_error[0]) {
+        /* nothing lost yet, but the server is not taking them: say why */
+        live_msg("pyroscope: retrying, %llu %s so far (last: %s)",
+                 (unsigned long long)st.retried, cli_noun(st.retried, "retry", "retries"),
+                 st.last_error);
     }
+    pa->said_retried = st.retried;
 }
 
 static void on_timer(uv_timer_t *t) {
