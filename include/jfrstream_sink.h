@@ -376,8 +376,8 @@ typedef struct jfrs_pyroscope_config {
      *                 HTTP token); one of the same name as a header the
      *                 sink sets replaces it
      *   ca_file       HTTPS: the PEM bundle of the CAs that verify the
-     *                 server (NULL: the system's); the server is always
-     *                 verified, its name checked
+     *                 server, instead of the system's (NULL: the system's);
+     *                 the server is always verified, its name checked
      *   cert_file     HTTPS: the client certificate (PEM; with its chain),
      *   key_file      its private key (PEM, unencrypted; NULL: in
      *                 cert_file): mutual TLS

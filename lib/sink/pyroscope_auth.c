@@ -128,8 +128,10 @@ void pyro_auth_apply(const pyro_auth *au, CURL *e) {
     curl_easy_setopt(e, CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
-    if (au->ca)
+    if (au->ca) { /* these CAs instead of the system's (bundle and folder) */
         curl_easy_setopt(e, CURLOPT_CAINFO, au->ca);
+        curl_easy_setopt(e, CURLOPT_CAPATH, NULL);
+    }
     if (au->cert) {
         curl_easy_setopt(e, CURLOPT_SSLCERT, au->cert);
         curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");

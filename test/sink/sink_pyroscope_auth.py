@@ -33,7 +33,8 @@ pushed when it ends), the exit line's counts and the receiver's requests.
      a missing file, an empty one, a basic-auth file without ':', a bearer
      with a space, an empty $JFRSTREAM_PYROSCOPE_BASIC_AUTH, both options,
      --pyroscope-key without --pyroscope-cert, --pyroscope-ca with http://,
-     credentials in the URL, --pyroscope-tenant without --pyroscope.
+     credentials in the URL, --pyroscope-tenant without --pyroscope, an
+     Authorization header on the command line.
 
 SKIP (77) without libcurl in the build or the openssl command.
 """
@@ -61,6 +62,8 @@ USER, PASSWORD = "12345", "glc_s3cr3t:with-colon"
 TOKEN = "tok-9f8e7d6c5b4a"
 API_KEY = "apikey-0a1b2c3d"
 SECRETS = (PASSWORD, TOKEN, API_KEY, "wrong-pass-77")
+SANITIZER = re.compile(r"ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|"
+                       r"==\d+==ERROR|ThreadSanitizer")
 FINAL = re.compile(r"pyroscope: (\d+) windows? pushed, (\d+) retried, (\d+) dropped, "
                    r"(\d+) failed(.*)")
 
@@ -115,6 +118,8 @@ def run_listen(jfr, fixture, args, env=None, during=None, wait_line=None):
     out.join()
     err.join()
     text = out.text() + err.text()
+    check(not SANITIZER.search(text), "a sanitizer report: %s" % text[-1500:])
+    check(wait_line or rc == 0, "listen exited %s: %s" % (rc, err.text()[-600:]))
     for s in SECRETS:
         check(s not in text, "a secret (%s...) in the output: %s" % (s[:4], text[-800:]))
     return rc, out.text(), err.text(), seen
@@ -286,6 +291,8 @@ def case_usage(jfr, fixture, w, pki):
         (["--pyroscope-tenant", "t"], None, "--pyroscope-tenant needs --pyroscope URL"),
         (["--pyroscope", url, "--pyroscope-header", "X Bad: v"], None,
          "--pyroscope-header needs 'NAME: VALUE'"),
+        (["--pyroscope", url, "--pyroscope-header", "authorization: Bearer wrong-pass-77"], None,
+         "--pyroscope-header authorization: a secret on the command line"),
         (["--pyroscope", url, "--pyroscope-header-file", "X-Key=" + missing], None,
          "--pyroscope-header-file %s: No such file" % missing),
     ]

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define PYRO_MAX_KINDS 16
 #define PYRO_DEFAULT_WINDOW_MS 10000
@@ -105,6 +106,12 @@ int pyro_option(live_opts *o, const cli_arg *a) {
         if (!colon || !header_ok(v, (size_t)(colon - v), colon + 1))
             return cli_usage_error("%s: --pyroscope-header needs 'NAME: VALUE' (NAME letters, "
                                    "digits, -; no control characters)", a->cmd);
+        if ((colon - v == 13 && strncasecmp(v, "Authorization", 13) == 0) ||
+            (colon - v == 19 && strncasecmp(v, "Proxy-Authorization", 19) == 0))
+            return cli_usage_error("%s: --pyroscope-header %.*s: a secret on the command line "
+                                   "(ps shows it): use --pyroscope-header-file NAME=FILE, "
+                                   "--pyroscope-basic-auth or --pyroscope-bearer", a->cmd,
+                                   (int)(colon - v), v);
         if (o->npyroscope_headers == LIVE_MAX_LABELS)
             return cli_usage_error("%s: at most %d --pyroscope-header options", a->cmd,
                                    LIVE_MAX_LABELS);
