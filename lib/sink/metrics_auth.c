@@ -51,21 +51,13 @@ static bool is_bcrypt(const char *s) {
            (s[2] == 'a' || s[2] == 'b' || s[2] == 'y') && s[3] == '$';
 }
 
-static void wipe_free(const jfr_allocator *a, char *s) {
-    if (!s)
-        return;
-    size_t n = strlen(s) + 1;
-    explicit_bzero(s, n);
-    jfr__free(a, s, n);
-}
-
 void metrics_users_free(metrics_users *u) {
     if (!u)
         return;
     for (size_t i = 0; i < u->n; i++) {
-        wipe_free(&u->a, u->u[i].name);
-        wipe_free(&u->a, u->u[i].secret);
-        wipe_free(&u->a, u->u[i].cached);
+        jfrs_wipe_free(&u->a, u->u[i].name);
+        jfrs_wipe_free(&u->a, u->u[i].secret);
+        jfrs_wipe_free(&u->a, u->u[i].cached);
     }
     jfr__free(&u->a, u->u, u->cap * sizeof *u->u);
     pthread_mutex_destroy(&u->mu);
@@ -100,8 +92,8 @@ static jfr_status add_line(metrics_users *u, const char *s, size_t len, unsigned
     m->name = jfr__strndup(&u->a, s, nl);
     m->secret = jfr__strndup(&u->a, colon + 1, len - nl - 1);
     if (!m->name || !m->secret) {
-        wipe_free(&u->a, m->name);
-        wipe_free(&u->a, m->secret);
+        jfrs_wipe_free(&u->a, m->name);
+        jfrs_wipe_free(&u->a, m->secret);
         return JFR_NOMEM;
     }
     u->n++;
@@ -173,7 +165,7 @@ static bool bcrypt_check(metrics_users *u, muser *m, const char *password) {
     char *old = m->cached;
     m->cached = copy; /* out of memory: no cache, still accepted */
     pthread_mutex_unlock(&u->mu);
-    wipe_free(&u->a, old);
+    jfrs_wipe_free(&u->a, old);
     return true;
 }
 #endif

@@ -152,18 +152,10 @@ bool jfrs_metrics_http_tls_available(void) {
     return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
 }
 
-static void wipe_free(const jfr_allocator *a, char *s) {
-    if (!s)
-        return;
-    size_t n = strlen(s) + 1;
-    explicit_bzero(s, n);
-    jfr__free(a, s, n);
-}
-
 static void http_free(jfrs_metrics_http *h) {
     jfr_allocator a = h->a;
-    wipe_free(&a, h->cert);
-    wipe_free(&a, h->key);
+    jfrs_wipe_free(&a, h->cert);
+    jfrs_wipe_free(&a, h->key);
     metrics_users_free(h->users);
     jfr__free(&a, h, sizeof *h);
 }

@@ -36,22 +36,14 @@ static bool header_ok(const char *h) {
     return c > h && *c == ':' && clean(c + 1, true);
 }
 
-static void wipe_free(const jfr_allocator *a, char *s) {
-    if (!s)
-        return;
-    size_t n = strlen(s) + 1;
-    explicit_bzero(s, n);
-    jfr__free(a, s, n);
-}
-
 void pyro_auth_free(pyro_auth *au, const jfr_allocator *a) {
-    wipe_free(a, au->user);
-    wipe_free(a, au->password);
-    wipe_free(a, au->bearer);
-    wipe_free(a, au->tenant);
-    wipe_free(a, au->ca);
-    wipe_free(a, au->cert);
-    wipe_free(a, au->key);
+    jfrs_wipe_free(a, au->user);
+    jfrs_wipe_free(a, au->password);
+    jfrs_wipe_free(a, au->bearer);
+    jfrs_wipe_free(a, au->tenant);
+    jfrs_wipe_free(a, au->ca);
+    jfrs_wipe_free(a, au->cert);
+    jfrs_wipe_free(a, au->key);
     for (struct curl_slist *h = au->hdrs; h; h = h->next)
         explicit_bzero(h->data, strlen(h->data));
     curl_slist_free_all(au->hdrs);

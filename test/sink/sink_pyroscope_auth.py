@@ -297,14 +297,8 @@ def case_usage(jfr, fixture, w, pki):
          "--pyroscope-header-file %s: No such file" % missing),
     ]
     for args, env, want in cases:
-        e = dict(os.environ)
-        e.update(env or {})
-        r = subprocess.run([jfr, "listen", "127.0.0.1:0"] + args, capture_output=True,
-                           text=True, timeout=30, env=e, stdin=subprocess.DEVNULL)
-        text = r.stdout + r.stderr
-        check(r.returncode == 2 and want in text, "%s: exit %d, want %r: %s"
-              % (args, r.returncode, want, text[:400]))
-        check(not any(s in text for s in SECRETS), "%s: a secret printed: %s" % (args, text))
+        why = L.usage_error(jfr, ["listen", "127.0.0.1:0"] + args, want, env, SECRETS)
+        check(not why, why)
     return "%d usage errors, exit 2 each, naming the option and the file, no secret" % len(cases)
 
 
