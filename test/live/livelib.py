@@ -365,6 +365,21 @@ def run(args, timeout, **kw):
     return subprocess.run(args, capture_output=True, timeout=timeout, **kw)
 
 
+def usage_error(jfrstream, args, want, env=None, secrets=()):
+    """Run `jfrstream ARGS` (ENV added to the environment): None when it exits
+    2 with WANT in its output and none of SECRETS, else what went wrong."""
+    e = dict(os.environ)
+    e.update(env or {})
+    r = subprocess.run([jfrstream] + list(args), capture_output=True, text=True, timeout=30,
+                       env=e, stdin=subprocess.DEVNULL)
+    text = r.stdout + r.stderr
+    if r.returncode != 2 or want not in text:
+        return "%s: exit %d, want %r: %s" % (" ".join(args), r.returncode, want, text[:400])
+    if any(s in text for s in secrets):
+        return "%s: a secret printed: %s" % (" ".join(args), text[:400])
+    return None
+
+
 # ------------------------------------------------------------- listener
 
 def send(port, data, close=True):

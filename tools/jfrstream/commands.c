@@ -116,6 +116,28 @@ static const cli_opt sink_opts[] = {
     {"--pyroscope-app", "NAME", OPT_PYROSCOPE_APP,
      "the application name in Pyroscope (default: the label\n"
      "service, else main_class, else jfrstream)", NULL, false},
+    {"--pyroscope-basic-auth", "FILE", OPT_PYROSCOPE_BASIC_AUTH,
+     "basic auth with the USER:PASSWORD in FILE (or in\n"
+     "$JFRSTREAM_PYROSCOPE_BASIC_AUTH); Grafana Cloud: the\n"
+     "instance id and an access token", NULL, false},
+    {"--pyroscope-bearer", "FILE", OPT_PYROSCOPE_BEARER,
+     "Authorization: Bearer with the token in FILE (or in\n"
+     "$JFRSTREAM_PYROSCOPE_BEARER)", NULL, false},
+    {"--pyroscope-tenant", "ID", OPT_PYROSCOPE_TENANT,
+     "X-Scope-OrgID: ID, the tenant of a multi-tenant\n"
+     "Pyroscope", NULL, false},
+    {"--pyroscope-header", "'NAME: VALUE'", OPT_PYROSCOPE_HEADER,
+     "one more header on every upload (repeatable)", NULL, false},
+    {"--pyroscope-header-file", "NAME=FILE", OPT_PYROSCOPE_HEADER_FILE,
+     "the header NAME with the value in FILE: for a secret\n"
+     "(repeatable)", NULL, false},
+    {"--pyroscope-ca", "FILE", OPT_PYROSCOPE_CA,
+     "HTTPS: the CA certificates (PEM) that verify the\n"
+     "server (default: the system's)", NULL, false},
+    {"--pyroscope-cert", "FILE", OPT_PYROSCOPE_CERT, NULL, NULL, false},
+    {"--pyroscope-key", "FILE", OPT_PYROSCOPE_KEY,
+     "HTTPS: a client certificate and its key (PEM) for\n"
+     "servers that want one (mutual TLS)", NULL, false},
     {"--metrics", "ADDR:PORT", OPT_METRICS,
      "serve Prometheus metrics of every input at\n"
      "http://ADDR:PORT/metrics (PORT alone: on 127.0.0.1;\n"
@@ -127,6 +149,13 @@ static const cli_opt sink_opts[] = {
      "inputs with series at most (default 10000)", NULL, false},
     {"--metrics-max-series", "N", OPT_METRICS_MAX_SERIES,
      "series of inputs at most (default 1000000)", NULL, false},
+    {"--metrics-tls-cert", "FILE", OPT_METRICS_TLS_CERT, NULL, NULL, false},
+    {"--metrics-tls-key", "FILE", OPT_METRICS_TLS_KEY,
+     "serve /metrics over HTTPS (TLS 1.2+) with this\n"
+     "certificate and key (PEM)", NULL, false},
+    {"--metrics-basic-auth", "FILE", OPT_METRICS_BASIC_AUTH,
+     "require basic auth: FILE has lines USER:PASSWORD\n"
+     "(PASSWORD plain or a bcrypt hash, as htpasswd -B)", NULL, false},
     END};
 
 static const cli_opt print_opts[] = {
