@@ -121,7 +121,18 @@ def mode_tls(a, java, work, fails):
         fails.append("wrong CA: s_server received %d bytes" % os.path.getsize(got2))
     if d is None or d > A.DELAY_BOUND_S:
         fails.append("wrong CA: exit delay %s s" % d)
-    return "mTLS through openssl s_server: every seq; another CA refused, the app unchanged"
+    # the right CA, but the host name (localhost) is not in the certificate (SAN IP:127.0.0.1)
+    lis = L.AckListener(tls=L.tls_server_context(certs, client_ca=False))
+    opt = "-javaagent:%s=connect=localhost:%d,tls-ca=%s,drain=2s" % (a.agent, lis.port, certs["ca.pem"])
+    rc, out, err, d = A.run_app(java, [opt], seq)
+    lis.close()
+    A.check_app(fails, "host name", rc, out, err, ref=out0)
+    tlsf = [l for l in err if "TLS handshake" in l]
+    L.log("  host name not in the certificate: %s; the listener got %d connections"
+          % (tlsf[0] if tlsf else "(no TLS failure logged)", len(lis.conns)))
+    if len(tlsf) != 1 or "localhost" not in tlsf[0] or lis.conns:
+        fails.append("host name: expected one TLS failure naming localhost and no connection: %r" % tlsf)
+    return "mTLS through openssl s_server: every seq; another CA and a wrong host name refused, the app unchanged"
 
 
 def mode_resend(a, java, work, fails):
@@ -148,9 +159,14 @@ def mode_resend(a, java, work, fails):
         fails.append("backoff: attempts %s, caps expected %s" % (att, want))
     if att and all(w == c for _, w, c in att):
         fails.append("backoff: no jitter, every wait is its cap")
+    return "backoff waits %s ms; %s" % ([w for _, w, _ in att], check_resend(a, work, fails, lis, elog, last))
+
+
+def check_resend(a, work, fails, lis, elog, last):
+    """The two connections of an AckListener that reset the first one: the resend."""
     for l in elog:
         if "lost" in l or "reconnected" in l or "acknowledged" in l or "connected to" in l:
-            L.log("  agent: " + l)
+            L.log("  sender: " + l)
     conns = lis.conns
     if len(conns) != 2:
         fails.append("expected 2 connections, got %d" % len(conns))
@@ -182,15 +198,45 @@ def mode_resend(a, java, work, fails):
     if not c2["acks"] or c2["acks"][-1] != len(d2):
         fails.append("connection 2: last ack %s of %d bytes" % (c2["acks"][-1:], len(d2)))
     if not any("acknowledged all %d bytes" % len(d2) in l for l in elog):
-        fails.append("the agent did not log the final acknowledgement")
+        fails.append("the sender did not log the final acknowledgement")
     # the agent resends from stream offset h (connection 1 started at 0); it had written more
     # than connection 1 read before the reset (lost in the socket buffers)
     rs = [m for m in (re.search(r"resending (\d+) bytes from the start of chunk at stream offset (\d+)", l)
                       for l in elog) if m]
     if len(rs) != 1 or int(rs[0].group(2)) != h or int(rs[0].group(1)) < len(d1) - h:
-        fails.append("the agent's resend line %s does not match offset %d" % ([m.group(0) for m in rs], h))
-    return "backoff waits %s ms; reset at %d bytes; %s bytes resent from the chunk at %d, every seq once" % (
-        [w for _, w, _ in att], len(d1), rs[0].group(1) if rs else "?", h)
+        fails.append("the sender's resend line %s does not match offset %d" % ([m.group(0) for m in rs], h))
+    return "reset at %d bytes; %s bytes resent from the chunk at %d, every seq once" % (
+        len(d1), rs[0].group(1) if rs else "?", h)
+
+
+def mode_pump(a, java, work, fails):
+    """tools/jfr-pump --ack over mutual TLS (Python's ssl on the listener side) into an
+    AckListener that resets the first connection: the same resend checks."""
+    certs = L.make_certs(os.path.join(work, "certs"))
+    lis = L.AckListener(ack=True, cut_after=2.0, tls=L.tls_server_context(certs))
+    w, wout, werr = L.seq_workload(java, ["--rate", "2000", "--duration", "5", "--wait-recordings", "1",
+                                          "--rotate", "1.0", "--linger", "30"])
+    pid = L.workload_pid(wout)
+    if not pid:
+        fails.append("SeqWorkload did not start: " + werr.text()[-400:])
+        return "?"
+    pp, pout, perr = L.pump(java, ["--pid", str(pid), "--duration", "7s", "--ack", "--retry-max", "1s",
+                                   "--connect", "127.0.0.1:%d" % lis.port, "--tls-ca", certs["ca.pem"],
+                                   "--tls-cert", certs["client.pem"], "--tls-key", certs["client.key"]])
+    prc = L.wait(pp, 60, "jfr-pump")
+    perr.join()
+    m = wout.wait_for(r"^last=(-?\d+)", 30)
+    w.terminate()
+    L.wait(w, 30, "SeqWorkload")
+    lis.close()
+    plog = [l for _, l in perr.lines]
+    if prc != 0:
+        fails.append("jfr-pump exit %s: %s" % (prc, plog[-3:]))
+    if not any("TLSv1." in l for l in plog if "connected to" in l):
+        fails.append("the pump did not log a TLS connection")
+    if lis.tls_errors:
+        fails.append("TLS errors on the listener: %s" % lis.tls_errors)
+    return "pump over mTLS: " + check_resend(a, work, fails, lis, plog, int(m.group(1)) if m else -1)
 
 
 def mode_noack(a, java, work, fails):
@@ -228,7 +274,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("jfrstream")
     ap.add_argument("agent")
-    ap.add_argument("--mode", required=True, choices=["tls", "resend", "noack"])
+    ap.add_argument("--mode", required=True, choices=["tls", "resend", "noack", "pump"])
     ap.add_argument("--java-home")
     ap.add_argument("--jdk", type=int, metavar="MAJOR")
     ap.add_argument("--work")
@@ -238,7 +284,7 @@ def main():
         return L.skip(name, "a build without the agent (no javac or jar found, or -Dagent=disabled)")
     if not os.path.exists(a.agent):
         return L.skip(name, "no %s (ninja -C BUILD builds it)" % a.agent)
-    if a.mode == "tls" and not shutil.which("openssl"):
+    if a.mode in ("tls", "pump") and not shutil.which("openssl"):
         return L.skip(name, "no openssl command (Debian package openssl)")
     a.jfrstream = L.cli(a.jfrstream)
     if a.jdk:
@@ -253,7 +299,8 @@ def main():
     work = tempfile.mkdtemp(prefix=name + "-", dir=a.work)
     fails = []
     try:
-        detail = {"tls": mode_tls, "resend": mode_resend, "noack": mode_noack}[a.mode](a, java, work, fails)
+        detail = {"tls": mode_tls, "resend": mode_resend, "noack": mode_noack,
+                  "pump": mode_pump}[a.mode](a, java, work, fails)
         if fails:
             L.log("  kept " + work)
             return L.result(name, False, "; ".join(fails))

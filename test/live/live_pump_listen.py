@@ -10,8 +10,8 @@ exit) and starts emitting jfrstream.Seq only once the pump's recording runs
 too (--wait-recordings 2), for a shorter time than the pump records, with
 chunk rotations (--rotate: a short extra recording every 1.3 s). The
 pump connects to a small tee proxy (this script) that forwards the bytes to
-jfrstream and keeps a copy (and the listener's acknowledgements back: --no-ack when
-the listener does not speak the protocol, livelib.listener_acks). Checks:
+jfrstream and keeps a copy (and the listener's acknowledgements back: --ack when the
+listener speaks the protocol, livelib.listener_acks). Checks:
   * every seq 0..last arrives exactly once (0 lost, 0 duplicated);
   * latency from commit (the event's commitNanos) to the arrival of its JSON
     line on jfrstream's stdout: median and p99 (goal p99 <= 1100 ms, one
@@ -137,7 +137,7 @@ def main():
         pp, pout, perr = L.pump(java, ["--pid", str(pid), "--duration", "%ds" % a.seconds,
                                        "--connect", "127.0.0.1:%d" % tee.port,
                                        "--settings", "profile"]
-                                + ([] if L.listener_acks(a.jfrstream) else ["--no-ack"]))
+                                + (["--ack"] if L.listener_acks(a.jfrstream) else []))
         prc = L.wait(pp, 120, "jfr-pump")
         perr.join()
         if prc != 0:

@@ -449,12 +449,15 @@ class AckListener:
     accepts connections one after another on 127.0.0.1:PORT (0: any free port); keeps, per
     connection, the hello line (b"" when the bytes start with the JFR data) and the bytes
     after it. With ack, answers "ACK N" (N: the bytes received) at most every 50 ms and when
-    the input ends; without, never writes (an older listener or nc -l). cut_after=S: the first
+    the input ends or pauses; without, never writes (an older listener or nc -l). cut_after=S: the first
     connection is reset (SO_LINGER 0) at the first read S seconds after its first byte, before
-    that read is acknowledged (so that unacknowledged bytes are lost with it)."""
+    that read is acknowledged (so that unacknowledged bytes are lost with it). tls: an
+    ssl.SSLContext (server side) that wraps each connection (see tls_server_context)."""
 
-    def __init__(self, ack=True, cut_after=None, port=0):
+    def __init__(self, ack=True, cut_after=None, port=0, tls=None):
         self.ack = ack
+        self.tls = tls
+        self.tls_errors = []
         self.cut_after = cut_after
         self.conns = []          # [{"hello": bytes, "data": bytearray, "acks": [N...], "cut": bool}]
         self.srv = socket.socket()
@@ -472,19 +475,36 @@ class AckListener:
                 s, _ = self.srv.accept()
             except OSError:
                 return
+            if self.tls:
+                try:
+                    s.settimeout(10)
+                    s = self.tls.wrap_socket(s, server_side=True)
+                except OSError as e:
+                    self.tls_errors.append(str(e))
+                    s.close()
+                    continue
             c = {"hello": None, "data": bytearray(), "acks": [], "cut": False, "eof": False}
             with self.lock:
                 self.conns.append(c)
             self._serve(s, c, self.cut_after if len(self.conns) == 1 else None)
 
     def _serve(self, s, c, cut):
-        s.settimeout(60)
+        s.settimeout(0.05)       # idle 50 ms: acknowledge what is pending
         head = bytearray()
         last = 0.0
         t0 = None
+        idle = time.monotonic()
         try:
             while True:
-                b = s.recv(1 << 16)
+                try:
+                    b = s.recv(1 << 16)
+                except (socket.timeout, TimeoutError):
+                    if time.monotonic() - idle > 60:
+                        break
+                    if self.ack and c["hello"] is not None:
+                        self._ack(s, c)
+                    continue
+                idle = time.monotonic()
                 if not b:
                     c["eof"] = True
                     break
@@ -531,6 +551,19 @@ class AckListener:
     def close(self):
         self.closed = True
         self.srv.close()
+
+
+def tls_server_context(certs, client_ca=True):
+    """A server-side ssl.SSLContext from make_certs' files: the server certificate, and with
+    client_ca a client certificate signed by the CA required (mutual TLS)."""
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+    ctx.load_cert_chain(certs["server.pem"], certs["server.key"])
+    if client_ca:
+        ctx.verify_mode = ssl.CERT_REQUIRED
+        ctx.load_verify_locations(certs["ca.pem"])
+    return ctx
 
 
 def make_certs(d, openssl="openssl"):

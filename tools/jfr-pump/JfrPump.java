@@ -57,7 +57,7 @@ public final class JfrPump {
       + "         [--recording ID] [--duration 10s] [--mode live|classic] [--block-size N]\n"
       + "         [--poll-ms N] [--flush-ms N] [--name NAME] [--drain-timeout 30s] [--quiet]\n"
       + "         (--connect [HOST:]PORT | --out FILE | --out -)\n"
-      + "         with --connect: [--ack | --no-ack] [--buffer 64m] [--retry-max 30s] [--verbose]\n"
+      + "         with --connect: [--no-ack | --ack] [--buffer 64m] [--retry-max 30s] [--verbose]\n"
       + "         [--tls] [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-verify-host on|off]\n";
 
     static final int HEADER_SIZE = 68;
@@ -118,6 +118,10 @@ public final class JfrPump {
         int connectPort = -1;
         String out;
         final SendOptions send = new SendOptions();
+
+        Options() {
+            send.ack = false;      // the pump's default: the raw bytes only (--ack opts in)
+        }
 
         void quiet() {
             JfrPump.quiet = true;
@@ -629,6 +633,10 @@ public final class JfrPump {
         if (sender != null) {
             sender.finish(sender.exitDeadline != 0 ? sender.exitDeadline
                     : System.nanoTime() + o.drainTimeoutMs * 1_000_000L);
+            if (sender.connections == 0) {
+                err("never connected to " + o.send.where() + "; nothing was sent");
+                return 1;
+            }
         }
         return rc;
     }
@@ -1341,7 +1349,7 @@ public final class JfrPump {
                         n = 0;
                     }
                 }
-            } catch (IOException | RuntimeException e) {
+            } catch (Throwable e) {
                 why = describe(e);
             }
             synchronized (c) {

@@ -218,6 +218,8 @@ public final class JfrstreamAgent {
             JfrPump.log((rc == 0 ? "done" : "ended with an error") + (cpu < 0 ? "" : String.format(Locale.ROOT,
                     "; the agent's thread used %.0f ms of CPU: %.0f ms to start the recording, %.0f ms streaming",
                     cpu / 1e6, setupCpu / 1e6, (cpu - setupCpu) / 1e6)));
+        } catch (JfrPump.Fail e) {
+            JfrPump.err(e.getMessage() + "; the agent is not streaming");
         } catch (Throwable e) {
             JfrPump.err("error: " + JfrPump.describe(e));
         } finally {
