@@ -1090,6 +1090,7 @@ public final class JfrPump {
             try {
                 s.connect(new InetSocketAddress(o.host, o.port), (int) o.connectTimeoutMs);
                 s.setTcpNoDelay(true);
+                s.setKeepAlive(true);      // a peer gone without a word is found in the end
                 if (f == null) {
                     return s;
                 }
@@ -1442,7 +1443,7 @@ public final class JfrPump {
             if (a < 0) {
                 return;
             }
-            a += c.base;
+            a = Math.min(a + c.base, pos);   // a listener cannot acknowledge more than was sent
             while (!kept.isEmpty()) {
                 Chunk k = kept.peekFirst();
                 if (k == cur || k.start + k.size > a) {
