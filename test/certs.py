@@ -45,9 +45,10 @@ class CA:
              directory)
         os.chmod(self.key, 0o600)
 
-    def issue(self, cn, client=False):
+    def issue(self, cn, client=False, san="IP:127.0.0.1,DNS:localhost", rsa=False):
         """(cert path, key path) of a certificate for CN signed by this CA:
-        a server's (127.0.0.1, localhost) or, with client, a client's."""
+        a server's (subjectAltName `san`) or, with client, a client's; an
+        RSA 2048 key with rsa, else EC P-256."""
         base = os.path.join(self.dir, "%s-%s" % (self.name, cn))
         crt, key, csr, ext = base + ".crt", base + ".key", base + ".csr", base + ".ext"
         with open(ext, "w") as f:
@@ -56,10 +57,18 @@ class CA:
                 f.write("extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n")
             else:
                 f.write("extendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n"
-                        "subjectAltName=IP:127.0.0.1,DNS:localhost\n")
-        _run(["req", "-new"] + EC + ["-nodes", "-keyout", key, "-out", csr, "-subj", "/CN=" + cn],
+                        "subjectAltName=%s\n" % san)
+        _run(["req", "-new"] + (["-newkey", "rsa:2048"] if rsa else EC) + ["-nodes", "-keyout", key, "-out", csr, "-subj", "/CN=" + cn],
              self.dir)
         os.chmod(key, 0o600)
         _run(["x509", "-req", "-in", csr, "-CA", self.cert, "-CAkey", self.key,
               "-CAcreateserial", "-out", crt, "-days", "2", "-extfile", ext], self.dir)
         return crt, key
+
+
+def traditional(key, out):
+    """Write `key` (PKCS#8) in its traditional form (PKCS#1 "BEGIN RSA PRIVATE
+    KEY", SEC1 "BEGIN EC PRIVATE KEY") to `out`; returns out."""
+    _run(["pkey", "-in", key, "-traditional", "-out", out], os.path.dirname(out) or ".")
+    os.chmod(out, 0o600)
+    return out

@@ -96,7 +96,7 @@ def mode_tls(a, java, work, fails):
                                                      os.path.getsize(got), serr.text().replace("\n", " | ")))
     if not conn or "TLSv1." not in conn[0]:
         fails.append("mTLS: no TLS connection logged: %r" % err[-4:])
-    if "CN = jfrstream test client" not in serr.text():
+    if "CN = client" not in serr.text():
         fails.append("s_server did not verify the client certificate")
     seen, why = seqs_of(a.jfrstream, got)
     check_seqs(fails, "mTLS stream", seen, last if last is not None else -1)

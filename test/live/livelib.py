@@ -581,37 +581,26 @@ def tls_server_context(certs, client_ca=True):
     return ctx
 
 
-def make_certs(d, openssl="openssl"):
-    """Test certificates made with the openssl command in directory d: a CA (ca.pem,
-    ca.key), a server certificate for SAN IP:127.0.0.1 (server.pem, server.key), a client
-    certificate (client.pem, client.key: PKCS#8), the same client key as PKCS#1 RSA
-    (client-rsa.key), and another CA (other-ca.pem) that signed nothing here. Returns a
-    dict name -> path, or None when openssl is missing."""
-    if not shutil.which(openssl):
+def make_certs(d):
+    """The agent tests' certificates (test/certs.py, made with the openssl command) in
+    directory d: a CA (ca.pem, ca.key), a server certificate for SAN IP:127.0.0.1 only
+    (server.pem, server.key), an RSA client certificate (client.pem, client.key: PKCS#8),
+    the same client key as PKCS#1 (client-rsa.key), and another CA (other-ca.pem) that
+    signed nothing here. Returns a dict name -> path, or None when openssl is missing."""
+    sys.path.insert(0, os.path.dirname(HERE))
+    try:
+        import certs
+    finally:
+        sys.path.pop(0)
+    if not certs.available()[0]:
         return None
-    os.makedirs(d, exist_ok=True)
-    p = {k: os.path.join(d, k) for k in ("ca.pem", "ca.key", "server.pem", "server.key",
-                                         "client.pem", "client.key", "client-rsa.key",
-                                         "other-ca.pem", "other-ca.key")}
-
-    def ossl(*args):
-        subprocess.run([openssl] + list(args), check=True, capture_output=True, timeout=60)
-
-    for ca in ("ca", "other-ca"):
-        ossl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-             "-subj", "/CN=jfrstream test %s" % ca, "-keyout", p[ca + ".key"], "-out", p[ca + ".pem"])
-    ext = os.path.join(d, "ext.cnf")
-    for who, san in (("server", "subjectAltName=IP:127.0.0.1"),
-                     ("client", "extendedKeyUsage=clientAuth")):
-        with open(ext, "w") as f:
-            f.write(san + "\n")
-        csr = os.path.join(d, who + ".csr")
-        ossl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=jfrstream test %s" % who,
-             "-keyout", p[who + ".key"], "-out", csr)
-        ossl("x509", "-req", "-in", csr, "-CA", p["ca.pem"], "-CAkey", p["ca.key"],
-             "-CAcreateserial", "-days", "2", "-extfile", ext, "-out", p[who + ".pem"])
-    ossl("rsa", "-in", p["client.key"], "-traditional", "-out", p["client-rsa.key"])
-    return p
+    ca, other = certs.CA(d, "ca"), certs.CA(d, "other-ca")
+    srv = ca.issue("server", san="IP:127.0.0.1")
+    cli = ca.issue("client", client=True, rsa=True)
+    return {"ca.pem": ca.cert, "ca.key": ca.key, "server.pem": srv[0], "server.key": srv[1],
+            "client.pem": cli[0], "client.key": cli[1],
+            "client-rsa.key": certs.traditional(cli[1], os.path.join(d, "client-rsa.key")),
+            "other-ca.pem": other.cert, "other-ca.key": other.key}
 
 
 _acks_known = {}
