@@ -187,6 +187,14 @@ typedef struct jfr_uv_listener_config {
  * A jfr_uv_listener_stop during a handshake ends it with JFR_STOPPED
  * (not counted as a refusal).
  *
+ * WRITES. A TLS listener writes to its peers (handshake replies, alerts).
+ * It sends with MSG_NOSIGNAL first; only bytes the socket cannot take at
+ * once are queued in libuv, whose later write(2) raises SIGPIPE if the
+ * peer reset meanwhile, as for any libuv program writing to sockets: an
+ * application whose peers may fill their receive window should ignore or
+ * block SIGPIPE (a handshake's flight, a few KiB, always fits an empty
+ * socket buffer).
+ *
  * MEMORY: OpenSSL allocates its own (SSL_CTX per listener, SSL and its two
  * memory BIOs per connection: about 30-60 KiB each while records are in
  * flight) through its process-wide allocator, NOT jfr_options.allocator:

@@ -5,9 +5,11 @@
 #include "sized.h"
 #include "tls.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 
 typedef struct listener listener;
 
@@ -199,12 +201,41 @@ static void conn_wrote(uv_write_t *req, int status) {
     jfr__free(&w->l->options.allocator, w, sizeof *w + w->len);
 }
 
-/* Queue bytes on the socket as they are; with TLS, what OpenSSL wants sent
- * (from == NULL: taken from jfr__tls_out). */
+/* Send bytes on the socket as they are; with TLS, what OpenSSL wants sent
+ * (from == NULL: taken from jfr__tls_out). First straight to the socket
+ * with MSG_NOSIGNAL (libuv's write(2) would raise SIGPIPE when the peer has
+ * gone, and a listener must not die of a peer: jfrstream_uv.h, TLS); what
+ * the socket does not take at once is queued in libuv. */
 static jfr_status conn_send(conn *c, const void *from, size_t n) {
     listener *l = c->l;
+    char tmp[4096];
+    uv_os_fd_t fd;
     if (n == 0)
         return JFR_OK;
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) == 0 &&
+        uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0) {
+        const char *p = from;
+        size_t len = n;
+        if (!p) { /* small ones (handshake flights, alerts) need no allocation */
+            if (n > sizeof tmp)
+                goto queue;
+            len = jfr__tls_out(c->tls, tmp, n);
+            p = tmp;
+        }
+        ssize_t k;
+        do
+            k = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        while (k < 0 && errno == EINTR);
+        if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+            return JFR_IO; /* the peer is gone: its read side ends the conn */
+        if (k < 0)
+            k = 0;
+        if ((size_t)k == len)
+            return JFR_OK;
+        from = p + k;
+        n = len - (size_t)k;
+    }
+queue:;
     conn_wreq *w = n > SIZE_MAX - sizeof *w ? NULL : jfr__alloc(&l->options.allocator, sizeof *w + n);
     if (!w)
         return JFR_NOMEM;
