@@ -33,9 +33,10 @@
 #include <openssl/ssl.h>
 #endif
 
-static uint8_t *g_fix;
-static size_t g_len;
-static uint64_t g_events; /* of the fixture */
+/* (unused in a build without OpenSSL, which only checks JFR_UNSUPPORTED) */
+__attribute__((unused)) static uint8_t *g_fix;
+__attribute__((unused)) static size_t g_len;
+__attribute__((unused)) static uint64_t g_events; /* of the fixture */
 static char g_dir[256];   /* the certificates */
 
 /* The path of a certificate file (the main thread's: a few at a time). */
@@ -105,7 +106,7 @@ static void on_end(jfr_uv_listener *l, void *user) {
     uv_close((uv_handle_t *)&((run *)user)->resume, NULL);
 }
 
-static jfr_uv_tls_config tls_cfg(const char *ca) {
+__attribute__((unused)) static jfr_uv_tls_config tls_cfg(const char *ca) {
     jfr_uv_tls_config t = JFR_UV_TLS_CONFIG_INIT;
     t.cert_file = cert("server.pem");
     t.key_file = cert("server.key");
@@ -138,6 +139,7 @@ static jfr_status start(uv_loop_t *loop, run *r, const jfr_uv_tls_config *tls, c
     return st;
 }
 
+#ifdef TEST_HAVE_OPENSSL /* the client and the cases */
 /* -------------------------------------------------------------- client side */
 
 typedef enum { C_TLS, C_PLAIN, C_SILENT } client_kind;
@@ -191,7 +193,6 @@ static void *client_main(void *arg) {
     } else if (c->kind == C_SILENT) {
         drain(fd);
     }
-#ifdef TEST_HAVE_OPENSSL
     else {
         SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
         char ca[400], pem[400], key[400];
@@ -228,7 +229,6 @@ static void *client_main(void *arg) {
         SSL_CTX_free(ctx);
         ERR_clear_error();
     }
-#endif
     close(fd);
     return NULL;
 }
@@ -365,6 +365,8 @@ static void delivered(const char *what, const jfr_uv_tls_config *t, client c, bo
     CHECK(r.refused == 0 && r.tls_refused == 0);
 }
 
+#endif /* TEST_HAVE_OPENSSL */
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: test_tls FIXTURE.jfr tls-certs.sh\n");
@@ -390,6 +392,7 @@ int main(int argc, char **argv) {
         return 77;
     }
 #ifndef TEST_HAVE_OPENSSL
+    (void)argv;
     printf("SKIP: the test was built without OpenSSL (-Dtls, Debian package libssl-dev)\n");
     return 77;
 #else
