@@ -301,6 +301,8 @@ static bool conn_keep(conn *c, const char *p, size_t n) {
     return true;
 }
 
+static void conn_input_end(conn *c, const char *limit_msg);
+
 /* Decrypt one record's worth and feed it, as a read's bytes; what the
  * parser does not take (a pause) waits in pending. False: the conn ended. */
 static bool conn_tls_step(conn *c) {
@@ -329,6 +331,8 @@ static bool conn_tls_step(conn *c) {
     }
     if (k == 0) {
         c->tls_more = false;
+        if (jfr__tls_peer_closed(c->tls))
+            conn_input_end(c, NULL); /* as a FIN: conn_run finishes */
         return true;
     }
     if (l->pbuf_busy)

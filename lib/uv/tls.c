@@ -38,6 +38,7 @@ jfr_status jfr__tls_write(jfr__tls *t, const void *p, size_t n) {
 }
 size_t jfr__tls_out_pending(jfr__tls *t) { return (void)t, 0; }
 size_t jfr__tls_out(jfr__tls *t, void *buf, size_t cap) { return (void)t, (void)buf, (void)cap, 0; }
+bool jfr__tls_peer_closed(const jfr__tls *t) { return (void)t, false; }
 
 #else
 
@@ -63,6 +64,7 @@ struct jfr__tls {
     BIO *in, *out; /* socket -> OpenSSL, OpenSSL -> socket; owned by ssl */
     uint64_t fed;  /* bytes fed before admission */
     bool admitted;
+    bool closed;   /* the peer's close_notify came (ours is queued) */
 };
 
 bool jfr_uv_tls_available(void) { return true; }
@@ -346,6 +348,10 @@ long jfr__tls_read(jfr__tls *t, void *buf, size_t cap, char *why, size_t whylen)
     if (r > 0)
         return r;
     int e = SSL_get_error(t->ssl, r);
+    if (e == SSL_ERROR_ZERO_RETURN && !t->closed) {
+        t->closed = true;
+        SSL_shutdown(t->ssl); /* our close_notify, into t->out */
+    }
     if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_ZERO_RETURN) {
         ERR_clear_error();
         return 0;
@@ -372,6 +378,8 @@ jfr_status jfr__tls_write(jfr__tls *t, const void *p, size_t n) {
 }
 
 size_t jfr__tls_out_pending(jfr__tls *t) { return BIO_ctrl_pending(t->out); }
+
+bool jfr__tls_peer_closed(const jfr__tls *t) { return t->closed; }
 
 size_t jfr__tls_out(jfr__tls *t, void *buf, size_t cap) {
     int k = cap > (1u << 30) ? 1 << 30 : (int)cap;

@@ -38,9 +38,14 @@ jfr_status jfr__tls_in(jfr__tls *t, const void *p, size_t n, char *why, size_t w
  * JFR_REFUSED with the reason in why. */
 jfr_status jfr__tls_handshake(jfr__tls *t, char *why, size_t whylen);
 /* Decrypted bytes into buf (after admission): > 0 bytes, 0 when it needs
- * more from the socket (or the peer sent close_notify), -1 on a TLS error
- * (why: OpenSSL's reason, e.g. "bad record mac"). */
+ * more from the socket or the peer sent close_notify (then
+ * jfr__tls_peer_closed, and our close_notify waits in jfr__tls_out), -1 on
+ * a TLS error (why: OpenSSL's reason, e.g. "bad record mac"). */
 long jfr__tls_read(jfr__tls *t, void *buf, size_t cap, char *why, size_t whylen);
+/* The peer ended its TLS stream (close_notify): the input's end, as TCP's
+ * FIN is for plain connections (a TLS client may wait for our close_notify
+ * before it closes the socket). */
+bool jfr__tls_peer_closed(const jfr__tls *t);
 /* Encrypt n plaintext bytes (after admission) into what jfr__tls_out gives:
  * JFR_OK, JFR_INVALID_STATE before admission, JFR_IO (OpenSSL failed). */
 jfr_status jfr__tls_write(jfr__tls *t, const void *p, size_t n);
