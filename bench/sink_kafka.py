@@ -40,6 +40,11 @@ counts) and is reaped with wait4():
              included), the same counters as utime + stime of
              /proc/PID/stat, taken at its exit
   cpu s/M    cpu seconds per million events
+  connect cpu  the listener's CPU when every connection was open (the
+             sender waits for the driver to take it before its first byte):
+             accepting, and with TLS the handshakes
+  after connect cpu s/M  (cpu s - connect cpu) per million events: the
+             cost of the stream itself
   peak RSS   ru_maxrss (= VmHWM) of the listener
   mock cpu   the mock cluster's CPU (the brokers run in their own process
              on the same cores)
@@ -90,6 +95,10 @@ async def _send_all(port, n, copies, data, window, ctx=None):
             raise OSError("cannot connect to 127.0.0.1:%d" % port)
 
     conns = await asyncio.gather(*(connect() for _ in range(n)))
+    # every connection open (TLS: its handshake done): the driver takes the
+    # listener's CPU so far, then says go
+    print("connected", flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
     t0 = time.monotonic()
 
     async def one(r, w, data):
@@ -244,9 +253,13 @@ def run_one(a, mode, n, copies):
         if port is None:
             raise RuntimeError("listen did not start")
         snd = Proc([sys.executable, os.path.abspath(__file__), "--send", str(port), str(n),
-                    str(copies), a.file, str(a.window), tls, a.certs], stdout=subprocess.PIPE)
+                    str(copies), a.file, str(a.window), tls, a.certs or ""],
+                   stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         procs.append(snd)
-        out, _ = snd.p.communicate(timeout=a.timeout)
+        if not wait_line(snd.p.stdout, r"^connected", a.timeout):
+            raise RuntimeError("the sender did not connect")
+        cpu_connected = read_stat_cpu(lst.pid)
+        out, _ = snd.p.communicate(b"go\n", timeout=a.timeout)
         m = re.search(rb"t0=([\d.]+) t1=([\d.]+)", out)
         if not m:
             raise RuntimeError("sender failed (exit %s)" % snd.p.returncode)
@@ -281,7 +294,7 @@ def run_one(a, mode, n, copies):
             mode += "+" + tls
         row = {"mode": mode, "sources": n, "copies": copies, "events": events, "ended": ended,
                "delivered": delivered, "seconds": secs, "send_s": t1 - t0, "cpu": cpu,
-               "cpu_at_eof": cpu_before, "rss_mb": ru.ru_maxrss / 1024.0, "mock_cpu": mock_cpu,
+               "cpu_at_eof": cpu_before, "cpu_connected": cpu_connected, "rss_mb": ru.ru_maxrss / 1024.0, "mock_cpu": mock_cpu,
                "exit": lst.p.returncode}
         print("row " + json.dumps(row), flush=True)
         return row
@@ -334,9 +347,9 @@ def main():
     print("recording %s (%d bytes, %d events a copy); %d cores, load %.2f %.2f %.2f"
           % (os.path.basename(a.file), size, per_copy, os.cpu_count(), load[0], load[1], load[2]))
     hdr = ("sources", "mode", "copies", "events", "seconds", "events/s", "cpu s", "cpu s/M ev",
-           "peak RSS MB", "mock cpu s", "check")
+           "connect cpu s", "after connect cpu s/M ev", "peak RSS MB", "mock cpu s", "check")
     print("| " + " | ".join(hdr) + " |")
-    print("|" + "|".join("---:" if i not in (1, 10) else "---" for i in range(len(hdr))) + "|")
+    print("|" + "|".join("---:" if i not in (1, 12) else "---" for i in range(len(hdr))) + "|")
     bad = 0
     for w in rows:
         check = "ok"
@@ -355,10 +368,12 @@ def main():
             "listen --kafka (%s)" % (base.split(":", 1)[1] if ":" in base else "json")
         tls = w["mode"].partition("+")[2]
         mode += {"": "", "tls": ", TLS", "mtls": ", mutual TLS"}[tls]
-        print("| %d | %s | %d | %d | %.2f | %.0f | %.2f | %.2f | %.1f | %s | %s |" % (
+        per_m = w["events"] / 1e6 if w["events"] else 0
+        print("| %d | %s | %d | %d | %.2f | %.0f | %.2f | %.2f | %.2f | %.2f | %.1f | %s | %s |" % (
             w["sources"], mode, w["copies"], w["events"], w["seconds"],
             w["events"] / w["seconds"] if w["seconds"] else 0, w["cpu"],
-            w["cpu"] / (w["events"] / 1e6) if w["events"] else 0, w["rss_mb"],
+            w["cpu"] / per_m if per_m else 0, w["cpu_connected"],
+            (w["cpu"] - w["cpu_connected"]) / per_m if per_m else 0, w["rss_mb"],
             "%.2f" % w["mock_cpu"] if w["mock_cpu"] is not None else "-", check))
     return 1 if bad else 0
 

@@ -83,11 +83,12 @@ struct listener {
      * decrypts into its own `pending` instead (pbuf_busy). */
     jfr__tls_ctx *tls;
     uint64_t tls_refused;
-    char *pbuf;
+    char *pbuf;         /* bufcap bytes */
     bool pbuf_busy;
 };
 
-/* A TLS record carries at most 16 KiB of plaintext. */
+/* A TLS record carries at most 16 KiB of plaintext: what one decryption
+ * into a conn's pending adds (the rare case beside pbuf). */
 #define LISTEN_TLS_PLAIN 16384
 
 #define LISTEN_BACKLOG 4096         /* a fleet of JVMs restarting together */
@@ -109,7 +110,7 @@ static void listener_maybe_done(listener *l) {
             l->cfg.on_end(&l->pub, l->cfg.user);
         jfr_allocator a = l->options.allocator;
         jfr__tls_ctx_free(l->tls);
-        jfr__free(&a, l->pbuf, LISTEN_TLS_PLAIN);
+        jfr__free(&a, l->pbuf, l->bufcap);
         jfr__free(&a, l->buf, l->bufcap);
         jfr__free(&a, l, sizeof *l);
     }
@@ -303,12 +304,15 @@ static bool conn_keep(conn *c, const char *p, size_t n) {
 
 static void conn_input_end(conn *c, const char *limit_msg);
 
-/* Decrypt one record's worth and feed it, as a read's bytes; what the
- * parser does not take (a pause) waits in pending. False: the conn ended. */
+/* Decrypt up to a read buffer's worth (records until pbuf is full or
+ * OpenSSL needs more bytes) and feed it in one call, as a plain read's
+ * bytes (the parser then buffers as few records split across calls as for
+ * plain TCP); what the parser does not take (a pause) waits in pending.
+ * False: the conn ended. */
 static bool conn_tls_step(conn *c) {
     listener *l = c->l;
     char why[200];
-    long k;
+    long k = 0;
     if (l->pbuf_busy) { /* another conn's feed from pbuf is under way */
         if (jfr__buf_reserve(&l->options.allocator, &c->pending, LISTEN_TLS_PLAIN, 0) != JFR_OK) {
             conn_end(c, JFR_NOMEM, "out of memory");
@@ -319,9 +323,17 @@ static bool conn_tls_step(conn *c) {
         if (k > 0)
             c->pending.len += (size_t)k;
     } else {
-        k = jfr__tls_read(c->tls, l->pbuf, LISTEN_TLS_PLAIN, why, sizeof why);
+        size_t got = 0;
+        while (got < l->bufcap &&
+               (k = jfr__tls_read(c->tls, l->pbuf + got, l->bufcap - got, why, sizeof why)) > 0)
+            got += (size_t)k;
+        if (k >= 0 && got) /* k 0: nothing more for now, after these */
+            k = (long)got;
+        else if (k >= 0)
+            k = 0;
     }
-    if (conn_tls_flush(c) != JFR_OK && k >= 0) {
+    /* (JFR_IO: the peer is gone, which its read side reports) */
+    if (conn_tls_flush(c) == JFR_NOMEM && k >= 0) {
         conn_end(c, JFR_NOMEM, "out of memory");
         return false;
     }
@@ -539,7 +551,11 @@ static void conn_tls_in(conn *c, const char *p, size_t n) {
     }
     if (!c->admitted) {
         st = jfr__tls_handshake(c->tls, why, sizeof why);
-        jfr_status fl = conn_tls_flush(c); /* its replies, or the alert */
+        /* its replies, or the alert (JFR_IO: the peer is gone, which its
+         * read side reports) */
+        jfr_status fl = conn_tls_flush(c);
+        if (fl == JFR_IO)
+            fl = JFR_OK;
         if (st == JFR_PAUSED && fl == JFR_OK)
             return;
         if (st != JFR_OK || fl != JFR_OK) {
@@ -747,7 +763,7 @@ void jfr_uv_tls_config_init(jfr_uv_tls_config *cfg) {
 static jfr_status start_failed(listener *l, jfr_status st) {
     jfr_allocator a = l->options.allocator;
     jfr__tls_ctx_free(l->tls);
-    jfr__free(&a, l->pbuf, LISTEN_TLS_PLAIN);
+    jfr__free(&a, l->pbuf, l->bufcap);
     jfr__free(&a, l->buf, l->bufcap);
     jfr__free(&a, l, sizeof *l);
     return st;
@@ -806,7 +822,7 @@ jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *
     if (cfg.tls) {
         char msg[512];
         jfr_status st = jfr__tls_ctx_new(&tls, al, &l->tls, msg, sizeof msg);
-        if (st == JFR_OK && !(l->pbuf = jfr__alloc(al, LISTEN_TLS_PLAIN))) {
+        if (st == JFR_OK && !(l->pbuf = jfr__alloc(al, l->bufcap))) {
             st = JFR_NOMEM;
             snprintf(msg, sizeof msg, "out of memory");
         }
