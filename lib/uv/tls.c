@@ -148,6 +148,19 @@ jfr_status jfr__tls_ctx_new(const jfr_uv_tls_config *cfg, const jfr_allocator *a
     SSL_CTX_set_num_tickets(x->ctx, 0);
     SSL_CTX_set_session_cache_mode(x->ctx, SSL_SESS_CACHE_OFF);
     SSL_CTX_set_mode(x->ctx, SSL_MODE_RELEASE_BUFFERS);
+    /* AES-128-GCM first, by our order (OpenSSL's default puts AES-256
+     * first, about 30 % more CPU per byte decrypted, for no gain that
+     * matters here); ChaCha20 for clients without AES instructions */
+    SSL_CTX_set_options(x->ctx, SSL_OP_CIPHER_SERVER_PREFERENCE);
+    if (SSL_CTX_set_ciphersuites(x->ctx, "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:"
+                                         "TLS_CHACHA20_POLY1305_SHA256") != 1 ||
+        SSL_CTX_set_cipher_list(x->ctx, "ECDHE-ECDSA-AES128-GCM-SHA256:"
+                                        "ECDHE-RSA-AES128-GCM-SHA256:"
+                                        "ECDHE-ECDSA-AES256-GCM-SHA384:"
+                                        "ECDHE-RSA-AES256-GCM-SHA384:"
+                                        "ECDHE-ECDSA-CHACHA20-POLY1305:"
+                                        "ECDHE-RSA-CHACHA20-POLY1305") != 1)
+        goto fail;
     if (SSL_CTX_use_certificate_chain_file(x->ctx, cfg->cert_file) != 1) {
         st = file_error("cert_file", cfg->cert_file, err, errlen);
         goto fail;

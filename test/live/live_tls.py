@@ -13,7 +13,7 @@ loopback; the certificates are made by test/uv/tls-certs.sh (openssl):
   - --tls-allow: app-*.example and a SAN URI pattern admit the client
     certificate; CN=intruder.example (same CA) is refused "not allowed".
   - server authentication only (no --tls-client-ca): s_client without a
-    certificate delivers every event; plaintext is refused.
+    certificate delivers every event; plaintext and TLS 1.1 are refused.
   - the CLI's errors: --tls-key without --tls-cert (exit 2), a missing
     certificate file, a key of another certificate, a file that is not PEM
     (exit 1, "jfrstream: listen: --tls-... FILE: REASON").
@@ -195,6 +195,11 @@ def server_only(js, certs, ref):
           % n)
     plaintext(port)
     check(refused_line(err, "not TLS (a plaintext client?)") is not None, "plaintext refused")
+    # TLS 1.1 (offered with its ciphers allowed on the client's side)
+    r = L.run(["openssl", "s_client", "-tls1_1", "-cipher", "DEFAULT:@SECLEVEL=0",
+               "-connect", "127.0.0.1:%d" % port], 15, stdin=subprocess.DEVNULL)
+    m = refused_line(err, "TLS handshake: unsupported protocol")
+    check(m is not None, "TLS 1.1 refused: %s" % (m.group(0) if m else err.text()[-300:]))
     stop(p, out, err)
 
 
