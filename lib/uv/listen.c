@@ -820,7 +820,7 @@ jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *
     l->cfg.tls = NULL; /* the caller's; loaded into l->tls */
     l->cfg.error = NULL;
     if (cfg.tls) {
-        char msg[512];
+        char msg[512] = "";
         jfr_status st = jfr__tls_ctx_new(&tls, al, &l->tls, msg, sizeof msg);
         if (st == JFR_OK && !(l->pbuf = jfr__alloc(al, l->bufcap))) {
             st = JFR_NOMEM;

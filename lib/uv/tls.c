@@ -115,6 +115,7 @@ jfr_status jfr__tls_ctx_new(const jfr_uv_tls_config *cfg, const jfr_allocator *a
         snprintf(err, errlen, "TLS: allow patterns need client_ca_file");
         return JFR_INVALID_ARG;
     }
+    snprintf(err, errlen, "TLS: out of memory");
     jfr__tls_ctx *x = jfr__calloc(a, sizeof *x);
     if (!x)
         return JFR_NOMEM;
@@ -122,7 +123,6 @@ jfr_status jfr__tls_ctx_new(const jfr_uv_tls_config *cfg, const jfr_allocator *a
     x->timeout_ms = cfg->handshake_timeout_ms ? cfg->handshake_timeout_ms
                                               : JFR_UV_TLS_HANDSHAKE_MS;
     jfr_status st = JFR_NOMEM;
-    snprintf(err, errlen, "TLS: out of memory");
     if (cfg->allow_count) {
         if (cfg->allow_count > SIZE_MAX / sizeof *x->allow ||
             !(x->allow = jfr__calloc(a, cfg->allow_count * sizeof *x->allow)))

@@ -11,6 +11,8 @@
  *   - the fixture sent in records of 1..7 bytes (and 1-byte records first)
  *     through mutual TLS gives every event, also with a callback pausing
  *     every 97th event (resumed from a timer);
+ *   - the listener's allocator balanced over a mutual-TLS stream, then each
+ *     of its 50 allocations refused in turn: no crash, no leak;
  *   - jfr_uv_listener_stop during a handshake: JFR_STOPPED, not a refusal.
  * The certificates come from tls-certs.sh (the openssl command).
  *
@@ -64,6 +66,7 @@ typedef struct run {
 } run;
 
 static run *g_run;
+static jfr_options *g_opts; /* the listener's (a counting allocator), or NULL */
 
 static void resume_cb(uv_timer_t *t) {
     run *r = t->data;
@@ -123,6 +126,7 @@ static jfr_status start(uv_loop_t *loop, run *r, const jfr_uv_tls_config *tls, c
     jfr_uv_listener_config cfg = JFR_UV_LISTENER_CONFIG_INIT;
     cfg.port = 0;
     cfg.callbacks = &cb;
+    cfg.options = g_opts;
     cfg.on_conn_start = on_conn_start;
     cfg.on_conn_end = on_conn_end;
     cfg.on_end = on_end;
@@ -241,9 +245,11 @@ static void one(run *r, const jfr_uv_tls_config *tls, client *c, bool stop_in_ha
     char err[300];
     r->expect = 1;
     jfr_status st = start(&loop, r, tls, err, sizeof err);
-    CHECK(st == JFR_OK);
+    CHECK(st == JFR_OK || (g_opts && st == JFR_NOMEM));
     if (st != JFR_OK) {
-        fprintf(stderr, "  start: %s\n", err);
+        if (!g_opts)
+            fprintf(stderr, "  start: %s\n", err);
+        uv_run(&loop, UV_RUN_DEFAULT);
         uv_loop_close(&loop);
         return;
     }
@@ -338,6 +344,45 @@ static void test_sized(void) {
            "%s\n", old_size, sizeof base, ms, r.msg);
     CHECK(r.status == JFR_REFUSED && strstr(r.msg, "refused: TLS handshake timeout (150 ms)"));
     CHECK(ms >= 140 && ms < 5000);
+}
+
+/* The listener's allocator (jfr_options) balanced over a mutual-TLS
+ * stream; then each of its allocations refused in turn (the listener's
+ * TLS state, decryption buffer, connection, parser, writes): no crash, no
+ * leak, every free with its size. OpenSSL's own memory is not in it (see
+ * jfrstream_uv.h, TLS). */
+static void test_alloc(const jfr_uv_tls_config *t) {
+    talloc a;
+    talloc_init(&a);
+    jfr_options o;
+    jfr_options_init(&o);
+    talloc_options(&o, &a);
+    g_opts = &o;
+    run r;
+    memset(&r, 0, sizeof r);
+    client c = {.kind = C_TLS, .cert = "client"};
+    one(&r, t, &c, false);
+    size_t n = a.nalloc;
+    CHECK(r.events == g_events && r.status == JFR_OK && a.cur == 0 && a.bad_size == 0);
+    unsigned ok = 0, nomem = 0;
+    for (size_t k = 1; k <= n; k++) {
+        talloc_init(&a);
+        a.fail_at = k;
+        a.fail_once = true;
+        memset(&r, 0, sizeof r);
+        client ck = {.kind = C_TLS, .cert = "client"};
+        one(&r, t, &ck, false);
+        ok += r.status == JFR_OK && r.events == g_events;
+        nomem += r.status == JFR_NOMEM || r.ended == 0;
+        if (a.cur != 0 || a.bad_size != 0)
+            fprintf(stderr, "  allocation %zu refused: %zu bytes left, %s\n", k, a.cur,
+                    a.bad_detail);
+        CHECK(a.cur == 0 && a.bad_size == 0);
+    }
+    g_opts = NULL;
+    printf("allocator: %zu allocations for a mutual-TLS stream, balanced; each refused in "
+           "turn: %u runs still delivered every event, %u ended short (NOMEM or a failed "
+           "start), no leak\n", n, ok, nomem);
 }
 
 static void refused(const char *what, const jfr_uv_tls_config *t, client c, const char *reason) {
@@ -444,6 +489,8 @@ int main(int argc, char **argv) {
               (client){.kind = C_TLS, .cert = "client", .max_record = 7}, false);
     delivered("mutual TLS, records of 1..300 bytes, paused every 97th event", &mtls,
               (client){.kind = C_TLS, .cert = "client", .max_record = 300}, true);
+
+    test_alloc(&mtls);
 
     run r;
     memset(&r, 0, sizeof r);
