@@ -108,9 +108,10 @@ typedef struct jfr_uv_listener_config {
      * (JFR_STOPPED) or jfr_uv_listener_stop. The message starts with the
      * peer ("127.0.0.1:54321: ..."). A connection refused over
      * max_connections (JFR_LIMIT), or for lack of memory for its
-     * connection or parser (JFR_NOMEM), gets on_conn_end without
-     * on_conn_start (and counts in jfr_uv_listener_refused); its c->data is
-     * NULL and it has no parser. The conn is freed after this returns. */
+     * connection or parser (JFR_NOMEM), or by TLS (JFR_REFUSED, see
+     * jfr_uv_tls_config), gets on_conn_end without on_conn_start (and
+     * counts in jfr_uv_listener_refused); its c->data is NULL and no byte
+     * of it reached a parser. The conn is freed after this returns. */
     void (*on_conn_end)(jfr_uv_conn *c, jfr_status status, const char *message,
                         void *user);
     /* After jfr_uv_listener_stop: every connection has ended and every
@@ -252,7 +253,8 @@ JFR_API int jfr_uv_listener_port(const jfr_uv_listener *l);
 JFR_API void jfr_uv_listener_stop(jfr_uv_listener *l);
 JFR_API unsigned jfr_uv_listener_connections(const jfr_uv_listener *l); /* open now */
 JFR_API unsigned jfr_uv_listener_peak(const jfr_uv_listener *l);        /* most at once */
-/* Peers refused so far: over max_connections, or for lack of memory (a peer
+/* Peers refused so far: over max_connections, by TLS (jfr_uv_tls_config),
+ * or for lack of memory (a peer
  * that arrives when not even its connection can be allocated is accepted
  * and closed at once, so that the listener goes on accepting; it gets
  * on_conn_end with JFR_NOMEM like one refused for its parser). */

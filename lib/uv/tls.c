@@ -95,7 +95,7 @@ static jfr_status file_error(const char *member, const char *file, char *err, si
 void jfr__tls_ctx_free(jfr__tls_ctx *x) {
     if (!x)
         return;
-    for (size_t i = 0; i < x->nallow; i++)
+    for (size_t i = 0; x->allow && i < x->nallow; i++)
         if (x->allow[i])
             jfr__free(&x->al, x->allow[i], strlen(x->allow[i]) + 1);
     jfr__free(&x->al, x->allow, x->nallow * sizeof *x->allow);
