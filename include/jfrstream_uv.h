@@ -186,7 +186,9 @@ typedef struct jfr_uv_listener_config {
  *   "TLS handshake timeout (N ms)", "TLS handshake over N bytes",
  *   "closed during the TLS handshake".
  * A jfr_uv_listener_stop during a handshake ends it with JFR_STOPPED
- * (not counted as a refusal).
+ * (not counted as a refusal). A connection in its handshake is open: it
+ * counts in max_connections and jfr_uv_listener_connections (so silent
+ * peers hold a slot each for at most handshake_timeout_ms).
  *
  * WRITES. A TLS listener writes to its peers (handshake replies, alerts).
  * It sends with MSG_NOSIGNAL first; only bytes the socket cannot take at
