@@ -3,17 +3,20 @@
 #include "mem.h"
 #include "noun.h"
 #include "sized.h"
+#include "tls.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 
 typedef struct listener listener;
 
 typedef struct conn {
     jfr_uv_conn pub;
     uv_tcp_t tcp;
-    uv_timer_t idle;    /* idle_ms: started only when set */
+    uv_timer_t idle;    /* idle_ms, and the TLS handshake's timeout */
     listener *l;
     jfr_parser *parser; /* NULL for a refused connection */
     struct conn *prev, *next;
@@ -32,6 +35,12 @@ typedef struct conn {
     bool closing, reading;
     bool spare;         /* the listener's own conn, for a refusal without memory */
     bool deferred;      /* on the listener's list of conns to read next turn */
+    bool timer;         /* `idle` was initialised (closed with the conn) */
+    /* TLS (l->tls set): none of the peer's bytes reaches the parser, and
+     * on_conn_start is not called, until `admitted`; tls_more: ciphertext
+     * fed to OpenSSL may hold plaintext not taken yet. */
+    bool admitted, tls_more;
+    jfr__tls *tls;
     struct conn *defer_next;
 } conn;
 
@@ -68,7 +77,19 @@ struct listener {
     uv_check_t turn;
     size_t turn_bytes;
     conn *deferred;
+    /* TLS: the loaded config, refusals, and one buffer of decrypted bytes
+     * for all connections (as `buf`); a connection fed from it while
+     * another one's feed from it is under way (a callback resumed it)
+     * decrypts into its own `pending` instead (pbuf_busy). */
+    jfr__tls_ctx *tls;
+    uint64_t tls_refused;
+    char *pbuf;         /* bufcap bytes */
+    bool pbuf_busy;
 };
+
+/* A TLS record carries at most 16 KiB of plaintext: what one decryption
+ * into a conn's pending adds (the rare case beside pbuf). */
+#define LISTEN_TLS_PLAIN 16384
 
 #define LISTEN_BACKLOG 4096         /* a fleet of JVMs restarting together */
 #define LISTEN_READ_BUFFER 65536    /* read_buffer 0: a typical receive window */
@@ -88,6 +109,8 @@ static void listener_maybe_done(listener *l) {
         if (l->started && l->cfg.on_end)
             l->cfg.on_end(&l->pub, l->cfg.user);
         jfr_allocator a = l->options.allocator;
+        jfr__tls_ctx_free(l->tls);
+        jfr__free(&a, l->pbuf, l->bufcap);
         jfr__free(&a, l->buf, l->bufcap);
         jfr__free(&a, l, sizeof *l);
     }
@@ -99,6 +122,7 @@ static void conn_closed(uv_handle_t *h) {
     l->open_handles--;
     if (--c->handles == 0) {
         jfr_parser_free(c->parser);
+        jfr__tls_free(c->tls);
         jfr__buf_free(&l->options.allocator, &c->pending);
         if (c->spare) {
             l->spare_busy = false;
@@ -114,7 +138,7 @@ static void conn_closed(uv_handle_t *h) {
 }
 
 static void conn_close_handles(conn *c) {
-    if (c->l->cfg.idle_ms && c->parser)
+    if (c->timer)
         uv_close((uv_handle_t *)&c->idle, conn_closed);
     uv_close((uv_handle_t *)&c->tcp, conn_closed);
 }
@@ -152,6 +176,112 @@ static void conn_failed(conn *c, jfr_status s) {
     conn_end(c, s, s == JFR_STOPPED ? "stopped by a callback" : jfr_parser_error(c->parser));
 }
 
+/* A TLS peer not admitted (jfrstream_uv.h, TLS): ended, counted. */
+static void conn_refuse(conn *c, jfr_status st, const char *why) {
+    if (c->closing)
+        return;
+    char msg[400];
+    snprintf(msg, sizeof msg, "refused: %s", why);
+    c->l->refused++;
+    c->l->tls_refused++;
+    conn_end(c, st, msg);
+}
+
+/* One queued write: the bytes are copied after the request. */
+typedef struct conn_wreq {
+    uv_write_t req;
+    listener *l; /* outlives the request: its callback runs before the
+                    conn's close callback (libuv cancels what is queued) */
+    size_t len;
+    char data[];
+} conn_wreq;
+
+static void conn_wrote(uv_write_t *req, int status) {
+    (void)status; /* a failed write shows as a read error or EOF */
+    conn_wreq *w = (conn_wreq *)req;
+    jfr__free(&w->l->options.allocator, w, sizeof *w + w->len);
+}
+
+/* Send bytes on the socket as they are; with TLS, what OpenSSL wants sent
+ * (from == NULL: taken from jfr__tls_out). First straight to the socket
+ * with MSG_NOSIGNAL (libuv's write(2) would raise SIGPIPE when the peer has
+ * gone, and a listener must not die of a peer: jfrstream_uv.h, TLS); what
+ * the socket does not take at once is queued in libuv. */
+static jfr_status conn_send(conn *c, const void *from, size_t n) {
+    listener *l = c->l;
+    char tmp[4096];
+    uv_os_fd_t fd;
+    if (n == 0)
+        return JFR_OK;
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) == 0 &&
+        uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0) {
+        const char *p = from;
+        size_t len = n;
+        if (!p) { /* small ones (handshake flights, alerts) need no allocation */
+            if (n > sizeof tmp)
+                goto queue;
+            len = jfr__tls_out(c->tls, tmp, n);
+            p = tmp;
+        }
+        ssize_t k;
+        do
+            k = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        while (k < 0 && errno == EINTR);
+        if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+            return JFR_IO; /* the peer is gone: its read side ends the conn */
+        if (k < 0)
+            k = 0;
+        if ((size_t)k == len)
+            return JFR_OK;
+        from = p + k;
+        n = len - (size_t)k;
+    }
+queue:;
+    conn_wreq *w = n > SIZE_MAX - sizeof *w ? NULL : jfr__alloc(&l->options.allocator, sizeof *w + n);
+    if (!w)
+        return JFR_NOMEM;
+    w->l = l;
+    w->len = n; /* the allocation's */
+    size_t len = n;
+    if (from)
+        memcpy(w->data, from, n);
+    else
+        len = jfr__tls_out(c->tls, w->data, n); /* all of it: it was pending */
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
+    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, conn_wrote) != 0) {
+        jfr__free(&l->options.allocator, w, sizeof *w + n);
+        return JFR_IO;
+    }
+    return JFR_OK;
+}
+
+/* Send what OpenSSL produced (handshake replies, alerts, records). */
+static jfr_status conn_tls_flush(conn *c) {
+    size_t n = jfr__tls_out_pending(c->tls);
+    return n ? conn_send(c, NULL, n) : JFR_OK;
+}
+
+/*
+ * THE write path from the listener to a peer (for messages back to the
+ * sender on the same connection, e.g. acknowledgements): encrypted when the
+ * listener serves TLS, as is otherwise. The bytes are copied (the caller's
+ * buffer is free when this returns) and queued in libuv, which sends them
+ * as the socket takes them; nothing here bounds that queue: a caller that
+ * writes to a peer which may never read checks
+ * uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) first. JFR_OK,
+ * JFR_INVALID_STATE (the conn is closing, or a TLS peer not admitted yet),
+ * JFR_NOMEM, JFR_IO (libuv or OpenSSL refused: the connection is broken).
+ */
+__attribute__((unused)) static jfr_status conn_write(conn *c, const void *p, size_t n) {
+    if (c->closing || (c->tls && !c->admitted))
+        return JFR_INVALID_STATE;
+    if (!c->tls)
+        return conn_send(c, p, n);
+    jfr_status st = jfr__tls_write(c->tls, p, n);
+    jfr_status fl = conn_tls_flush(c);
+    return st != JFR_OK ? st : fl;
+}
+
 /* A callback paused the parser: stop reading (TCP back-pressure) until
  * jfr_uv_conn_resume. */
 static void conn_pause(conn *c) {
@@ -172,6 +302,70 @@ static bool conn_keep(conn *c, const char *p, size_t n) {
     return true;
 }
 
+static void conn_input_end(conn *c, const char *limit_msg);
+
+/* Decrypt up to a read buffer's worth (records until pbuf is full or
+ * OpenSSL needs more bytes) and feed it in one call, as a plain read's
+ * bytes (the parser then buffers as few records split across calls as for
+ * plain TCP); what the parser does not take (a pause) waits in pending.
+ * False: the conn ended. */
+static bool conn_tls_step(conn *c) {
+    listener *l = c->l;
+    char why[200];
+    long k = 0;
+    if (l->pbuf_busy) { /* another conn's feed from pbuf is under way */
+        if (jfr__buf_reserve(&l->options.allocator, &c->pending, LISTEN_TLS_PLAIN, 0) != JFR_OK) {
+            conn_end(c, JFR_NOMEM, "out of memory");
+            return false;
+        }
+        k = jfr__tls_read(c->tls, c->pending.data + c->pending.len, LISTEN_TLS_PLAIN, why,
+                          sizeof why);
+        if (k > 0)
+            c->pending.len += (size_t)k;
+    } else {
+        size_t got = 0;
+        while (got < l->bufcap &&
+               (k = jfr__tls_read(c->tls, l->pbuf + got, l->bufcap - got, why, sizeof why)) > 0)
+            got += (size_t)k;
+        if (k >= 0 && got) /* k 0: nothing more for now, after these */
+            k = (long)got;
+        else if (k >= 0)
+            k = 0;
+    }
+    /* (JFR_IO: the peer is gone, which its read side reports) */
+    if (conn_tls_flush(c) == JFR_NOMEM && k >= 0) {
+        conn_end(c, JFR_NOMEM, "out of memory");
+        return false;
+    }
+    if (k < 0) {
+        conn_end(c, JFR_IO, why);
+        return false;
+    }
+    if (k == 0) {
+        c->tls_more = false;
+        if (jfr__tls_peer_closed(c->tls))
+            conn_input_end(c, NULL); /* as a FIN: conn_run finishes */
+        return true;
+    }
+    if (l->pbuf_busy)
+        return true; /* in pending: fed by conn_run's next step */
+    l->pbuf_busy = true;
+    jfr_status st = jfr_parser_feed(c->parser, l->pbuf, (size_t)k);
+    l->pbuf_busy = false;
+    if (st == JFR_PAUSED) {
+        size_t used = jfr_parser_consumed(c->parser);
+        if (used > (size_t)k)
+            used = (size_t)k;
+        if (!conn_keep(c, l->pbuf + used, (size_t)k - used))
+            return false;
+        conn_pause(c);
+    } else if (st != JFR_OK) {
+        conn_failed(c, st);
+        return false;
+    }
+    return true;
+}
+
 /* The one pause rule (jfrstream_uv.h): feed what is pending; once the input
  * ended, jfr_parser_finish. A pause (JFR_PAUSED from either) stops here until
  * jfr_uv_conn_resume, which comes back here; nothing is fed or finished
@@ -182,7 +376,7 @@ static void conn_run(conn *c) {
     c->running = true;
     while (!c->closing && !c->paused) {
         jfr_status s;
-        if (c->finishing || (c->eof && !c->pending.len && !c->kick)) {
+        if (c->finishing || (c->eof && !c->pending.len && !c->kick && !c->tls_more)) {
             c->finishing = true;
             c->kick = false;
             s = jfr_parser_finish(c->parser);
@@ -214,6 +408,11 @@ static void conn_run(conn *c) {
                 conn_pause(c);
             continue;
         }
+        if (c->tls_more) {
+            if (!conn_tls_step(c))
+                break;
+            continue;
+        }
         if (!c->reading && uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0)
             c->reading = true;
         break;
@@ -228,6 +427,15 @@ static void conn_run(conn *c) {
 static void conn_input_end(conn *c, const char *limit_msg) {
     if (c->closing || c->eof)
         return;
+    if (c->tls && !c->admitted) { /* nothing was parsed: no finish */
+        if (limit_msg)
+            conn_refuse(c, JFR_LIMIT, limit_msg);
+        else if (c->l->closing)
+            conn_end(c, JFR_STOPPED, "listener stopped during the TLS handshake");
+        else
+            conn_refuse(c, JFR_REFUSED, "closed during the TLS handshake");
+        return;
+    }
     c->eof = true;
     conn_read_stop(c);
     if (limit_msg) {
@@ -288,6 +496,13 @@ static void on_idle(uv_timer_t *t) {
     uint64_t idle = c->l->cfg.idle_ms, now = uv_now(t->loop);
     if (c->closing || c->eof)
         return;
+    if (c->tls && !c->admitted) {
+        char why[80];
+        snprintf(why, sizeof why, "TLS handshake timeout (%llu ms)",
+                 (unsigned long long)jfr__tls_ctx_timeout_ms(c->l->tls));
+        conn_refuse(c, JFR_REFUSED, why);
+        return;
+    }
     if (c->paused)
         c->last_ms = now;
     /* a loop kept busy past the limit has not read yet what did arrive */
@@ -307,6 +522,55 @@ static void on_idle(uv_timer_t *t) {
     conn_input_end(c, msg);
 }
 
+/* The handshake is done and the client admitted: announce the conn, and
+ * the timer goes from the handshake's timeout to idle_ms. */
+static void conn_admit(conn *c) {
+    listener *l = c->l;
+    c->admitted = true;
+    c->last_ms = uv_now(c->tcp.loop);
+    if (l->cfg.idle_ms)
+        uv_timer_start(&c->idle, on_idle, l->cfg.idle_ms, 0);
+    else
+        uv_timer_stop(&c->idle);
+    if (l->cfg.on_conn_start)
+        l->cfg.on_conn_start(&c->pub, l->cfg.user);
+}
+
+/* Ciphertext read: to OpenSSL, the handshake first; then the plaintext is
+ * fed by conn_run (which waits while paused: the rest stays in OpenSSL's
+ * buffer, bounded by the one read that may be in flight). */
+static void conn_tls_in(conn *c, const char *p, size_t n) {
+    char why[200];
+    jfr_status st = jfr__tls_in(c->tls, p, n, why, sizeof why);
+    if (st != JFR_OK) {
+        if (c->admitted)
+            conn_end(c, st, why);
+        else
+            conn_refuse(c, st, why);
+        return;
+    }
+    if (!c->admitted) {
+        st = jfr__tls_handshake(c->tls, why, sizeof why);
+        /* its replies, or the alert (JFR_IO: the peer is gone, which its
+         * read side reports) */
+        jfr_status fl = conn_tls_flush(c);
+        if (fl == JFR_IO)
+            fl = JFR_OK;
+        if (st == JFR_PAUSED && fl == JFR_OK)
+            return;
+        if (st != JFR_OK || fl != JFR_OK) {
+            conn_refuse(c, st != JFR_OK ? st : fl, st != JFR_OK ? why : "out of memory");
+            return;
+        }
+        conn_admit(c);
+        if (c->closing || c->eof)
+            return;
+    }
+    c->tls_more = true;
+    if (!c->paused)
+        conn_run(c);
+}
+
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
     conn *c = s->data;
     if (c->closing || c->eof)
@@ -318,6 +582,8 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
     if (n < 0) {
         if (n == UV_EOF)
             conn_input_end(c, NULL); /* pending bytes first, then finish */
+        else if (c->tls && !c->admitted)
+            conn_refuse(c, JFR_REFUSED, uv_strerror((int)n));
         else
             conn_end(c, JFR_TRUNCATED, uv_strerror((int)n));
         return;
@@ -335,6 +601,10 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
                  (unsigned long long)jfr_parser_bytes(c->parser),
                  jfr__noun(jfr_parser_bytes(c->parser), "byte", "bytes"));
         conn_input_end(c, msg);
+        return;
+    }
+    if (c->tls) {
+        conn_tls_in(c, b->base, (size_t)n);
         return;
     }
     if (c->paused || c->pending.len) { /* a read already in flight when we paused */
@@ -417,9 +687,14 @@ static void listener_accept(listener *l) {
     bool over = l->nconns >= l->max_conns;
     if (!over && !c->spare) {
         c->parser = jfr_parser_new(&l->options, &l->callbacks, c);
-        if (c->parser && l->cfg.idle_ms) {
+        if (c->parser && l->tls && !(c->tls = jfr__tls_new(l->tls))) {
+            jfr_parser_free(c->parser);
+            c->parser = NULL; /* refused below, for lack of memory */
+        }
+        if (c->parser && (l->cfg.idle_ms || l->tls)) {
             uv_timer_init(loop, &c->idle);
             c->idle.data = c;
+            c->timer = true;
             c->handles++;
             l->open_handles++;
         }
@@ -452,10 +727,15 @@ static void listener_accept(listener *l) {
     if (++l->nconns > l->peak)
         l->peak = l->nconns;
     c->last_ms = uv_now(loop);
-    if (l->cfg.idle_ms)
-        uv_timer_start(&c->idle, on_idle, l->cfg.idle_ms, 0);
-    if (l->cfg.on_conn_start)
-        l->cfg.on_conn_start(&c->pub, l->cfg.user);
+    if (c->tls) { /* announced once admitted (conn_admit) */
+        uv_timer_start(&c->idle, on_idle, jfr__tls_ctx_timeout_ms(l->tls), 0);
+    } else {
+        c->admitted = true;
+        if (l->cfg.idle_ms)
+            uv_timer_start(&c->idle, on_idle, l->cfg.idle_ms, 0);
+        if (l->cfg.on_conn_start)
+            l->cfg.on_conn_start(&c->pub, l->cfg.user);
+    }
     if (!c->closing && !c->eof && uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0)
         c->reading = true;
 }
@@ -474,6 +754,32 @@ void jfr_uv_listener_config_init(jfr_uv_listener_config *cfg) {
     cfg->size = sizeof *cfg;
 }
 
+void jfr_uv_tls_config_init(jfr_uv_tls_config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->size = sizeof *cfg;
+}
+
+/* Free a listener whose start failed before its handles. */
+static jfr_status start_failed(listener *l, jfr_status st) {
+    jfr_allocator a = l->options.allocator;
+    jfr__tls_ctx_free(l->tls);
+    jfr__free(&a, l->pbuf, l->bufcap);
+    jfr__free(&a, l->buf, l->bufcap);
+    jfr__free(&a, l, sizeof *l);
+    return st;
+}
+
+/* config.error: the message of a failed start. */
+static void start_error(const jfr_uv_listener_config *cfg, const char *host, int port,
+                        const char *msg) {
+    if (!cfg->error || !cfg->error_size)
+        return;
+    if (host)
+        snprintf(cfg->error, cfg->error_size, "%s:%d: %s", host, port, msg);
+    else
+        snprintf(cfg->error, cfg->error_size, "%s", msg);
+}
+
 jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *config,
                                  jfr_uv_listener **out, int *uv_error) {
     if (uv_error)
@@ -486,10 +792,17 @@ jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *
     jfr_callbacks callbacks;
     jfr_options_init(&options);
     jfr_callbacks_init(&callbacks);
-    if (!jfr__sized_copy(&cfg, sizeof cfg, config) ||
-        (cfg.options && !jfr__sized_copy(&options, sizeof options, cfg.options)) ||
-        (cfg.callbacks && !jfr__sized_copy(&callbacks, sizeof callbacks, cfg.callbacks)))
+    jfr_uv_tls_config tls;
+    if (!jfr__sized_copy(&cfg, sizeof cfg, config))
         return JFR_INVALID_ARG;
+    if (cfg.error && cfg.error_size)
+        cfg.error[0] = '\0';
+    if ((cfg.options && !jfr__sized_copy(&options, sizeof options, cfg.options)) ||
+        (cfg.callbacks && !jfr__sized_copy(&callbacks, sizeof callbacks, cfg.callbacks)) ||
+        (cfg.tls && !jfr__sized_copy(&tls, sizeof tls, cfg.tls))) {
+        start_error(&cfg, NULL, 0, "uninitialised config (size)");
+        return JFR_INVALID_ARG;
+    }
     const jfr_allocator *al = &options.allocator;
     listener *l = jfr__calloc(al, sizeof *l);
     if (!l)
@@ -502,20 +815,31 @@ jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *
     l->cfg.callbacks = &l->callbacks;
     l->max_conns = cfg.max_connections ? cfg.max_connections : JFR_UV_DEFAULT_MAX_CONNECTIONS;
     l->bufcap = cfg.read_buffer ? cfg.read_buffer : LISTEN_READ_BUFFER;
-    if (!(l->buf = jfr__alloc(al, l->bufcap))) {
-        jfr__free(al, l, sizeof *l);
-        return JFR_NOMEM;
+    if (!(l->buf = jfr__alloc(al, l->bufcap)))
+        return start_failed(l, JFR_NOMEM);
+    l->cfg.tls = NULL; /* the caller's; loaded into l->tls */
+    l->cfg.error = NULL;
+    if (cfg.tls) {
+        char msg[512] = "";
+        jfr_status st = jfr__tls_ctx_new(&tls, al, &l->tls, msg, sizeof msg);
+        if (st == JFR_OK && !(l->pbuf = jfr__alloc(al, l->bufcap))) {
+            st = JFR_NOMEM;
+            snprintf(msg, sizeof msg, "out of memory");
+        }
+        if (st != JFR_OK) {
+            start_error(&cfg, NULL, 0, msg);
+            return start_failed(l, st);
+        }
     }
     const char *host = cfg.host ? cfg.host : "127.0.0.1";
     struct sockaddr_storage addr;
     int r = strchr(host, ':') ? uv_ip6_addr(host, cfg.port, (struct sockaddr_in6 *)&addr)
                               : uv_ip4_addr(host, cfg.port, (struct sockaddr_in *)&addr);
     if (r) {
-        jfr__free(al, l->buf, l->bufcap);
-        jfr__free(al, l, sizeof *l);
+        start_error(&cfg, host, cfg.port, uv_strerror(r));
         if (uv_error)
             *uv_error = r;
-        return JFR_IO;
+        return start_failed(l, JFR_IO);
     }
     uv_tcp_init(loop, &l->tcp);
     l->tcp.data = l;
@@ -523,6 +847,7 @@ jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *
     /* backlog: the kernel caps it at somaxconn */
     if ((r = uv_tcp_bind(&l->tcp, (struct sockaddr *)&addr, 0)) ||
         (r = uv_listen((uv_stream_t *)&l->tcp, LISTEN_BACKLOG, on_connection))) {
+        start_error(&cfg, host, cfg.port, uv_strerror(r));
         l->closing = true; /* freed when the loop has closed the handle */
         uv_close((uv_handle_t *)&l->tcp, server_closed);
         if (uv_error)
@@ -558,6 +883,10 @@ unsigned jfr_uv_listener_peak(const jfr_uv_listener *pl) {
 
 uint64_t jfr_uv_listener_refused(const jfr_uv_listener *pl) {
     return pl ? ((const listener *)pl)->refused : 0;
+}
+
+uint64_t jfr_uv_listener_tls_refused(const jfr_uv_listener *pl) {
+    return pl ? ((const listener *)pl)->tls_refused : 0;
 }
 
 static void server_closed(uv_handle_t *h) {

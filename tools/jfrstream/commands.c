@@ -209,6 +209,17 @@ static const cli_opt listen_opts[] = {
     {"--idle-timeout", "SECONDS", OPT_IDLE_TIMEOUT,
      "close a connection that sent nothing for SECONDS\n"
      "(default 0: never); a slow peer is not idle", NULL, false},
+    {"--tls-cert", "FILE", OPT_TLS_CERT,
+     "serve TLS 1.2+ with this certificate chain (PEM,\n"
+     "leaf first); needs --tls-key", NULL, false},
+    {"--tls-key", "FILE", OPT_TLS_KEY, "the private key of --tls-cert (PEM)", NULL, false},
+    {"--tls-client-ca", "FILE", OPT_TLS_CLIENT_CA,
+     "mutual TLS: require a client certificate signed\n"
+     "by a CA of FILE (PEM)", NULL, false},
+    {"--tls-allow", "PATTERN", OPT_TLS_ALLOW,
+     "with --tls-client-ca: admit only a certificate whose\n"
+     "CN or a SAN (DNS, URI, email, IP) matches PATTERN\n"
+     "(fnmatch: *, ?, [...]); repeatable, any one admits", NULL, false},
     END};
 
 static const cli_opt tail_opts[] = {
@@ -276,14 +287,20 @@ static const cli_command commands[] = {
      {profile_opts, pprof_opts}, 15, FILE_NOTE GLOBAL_NOTE},
     {"listen", cmd_listen,
      "listen [LIVE OPTIONS] [--once] [--max-connections N]\n"
-     "                 [--max-bytes BYTES] [--idle-timeout SECONDS] [ADDR:PORT]",
+     "                 [--max-bytes BYTES] [--idle-timeout SECONDS]\n"
+     "                 [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]\n"
+     "                 [--tls-allow PATTERN]...] [ADDR:PORT]",
      "accept JFR streams from JVMs (or .jfr files) on a TCP socket",
      {listen_opts, filter_opts, live_opts, sink_opts}, 23,
      "ADDR:PORT is PORT, ADDR:PORT or [IPV6]:PORT; default 127.0.0.1:7091 (port 0:\n"
      "any free port); \"listening on ADDR:PORT\" is printed on stderr. Many\n"
      "connections at once: a JVM's FlightRecorderMXBean stream (tools/jfr-pump)\n"
      "or plain .jfr files. Bad data closes that connection only, with the reason\n"
-     "(peer, chunk, byte offset) on stderr (--resync: skips to the next chunk).\n\n"
+     "(peer, chunk, byte offset) on stderr (--resync: skips to the next chunk).\n"
+     "With --tls-cert every connection must speak TLS; one that does not, fails\n"
+     "the handshake or the client certificate checks is closed before any of its\n"
+     "bytes is parsed: \"PEER: refused: REASON\" on stderr, counted (--metrics:\n"
+     "jfrstream_connections_refused_total, jfrstream_tls_refused_total).\n\n"
      LIVE_NOTE
      "\nGlobal options: --resync, --max-memory BYTES, --jobs N (see " CLI_NAME " --help).\n"},
     {"tail", cmd_tail,

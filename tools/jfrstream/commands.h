@@ -53,6 +53,10 @@ enum cli_opt_key {
     OPT_MAX_CONNECTIONS,
     OPT_MAX_BYTES,
     OPT_IDLE_TIMEOUT,
+    OPT_TLS_CERT,
+    OPT_TLS_KEY,
+    OPT_TLS_CLIENT_CA,
+    OPT_TLS_ALLOW,
     OPT_EXIT_WHEN_DONE,
     /* the sinks of listen and tail (lib/sink) */
     OPT_LABEL,

@@ -113,7 +113,8 @@ struct live_app {
     bool stop_on_error;
     unsigned conns;      /* open inputs */
     uint64_t conns_total;
-    uint64_t conns_refused; /* listen: refused connections (limit, memory) */
+    uint64_t conns_refused; /* listen: refused connections (limit, memory, TLS) */
+    uint64_t tls_refused;   /* listen: of those, by TLS (jfr_uv_tls_config) */
     uint64_t files;      /* tail: chunk files begun (the view shows files, not conns) */
     uint64_t events_total;
     uint64_t replayed_total; /* of those, replayed (live_src.replay_bytes) */

@@ -89,8 +89,11 @@ static void on_render(jfrs_metrics *m, void *user) {
         jfrs_metrics_set(m, "jfrstream_connections_total", "counter", "Connections accepted",
                          NULL, (double)app->conns_total);
         jfrs_metrics_set(m, "jfrstream_connections_refused_total", "counter",
-                         "Connections refused (--max-connections, memory)", NULL,
+                         "Connections refused (--max-connections, memory, TLS)", NULL,
                          (double)app->conns_refused);
+        jfrs_metrics_set(m, "jfrstream_tls_refused_total", "counter",
+                         "Connections refused by TLS: not TLS, handshake, client certificate",
+                         NULL, (double)app->tls_refused);
     }
     jfrs_kafka_stats ks;
     if (live_kafka_stats(app, &ks)) {
