@@ -14,7 +14,7 @@ Modes: stdout (`listen --json > /dev/null`), parse (`listen` with its rate
 view to /dev/null: the parse alone), kafka[:FORMAT] (needs --mock); each
 with a suffix +tls (`--tls-cert/--tls-key`: the sender speaks TLS) or +mtls
 (also `--tls-client-ca`: the sender presents a client certificate), the
-certificates from --certs DIR (default: made by test/uv/tls-certs.sh in
+certificates from --certs DIR (default: made by test/certs.py in
 --out). bench/tls.sh runs the TLS rows (bench/README.md, "TLS").
 
 For each number of sources N and each mode, a fresh listener (and for kafka
@@ -310,7 +310,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jfrstream", required=True)
     ap.add_argument("--mock", help="test/sink/mock_kafka (the kafka modes)")
-    ap.add_argument("--certs", help="the TLS modes' certificates (test/uv/tls-certs.sh's); "
+    ap.add_argument("--certs", help="the TLS modes' certificates (test/certs.py's); "
                                     "default: made in --out")
     ap.add_argument("--file", default="synth:500",
                     help="the recording each source sends: a .jfr file (the same bytes for "
@@ -328,7 +328,7 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     if "tls" in a.modes and not a.certs:
         a.certs = os.path.join(a.out, "certs")
-        subprocess.run(["sh", os.path.join(ROOT, "test", "uv", "tls-certs.sh"), a.certs],
+        subprocess.run(["python3", os.path.join(ROOT, "test", "certs.py"), a.certs],
                        check=True, stdout=subprocess.DEVNULL)
     per_copy = None
     size = len(recording(a.file, 0))

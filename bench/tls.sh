@@ -4,7 +4,7 @@
 # sources, plain TCP beside TLS and mutual TLS, parsing alone (the rate
 # view) and with --json > /dev/null (bench/sink_kafka.py's driver and
 # sender, modes parse, parse+tls, parse+mtls, stdout, stdout+mtls; the
-# certificates made by test/uv/tls-certs.sh).
+# certificates made by test/certs.py).
 #
 # usage: bench/tls.sh [options of bench/sink_kafka.py, e.g. --sources 100]
 #

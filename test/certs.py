@@ -12,6 +12,7 @@ Use:  if not certs.available(): SKIP
 import os
 import shutil
 import subprocess
+import sys
 
 EC = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"]
 
@@ -45,24 +46,28 @@ class CA:
              directory)
         os.chmod(self.key, 0o600)
 
-    def issue(self, cn, client=False, san="IP:127.0.0.1,DNS:localhost", rsa=False):
-        """(cert path, key path) of a certificate for CN signed by this CA:
-        a server's (subjectAltName `san`) or, with client, a client's; an
-        RSA 2048 key with rsa, else EC P-256."""
-        base = os.path.join(self.dir, "%s-%s" % (self.name, cn))
+    def issue(self, cn, client=False, san=None, rsa=False, name=None):
+        """(cert path, key path) of a certificate for CN signed by this CA, in
+        DIR/NAME.crt and .key (NAME: CA-CN by default): a server's
+        (subjectAltName `san`, by default IP:127.0.0.1 and DNS:localhost) or,
+        with client, a client's (a subjectAltName only when `san` is given);
+        an RSA 2048 key with rsa, else EC P-256."""
+        base = os.path.join(self.dir, name or "%s-%s" % (self.name, cn))
         crt, key, csr, ext = base + ".crt", base + ".key", base + ".csr", base + ".ext"
+        if san is None and not client:
+            san = "IP:127.0.0.1,DNS:localhost"
         with open(ext, "w") as f:
-            f.write("basicConstraints=CA:FALSE\n")
-            if client:
-                f.write("extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n")
-            else:
-                f.write("extendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n"
-                        "subjectAltName=%s\n" % san)
-        _run(["req", "-new"] + (["-newkey", "rsa:2048"] if rsa else EC) + ["-nodes", "-keyout", key, "-out", csr, "-subj", "/CN=" + cn],
-             self.dir)
+            f.write("basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\n")
+            f.write("extendedKeyUsage=%s\n" % ("clientAuth" if client else "serverAuth"))
+            if san:
+                f.write("subjectAltName=%s\n" % san)
+        _run(["req", "-new"] + (["-newkey", "rsa:2048"] if rsa else EC) +
+             ["-nodes", "-keyout", key, "-out", csr, "-subj", "/CN=" + cn], self.dir)
         os.chmod(key, 0o600)
         _run(["x509", "-req", "-in", csr, "-CA", self.cert, "-CAkey", self.key,
               "-CAcreateserial", "-out", crt, "-days", "2", "-extfile", ext], self.dir)
+        os.remove(csr)
+        os.remove(ext)
         return crt, key
 
 
@@ -72,3 +77,41 @@ def traditional(key, out):
     _run(["pkey", "-in", key, "-traditional", "-out", out], os.path.dirname(out) or ".")
     os.chmod(out, 0o600)
     return out
+
+
+def listener_set(d):
+    """The listener's TLS tests' set in directory d (test/uv/test_tls.c,
+    test/live/live_tls.py, bench/sink_kafka.py), as NAME.pem and NAME.key:
+      ca                 the CA
+      server             of ca: CN=127.0.0.1, SAN IP:127.0.0.1, DNS:localhost
+      client             of ca: CN=app-1.example, SAN DNS:app-1.example and
+                         URI:spiffe://fleet/app-1
+      intruder           of ca: CN=intruder.example, no SAN (for --tls-allow)
+      other-ca, other    another CA, and its certificate for CN=app-1.example
+                         (the right name, the wrong CA)"""
+    ca, other_ca = CA(d, "ca"), CA(d, "other-ca")
+    made = {"ca": (ca.cert, ca.key), "other-ca": (other_ca.cert, other_ca.key),
+            "server": ca.issue("127.0.0.1", name="server"),
+            "client": ca.issue("app-1.example", client=True, name="client",
+                               san="DNS:app-1.example,URI:spiffe://fleet/app-1"),
+            "intruder": ca.issue("intruder.example", client=True, name="intruder"),
+            "other": other_ca.issue("app-1.example", client=True, name="other")}
+    for n, (crt, key) in made.items():
+        os.replace(crt, os.path.join(d, n + ".pem"))
+
+
+def main(argv):
+    """certs.py DIR: listener_set(DIR); exit 77 without the openssl command."""
+    if len(argv) != 2:
+        print("usage: certs.py DIR", file=sys.stderr)
+        return 2
+    ok, why = available()
+    if not ok:
+        print("SKIP: " + why)
+        return 77
+    listener_set(argv[1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

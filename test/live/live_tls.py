@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """live_tls.py — `jfrstream listen --tls-cert/--tls-key [--tls-client-ca]
 [--tls-allow]` against `openssl s_client`, the independent TLS client, on
-loopback; the certificates are made by test/uv/tls-certs.sh (openssl):
+loopback; the certificates are made by test/certs.py (openssl):
 
   - mutual TLS: s_client with a client certificate of the right CA sends
     test/data/workload.jfr: every event arrives (per-type counts of --json
@@ -36,6 +36,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import livelib as L  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import certs as C  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "metrics"))
 import mlib as M  # noqa: E402
 
@@ -238,10 +240,7 @@ def main():
     work = tempfile.mkdtemp(prefix="jfrstream-tls-")
     try:
         certs = os.path.join(work, "certs")
-        r = subprocess.run(["sh", os.path.join(L.ROOT, "test", "uv", "tls-certs.sh"), certs],
-                           capture_output=True, timeout=60)
-        if r.returncode != 0:
-            return check(False, "tls-certs.sh: %s" % r.stderr.decode()[-300:]) or 1
+        C.listener_set(certs)
         probe = L.run([js, "listen", "127.0.0.1:0", "--tls-cert", "/nonexistent",
                        "--tls-key", "/nonexistent"], 15)
         if b"built without OpenSSL" in probe.stderr:

@@ -14,9 +14,9 @@
  *   - the listener's allocator balanced over a mutual-TLS stream, then each
  *     of its 50 allocations refused in turn: no crash, no leak;
  *   - jfr_uv_listener_stop during a handshake: JFR_STOPPED, not a refusal.
- * The certificates come from tls-certs.sh (the openssl command).
+ * The certificates come from test/certs.py (the openssl command).
  *
- *     test_tls FIXTURE.jfr tls-certs.sh
+ *      test_tls FIXTURE.jfr test/certs.py
  *
  * Without OpenSSL in the library: the TLS config is refused with
  * JFR_UNSUPPORTED (checked), then SKIP (77). */
@@ -414,7 +414,7 @@ static void delivered(const char *what, const jfr_uv_tls_config *t, client c, bo
 
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: test_tls FIXTURE.jfr tls-certs.sh\n");
+        fprintf(stderr, "usage: test_tls FIXTURE.jfr certs.py\n");
         return 2;
     }
     signal(SIGPIPE, SIG_IGN); /* the client writing into a refusal */
@@ -447,7 +447,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     char cmd[700];
-    snprintf(cmd, sizeof cmd, "sh '%s' '%s' >&2", argv[2], g_dir);
+    snprintf(cmd, sizeof cmd, "python3 '%s' '%s' >&2", argv[2], g_dir);
     int rc = system(cmd);
     if (rc != 0) {
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
@@ -456,7 +456,7 @@ int main(int argc, char **argv) {
             printf("SKIP: no openssl command (Debian package openssl)\n");
             return 77;
         }
-        fprintf(stderr, "tls-certs.sh failed\n");
+        fprintf(stderr, "test/certs.py failed\n");
         return 1;
     }
     g_fix = uvpeer_fixture(argv[1], &g_len, &g_events);
