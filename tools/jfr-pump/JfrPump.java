@@ -1168,7 +1168,8 @@ public final class JfrPump {
 
         final SendOptions o;
         final FlightRecorderMXBean fr;     // for a rotation after a cut chunk
-        final javax.net.ssl.SSLSocketFactory tlsf;
+        javax.net.ssl.SSLSocketFactory tlsf;
+        long tlsStamp;                 // the TLS files' modification times when tlsf was built
         final java.util.ArrayDeque<Chunk> kept = new java.util.ArrayDeque<>();
         Chunk cur;                // the kept chunk being read; null at a boundary or when dropped
         long keptBytes, pos, bytes, resent, droppedChunks, droppedBytes, skipped, skippedTotal;
@@ -1187,6 +1188,38 @@ public final class JfrPump {
             this.o = o;
             this.fr = fr;
             this.tlsf = o.useTls() ? Tls.factory(o) : null;
+            this.tlsStamp = tlsStamp();
+        }
+
+        /** The sum of the TLS files' modification times (0 without TLS files). */
+        long tlsStamp() {
+            long t = 0;
+            for (String f : new String[] {o.tlsCa, o.tlsCert, o.tlsKey}) {
+                if (f != null) {
+                    t += new java.io.File(f).lastModified();
+                }
+            }
+            return t;
+        }
+
+        /** Before a connection: certificates renewed on disk (cert-manager, a
+         * Vault agent) are read again, so that a long-running JVM keeps connecting;
+         * files that cannot be used now keep the previous ones. */
+        void reloadTls() {
+            if (tlsf == null) {
+                return;
+            }
+            long t = tlsStamp();
+            if (t == tlsStamp) {
+                return;
+            }
+            tlsStamp = t;
+            try {
+                tlsf = Tls.factory(o);
+                log("TLS files changed: read them again");
+            } catch (Fail e) {
+                log("TLS files changed but cannot be used (" + e.getMessage() + "); keeping the previous ones");
+            }
         }
 
         @Override
@@ -1230,6 +1263,7 @@ public final class JfrPump {
         boolean connect(long now) {
             Socket[] raw = new Socket[1];
             Conn c;
+            reloadTls();
             try {
                 Socket s = Tls.open(o, tlsf, raw);
                 c = new Conn(raw[0], s, kept.isEmpty() ? pos : kept.peekFirst().start);
