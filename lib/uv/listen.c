@@ -33,6 +33,21 @@ typedef struct conn {
     bool spare;         /* the listener's own conn, for a refusal without memory */
     bool deferred;      /* on the listener's list of conns to read next turn */
     struct conn *defer_next;
+    /* The hello line (jfrstream_uv.h, ACKNOWLEDGEMENTS): gathered here until
+     * its '\n'; its bytes never reach the parser. */
+    char hello[JFR_UV_HELLO_MAX];
+    size_t hello_len;   /* bytes of the hello line, '\n' included once done */
+    bool hello_done;    /* the first byte was not 'J', or the line is done */
+    bool acks;          /* the hello asked for acks: ackt is open */
+    /* Acks: what the application handed on (ack_want), the last N written
+     * (ack_sent, at loop time ack_ms), the last chunk end the parser met. */
+    uv_timer_t ackt;
+    uv_write_t wreq;
+    char wbuf[32];      /* the one write in flight */
+    uint64_t ack_want, ack_sent, ack_ms, chunk_end, linger_until;
+    bool writing;       /* wreq in flight */
+    bool write_failed;  /* the peer is gone for writes: no more acks */
+    bool lingering;     /* input ended cleanly: waiting for the last ack */
 } conn;
 
 struct listener {
@@ -40,7 +55,8 @@ struct listener {
     uv_tcp_t tcp;
     jfr_uv_listener_config cfg; /* cfg.options, cfg.callbacks: the two below */
     jfr_options options;        /* options.allocator: every allocation here */
-    jfr_callbacks callbacks;
+    jfr_callbacks callbacks;   /* on_chunk_end: conn_chunk_end, which calls ... */
+    jfr_chunk_cb app_chunk_end; /* ... the application's */
     conn *conns;
     unsigned nconns, peak;
     unsigned max_conns;
@@ -78,6 +94,7 @@ struct listener {
  * would otherwise hold the loop (timers, new peers, a metrics scrape's wake)
  * for the parse of everything they sent. */
 #define LISTEN_TURN_BYTES (1u << 20)
+#define ACK_INTERVAL_MS 50          /* at most one ack per 50 ms (coalesced) */
 
 static void listener_accept(listener *l);
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b);
@@ -116,6 +133,8 @@ static void conn_closed(uv_handle_t *h) {
 static void conn_close_handles(conn *c) {
     if (c->l->cfg.idle_ms && c->parser)
         uv_close((uv_handle_t *)&c->idle, conn_closed);
+    if (c->acks)
+        uv_close((uv_handle_t *)&c->ackt, conn_closed);
     uv_close((uv_handle_t *)&c->tcp, conn_closed);
 }
 
@@ -127,10 +146,13 @@ static void conn_read_stop(conn *c) {
 }
 
 /* End a connection once: report, unlink, close the socket. */
+static void ack_final(conn *c, jfr_status st);
+
 static void conn_end(conn *c, jfr_status st, const char *msg) {
     if (c->closing)
         return;
     c->closing = true;
+    ack_final(c, st);
     listener *l = c->l;
     /* unlink before calling out: on_conn_end may stop the listener */
     if (c->prev)
@@ -172,6 +194,8 @@ static bool conn_keep(conn *c, const char *p, size_t n) {
     return true;
 }
 
+static bool ack_linger(conn *c);
+
 /* The one pause rule (jfrstream_uv.h): feed what is pending; once the input
  * ended, jfr_parser_finish. A pause (JFR_PAUSED from either) stops here until
  * jfr_uv_conn_resume, which comes back here; nothing is fed or finished
@@ -192,6 +216,8 @@ static void conn_run(conn *c) {
             }
             if (c->limited)
                 conn_end(c, JFR_LIMIT, c->limit_msg);
+            else if (s == JFR_OK && ack_linger(c))
+                ; /* ended by jfr_uv_conn_ack or the linger's end */
             else
                 conn_end(c, s, s == JFR_OK ? "stream ended" : jfr_parser_error(c->parser));
             break;
@@ -307,6 +333,199 @@ static void on_idle(uv_timer_t *t) {
     conn_input_end(c, msg);
 }
 
+/* ------------------------------------------------------------ hello, acks */
+
+/* Every byte to the peer goes through here (one write in flight; once the
+ * connection is closing, one attempt that waits for nothing). False when
+ * not written: a write is in flight, or the peer cannot take it now. */
+static void on_written(uv_write_t *w, int status);
+
+static bool conn_write(conn *c, const char *buf, size_t len) {
+    if (c->write_failed || len > sizeof c->wbuf)
+        return false;
+    if (c->closing) { /* UV_EAGAIN when the socket is full or a write waits */
+        char copy[sizeof c->wbuf];
+        memcpy(copy, buf, len);
+        uv_buf_t t = uv_buf_init(copy, (unsigned)len);
+        return uv_try_write((uv_stream_t *)&c->tcp, &t, 1) == (int)len;
+    }
+    if (c->writing)
+        return false;
+    memcpy(c->wbuf, buf, len);
+    uv_buf_t b = uv_buf_init(c->wbuf, (unsigned)len);
+    if (uv_write(&c->wreq, (uv_stream_t *)&c->tcp, &b, 1, on_written) != 0) {
+        c->write_failed = true;
+        return false;
+    }
+    c->writing = true;
+    return true;
+}
+
+static void ack_send(conn *c);
+
+static void on_written(uv_write_t *w, int status) {
+    conn *c = w->data;
+    c->writing = false;
+    if (status < 0)
+        c->write_failed = true; /* reset, or cancelled by the close */
+    else if (!c->closing)
+        ack_send(c); /* the newest N, if it grew meanwhile */
+}
+
+static void on_ack_timer(uv_timer_t *t);
+
+/* Arm the ack timer for `ms` from now unless it fires sooner already. */
+static void ack_arm(conn *c, uint64_t ms) {
+    uint64_t due = uv_timer_get_due_in(&c->ackt);
+    if (!uv_is_active((uv_handle_t *)&c->ackt) || due > ms)
+        uv_timer_start(&c->ackt, on_ack_timer, ms, 0);
+}
+
+/* Write "ACK N" when N grew: at once after a chunk end, else at most one per
+ * ACK_INTERVAL_MS (the timer sends the newest N then). */
+static void ack_send(conn *c) {
+    if (!c->acks || c->closing || c->writing || c->write_failed || c->ack_want <= c->ack_sent)
+        return;
+    uint64_t now = uv_now(c->tcp.loop);
+    bool chunk = c->chunk_end > c->ack_sent && c->ack_want >= c->chunk_end;
+    if (!chunk && c->ack_ms && now - c->ack_ms < ACK_INTERVAL_MS) {
+        ack_arm(c, ACK_INTERVAL_MS - (now - c->ack_ms));
+        return;
+    }
+    char line[32];
+    int k = snprintf(line, sizeof line, "ACK %llu\n", (unsigned long long)c->ack_want);
+    if (conn_write(c, line, (size_t)k)) {
+        c->ack_sent = c->ack_want;
+        c->ack_ms = now ? now : 1;
+    }
+}
+
+/* The end of an acks connection (c->closing: conn_write makes one attempt,
+ * leaving nothing pending): after a clean end of input the last N at once,
+ * the peer may wait for it before closing. */
+static void ack_final(conn *c, jfr_status st) {
+    if (!c->acks || st != JFR_OK || c->ack_want <= c->ack_sent)
+        return;
+    char line[32];
+    int k = snprintf(line, sizeof line, "ACK %llu\n", (unsigned long long)c->ack_want);
+    if (conn_write(c, line, (size_t)k))
+        c->ack_sent = c->ack_want;
+}
+
+/* The input ended cleanly: wait up to ack_linger_ms for the application to
+ * hand on every byte (true: waiting, the end comes later). */
+static bool ack_linger(conn *c) {
+    uint64_t total = c->bytes - c->hello_len;
+    if (!c->acks || !c->l->cfg.ack_linger_ms || c->ack_want >= total || c->write_failed)
+        return false;
+    c->lingering = true;
+    c->linger_until = uv_now(c->tcp.loop) + c->l->cfg.ack_linger_ms;
+    ack_arm(c, c->l->cfg.ack_linger_ms);
+    return true;
+}
+
+static void linger_end(conn *c) {
+    char msg[160];
+    uint64_t total = c->bytes - c->hello_len;
+    if (c->ack_want >= total)
+        snprintf(msg, sizeof msg, "stream ended");
+    else
+        snprintf(msg, sizeof msg, "stream ended (%llu of %llu bytes handed on when the ack "
+                 "wait ended)", (unsigned long long)c->ack_want, (unsigned long long)total);
+    conn_end(c, JFR_OK, msg);
+}
+
+static void on_ack_timer(uv_timer_t *t) {
+    conn *c = t->data;
+    if (c->closing)
+        return;
+    if (c->lingering && uv_now(t->loop) >= c->linger_until) {
+        linger_end(c);
+        return;
+    }
+    ack_send(c);
+    if (c->lingering)
+        ack_arm(c, c->linger_until - uv_now(t->loop));
+}
+
+/* The parser finished a chunk: an ack that reaches its end goes at once. */
+static int conn_chunk_end(jfr_parser *p, const jfr_chunk_info *info, void *user) {
+    conn *c = (conn *)user;
+    c->chunk_end = info->offset + (uint64_t)info->size;
+    jfr_chunk_cb app = c->l->app_chunk_end;
+    return app ? app(p, info, user) : JFR_CB_CONTINUE;
+}
+
+/* The hello line's words after "JFRS/1" (the line is checked printable). */
+static bool hello_words(conn *c, const char *w, size_t n) {
+    if (n < 6 || memcmp(w, "JFRS/", 5) != 0 || (n > 6 && w[6] != ' ') || w[5] != '1')
+        return false;
+    for (size_t i = 6; i < n;) {
+        while (i < n && w[i] == ' ')
+            i++;
+        size_t j = i;
+        while (j < n && w[j] != ' ')
+            j++;
+        if (j - i == 3 && memcmp(w + i, "ack", 3) == 0)
+            c->acks = true; /* other words: ignored (a later version's) */
+        i = j;
+    }
+    return true;
+}
+
+static void hello_bad(conn *c, const char *why) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "bad hello line: %s", why);
+    conn_end(c, JFR_BAD_MAGIC, msg);
+}
+
+/* The first bytes of a connection: 'J' starts the hello line, the 'F' of
+ * "FLR" a bare JFR stream. Takes the line's bytes from data, len; false
+ * when nothing is left to feed (more hello to come, or the conn ended). */
+static bool conn_hello(conn *c, const char **data, size_t *len) {
+    if (c->hello_len == 0 && (*data)[0] != 'J') {
+        c->hello_done = true;
+        return true;
+    }
+    const char *nl = memchr(*data, '\n', *len);
+    size_t take = nl ? (size_t)(nl - *data) + 1 : *len;
+    if (c->hello_len + take > sizeof c->hello) {
+        hello_bad(c, "longer than 256 bytes");
+        return false;
+    }
+    memcpy(c->hello + c->hello_len, *data, take);
+    c->hello_len += take;
+    *data += take;
+    *len -= take;
+    if (!nl)
+        return false;
+    size_t n = c->hello_len - 1;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)c->hello[i] < 0x20 || (unsigned char)c->hello[i] > 0x7e) {
+            char why[64];
+            snprintf(why, sizeof why, "byte 0x%02x at %zu is not printable ASCII",
+                     (unsigned char)c->hello[i], i);
+            hello_bad(c, why);
+            return false;
+        }
+    if (!hello_words(c, c->hello, n)) {
+        char why[120];
+        snprintf(why, sizeof why, "'%.*s' (this listener speaks JFRS/1)", (int)(n < 60 ? n : 60),
+                 c->hello);
+        hello_bad(c, why);
+        return false;
+    }
+    c->hello_done = true;
+    if (c->acks) {
+        uv_timer_init(c->tcp.loop, &c->ackt);
+        c->ackt.data = c;
+        c->wreq.data = c;
+        c->handles++;
+        c->l->open_handles++;
+    }
+    return *len > 0;
+}
+
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
     conn *c = s->data;
     if (c->closing || c->eof)
@@ -316,7 +535,9 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
         return;
     }
     if (n < 0) {
-        if (n == UV_EOF)
+        if (n == UV_EOF && c->hello_len && !c->hello_done)
+            conn_end(c, JFR_BAD_MAGIC, "bad hello line: the stream ended inside it");
+        else if (n == UV_EOF)
             conn_input_end(c, NULL); /* pending bytes first, then finish */
         else
             conn_end(c, JFR_TRUNCATED, uv_strerror((int)n));
@@ -337,19 +558,23 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
         conn_input_end(c, msg);
         return;
     }
+    const char *data = b->base;
+    size_t len = (size_t)n;
+    if (!c->hello_done && !conn_hello(c, &data, &len))
+        return; /* all of it was hello (or a bad one ended the conn) */
     if (c->paused || c->pending.len) { /* a read already in flight when we paused */
-        conn_keep(c, b->base, (size_t)n);
+        conn_keep(c, data, len);
         return;
     }
     /* the usual case: straight from the read buffer, no copy */
     c->running = true;
-    jfr_status st = jfr_parser_feed(c->parser, b->base, (size_t)n);
+    jfr_status st = jfr_parser_feed(c->parser, data, len);
     c->running = false;
     if (st == JFR_PAUSED) {
         size_t used = jfr_parser_consumed(c->parser);
-        if (used > (size_t)n)
-            used = (size_t)n;
-        if (conn_keep(c, b->base + used, (size_t)n - used))
+        if (used > len)
+            used = len;
+        if (conn_keep(c, data + used, len - used))
             conn_pause(c);
     } else if (st != JFR_OK) {
         conn_failed(c, st);
@@ -500,6 +725,8 @@ jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *
     al = &l->options.allocator;
     l->cfg.options = &l->options;
     l->cfg.callbacks = &l->callbacks;
+    l->app_chunk_end = l->callbacks.on_chunk_end;
+    l->callbacks.on_chunk_end = conn_chunk_end;
     l->max_conns = cfg.max_connections ? cfg.max_connections : JFR_UV_DEFAULT_MAX_CONNECTIONS;
     l->bufcap = cfg.read_buffer ? cfg.read_buffer : LISTEN_READ_BUFFER;
     if (!(l->buf = jfr__alloc(al, l->bufcap))) {
@@ -577,7 +804,10 @@ void jfr_uv_listener_stop(jfr_uv_listener *pl) {
     conn *c = l->conns, *next;
     for (; c; c = next) {
         next = c->next;
-        conn_input_end(c, NULL);
+        if (c->lingering)
+            linger_end(c);
+        else
+            conn_input_end(c, NULL);
     }
     uv_close((uv_handle_t *)&l->tcp, server_closed);
     uv_close((uv_handle_t *)&l->turn, server_closed);
@@ -590,3 +820,29 @@ jfr_uv_listener *jfr_uv_conn_listener(jfr_uv_conn *c) {
 const char *jfr_uv_conn_peer(const jfr_uv_conn *c) { return c ? ((const conn *)c)->peer : ""; }
 uint64_t jfr_uv_conn_id(const jfr_uv_conn *c) { return c ? ((const conn *)c)->id : 0; }
 uint64_t jfr_uv_conn_bytes(const jfr_uv_conn *c) { return c ? ((const conn *)c)->bytes : 0; }
+
+bool jfr_uv_conn_acks(const jfr_uv_conn *c) { return c && ((const conn *)c)->acks; }
+
+uint64_t jfr_uv_conn_acked(const jfr_uv_conn *c) { return c ? ((const conn *)c)->ack_want : 0; }
+
+void jfr_uv_conn_ack(jfr_uv_conn *pc, uint64_t n) {
+    conn *c = (conn *)pc;
+    if (!c || !c->acks || c->closing)
+        return;
+    uint64_t total = c->bytes - c->hello_len;
+    if (n > total)
+        n = total;
+    if (n <= c->ack_want)
+        return;
+    c->ack_want = n;
+    if (c->lingering && n >= total)
+        linger_end(c); /* the final ack goes out in conn_end */
+    else
+        ack_send(c);
+}
+
+void jfr_uv_conn_end(jfr_uv_conn *pc, jfr_status st, const char *message) {
+    conn *c = (conn *)pc;
+    if (c && !c->closing)
+        conn_end(c, st, message && *message ? message : jfr_status_str(st));
+}
