@@ -356,6 +356,8 @@ jfr_status jfrs_kafka_src_event(jfrs_kafka_src *ks, const jfr_event *e) {
     /* its id: the chunk's start and the record's place in it */
     int64_t cs = ks->chunk_ns;
     uint64_t off = e->offset >= ks->chunk_off ? e->offset - ks->chunk_off : 0;
+    if (ks->holding && jfrs_source_identified(ks->src))
+        kafka_release(ks); /* before a duplicate returns: the held go first */
     wm_refresh(ks);
     if (is_dup(ks, cs, off))
         return JFR_OK;

@@ -32,6 +32,8 @@ import sys
 import tempfile
 import time
 
+from kafkalib import summary_events  # noqa: E402
+
 SKIP = 77
 NAME = "sink-kafka-basic"
 PID = "14951"
@@ -198,23 +200,6 @@ def same(a, b):
     if isinstance(b, (int, float)) and isinstance(a, (int, float)):
         return float(a) == float(b)
     return a == b
-
-
-def summary_events(jfrstream, fixture):
-    out = subprocess.run([jfrstream, "summary", fixture], capture_output=True, text=True,
-                         timeout=60, check=True).stdout
-    total, rows = 0, False
-    per = {}
-    for line in out.splitlines():
-        if line.startswith("====="):
-            rows = True
-            continue
-        f = line.split()
-        if rows and len(f) == 3 and f[1].isdigit():
-            if f[0] not in ("jdk.Metadata", "jdk.Checkpoint"):
-                total += int(f[1])
-                per[f[0]] = int(f[1])
-    return total, per
 
 
 def main():
