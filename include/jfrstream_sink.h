@@ -128,16 +128,17 @@ JFRS_API const char *jfrs_source_json(const jfrs_source *s);
  *
  * Message value, format JFRS_KAFKA_JSON: the event as `listen --json` prints
  * it (jfrc_json, compact: byte for byte one of its lines) with the labels
- * added as a last member:
+ * and the event's id (see Identity below) added as last members:
  *   {"type":"jdk.CPULoad","values":{...},"source":{"source":"host:4242:17...",
- *    "peer":"10.0.0.7:51234","pid":"4242",...}}
+ *    "peer":"10.0.0.7:51234","pid":"4242",...},"id":"host:4242:17...\/..."}
  * Format JFRS_KAFKA_OTLP_JSON: an OTLP ExportLogsServiceRequest in its JSON
  * encoding (what the OpenTelemetry Collector's Kafka receiver reads with
  * encoding otlp_json), one log record per message:
  *   {"resourceLogs":[{"resource":{"attributes":[ATTR...]},"scopeLogs":[{
  *    "scope":{"name":"jfrstream","version":"0.1.0"},"logRecords":[{
  *    "timeUnixNano":"START","observedTimeUnixNano":"NOW","eventName":"TYPE",
- *    "attributes":[{"key":"event.name","value":{"stringValue":"TYPE"}}],
+ *    "attributes":[{"key":"event.name","value":{"stringValue":"TYPE"}},
+ *    {"key":"jfr.id","value":{"stringValue":"ID"}}],
  *    "body":{"kvlistValue":{"values":[...]}}}]}]}]}
  * The resource attributes are the labels, under OpenTelemetry's names where
  * one exists: service.name (label service, else main_class, else
