@@ -18,6 +18,10 @@ kcat reading back, a fake sender (this script) speaking JFRS/1.
      same messages (ids unique across the topic).
   3. A plain sender (no hello) of the same bytes is never written to (its
      events are duplicates too: same source id and positions).
+  4. A listener whose producer refuses the larger messages
+     (message.max.bytes=1000): the connection is ended, its reason on stderr
+     (the peer, "kafka: delivery failed", Kafka's error), no ACK reaches the
+     byte count, exit status 1.
 SKIP (77) without a librdkafka build (no mock_kafka) or without kcat.
 """
 import json
@@ -146,6 +150,21 @@ def main():
     check(len(msgs2) == total and set(ids2) == ids,
           "topic: %d messages, %d distinct ids; want the first %d"
           % (len(msgs2), len(set(ids2)), total))
+    # 4. a Kafka message refused for good: that connection ends, no full ack
+    p, out, err, port = L.start_listener(
+        jfrstream, ["--kafka", m.bootstrap, "--kafka-topic", "small", "--kafka-option",
+                    "message.max.bytes=1000", "--once"])
+    check(port, "listen did not start: %s" % err.text())
+    acks4, _, _ = send_acked(port, data)
+    rc = L.wait(p, 60, "listen")
+    err.join()
+    text = err.text()
+    lost = [l for l in text.splitlines() if "delivery failed" in l]
+    print("refused messages: ACKs %s, exit %s: %s" % (acks4[-3:], rc, lost[:1]), flush=True)
+    check(rc == 1 and lost and "127.0.0.1:" in lost[0] and "too large" in lost[0],
+          "want exit 1 and 'PEER: kafka: delivery failed (...too large...)': %s" % text[-2000:])
+    check(not acks4 or acks4[-1] < len(data), "acknowledged %s of %d bytes despite the loss"
+          % (acks4[-1:], len(data)))
     m.stop()
     print("PASS: %s: %d events acknowledged only after delivery, resent: 0 produced, %d "
           "duplicates, acked; ids unique per event" % (NAME, total, total), flush=True)
