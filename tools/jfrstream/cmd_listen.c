@@ -80,8 +80,10 @@ static void ack_unlink(listen_ctx *x, live_src *s) {
  * what they handed on to the peer; a lost Kafka message ends it. */
 static void on_ack_tick(uv_timer_t *t) {
     listen_ctx *x = t->data;
-    for (live_src *s = x->acking, *next; s; s = next) {
-        next = s->ack_next; /* s may end below */
+    bool stopping = x->app.stopping;
+    for (live_src *s = x->acking, *next; s && x->app.stopping == stopping; s = next) {
+        /* s may end below; a stop it starts (--once) ends the others too */
+        next = s->ack_next;
         jfr_uv_conn *c = s->conn;
         if (!jfr_uv_conn_acks(c))
             continue;
