@@ -52,7 +52,7 @@ static void wm_raise(krec *r, const kmark *m) {
 void kafka_settle(jfrs_kafka *k, kslot *s, bool ok) {
     krec *r = s->r;
     s->state = ok ? KSLOT_DONE : KSLOT_FAILED;
-    while (r->seq_head < r->seq_next) {
+    while (r->seq_head < r->seq_next && r->bhead) { /* unsettled slots: a block */
         uint64_t i = r->seq_head - r->bseq;
         kslot *h = &r->bhead->s[i];
         if (h->state == KSLOT_WAIT)
