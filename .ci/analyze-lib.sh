@@ -29,7 +29,7 @@ echo "gcc -fanalyzer: lib/*.c lib/uv/*.c lib/sink/*.c"
 # shellcheck disable=SC2016  # $1 is expanded by the inner shell
 ls lib/*.c lib/uv/*.c lib/sink/*.c | xargs -P2 -n1 sh -c 'x=; case "$1" in lib/sink/kafka*.c|lib/sink/metrics_*.c) x=-Wno-analyzer-malloc-leak;; esac; \
     gcc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-    -Iinclude -Ilib -Ilib/sink -DJFRS_HAVE_KAFKA=1 -DJFRS_HAVE_CURL=1 -DJFRS_HAVE_MHD=1 -O2 -g -Wall -Wextra -Werror -fanalyzer $x -fdiagnostics-color=never \
+    -Iinclude -Ilib -Ilib/sink -DJFRS_HAVE_KAFKA=1 -DJFRS_HAVE_CURL=1 -DJFRS_HAVE_MHD=1 -DJFRUV_HAVE_TLS=1 -O2 -g -Wall -Wextra -Werror -fanalyzer $x -fdiagnostics-color=never \
     -c "$1" -o "$0/$(basename "$1").o"' "$tmp" || rc=1
 echo "clang-tidy ($("$tidy" --version | grep -o 'version [0-9.]*')): lib/*.c lib/uv/*.c lib/sink/*.c"
 ls lib/*.c lib/uv/*.c lib/sink/*.c | xargs -P2 -n1 "$tidy" -p "$build" --quiet 2>/dev/null || rc=1

@@ -4,6 +4,7 @@ recording started by -XX:StartFlightRecording alone (bench/README.md, "The agent
 
     bench/agent_cost.py BUILD [--runs 3] [--iterations 6000000] [--threads 2]
                         [--settings profile] [--heap 256m] [--java java]
+                        [--agent-options ack=off,...]
 
 BUILD is a meson build folder with jfrstream and jfrstream-agent.jar. The workload
 (bench/AgentWorkload.java, compiled once into a temporary folder) does a fixed amount of
@@ -73,6 +74,8 @@ def main():
     ap.add_argument("--settings", default="profile")
     ap.add_argument("--heap", default="256m", help="-Xms and -Xmx of every run (RSS compares)")
     ap.add_argument("--java", default=shutil.which("java"))
+    ap.add_argument("--agent-options", default="",
+                    help="more agent options, e.g. ack=off (a listener without the ack protocol)")
     a = ap.parse_args()
     jfrstream = os.path.join(a.build, "tools", "jfrstream", "jfrstream")
     jar = os.path.join(a.build, "tools", "jfrstream-agent", "jfrstream-agent.jar")
@@ -105,6 +108,8 @@ def main():
                     sys.exit("agent_cost: listen did not start")
             threading.Thread(target=lp.stderr.read, daemon=True).start()
             opt = "-javaagent:%s=connect=127.0.0.1:%d,settings=%s" % (jar, port, a.settings)
+            if a.agent_options:
+                opt += "," + a.agent_options
             r = run([a.java, opt] + work)
             m = [re.search(r"thread used (\d+) ms.*: (\d+) ms to start the recording, (\d+) ms streaming", l)
                  for l in r["err"]]

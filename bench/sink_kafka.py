@@ -5,9 +5,17 @@ JSON, with 1, 100 and 1,000 connected sources, side by side with plain
 `listen --json > /dev/null` in the same run. Run it through
 bench/sink-kafka.sh (which finds the build); not part of `meson test`.
 
-    bench/sink_kafka.py --jfrstream PATH --mock PATH [--file F.jfr|synth:N]
+    bench/sink_kafka.py --jfrstream PATH [--mock PATH] [--file F.jfr|synth:N]
                         [--sources 1,100,1000] [--total EVENTS]
                         [--modes stdout,kafka[,kafka:otlp-json]] [--brokers 3]
+                        [--certs DIR]
+
+Modes: stdout (`listen --json > /dev/null`), parse (`listen` with its rate
+view to /dev/null: the parse alone), kafka[:FORMAT] (needs --mock); each
+with a suffix +tls (`--tls-cert/--tls-key`: the sender speaks TLS) or +mtls
+(also `--tls-client-ca`: the sender presents a client certificate), the
+certificates from --certs DIR (default: made by test/certs.py in
+--out). bench/tls.sh runs the TLS rows (bench/README.md, "TLS").
 
 For each number of sources N and each mode, a fresh listener (and for kafka
 a fresh mock cluster) is started; a sender process (this script, --send:
@@ -32,6 +40,11 @@ counts) and is reaped with wait4():
              included), the same counters as utime + stime of
              /proc/PID/stat, taken at its exit
   cpu s/M    cpu seconds per million events
+  connect cpu  the listener's CPU when every connection was open (the
+             sender waits for the driver to take it before its first byte):
+             accepting, and with TLS the handshakes
+  after connect cpu s/M  (cpu s - connect cpu) per million events: the
+             cost of the stream itself
   peak RSS   ru_maxrss (= VmHWM) of the listener
   mock cpu   the mock cluster's CPU (the brokers run in their own process
              on the same cores)
@@ -55,7 +68,18 @@ ROOT = os.path.dirname(HERE)
 
 # ------------------------------------------------------------------ sender
 
-async def _send_all(port, n, copies, data, window):
+def client_tls(tls, certs):
+    """The sender's ssl context for tls "tls" or "mtls" (None: plain TCP)."""
+    if tls == "none":
+        return None
+    import ssl
+    ctx = ssl.create_default_context(cafile=os.path.join(certs, "ca.pem"))
+    if tls == "mtls":
+        ctx.load_cert_chain(os.path.join(certs, "client.pem"), os.path.join(certs, "client.key"))
+    return ctx
+
+
+async def _send_all(port, n, copies, data, window, ctx=None):
     sem = asyncio.Semaphore(window)
     conns = []
 
@@ -63,21 +87,34 @@ async def _send_all(port, n, copies, data, window):
         async with sem:
             for attempt in range(50):
                 try:
-                    r, w = await asyncio.open_connection("127.0.0.1", port)
+                    r, w = await asyncio.open_connection("127.0.0.1", port, ssl=ctx,
+                                                         ssl_handshake_timeout=60 if ctx else None)
                     return r, w
                 except OSError:
                     await asyncio.sleep(0.05 * (attempt + 1))
             raise OSError("cannot connect to 127.0.0.1:%d" % port)
 
     conns = await asyncio.gather(*(connect() for _ in range(n)))
+    # every connection open (TLS: its handshake done): the driver takes the
+    # listener's CPU so far, then says go
+    print("connected", flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
     t0 = time.monotonic()
 
     async def one(r, w, data):
         for _ in range(copies):
             w.write(data)
             await w.drain()
-        w.write_eof()
-        await r.read()  # until the listener closes
+        if w.can_write_eof():
+            w.write_eof()
+            await r.read()  # until the listener closes
+        else:  # TLS: close_notify, then the socket (the listener reads both)
+            w.close()
+            try:
+                await w.wait_closed()
+            except (OSError, ConnectionError):
+                pass
+            return
         w.close()
 
     await asyncio.gather(*(one(r, w, data[i]) for i, (r, w) in enumerate(conns)))
@@ -94,7 +131,7 @@ def recording(spec, i):
     return open(spec, "rb").read()
 
 
-def sender(port, n, copies, spec, window):
+def sender(port, n, copies, spec, window, tls="none", certs=""):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want = min(hard, max(soft, n + 64))
     if want > soft:
@@ -103,7 +140,7 @@ def sender(port, n, copies, spec, window):
         data = [recording(spec, i) for i in range(n)]
     else:
         data = [recording(spec, 0)] * n
-    t0, t1 = asyncio.run(_send_all(port, n, copies, data, window))
+    t0, t1 = asyncio.run(_send_all(port, n, copies, data, window, client_tls(tls, certs)))
     print("t0=%.6f t1=%.6f" % (t0, t1), flush=True)
     return 0
 
@@ -178,9 +215,20 @@ def run_one(a, mode, n, copies):
     mock_cpu = None
     try:
         largs = [a.jfrstream, "listen", "127.0.0.1:0", "--max-connections", str(max(1024, n + 16))]
+        mode, _, tls = mode.partition("+")
+        tls = tls or "none"
+        if tls != "none":
+            largs += ["--tls-cert", os.path.join(a.certs, "server.pem"),
+                      "--tls-key", os.path.join(a.certs, "server.key")]
+        if tls == "mtls":
+            largs += ["--tls-client-ca", os.path.join(a.certs, "ca.pem")]
         if mode == "stdout":
             largs += ["--json"]
+        elif mode == "parse":
+            pass
         else:
+            if not a.mock:
+                raise RuntimeError("mode %s needs --mock" % mode)
             mock = Proc([a.mock, str(a.brokers), "bench"], stdin=subprocess.PIPE,
                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             procs.append(mock)
@@ -189,7 +237,8 @@ def run_one(a, mode, n, copies):
                 raise RuntimeError("mock_kafka printed no bootstrap list")
             largs += ["--kafka", m.group(1), "--kafka-topic", "bench", "--kafka-format", mode.split(":", 1)[1]
                       if ":" in mode else "json"]
-        errf = open(os.path.join(a.out, "listen-%s-%d.err" % (mode.replace(":", "-"), n)), "w+b")
+        errf = open(os.path.join(a.out, "listen-%s-%s-%d.err" % (mode.replace(":", "-"), tls, n)),
+                    "w+b")
         lst = Proc(largs, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errf)
         procs.append(lst)
         port = None
@@ -204,9 +253,13 @@ def run_one(a, mode, n, copies):
         if port is None:
             raise RuntimeError("listen did not start")
         snd = Proc([sys.executable, os.path.abspath(__file__), "--send", str(port), str(n),
-                    str(copies), a.file, str(a.window)], stdout=subprocess.PIPE)
+                    str(copies), a.file, str(a.window), tls, a.certs or ""],
+                   stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         procs.append(snd)
-        out, _ = snd.p.communicate(timeout=a.timeout)
+        if not wait_line(snd.p.stdout, r"^connected", a.timeout):
+            raise RuntimeError("the sender did not connect")
+        cpu_connected = read_stat_cpu(lst.pid)
+        out, _ = snd.p.communicate(b"go\n", timeout=a.timeout)
         m = re.search(rb"t0=([\d.]+) t1=([\d.]+)", out)
         if not m:
             raise RuntimeError("sender failed (exit %s)" % snd.p.returncode)
@@ -228,7 +281,7 @@ def run_one(a, mode, n, copies):
         events = sum(int(x) for x in re.findall(r"stream ended: \d+ chunks?, (\d+) events", err))
         ended = len(re.findall(r"stream ended", err))
         delivered = None
-        if mode != "stdout":
+        if mode not in ("stdout", "parse"):
             for line in err.splitlines():
                 if "kafka" in line.lower():
                     md = re.search(r"(\d+) delivered|delivered[=: ]+(\d+)", line)
@@ -237,9 +290,11 @@ def run_one(a, mode, n, copies):
         ru = lst.rusage
         cpu = ru.ru_utime + ru.ru_stime
         secs = t2 - t0
+        if tls != "none":
+            mode += "+" + tls
         row = {"mode": mode, "sources": n, "copies": copies, "events": events, "ended": ended,
                "delivered": delivered, "seconds": secs, "send_s": t1 - t0, "cpu": cpu,
-               "cpu_at_eof": cpu_before, "rss_mb": ru.ru_maxrss / 1024.0, "mock_cpu": mock_cpu,
+               "cpu_at_eof": cpu_before, "cpu_connected": cpu_connected, "rss_mb": ru.ru_maxrss / 1024.0, "mock_cpu": mock_cpu,
                "exit": lst.p.returncode}
         print("row " + json.dumps(row), flush=True)
         return row
@@ -250,11 +305,13 @@ def run_one(a, mode, n, copies):
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--send":
-        port, n, copies, path, window = sys.argv[2:7]
-        return sender(int(port), int(n), int(copies), path, int(window))
+        port, n, copies, path, window, tls, certs = (sys.argv[2:9] + ["none", ""])[:7]
+        return sender(int(port), int(n), int(copies), path, int(window), tls, certs)
     ap = argparse.ArgumentParser()
     ap.add_argument("--jfrstream", required=True)
-    ap.add_argument("--mock", required=True)
+    ap.add_argument("--mock", help="test/sink/mock_kafka (the kafka modes)")
+    ap.add_argument("--certs", help="the TLS modes' certificates (test/certs.py's); "
+                                    "default: made in --out")
     ap.add_argument("--file", default="synth:500",
                     help="the recording each source sends: a .jfr file (the same bytes for "
                          "every source), or synth:N (default synth:500): bench/mkbench_jfr.py, "
@@ -269,6 +326,10 @@ def main():
     ap.add_argument("--out", default="/tmp/jfrstream-bench-kafka")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
+    if "tls" in a.modes and not a.certs:
+        a.certs = os.path.join(a.out, "certs")
+        subprocess.run(["python3", os.path.join(ROOT, "test", "certs.py"), a.certs],
+                       check=True, stdout=subprocess.DEVNULL)
     per_copy = None
     size = len(recording(a.file, 0))
     rows = []
@@ -286,27 +347,33 @@ def main():
     print("recording %s (%d bytes, %d events a copy); %d cores, load %.2f %.2f %.2f"
           % (os.path.basename(a.file), size, per_copy, os.cpu_count(), load[0], load[1], load[2]))
     hdr = ("sources", "mode", "copies", "events", "seconds", "events/s", "cpu s", "cpu s/M ev",
-           "peak RSS MB", "mock cpu s", "check")
+           "connect cpu s", "after connect cpu s/M ev", "peak RSS MB", "mock cpu s", "check")
     print("| " + " | ".join(hdr) + " |")
-    print("|" + "|".join("---:" if i not in (1, 10) else "---" for i in range(len(hdr))) + "|")
+    print("|" + "|".join("---:" if i not in (1, 12) else "---" for i in range(len(hdr))) + "|")
     bad = 0
     for w in rows:
         check = "ok"
         expect = per_copy * w["copies"] * w["sources"]
         if w["events"] != expect or w["ended"] != w["sources"]:
             check = "parsed %d of %d (%d of %d streams)" % (w["events"], expect, w["ended"], w["sources"])
-        if w["mode"] != "stdout" and w["delivered"] != w["events"]:
+        base = w["mode"].partition("+")[0]
+        if base not in ("stdout", "parse") and w["delivered"] != w["events"]:
             check = "delivered %s of %d" % (w["delivered"], w["events"])
         if w["exit"] != 0:
             check += ", exit %s" % w["exit"]
         if check != "ok":
             bad += 1
-        mode = "listen --json > /dev/null" if w["mode"] == "stdout" else \
-            "listen --kafka (%s)" % (w["mode"].split(":", 1)[1] if ":" in w["mode"] else "json")
-        print("| %d | %s | %d | %d | %.2f | %.0f | %.2f | %.2f | %.1f | %s | %s |" % (
+        mode = "listen --json > /dev/null" if base == "stdout" else \
+            "listen (rate view)" if base == "parse" else \
+            "listen --kafka (%s)" % (base.split(":", 1)[1] if ":" in base else "json")
+        tls = w["mode"].partition("+")[2]
+        mode += {"": "", "tls": ", TLS", "mtls": ", mutual TLS"}[tls]
+        per_m = w["events"] / 1e6 if w["events"] else 0
+        print("| %d | %s | %d | %d | %.2f | %.0f | %.2f | %.2f | %.2f | %.2f | %.1f | %s | %s |" % (
             w["sources"], mode, w["copies"], w["events"], w["seconds"],
             w["events"] / w["seconds"] if w["seconds"] else 0, w["cpu"],
-            w["cpu"] / (w["events"] / 1e6) if w["events"] else 0, w["rss_mb"],
+            w["cpu"] / per_m if per_m else 0, w["cpu_connected"],
+            (w["cpu"] - w["cpu_connected"]) / per_m if per_m else 0, w["rss_mb"],
             "%.2f" % w["mock_cpu"] if w["mock_cpu"] is not None else "-", check))
     return 1 if bad else 0
 

@@ -196,7 +196,8 @@ JFR_API const char *jfr_version_string(void);
     X(21, SKIPPED, "bytes skipped to the next chunk magic")                    \
     X(22, END, "no more items")                                                \
     X(23, IO, "I/O error")                                                     \
-    X(24, UNSUPPORTED, "not supported by this build")
+    X(24, UNSUPPORTED, "not supported by this build")                          \
+    X(25, REFUSED, "peer refused (TLS handshake or client certificate)")
 
 typedef enum jfr_status {
 #define JFR_STATUS_ENUM_(n, name, msg) JFR_##name = n,

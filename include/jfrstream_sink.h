@@ -403,6 +403,47 @@ typedef struct jfrs_pyroscope_config {
      * thread and the worker's: it must be thread-safe. NULL: malloc.
      * libcurl allocates its own. */
     const jfr_allocator *allocator;
+    /*
+     * Authentication and HTTPS (members appended: an older caller's struct
+     * ends before them, so it sends none of these). Every string is copied
+     * by jfrs_pyroscope_new; the secrets (basic_auth, bearer_token, headers)
+     * are wiped from the sink's memory when it is freed, and never appear
+     * in last_error. JFR_INVALID_ARG for a value with a control character
+     * (no CR/LF can reach a request), for basic_auth and bearer_token both
+     * set, for a header not "Name: value".
+     *
+     *   basic_auth    "USER:PASSWORD" (split at the first ':', so the
+     *                 password may hold ':'): Authorization: Basic (RFC 7617)
+     *   bearer_token  "Authorization: Bearer TOKEN" (RFC 6750)
+     *   tenant        "X-Scope-OrgID: TENANT": the tenant of a multi-tenant
+     *                 Pyroscope (Grafana Cloud, Phlare's/Pyroscope's
+     *                 multitenancy_enabled)
+     *   headers       nheaders more headers, "Name: value" each (Name an
+     *                 HTTP token); one of the same name as a header the
+     *                 sink sets replaces it
+     *   ca_file       HTTPS: the PEM bundle of the CAs that verify the
+     *                 server, instead of the system's (NULL: the system's);
+     *                 the server is always verified, its name checked
+     *   cert_file     HTTPS: the client certificate (PEM; with its chain),
+     *   key_file      its private key (PEM, unencrypted; NULL: in
+     *                 cert_file): mutual TLS
+     *
+     * A 401 or 403 answer fails the window at once; its last_error says
+     * what was sent ("HTTP 401 Unauthorized: the server refused the basic
+     * auth credentials of user 'U'"). A certificate problem (the server's
+     * not verified by ca_file, a name mismatch, an unreadable CA, client
+     * certificate or key file) fails the window at once too, with libcurl's
+     * message; a handshake the server breaks off (a client certificate it
+     * wanted and did not get) is retried as a connection error.
+     */
+    const char *basic_auth;
+    const char *bearer_token;
+    const char *tenant;
+    const char *const *headers;
+    size_t nheaders;
+    const char *ca_file;
+    const char *cert_file;
+    const char *key_file;
 } jfrs_pyroscope_config;
 
 /* Counts, of one source or of all. */
@@ -422,7 +463,8 @@ typedef struct jfrs_pyroscope_stats {
 JFRS_API bool jfrs_pyroscope_available(void);
 JFRS_API void jfrs_pyroscope_config_init(jfrs_pyroscope_config *c);
 /* Start the sink (its worker thread). JFR_UNSUPPORTED without libcurl;
- * JFR_INVALID_ARG for a missing or non-http(s) URL; JFR_NOMEM; JFR_IO when
+ * JFR_INVALID_ARG for a missing or non-http(s) URL or a refused
+ * authentication value (above); JFR_NOMEM; JFR_IO when
  * libcurl or the thread cannot start. */
 JFRS_API jfr_status jfrs_pyroscope_new(const jfrs_pyroscope_config *c, jfrs_pyroscope **out);
 /* Stop at once (in-flight requests aborted, what is queued counted as left)
@@ -675,6 +717,59 @@ JFRS_API int jfrs_metrics_http_port(const jfrs_metrics_http *h);
 JFRS_API void jfrs_metrics_http_stop(jfrs_metrics_http *h);
 
 /*
+ * The endpoint with HTTPS and basic auth (Prometheus' web config: its
+ * tls_server_config and basic_auth_users), a sized struct (jfrstream.h,
+ * "STRUCTS YOU HAND IN"; members only ever appended):
+ *
+ *   tls_cert_pem, tls_key_pem  the server's certificate (with its chain)
+ *       and unencrypted private key, PEM texts (copied; the key wiped when
+ *       the server stops): HTTPS only, TLS 1.2 or later, through
+ *       libmicrohttpd's TLS (GnuTLS). Both or neither. A plain HTTP request
+ *       to that port fails its handshake and is closed unanswered.
+ *   basic_auth  the users, the text of a file of lines "USER:PASSWORD"
+ *       (copied, wiped when the server stops): every request must carry
+ *       one user's credentials (Authorization: Basic), or it is answered
+ *       401 with WWW-Authenticate: Basic realm="jfrstream" (and counted,
+ *       jfrs_metrics_http_unauthorized). PASSWORD is the password itself,
+ *       or its bcrypt hash ("$2a$", "$2b$" or "$2y$" and 56 characters, as
+ *       `htpasswd -nbB` and Prometheus' web config write it) checked with
+ *       crypt(3) (libxcrypt, -Dcrypt); a user's last accepted password is
+ *       kept in memory so that its next scrapes cost no bcrypt. Passwords
+ *       are compared in time independent of where they differ, and every
+ *       user is compared (no early exit). Empty lines and lines starting
+ *       with '#' are skipped; a trailing CR is dropped; a user without ':',
+ *       an empty user, the same user twice or more than 1,024 users:
+ *       JFR_INVALID_ARG, errbuf naming the line.
+ *   allocator   what the copies are allocated with (NULL: malloc).
+ *
+ * Statuses: those of jfrs_metrics_http_start; JFR_INVALID_ARG for one PEM
+ * without the other, a bad users text, a bcrypt hash crypt(3) here cannot
+ * check (errbuf says which); JFR_UNSUPPORTED for TLS when libmicrohttpd has
+ * none (jfrs_metrics_http_tls_available); JFR_IO when libmicrohttpd
+ * refuses the certificate or key (errbuf: its message).
+ */
+typedef struct jfrs_metrics_http_config {
+    size_t size;      /* sizeof: jfrs_metrics_http_config_init */
+    const char *host; /* as jfrs_metrics_http_start (NULL: 127.0.0.1) */
+    int port;         /* 0: any free one */
+    const char *tls_cert_pem, *tls_key_pem;
+    const char *basic_auth;
+    const jfr_allocator *allocator;
+} jfrs_metrics_http_config;
+
+JFRS_API void jfrs_metrics_http_config_init(jfrs_metrics_http_config *c);
+/* Whether HTTPS can be served: libmicrohttpd built with TLS (false without
+ * libmicrohttpd). */
+JFRS_API bool jfrs_metrics_http_tls_available(void);
+JFRS_API jfr_status jfrs_metrics_http_start_with(const jfrs_metrics_http_config *c,
+                                                 bool (*scrape)(void *user, char **body,
+                                                                size_t *len),
+                                                 void *user, jfrs_metrics_http **out,
+                                                 char *errbuf, size_t errlen);
+/* Requests answered 401 so far (any thread). */
+JFRS_API uint64_t jfrs_metrics_http_unauthorized(const jfrs_metrics_http *h);
+
+/*
  * A registry served: the endpoint above with the hand-off between its
  * threads and the one thread that owns the registry (which feeds it with
  * no lock per event, so only it may render). A scrape wakes that thread
@@ -700,6 +795,14 @@ typedef struct jfrs_metrics_server jfrs_metrics_server;
 JFRS_API jfr_status jfrs_metrics_server_start(jfrs_metrics *m, const char *host, int port,
                                               jfrs_metrics_server **out, char *errbuf,
                                               size_t errlen);
+/* The same with HTTPS and basic auth (jfrs_metrics_http_config; its
+ * allocator: NULL takes the metrics'). */
+JFRS_API jfr_status jfrs_metrics_server_start_with(jfrs_metrics *m,
+                                                   const jfrs_metrics_http_config *c,
+                                                   jfrs_metrics_server **out, char *errbuf,
+                                                   size_t errlen);
+/* Requests answered 401 so far (jfrs_metrics_http_unauthorized). */
+JFRS_API uint64_t jfrs_metrics_server_unauthorized(const jfrs_metrics_server *s);
 /* From now on scrapes are answered: each calls wake(user) on its thread. */
 JFRS_API void jfrs_metrics_server_serve(jfrs_metrics_server *s, void (*wake)(void *user),
                                         void *user);

@@ -80,7 +80,13 @@
  * path; JFR_NOMEM; JFR_IO
  * when libuv refused (bad address, bind, listen, a path that cannot be
  * read): *uv_error, when not NULL, then gets libuv's negative error code
- * (for uv_strerror), and 0 otherwise. The getters return their value
+ * (for uv_strerror), and 0 otherwise. The listener's TLS files: JFR_IO
+ * for one that cannot be opened, JFR_INVALID_ARG for one OpenSSL cannot
+ * use (not PEM, a key that does not match the certificate), no cert_file
+ * or key_file, or an allow list without client_ca_file; JFR_UNSUPPORTED
+ * in a build without OpenSSL. The listener's config.error then gets
+ * "MEMBER FILE: REASON", MEMBER the jfr_uv_tls_config member
+ * ("cert_file /etc/x.pem: No such file or directory"). The getters return their value
  * (0, "" or NULL for a NULL handle); stop, resume and the rest return
  * nothing and cannot fail (a NULL handle: nothing).
  */
@@ -128,9 +134,10 @@ typedef struct jfr_uv_listener_config {
      * (JFR_STOPPED) or jfr_uv_listener_stop. The message starts with the
      * peer ("127.0.0.1:54321: ..."). A connection refused over
      * max_connections (JFR_LIMIT), or for lack of memory for its
-     * connection or parser (JFR_NOMEM), gets on_conn_end without
-     * on_conn_start (and counts in jfr_uv_listener_refused); its c->data is
-     * NULL and it has no parser. The conn is freed after this returns. */
+     * connection or parser (JFR_NOMEM), or by TLS (JFR_REFUSED, see
+     * jfr_uv_tls_config), gets on_conn_end without on_conn_start (and
+     * counts in jfr_uv_listener_refused); its c->data is NULL and no byte
+     * of it reached a parser. The conn is freed after this returns. */
     void (*on_conn_end)(jfr_uv_conn *c, jfr_status status, const char *message,
                         void *user);
     /* After jfr_uv_listener_stop: every connection has ended and every
@@ -169,11 +176,92 @@ typedef struct jfr_uv_listener_config {
     uint64_t max_bytes_per_conn;
     uint64_t idle_ms;
     size_t read_buffer;
+    /* Appended (ABI rule). */
+    /* TLS on every connection (see jfr_uv_tls_config below); NULL: plain
+     * TCP. Copied at start, with its files loaded and patterns copied. */
+    const struct jfr_uv_tls_config *tls;
+    /* Optional: when start fails, a message naming the input (a TLS file
+     * and OpenSSL's reason, the address) is written here, NUL-terminated
+     * and cut to error_size; "" on success. NULL or 0: none. */
+    char *error;
+    size_t error_size;
     /* A connection that asked for acks and whose input ended cleanly waits
      * up to this long for jfr_uv_conn_ack to cover all its bytes before it
      * ends (see ACKNOWLEDGEMENTS); 0: it ends at once. */
     uint64_t ack_linger_ms;
 } jfr_uv_listener_config;
+
+/*
+ * TLS (OpenSSL, when the library was built with it: meson -Dtls; without it
+ * a config with tls set is refused at start with JFR_UNSUPPORTED and a
+ * message). Every connection then speaks TLS 1.2 or later; the listener
+ * reads the peer's records through OpenSSL memory BIOs on the loop's thread
+ * and feeds the decrypted bytes to the parser as it feeds plain ones (the
+ * turn's read budget, the pause and the limits count what the socket
+ * carried, i.e. the encrypted bytes).
+ *
+ * A TLS connection is announced (on_conn_start) only once its handshake is
+ * done and the client certificate admitted; until then NONE of its bytes
+ * reaches the parser. A peer that fails is refused: on_conn_end without
+ * on_conn_start, c->data NULL, status JFR_REFUSED, counted in
+ * jfr_uv_listener_refused and jfr_uv_listener_tls_refused, and a message
+ * "PEER: refused: REASON", REASON one of
+ *   "not TLS (a plaintext client?)"   first byte not a handshake record
+ *   "TLS handshake: OPENSSL REASON"   e.g. "no shared cipher", "peer did not
+ *                                     return a certificate", a TLS 1.0 client
+ *   "certificate verify failed: X509 REASON"  e.g. "unable to get local
+ *                                     issuer certificate" (another CA),
+ *                                     "certificate has expired"
+ *   "subject CN=NAME not allowed (no allow pattern matches)"
+ *   "TLS handshake timeout (N ms)", "TLS handshake over N bytes",
+ *   "closed during the TLS handshake".
+ * A jfr_uv_listener_stop during a handshake ends it with JFR_STOPPED
+ * (not counted as a refusal). A connection in its handshake is open: it
+ * counts in max_connections and jfr_uv_listener_connections (so silent
+ * peers hold a slot each for at most handshake_timeout_ms).
+ *
+ * WRITES. A TLS listener writes to its peers (handshake replies, alerts).
+ * It sends with MSG_NOSIGNAL first; only bytes the socket cannot take at
+ * once are queued in libuv, whose later write(2) raises SIGPIPE if the
+ * peer reset meanwhile, as for any libuv program writing to sockets: an
+ * application whose peers may fill their receive window should ignore or
+ * block SIGPIPE (a handshake's flight, a few KiB, always fits an empty
+ * socket buffer).
+ *
+ * MEMORY: OpenSSL allocates its own (SSL_CTX per listener, SSL and its two
+ * memory BIOs per connection: about 30-60 KiB each while records are in
+ * flight) through its process-wide allocator, NOT jfr_options.allocator:
+ * CRYPTO_set_mem_functions is process-global and must not be taken by a
+ * library (librdkafka does the same). Everything else of the listener still
+ * goes through the allocator. The handshake is bounded: handshake_timeout_ms
+ * and JFR_UV_TLS_HANDSHAKE_BYTES of client bytes.
+ */
+#define JFR_UV_TLS_HANDSHAKE_MS 10000u        /* handshake_timeout_ms 0 */
+#define JFR_UV_TLS_HANDSHAKE_BYTES (256u << 10) /* client bytes before admission */
+
+typedef struct jfr_uv_tls_config {
+    size_t size;                 /* sizeof: jfr_uv_tls_config_init         */
+    const char *cert_file;       /* PEM: server certificate chain (leaf
+                                    first); required                       */
+    const char *key_file;        /* PEM: its private key; required         */
+    /* PEM: CA certificate(s). Set: every client must present a
+     * certificate that verifies against them (mutual TLS); NULL: any
+     * client is served (server authentication only). */
+    const char *client_ca_file;
+    /* fnmatch(3) patterns (no flags), with client_ca_file only: a client
+     * is admitted when one pattern matches its certificate's subject CN or
+     * any subjectAltName DNS, URI, email or IP (text: "127.0.0.1", "::1").
+     * allow_count 0: any verified certificate. */
+    const char *const *allow;
+    size_t allow_count;
+    uint64_t handshake_timeout_ms; /* 0 = JFR_UV_TLS_HANDSHAKE_MS           */
+} jfr_uv_tls_config;
+
+#define JFR_UV_TLS_CONFIG_INIT {.size = sizeof(jfr_uv_tls_config)}
+/* Size set, every other member zero. */
+JFR_API void jfr_uv_tls_config_init(jfr_uv_tls_config *cfg);
+/* True when this build of the library has TLS (OpenSSL). */
+JFR_API bool jfr_uv_tls_available(void);
 
 #define JFR_UV_LISTENER_CONFIG_INIT {.size = sizeof(jfr_uv_listener_config)}
 /* Size set, every other member zero (the defaults). */
@@ -197,11 +285,14 @@ JFR_API int jfr_uv_listener_port(const jfr_uv_listener *l);
 JFR_API void jfr_uv_listener_stop(jfr_uv_listener *l);
 JFR_API unsigned jfr_uv_listener_connections(const jfr_uv_listener *l); /* open now */
 JFR_API unsigned jfr_uv_listener_peak(const jfr_uv_listener *l);        /* most at once */
-/* Peers refused so far: over max_connections, or for lack of memory (a peer
+/* Peers refused so far: over max_connections, by TLS (jfr_uv_tls_config),
+ * or for lack of memory (a peer
  * that arrives when not even its connection can be allocated is accepted
  * and closed at once, so that the listener goes on accepting; it gets
  * on_conn_end with JFR_NOMEM like one refused for its parser). */
 JFR_API uint64_t jfr_uv_listener_refused(const jfr_uv_listener *l);
+/* Of those, TLS refusals (see jfr_uv_tls_config). */
+JFR_API uint64_t jfr_uv_listener_tls_refused(const jfr_uv_listener *l);
 
 JFR_API jfr_parser *jfr_uv_conn_parser(jfr_uv_conn *c); /* NULL for a refused one */
 JFR_API jfr_uv_listener *jfr_uv_conn_listener(jfr_uv_conn *c);

@@ -221,7 +221,7 @@ static jfr_status run_input(jfr_parser *p, const uint8_t *in, size_t len, size_t
             break;
         case ST_LIVE:
             pos += jfr__live_take(p, in + pos, avail, &s);
-            step = s ? STEP_STOP : STEP_ON;
+            step = s || p->rs.want_push ? STEP_STOP : STEP_ON;
             break;
         case ST_SKIP: {
             size_t take = avail < p->in.skip_left ? avail : (size_t)p->in.skip_left;
@@ -287,6 +287,8 @@ static jfr_status resume(jfr_parser *p) {
         }
     } else if (p->state == ST_LIVE_DISPATCH) {
         s = jfr__live_dispatch(p);
+        if (!s && p->rs.want_push) /* the segment failed: scan it again */
+            s = jfr__replay_push(p);
     }
     return s;
 }
@@ -401,7 +403,15 @@ jfr_status jfr_parser_finish(jfr_parser *p) {
                       jfr__noun(p->lv.segments, "segment", "segments"),
                       (unsigned long long)p->lv.segbuf.len,
                       jfr__noun(p->lv.segbuf.len, "byte", "bytes"));
-            break;
+            if (!p->opt.resync)
+                break;
+            if (!jfr__error_continue(p))
+                return jfr__fatal(p);
+            /* the next chunk may start inside the segment taken as records */
+            jfr__live_rescan(p);
+            if (p->rs.want_push && (s = jfr__replay_push(p)))
+                return s;
+            continue;
         case ST_SKIP:
             jfr__fail(p, JFR_TRUNCATED, p->in.input_off, "%llu %s short of a skipped chunk",
                       (unsigned long long)p->in.skip_left,

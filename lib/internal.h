@@ -500,7 +500,7 @@ jfr_status jfr__header_done(jfr_parser *p, const uint8_t *h, int *act);
 
 /* resync.c (opt.resync): what the state machine left to copy to the replay
  * buffer once it has returned (p->rs.want_push). */
-enum { PUSH_NONE, PUSH_HDR, PUSH_CHUNK };
+enum { PUSH_NONE, PUSH_HDR, PUSH_CHUNK, PUSH_SEG };
 /* A header found by the scan: plausible enough to try. `left` input bytes
  * follow from its first byte; `prev` is the byte before it (-1: unknown). */
 bool jfr__resync_candidate_ok(const jfr_parser *p, const uint8_t *h, uint64_t left, int prev);
@@ -524,6 +524,9 @@ void jfr__live_begin(jfr_parser *p);
 /* Take bytes of a live chunk: frame records, dispatch at segment ends.
  * Returns bytes taken (stops early when dispatch pauses/stops/fails). */
 size_t jfr__live_take(jfr_parser *p, const uint8_t *in, size_t avail, jfr_status *st);
+/* resync: end the live chunk and scan its unfinished segment again from its
+ * second byte (p->rs.want_push set when there are bytes to push). */
+void jfr__live_rescan(jfr_parser *p);
 /* Run (or resume) the dispatch of the buffered segment. */
 jfr_status jfr__live_dispatch(jfr_parser *p);
 

@@ -25,6 +25,23 @@ static void live_end_chunk(jfr_parser *p) {
     p->chunk.md = NULL;
 }
 
+/* Does the buffered segment hold a plausible chunk header after its first
+ * byte? A segment that failed is then a chunk cut short and the next one
+ * (resync scans it again); otherwise only the segment is damaged. */
+static bool seg_holds_header(const jfr_parser *p) {
+    const uint8_t *d = p->lv.segbuf.data;
+    size_t n = p->lv.segbuf.len;
+    for (size_t i = 1; i + JFR_HEADER_SIZE <= n; i++) {
+        const uint8_t *f = memchr(d + i, 'F', n - JFR_HEADER_SIZE + 1 - i);
+        if (!f)
+            break;
+        i = (size_t)(f - d);
+        if (jfr__resync_candidate_ok(p, f, n - i, d[i - 1]))
+            return true;
+    }
+    return false;
+}
+
 /* Run (or resume) the dispatch of the buffered segment. */
 jfr_status jfr__live_dispatch(jfr_parser *p) {
     p->state = ST_LIVE_DISPATCH;
@@ -34,6 +51,10 @@ jfr_status jfr__live_dispatch(jfr_parser *p) {
     if (s) {
         if (!jfr__error_continue(p))
             return jfr__fatal(p);
+        if (p->opt.resync && seg_holds_header(p)) { /* the chunk was cut: a new one began */
+            jfr__live_rescan(p);
+            return JFR_OK;
+        }
         p->disp.deferred = false; /* drop the damaged segment, keep the chunk */
     }
     if (p->disp.deferred) { /* no metadata yet: keep it, merge with the next */
@@ -109,10 +130,25 @@ static jfr_status live_broken(jfr_parser *p) {
         return jfr__fatal_told(p);
     if (!jfr__error_continue(p))
         return jfr__fatal(p);
-    uint64_t from = p->in.input_off - p->lv.segbuf.len;
-    live_end_chunk(p);
-    jfr__resync_begin(p, from);
+    jfr__live_rescan(p);
     return JFR_OK;
+}
+
+/* resync: the unfinished segment is scanned again from its second byte (a
+ * live chunk cut short and followed by the next chunk holds that chunk's
+ * header inside the bytes taken as its records). */
+void jfr__live_rescan(jfr_parser *p) {
+    size_t n = p->lv.segbuf.len;
+    uint64_t from = p->in.input_off - n;
+    live_end_chunk(p); /* keeps segbuf's bytes, until the replay took them */
+    jfr__resync_begin(p, from);
+    if (n > 1) {
+        p->in.input_off = from + 1;
+        p->rs.want_push = PUSH_SEG;
+        p->rs.push_len = n - 1;
+    } else if (n == 1) {
+        p->rs.rs_prev = p->lv.segbuf.data[0];
+    }
 }
 
 /* Take bytes of a live chunk: frame records, dispatch at segment ends.

@@ -61,10 +61,13 @@ bool jfr__resync_report(jfr_parser *p, uint64_t at, bool at_end) {
 }
 
 /* Bytes taken but to be scanned again (from the second byte of a damaged
- * header or chunk, which sit in p->in.hdr or p->in.chunkbuf) go ahead of the
+ * header, chunk or live segment, which sit in p->in.hdr, p->in.chunkbuf or
+ * p->lv.segbuf) go ahead of the
  * replay bytes not yet read. Their offset is p->in.input_off. */
 jfr_status jfr__replay_push(jfr_parser *p) {
-    const uint8_t *d = p->rs.want_push == PUSH_HDR ? p->in.hdr + 1 : p->in.chunkbuf.data + 1;
+    const uint8_t *d = p->rs.want_push == PUSH_HDR     ? p->in.hdr + 1
+                       : p->rs.want_push == PUSH_SEG ? p->lv.segbuf.data + 1
+                                                     : p->in.chunkbuf.data + 1;
     size_t n = p->rs.push_len, rest = p->rs.replay.len - p->rs.rp_pos;
     bool chunk = p->rs.want_push == PUSH_CHUNK;
     p->rs.want_push = PUSH_NONE;

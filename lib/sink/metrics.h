@@ -207,4 +207,17 @@ void metrics_put_label(jfrc_out *b, bool *first, const char *key, const char *va
  * seen before, it takes over that one's series. */
 void metrics_relabel(jfrs_metrics *m, jfrs_metrics_src *ms);
 
+/* ---- metrics_auth.c: the endpoint's users (jfrstream_sink.h,
+ * jfrs_metrics_http_config.basic_auth) */
+typedef struct metrics_users metrics_users;
+/* Parse the users text (copied). JFR_INVALID_ARG with err naming the line,
+ * JFR_NOMEM. */
+jfr_status metrics_users_new(const char *text, const jfr_allocator *a, metrics_users **out,
+                             char *err, size_t errlen);
+/* Whether user and password are one user's; from any thread, several at
+ * once. */
+bool metrics_users_check(metrics_users *u, const char *user, const char *password);
+/* Wipe and free. NULL: nothing. */
+void metrics_users_free(metrics_users *u);
+
 #endif

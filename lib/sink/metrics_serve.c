@@ -14,6 +14,7 @@
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "metrics.h"
+#include "../sized.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -74,14 +75,20 @@ static void server_free(jfrs_metrics_server *s) {
     jfr__free(&s->a, s, sizeof *s);
 }
 
-jfr_status jfrs_metrics_server_start(jfrs_metrics *m, const char *host, int port,
-                                     jfrs_metrics_server **out, char *errbuf, size_t errlen) {
+jfr_status jfrs_metrics_server_start_with(jfrs_metrics *m, const jfrs_metrics_http_config *c,
+                                          jfrs_metrics_server **out, char *errbuf,
+                                          size_t errlen) {
     if (errbuf && errlen)
         *errbuf = '\0';
     if (out)
         *out = NULL;
-    if (!m || !out)
+    if (!m || !c || !out)
         return JFR_INVALID_ARG;
+    jfrs_metrics_http_config hc;
+    if (!jfr__sized_copy(&hc, sizeof hc, c))
+        return JFR_INVALID_ARG;
+    if (!hc.allocator)
+        hc.allocator = &m->a;
     jfrs_metrics_server *s = jfr__calloc(&m->a, sizeof *s);
     if (!s)
         return JFR_NOMEM;
@@ -93,13 +100,26 @@ jfr_status jfrs_metrics_server_start(jfrs_metrics *m, const char *host, int port
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->cv, &ca);
     pthread_condattr_destroy(&ca);
-    jfr_status st = jfrs_metrics_http_start(host, port, scrape, s, &s->http, errbuf, errlen);
+    jfr_status st = jfrs_metrics_http_start_with(&hc, scrape, s, &s->http, errbuf, errlen);
     if (st != JFR_OK) {
         server_free(s);
         return st;
     }
     *out = s;
     return JFR_OK;
+}
+
+jfr_status jfrs_metrics_server_start(jfrs_metrics *m, const char *host, int port,
+                                     jfrs_metrics_server **out, char *errbuf, size_t errlen) {
+    jfrs_metrics_http_config c;
+    jfrs_metrics_http_config_init(&c);
+    c.host = host;
+    c.port = port;
+    return jfrs_metrics_server_start_with(m, &c, out, errbuf, errlen);
+}
+
+uint64_t jfrs_metrics_server_unauthorized(const jfrs_metrics_server *s) {
+    return s ? jfrs_metrics_http_unauthorized(s->http) : 0;
 }
 
 void jfrs_metrics_server_serve(jfrs_metrics_server *s, void (*wake)(void *user), void *user) {

@@ -129,7 +129,8 @@ JFRS_API bool jfrs_pyroscope_stats_source(jfrs_pyroscope *p, const char *source,
 
 #else /* JFRS_HAVE_CURL */
 
-#include <curl/curl.h>
+#include "pyroscope.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <time.h>
@@ -171,7 +172,7 @@ struct jfrs_pyroscope {
     pthread_t th;
     bool started, quit, drained;
     CURLM *multi;
-    struct curl_slist *hdrs;
+    pyro_auth auth; /* headers, credentials, TLS files (pyroscope_auth.c) */
     psrc *srcs;
     unsigned active;
     uint64_t pending; /* uploads queued over all sources */
@@ -259,7 +260,7 @@ static bool start_upload(jfrs_pyroscope *p, upload *u) {
     curl_easy_setopt(e, CURLOPT_POST, 1L);
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, u->body);
     curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)u->len);
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, p->hdrs);
+    pyro_auth_apply(&p->auth, e);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)p->cfg.timeout_ms);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)p->cfg.connect_timeout_ms);
@@ -302,7 +303,11 @@ static void finish_upload(jfrs_pyroscope *p, upload *u, CURLcode rc) {
     bool retry;
     if (rc != CURLE_OK) {
         snprintf(msg, sizeof msg, "%s", u->errbuf[0] ? u->errbuf : curl_easy_strerror(rc));
-        retry = true;
+        pyro_auth_conn_hint(&p->auth, strncmp(p->url, "https://", 8) == 0, rc, msg, sizeof msg);
+        retry = !pyro_tls_permanent(rc);
+    } else if (status == 401 || status == 403) { /* credentials: no retry mends them */
+        pyro_auth_refusal(&p->auth, status, msg, sizeof msg);
+        retry = false;
     } else {
         snprintf(msg, sizeof msg, "HTTP %ld", status);
         retry = status == 429 || (status >= 500 && status <= 599);
@@ -463,19 +468,22 @@ JFRS_API jfr_status jfrs_pyroscope_new(const jfrs_pyroscope_config *c, jfrs_pyro
         while (n > 0 && p->url[n - 1] == '/')
             p->url[--n] = '\0';
     }
-    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/octet-stream");
-    struct curl_slist *h2 = h ? curl_slist_append(h, "Expect:") : NULL;
-    p->hdrs = h2 ? h2 : h;
-    p->multi = curl_multi_init();
-    if (!p->url || !p->spy || !h2 || !p->multi) {
-        curl_slist_free_all(p->hdrs);
+    jfr_status ast = pyro_auth_init(&p->auth, &cfg, &a);
+    /* the caller's strings are borrowed for the call: the copies only */
+    p->cfg.basic_auth = p->cfg.bearer_token = p->cfg.tenant = NULL;
+    p->cfg.headers = NULL;
+    p->cfg.nheaders = 0;
+    p->cfg.ca_file = p->cfg.cert_file = p->cfg.key_file = NULL;
+    p->multi = ast == JFR_OK ? curl_multi_init() : NULL;
+    if (!p->url || !p->spy || ast != JFR_OK || !p->multi) {
+        pyro_auth_free(&p->auth, &a);
         if (p->multi)
             curl_multi_cleanup(p->multi);
         if (p->url)
             jfr__free(&a, p->url, p->url_n);
         str_free(p, p->spy);
         jfr__free(&a, p, sizeof *p);
-        return JFR_NOMEM;
+        return ast == JFR_INVALID_ARG ? JFR_INVALID_ARG : JFR_NOMEM;
     }
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -681,7 +689,7 @@ JFRS_API void jfrs_pyroscope_free(jfrs_pyroscope *p) {
         str_free(p, s->key);
         jfr__free(&p->a, s, sizeof *s);
     }
-    curl_slist_free_all(p->hdrs);
+    pyro_auth_free(&p->auth, &p->a);
     curl_multi_cleanup(p->multi);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);

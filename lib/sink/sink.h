@@ -15,11 +15,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 /* The allocator a caller handed in (NULL: malloc), kept by value. */
 static inline jfr_allocator jfrs_allocator(const jfr_allocator *a) {
     return a ? *a : (jfr_allocator){0};
+}
+
+/* Wipe a string (a secret: a password, a key) and free it (strlen + 1
+ * bytes, as jfr__strdup allocated it). NULL: nothing. */
+static inline void jfrs_wipe_free(const jfr_allocator *a, char *s) {
+    if (!s)
+        return;
+    size_t n = strlen(s) + 1;
+    explicit_bzero(s, n);
+    jfr__free(a, s, n);
 }
 
 /* Empty a memory writer, keeping its buffer (and clearing its failure). */

@@ -3,17 +3,20 @@
 #include "mem.h"
 #include "noun.h"
 #include "sized.h"
+#include "tls.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 
 typedef struct listener listener;
 
 typedef struct conn {
     jfr_uv_conn pub;
     uv_tcp_t tcp;
-    uv_timer_t idle;    /* idle_ms: started only when set */
+    uv_timer_t idle;    /* idle_ms, and the TLS handshake's timeout */
     listener *l;
     jfr_parser *parser; /* NULL for a refused connection */
     struct conn *prev, *next;
@@ -32,6 +35,12 @@ typedef struct conn {
     bool closing, reading;
     bool spare;         /* the listener's own conn, for a refusal without memory */
     bool deferred;      /* on the listener's list of conns to read next turn */
+    bool timer;         /* `idle` was initialised (closed with the conn) */
+    /* TLS (l->tls set): none of the peer's bytes reaches the parser, and
+     * on_conn_start is not called, until `admitted`; tls_more: ciphertext
+     * fed to OpenSSL may hold plaintext not taken yet. */
+    bool admitted, tls_more;
+    jfr__tls *tls;
     struct conn *defer_next;
     /* The hello line (jfrstream_uv.h, ACKNOWLEDGEMENTS): gathered here until
      * its '\n'; its bytes never reach the parser. */
@@ -42,10 +51,7 @@ typedef struct conn {
     /* Acks: what the application handed on (ack_want), the last N written
      * (ack_sent, at loop time ack_ms), the last chunk end the parser met. */
     uv_timer_t ackt;
-    uv_write_t wreq;
-    char wbuf[32];      /* the one write in flight */
     uint64_t ack_want, ack_sent, ack_ms, chunk_end, linger_until;
-    bool writing;       /* wreq in flight */
     bool write_failed;  /* the peer is gone for writes: no more acks */
     bool lingering;     /* input ended cleanly: waiting for the last ack */
 } conn;
@@ -84,7 +90,19 @@ struct listener {
     uv_check_t turn;
     size_t turn_bytes;
     conn *deferred;
+    /* TLS: the loaded config, refusals, and one buffer of decrypted bytes
+     * for all connections (as `buf`); a connection fed from it while
+     * another one's feed from it is under way (a callback resumed it)
+     * decrypts into its own `pending` instead (pbuf_busy). */
+    jfr__tls_ctx *tls;
+    uint64_t tls_refused;
+    char *pbuf;         /* bufcap bytes */
+    bool pbuf_busy;
 };
+
+/* A TLS record carries at most 16 KiB of plaintext: what one decryption
+ * into a conn's pending adds (the rare case beside pbuf). */
+#define LISTEN_TLS_PLAIN 16384
 
 #define LISTEN_BACKLOG 4096         /* a fleet of JVMs restarting together */
 #define LISTEN_READ_BUFFER 65536    /* read_buffer 0: a typical receive window */
@@ -105,6 +123,8 @@ static void listener_maybe_done(listener *l) {
         if (l->started && l->cfg.on_end)
             l->cfg.on_end(&l->pub, l->cfg.user);
         jfr_allocator a = l->options.allocator;
+        jfr__tls_ctx_free(l->tls);
+        jfr__free(&a, l->pbuf, l->bufcap);
         jfr__free(&a, l->buf, l->bufcap);
         jfr__free(&a, l, sizeof *l);
     }
@@ -116,6 +136,7 @@ static void conn_closed(uv_handle_t *h) {
     l->open_handles--;
     if (--c->handles == 0) {
         jfr_parser_free(c->parser);
+        jfr__tls_free(c->tls);
         jfr__buf_free(&l->options.allocator, &c->pending);
         if (c->spare) {
             l->spare_busy = false;
@@ -131,7 +152,7 @@ static void conn_closed(uv_handle_t *h) {
 }
 
 static void conn_close_handles(conn *c) {
-    if (c->l->cfg.idle_ms && c->parser)
+    if (c->timer)
         uv_close((uv_handle_t *)&c->idle, conn_closed);
     if (c->acks)
         uv_close((uv_handle_t *)&c->ackt, conn_closed);
@@ -151,8 +172,8 @@ static void ack_final(conn *c, jfr_status st);
 static void conn_end(conn *c, jfr_status st, const char *msg) {
     if (c->closing)
         return;
+    ack_final(c, st); /* before closing: conn_write refuses a closing conn */
     c->closing = true;
-    ack_final(c, st);
     listener *l = c->l;
     /* unlink before calling out: on_conn_end may stop the listener */
     if (c->prev)
@@ -172,6 +193,112 @@ static void conn_end(conn *c, jfr_status st, const char *msg) {
 
 static void conn_failed(conn *c, jfr_status s) {
     conn_end(c, s, s == JFR_STOPPED ? "stopped by a callback" : jfr_parser_error(c->parser));
+}
+
+/* A TLS peer not admitted (jfrstream_uv.h, TLS): ended, counted. */
+static void conn_refuse(conn *c, jfr_status st, const char *why) {
+    if (c->closing)
+        return;
+    char msg[400];
+    snprintf(msg, sizeof msg, "refused: %s", why);
+    c->l->refused++;
+    c->l->tls_refused++;
+    conn_end(c, st, msg);
+}
+
+/* One queued write: the bytes are copied after the request. */
+typedef struct conn_wreq {
+    uv_write_t req;
+    listener *l; /* outlives the request: its callback runs before the
+                    conn's close callback (libuv cancels what is queued) */
+    size_t len;
+    char data[];
+} conn_wreq;
+
+static void conn_wrote(uv_write_t *req, int status) {
+    (void)status; /* a failed write shows as a read error or EOF */
+    conn_wreq *w = (conn_wreq *)req;
+    jfr__free(&w->l->options.allocator, w, sizeof *w + w->len);
+}
+
+/* Send bytes on the socket as they are; with TLS, what OpenSSL wants sent
+ * (from == NULL: taken from jfr__tls_out). First straight to the socket
+ * with MSG_NOSIGNAL (libuv's write(2) would raise SIGPIPE when the peer has
+ * gone, and a listener must not die of a peer: jfrstream_uv.h, TLS); what
+ * the socket does not take at once is queued in libuv. */
+static jfr_status conn_send(conn *c, const void *from, size_t n) {
+    listener *l = c->l;
+    char tmp[4096];
+    uv_os_fd_t fd;
+    if (n == 0)
+        return JFR_OK;
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) == 0 &&
+        uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0) {
+        const char *p = from;
+        size_t len = n;
+        if (!p) { /* small ones (handshake flights, alerts) need no allocation */
+            if (n > sizeof tmp)
+                goto queue;
+            len = jfr__tls_out(c->tls, tmp, n);
+            p = tmp;
+        }
+        ssize_t k;
+        do
+            k = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        while (k < 0 && errno == EINTR);
+        if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+            return JFR_IO; /* the peer is gone: its read side ends the conn */
+        if (k < 0)
+            k = 0;
+        if ((size_t)k == len)
+            return JFR_OK;
+        from = p + k;
+        n = len - (size_t)k;
+    }
+queue:;
+    conn_wreq *w = n > SIZE_MAX - sizeof *w ? NULL : jfr__alloc(&l->options.allocator, sizeof *w + n);
+    if (!w)
+        return JFR_NOMEM;
+    w->l = l;
+    w->len = n; /* the allocation's */
+    size_t len = n;
+    if (from)
+        memcpy(w->data, from, n);
+    else
+        len = jfr__tls_out(c->tls, w->data, n); /* all of it: it was pending */
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
+    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, conn_wrote) != 0) {
+        jfr__free(&l->options.allocator, w, sizeof *w + n);
+        return JFR_IO;
+    }
+    return JFR_OK;
+}
+
+/* Send what OpenSSL produced (handshake replies, alerts, records). */
+static jfr_status conn_tls_flush(conn *c) {
+    size_t n = jfr__tls_out_pending(c->tls);
+    return n ? conn_send(c, NULL, n) : JFR_OK;
+}
+
+/*
+ * THE write path from the listener to a peer (for messages back to the
+ * sender on the same connection, e.g. acknowledgements): encrypted when the
+ * listener serves TLS, as is otherwise. The bytes are copied (the caller's
+ * buffer is free when this returns) and queued in libuv, which sends them
+ * as the socket takes them; nothing here bounds that queue: a caller that
+ * writes to a peer which may never read checks
+ * uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) first. JFR_OK,
+ * JFR_INVALID_STATE (the conn is closing, or a TLS peer not admitted yet),
+ * JFR_NOMEM, JFR_IO (libuv or OpenSSL refused: the connection is broken).
+ */
+static jfr_status conn_write(conn *c, const void *p, size_t n) {
+    if (c->closing || (c->tls && !c->admitted))
+        return JFR_INVALID_STATE;
+    if (!c->tls)
+        return conn_send(c, p, n);
+    jfr_status st = jfr__tls_write(c->tls, p, n);
+    jfr_status fl = conn_tls_flush(c);
+    return st != JFR_OK ? st : fl;
 }
 
 /* A callback paused the parser: stop reading (TCP back-pressure) until
@@ -194,6 +321,86 @@ static bool conn_keep(conn *c, const char *p, size_t n) {
     return true;
 }
 
+static void conn_input_end(conn *c, const char *limit_msg);
+
+/* Decrypt up to a read buffer's worth (records until pbuf is full or
+ * OpenSSL needs more bytes) and feed it in one call, as a plain read's
+ * bytes (the parser then buffers as few records split across calls as for
+ * plain TCP); what the parser does not take (a pause) waits in pending.
+ * False: the conn ended. */
+static bool conn_hello(conn *c, const char **data, size_t *len);
+
+static bool conn_tls_step(conn *c) {
+    listener *l = c->l;
+    char why[200];
+    long k = 0;
+    if (l->pbuf_busy) { /* another conn's feed from pbuf is under way */
+        if (jfr__buf_reserve(&l->options.allocator, &c->pending, LISTEN_TLS_PLAIN, 0) != JFR_OK) {
+            conn_end(c, JFR_NOMEM, "out of memory");
+            return false;
+        }
+        k = jfr__tls_read(c->tls, c->pending.data + c->pending.len, LISTEN_TLS_PLAIN, why,
+                          sizeof why);
+        if (k > 0) {
+            char *at = (char *)c->pending.data + c->pending.len;
+            const char *d = at;
+            size_t n = (size_t)k;
+            if (!c->hello_done && !conn_hello(c, &d, &n)) {
+                if (c->closing)
+                    return false; /* a bad hello line */
+                n = 0;            /* all of it was hello */
+            }
+            memmove(at, d, n);
+            c->pending.len += n;
+        }
+    } else {
+        size_t got = 0;
+        while (got < l->bufcap &&
+               (k = jfr__tls_read(c->tls, l->pbuf + got, l->bufcap - got, why, sizeof why)) > 0)
+            got += (size_t)k;
+        if (k >= 0 && got) /* k 0: nothing more for now, after these */
+            k = (long)got;
+        else if (k >= 0)
+            k = 0;
+    }
+    /* (JFR_IO: the peer is gone, which its read side reports) */
+    if (conn_tls_flush(c) == JFR_NOMEM && k >= 0) {
+        conn_end(c, JFR_NOMEM, "out of memory");
+        return false;
+    }
+    if (k < 0) {
+        conn_end(c, JFR_IO, why);
+        return false;
+    }
+    if (k == 0) {
+        c->tls_more = false;
+        if (jfr__tls_peer_closed(c->tls))
+            conn_input_end(c, NULL); /* as a FIN: conn_run finishes */
+        return true;
+    }
+    if (l->pbuf_busy)
+        return true; /* in pending: fed by conn_run's next step */
+    const char *data = l->pbuf;
+    size_t len = (size_t)k;
+    if (!c->hello_done && !conn_hello(c, &data, &len))
+        return !c->closing; /* all of it was hello, or a bad one */
+    l->pbuf_busy = true;
+    jfr_status st = jfr_parser_feed(c->parser, data, len);
+    l->pbuf_busy = false;
+    if (st == JFR_PAUSED) {
+        size_t used = jfr_parser_consumed(c->parser);
+        if (used > len)
+            used = len;
+        if (!conn_keep(c, data + used, len - used))
+            return false;
+        conn_pause(c);
+    } else if (st != JFR_OK) {
+        conn_failed(c, st);
+        return false;
+    }
+    return true;
+}
+
 static bool ack_linger(conn *c);
 
 /* The one pause rule (jfrstream_uv.h): feed what is pending; once the input
@@ -206,7 +413,7 @@ static void conn_run(conn *c) {
     c->running = true;
     while (!c->closing && !c->paused) {
         jfr_status s;
-        if (c->finishing || (c->eof && !c->pending.len && !c->kick)) {
+        if (c->finishing || (c->eof && !c->pending.len && !c->kick && !c->tls_more)) {
             c->finishing = true;
             c->kick = false;
             s = jfr_parser_finish(c->parser);
@@ -240,6 +447,11 @@ static void conn_run(conn *c) {
                 conn_pause(c);
             continue;
         }
+        if (c->tls_more) {
+            if (!conn_tls_step(c))
+                break;
+            continue;
+        }
         if (!c->reading && uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0)
             c->reading = true;
         break;
@@ -254,6 +466,19 @@ static void conn_run(conn *c) {
 static void conn_input_end(conn *c, const char *limit_msg) {
     if (c->closing || c->eof)
         return;
+    if (c->tls && !c->admitted) { /* nothing was parsed: no finish */
+        if (limit_msg)
+            conn_refuse(c, JFR_LIMIT, limit_msg);
+        else if (c->l->closing)
+            conn_end(c, JFR_STOPPED, "listener stopped during the TLS handshake");
+        else
+            conn_refuse(c, JFR_REFUSED, "closed during the TLS handshake");
+        return;
+    }
+    if (!limit_msg && c->hello_len && !c->hello_done) {
+        conn_end(c, JFR_BAD_MAGIC, "bad hello line: the stream ended inside it");
+        return;
+    }
     c->eof = true;
     conn_read_stop(c);
     if (limit_msg) {
@@ -314,6 +539,13 @@ static void on_idle(uv_timer_t *t) {
     uint64_t idle = c->l->cfg.idle_ms, now = uv_now(t->loop);
     if (c->closing || c->eof)
         return;
+    if (c->tls && !c->admitted) {
+        char why[80];
+        snprintf(why, sizeof why, "TLS handshake timeout (%llu ms)",
+                 (unsigned long long)jfr__tls_ctx_timeout_ms(c->l->tls));
+        conn_refuse(c, JFR_REFUSED, why);
+        return;
+    }
     if (c->paused)
         c->last_ms = now;
     /* a loop kept busy past the limit has not read yet what did arrive */
@@ -333,45 +565,58 @@ static void on_idle(uv_timer_t *t) {
     conn_input_end(c, msg);
 }
 
+/* The handshake is done and the client admitted: announce the conn, and
+ * the timer goes from the handshake's timeout to idle_ms. */
+static void conn_admit(conn *c) {
+    listener *l = c->l;
+    c->admitted = true;
+    c->last_ms = uv_now(c->tcp.loop);
+    if (l->cfg.idle_ms)
+        uv_timer_start(&c->idle, on_idle, l->cfg.idle_ms, 0);
+    else
+        uv_timer_stop(&c->idle);
+    if (l->cfg.on_conn_start)
+        l->cfg.on_conn_start(&c->pub, l->cfg.user);
+}
+
+/* Ciphertext read: to OpenSSL, the handshake first; then the plaintext is
+ * fed by conn_run (which waits while paused: the rest stays in OpenSSL's
+ * buffer, bounded by the one read that may be in flight). */
+static void conn_tls_in(conn *c, const char *p, size_t n) {
+    char why[200];
+    jfr_status st = jfr__tls_in(c->tls, p, n, why, sizeof why);
+    if (st != JFR_OK) {
+        if (c->admitted)
+            conn_end(c, st, why);
+        else
+            conn_refuse(c, st, why);
+        return;
+    }
+    if (!c->admitted) {
+        st = jfr__tls_handshake(c->tls, why, sizeof why);
+        /* its replies, or the alert (JFR_IO: the peer is gone, which its
+         * read side reports) */
+        jfr_status fl = conn_tls_flush(c);
+        if (fl == JFR_IO)
+            fl = JFR_OK;
+        if (st == JFR_PAUSED && fl == JFR_OK)
+            return;
+        if (st != JFR_OK || fl != JFR_OK) {
+            conn_refuse(c, st != JFR_OK ? st : fl, st != JFR_OK ? why : "out of memory");
+            return;
+        }
+        conn_admit(c);
+        if (c->closing || c->eof)
+            return;
+    }
+    c->tls_more = true;
+    if (!c->paused)
+        conn_run(c);
+}
+
 /* ------------------------------------------------------------ hello, acks */
 
-/* Every byte to the peer goes through here (one write in flight; once the
- * connection is closing, one attempt that waits for nothing). False when
- * not written: a write is in flight, or the peer cannot take it now. */
-static void on_written(uv_write_t *w, int status);
-
-static bool conn_write(conn *c, const char *buf, size_t len) {
-    if (c->write_failed || len > sizeof c->wbuf)
-        return false;
-    if (c->closing) { /* UV_EAGAIN when the socket is full or a write waits */
-        char copy[sizeof c->wbuf];
-        memcpy(copy, buf, len);
-        uv_buf_t t = uv_buf_init(copy, (unsigned)len);
-        return uv_try_write((uv_stream_t *)&c->tcp, &t, 1) == (int)len;
-    }
-    if (c->writing)
-        return false;
-    memcpy(c->wbuf, buf, len);
-    uv_buf_t b = uv_buf_init(c->wbuf, (unsigned)len);
-    if (uv_write(&c->wreq, (uv_stream_t *)&c->tcp, &b, 1, on_written) != 0) {
-        c->write_failed = true;
-        return false;
-    }
-    c->writing = true;
-    return true;
-}
-
 static void ack_send(conn *c);
-
-static void on_written(uv_write_t *w, int status) {
-    conn *c = w->data;
-    c->writing = false;
-    if (status < 0)
-        c->write_failed = true; /* reset, or cancelled by the close */
-    else if (!c->closing)
-        ack_send(c); /* the newest N, if it grew meanwhile */
-}
-
 static void on_ack_timer(uv_timer_t *t);
 
 /* Arm the ack timer for `ms` from now unless it fires sooner already. */
@@ -384,9 +629,15 @@ static void ack_arm(conn *c, uint64_t ms) {
 /* Write "ACK N" when N grew: at once after a chunk end, else at most one per
  * ACK_INTERVAL_MS (the timer sends the newest N then). */
 static void ack_send(conn *c) {
-    if (!c->acks || c->closing || c->writing || c->write_failed || c->ack_want <= c->ack_sent)
+    if (!c->acks || c->closing || c->write_failed || c->ack_want <= c->ack_sent)
         return;
     uint64_t now = uv_now(c->tcp.loop);
+    /* one write at a time: the last one still queued (a peer not reading):
+     * the newest N once it has gone */
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) != 0) {
+        ack_arm(c, ACK_INTERVAL_MS);
+        return;
+    }
     bool chunk = c->chunk_end > c->ack_sent && c->ack_want >= c->chunk_end;
     if (!chunk && c->ack_ms && now - c->ack_ms < ACK_INTERVAL_MS) {
         ack_arm(c, ACK_INTERVAL_MS - (now - c->ack_ms));
@@ -394,28 +645,32 @@ static void ack_send(conn *c) {
     }
     char line[32];
     int k = snprintf(line, sizeof line, "ACK %llu\n", (unsigned long long)c->ack_want);
-    if (conn_write(c, line, (size_t)k)) {
+    jfr_status st = conn_write(c, line, (size_t)k);
+    if (st == JFR_OK) {
         c->ack_sent = c->ack_want;
         c->ack_ms = now ? now : 1;
+    } else {
+        c->write_failed = true; /* broken, or no memory: no more acks */
     }
 }
 
-/* The end of an acks connection (c->closing: conn_write makes one attempt,
- * leaving nothing pending): after a clean end of input the last N at once,
- * the peer may wait for it before closing. */
+/* The end of an acks connection: after a clean end of input the last N at
+ * once (the peer may wait for it before closing), when nothing is queued:
+ * it goes straight to the socket, and the close waits for nothing. */
 static void ack_final(conn *c, jfr_status st) {
-    if (!c->acks || st != JFR_OK || c->ack_want <= c->ack_sent)
+    if (!c->acks || st != JFR_OK || c->ack_want <= c->ack_sent || c->write_failed ||
+        uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) != 0)
         return;
     char line[32];
     int k = snprintf(line, sizeof line, "ACK %llu\n", (unsigned long long)c->ack_want);
-    if (conn_write(c, line, (size_t)k))
+    if (conn_write(c, line, (size_t)k) == JFR_OK)
         c->ack_sent = c->ack_want;
 }
 
 /* The input ended cleanly: wait up to ack_linger_ms for the application to
  * hand on every byte (true: waiting, the end comes later). */
 static bool ack_linger(conn *c) {
-    uint64_t total = c->bytes - c->hello_len;
+    uint64_t total = jfr_parser_bytes(c->parser);
     if (!c->acks || !c->l->cfg.ack_linger_ms || c->ack_want >= total || c->write_failed)
         return false;
     c->lingering = true;
@@ -426,7 +681,7 @@ static bool ack_linger(conn *c) {
 
 static void linger_end(conn *c) {
     char msg[160];
-    uint64_t total = c->bytes - c->hello_len;
+    uint64_t total = jfr_parser_bytes(c->parser);
     if (c->ack_want >= total)
         snprintf(msg, sizeof msg, "stream ended");
     else
@@ -519,7 +774,6 @@ static bool conn_hello(conn *c, const char **data, size_t *len) {
     if (c->acks) {
         uv_timer_init(c->tcp.loop, &c->ackt);
         c->ackt.data = c;
-        c->wreq.data = c;
         c->handles++;
         c->l->open_handles++;
     }
@@ -535,10 +789,10 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
         return;
     }
     if (n < 0) {
-        if (n == UV_EOF && c->hello_len && !c->hello_done)
-            conn_end(c, JFR_BAD_MAGIC, "bad hello line: the stream ended inside it");
-        else if (n == UV_EOF)
+        if (n == UV_EOF)
             conn_input_end(c, NULL); /* pending bytes first, then finish */
+        else if (c->tls && !c->admitted)
+            conn_refuse(c, JFR_REFUSED, uv_strerror((int)n));
         else
             conn_end(c, JFR_TRUNCATED, uv_strerror((int)n));
         return;
@@ -556,6 +810,10 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
                  (unsigned long long)jfr_parser_bytes(c->parser),
                  jfr__noun(jfr_parser_bytes(c->parser), "byte", "bytes"));
         conn_input_end(c, msg);
+        return;
+    }
+    if (c->tls) {
+        conn_tls_in(c, b->base, (size_t)n);
         return;
     }
     const char *data = b->base;
@@ -642,9 +900,14 @@ static void listener_accept(listener *l) {
     bool over = l->nconns >= l->max_conns;
     if (!over && !c->spare) {
         c->parser = jfr_parser_new(&l->options, &l->callbacks, c);
-        if (c->parser && l->cfg.idle_ms) {
+        if (c->parser && l->tls && !(c->tls = jfr__tls_new(l->tls))) {
+            jfr_parser_free(c->parser);
+            c->parser = NULL; /* refused below, for lack of memory */
+        }
+        if (c->parser && (l->cfg.idle_ms || l->tls)) {
             uv_timer_init(loop, &c->idle);
             c->idle.data = c;
+            c->timer = true;
             c->handles++;
             l->open_handles++;
         }
@@ -677,10 +940,15 @@ static void listener_accept(listener *l) {
     if (++l->nconns > l->peak)
         l->peak = l->nconns;
     c->last_ms = uv_now(loop);
-    if (l->cfg.idle_ms)
-        uv_timer_start(&c->idle, on_idle, l->cfg.idle_ms, 0);
-    if (l->cfg.on_conn_start)
-        l->cfg.on_conn_start(&c->pub, l->cfg.user);
+    if (c->tls) { /* announced once admitted (conn_admit) */
+        uv_timer_start(&c->idle, on_idle, jfr__tls_ctx_timeout_ms(l->tls), 0);
+    } else {
+        c->admitted = true;
+        if (l->cfg.idle_ms)
+            uv_timer_start(&c->idle, on_idle, l->cfg.idle_ms, 0);
+        if (l->cfg.on_conn_start)
+            l->cfg.on_conn_start(&c->pub, l->cfg.user);
+    }
     if (!c->closing && !c->eof && uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0)
         c->reading = true;
 }
@@ -699,6 +967,32 @@ void jfr_uv_listener_config_init(jfr_uv_listener_config *cfg) {
     cfg->size = sizeof *cfg;
 }
 
+void jfr_uv_tls_config_init(jfr_uv_tls_config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->size = sizeof *cfg;
+}
+
+/* Free a listener whose start failed before its handles. */
+static jfr_status start_failed(listener *l, jfr_status st) {
+    jfr_allocator a = l->options.allocator;
+    jfr__tls_ctx_free(l->tls);
+    jfr__free(&a, l->pbuf, l->bufcap);
+    jfr__free(&a, l->buf, l->bufcap);
+    jfr__free(&a, l, sizeof *l);
+    return st;
+}
+
+/* config.error: the message of a failed start. */
+static void start_error(const jfr_uv_listener_config *cfg, const char *host, int port,
+                        const char *msg) {
+    if (!cfg->error || !cfg->error_size)
+        return;
+    if (host)
+        snprintf(cfg->error, cfg->error_size, "%s:%d: %s", host, port, msg);
+    else
+        snprintf(cfg->error, cfg->error_size, "%s", msg);
+}
+
 jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *config,
                                  jfr_uv_listener **out, int *uv_error) {
     if (uv_error)
@@ -711,10 +1005,17 @@ jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *
     jfr_callbacks callbacks;
     jfr_options_init(&options);
     jfr_callbacks_init(&callbacks);
-    if (!jfr__sized_copy(&cfg, sizeof cfg, config) ||
-        (cfg.options && !jfr__sized_copy(&options, sizeof options, cfg.options)) ||
-        (cfg.callbacks && !jfr__sized_copy(&callbacks, sizeof callbacks, cfg.callbacks)))
+    jfr_uv_tls_config tls;
+    if (!jfr__sized_copy(&cfg, sizeof cfg, config))
         return JFR_INVALID_ARG;
+    if (cfg.error && cfg.error_size)
+        cfg.error[0] = '\0';
+    if ((cfg.options && !jfr__sized_copy(&options, sizeof options, cfg.options)) ||
+        (cfg.callbacks && !jfr__sized_copy(&callbacks, sizeof callbacks, cfg.callbacks)) ||
+        (cfg.tls && !jfr__sized_copy(&tls, sizeof tls, cfg.tls))) {
+        start_error(&cfg, NULL, 0, "uninitialised config (size)");
+        return JFR_INVALID_ARG;
+    }
     const jfr_allocator *al = &options.allocator;
     listener *l = jfr__calloc(al, sizeof *l);
     if (!l)
@@ -729,20 +1030,31 @@ jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *
     l->callbacks.on_chunk_end = conn_chunk_end;
     l->max_conns = cfg.max_connections ? cfg.max_connections : JFR_UV_DEFAULT_MAX_CONNECTIONS;
     l->bufcap = cfg.read_buffer ? cfg.read_buffer : LISTEN_READ_BUFFER;
-    if (!(l->buf = jfr__alloc(al, l->bufcap))) {
-        jfr__free(al, l, sizeof *l);
-        return JFR_NOMEM;
+    if (!(l->buf = jfr__alloc(al, l->bufcap)))
+        return start_failed(l, JFR_NOMEM);
+    l->cfg.tls = NULL; /* the caller's; loaded into l->tls */
+    l->cfg.error = NULL;
+    if (cfg.tls) {
+        char msg[512] = "";
+        jfr_status st = jfr__tls_ctx_new(&tls, al, &l->tls, msg, sizeof msg);
+        if (st == JFR_OK && !(l->pbuf = jfr__alloc(al, l->bufcap))) {
+            st = JFR_NOMEM;
+            snprintf(msg, sizeof msg, "out of memory");
+        }
+        if (st != JFR_OK) {
+            start_error(&cfg, NULL, 0, msg);
+            return start_failed(l, st);
+        }
     }
     const char *host = cfg.host ? cfg.host : "127.0.0.1";
     struct sockaddr_storage addr;
     int r = strchr(host, ':') ? uv_ip6_addr(host, cfg.port, (struct sockaddr_in6 *)&addr)
                               : uv_ip4_addr(host, cfg.port, (struct sockaddr_in *)&addr);
     if (r) {
-        jfr__free(al, l->buf, l->bufcap);
-        jfr__free(al, l, sizeof *l);
+        start_error(&cfg, host, cfg.port, uv_strerror(r));
         if (uv_error)
             *uv_error = r;
-        return JFR_IO;
+        return start_failed(l, JFR_IO);
     }
     uv_tcp_init(loop, &l->tcp);
     l->tcp.data = l;
@@ -750,6 +1062,7 @@ jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *
     /* backlog: the kernel caps it at somaxconn */
     if ((r = uv_tcp_bind(&l->tcp, (struct sockaddr *)&addr, 0)) ||
         (r = uv_listen((uv_stream_t *)&l->tcp, LISTEN_BACKLOG, on_connection))) {
+        start_error(&cfg, host, cfg.port, uv_strerror(r));
         l->closing = true; /* freed when the loop has closed the handle */
         uv_close((uv_handle_t *)&l->tcp, server_closed);
         if (uv_error)
@@ -785,6 +1098,10 @@ unsigned jfr_uv_listener_peak(const jfr_uv_listener *pl) {
 
 uint64_t jfr_uv_listener_refused(const jfr_uv_listener *pl) {
     return pl ? ((const listener *)pl)->refused : 0;
+}
+
+uint64_t jfr_uv_listener_tls_refused(const jfr_uv_listener *pl) {
+    return pl ? ((const listener *)pl)->tls_refused : 0;
 }
 
 static void server_closed(uv_handle_t *h) {
@@ -829,7 +1146,7 @@ void jfr_uv_conn_ack(jfr_uv_conn *pc, uint64_t n) {
     conn *c = (conn *)pc;
     if (!c || !c->acks || c->closing)
         return;
-    uint64_t total = c->bytes - c->hello_len;
+    uint64_t total = jfr_parser_bytes(c->parser);
     if (n > total)
         n = total;
     if (n <= c->ack_want)

@@ -142,6 +142,9 @@ def main():
         os.makedirs(a.work, exist_ok=True)
     work = tempfile.mkdtemp(prefix=name + "-", dir=a.work)
     seq_args = ["--rate", str(a.rate), "--duration", str(a.seconds), "--wait-recordings", "1"]
+    # the agent's acks need the listener's side of the protocol (livelib.listener_acks)
+    ack = "" if L.listener_acks(a.jfrstream) else ",ack=off"
+    L.log("%s: %s" % (name, "acks on" if not ack else "ack=off: this listener does not take the hello line"))
     fails = []
     try:
         if a.mode in ("javaagent", "env"):
@@ -151,7 +154,7 @@ def main():
                 a.jfrstream, ["--json", "--events", "jfrstream.Seq", "--once", "--summary"])
             if not port:
                 return L.result(name, False, "listen did not start: " + lerr.text())
-            opt = "-javaagent:%s=connect=127.0.0.1:%d" % (a.agent, port)
+            opt = "-javaagent:%s=connect=127.0.0.1:%d%s" % (a.agent, port, ack)
             if a.mode == "env":
                 env = dict(os.environ, JAVA_TOOL_OPTIONS=opt)
                 rc, out, err, d = run_app(java, [], seq_args, env=env)
@@ -172,7 +175,7 @@ def main():
         elif a.mode == "down":
             # 1: nobody listens, ever
             port = L.free_port()
-            opt = "-javaagent:%s=connect=127.0.0.1:%d" % (a.agent, port)
+            opt = "-javaagent:%s=connect=127.0.0.1:%d%s" % (a.agent, port, ack)
             rc0, out0, err0, d0 = run_app(java, ["-XX:StartFlightRecording"], seq_args)
             check_app(fails, "without agent", rc0, out0, err0)
             rc, out, err, d = run_app(java, [opt], seq_args)
@@ -187,7 +190,7 @@ def main():
             # 2: the listener comes up 2 s after the JVM (the agent retries after 0.5,
             # 1, 2, 4 s... and once more at exit)
             port = L.free_port()
-            opt = "-javaagent:%s=connect=127.0.0.1:%d" % (a.agent, port)
+            opt = "-javaagent:%s=connect=127.0.0.1:%d%s" % (a.agent, port, ack)
             p = L.start([java, opt] + [L.SEQ_JAVA] + seq_args[:2] + ["--duration", "5"]
                         + seq_args[4:])
             out, err = L.Lines(p.stdout), L.Lines(p.stderr)
@@ -209,7 +212,7 @@ def main():
             L.log("  late listener: " + (rec[0] if rec else "(never connected)"))
             # 3: the listener is killed in the middle of the run
             lp, lout, lerr, port = L.start_listener(a.jfrstream, ["--json", "--events", "jfrstream.Seq"])
-            opt = "-javaagent:%s=connect=127.0.0.1:%d" % (a.agent, port)
+            opt = "-javaagent:%s=connect=127.0.0.1:%d%s" % (a.agent, port, ack)
             p = L.start([java, opt] + [L.SEQ_JAVA] + seq_args)
             out, err = L.Lines(p.stdout), L.Lines(p.stderr)
             out.wait_for(r"^start=", 60)
@@ -257,7 +260,7 @@ def main():
             pid = L.workload_pid(out)
             if not pid:
                 return L.result(name, False, "SeqWorkload did not start: " + err.text()[-500:])
-            r = L.run([java, "-jar", a.agent, str(pid), "connect=127.0.0.1:%d" % port], 60)
+            r = L.run([java, "-jar", a.agent, str(pid), "connect=127.0.0.1:%d%s" % (port, ack)], 60)
             L.log("  java -jar agent.jar %d: exit %d: %s" % (pid, r.returncode, r.stderr.decode().strip()))
             if r.returncode != 0:
                 fails.append("java -jar agent.jar PID: exit %d" % r.returncode)

@@ -10,7 +10,8 @@ exit) and starts emitting jfrstream.Seq only once the pump's recording runs
 too (--wait-recordings 2), for a shorter time than the pump records, with
 chunk rotations (--rotate: a short extra recording every 1.3 s). The
 pump connects to a small tee proxy (this script) that forwards the bytes to
-jfrstream and keeps a copy. Checks:
+jfrstream and keeps a copy (and the listener's acknowledgements back: --ack when the
+listener speaks the protocol, livelib.listener_acks). Checks:
   * every seq 0..last arrives exactly once (0 lost, 0 duplicated);
   * latency from commit (the event's commitNanos) to the arrival of its JSON
     line on jfrstream's stdout: median and p99 (goal p99 <= 1100 ms, one
@@ -57,6 +58,7 @@ class Tee:
             src, _ = self.srv.accept()
             src.settimeout(120)
             dst = L.connect(self.target)
+            threading.Thread(target=self._back, args=(dst, src), daemon=True).start()
             with open(self.path, "wb") as f:
                 while True:
                     b = src.recv(1 << 16)
@@ -72,6 +74,18 @@ class Tee:
             self.error = str(e)
         finally:
             self.srv.close()
+
+    @staticmethod
+    def _back(dst, src):
+        """The listener's acknowledgements, back to the pump."""
+        try:
+            while True:
+                b = dst.recv(4096)
+                if not b:
+                    break
+                src.sendall(b)
+        except OSError:
+            pass
 
 
 def main():
@@ -122,7 +136,8 @@ def main():
             return L.result(name, False, "SeqWorkload did not start: " + werr.text()[-800:])
         pp, pout, perr = L.pump(java, ["--pid", str(pid), "--duration", "%ds" % a.seconds,
                                        "--connect", "127.0.0.1:%d" % tee.port,
-                                       "--settings", "profile"])
+                                       "--settings", "profile"]
+                                + (["--ack"] if L.listener_acks(a.jfrstream) else []))
         prc = L.wait(pp, 120, "jfr-pump")
         perr.join()
         if prc != 0:

@@ -365,6 +365,21 @@ def run(args, timeout, **kw):
     return subprocess.run(args, capture_output=True, timeout=timeout, **kw)
 
 
+def usage_error(jfrstream, args, want, env=None, secrets=()):
+    """Run `jfrstream ARGS` (ENV added to the environment): None when it exits
+    2 with WANT in its output and none of SECRETS, else what went wrong."""
+    e = dict(os.environ)
+    e.update(env or {})
+    r = subprocess.run([jfrstream] + list(args), capture_output=True, text=True, timeout=30,
+                       env=e, stdin=subprocess.DEVNULL)
+    text = r.stdout + r.stderr
+    if r.returncode != 2 or want not in text:
+        return "%s: exit %d, want %r: %s" % (" ".join(args), r.returncode, want, text[:400])
+    if any(s in text for s in secrets):
+        return "%s: a secret printed: %s" % (" ".join(args), text[:400])
+    return None
+
+
 # ------------------------------------------------------------- listener
 
 def send(port, data, close=True):
@@ -437,3 +452,172 @@ def ensure_capture(workdir, java, name="capture.bin", seconds=5):
         with open(meta, "w") as f:
             f.write(str(last))
         return path, last
+
+
+# ------------------------------------------------------------- acks, TLS
+
+HELLO = b"JFRS/1 ack\n"
+
+
+class AckListener:
+    """A fake listener speaking the acknowledgement protocol (tools/jfrstream-agent/README.md):
+    accepts connections one after another on 127.0.0.1:PORT (0: any free port); keeps, per
+    connection, the hello line (b"" when the bytes start with the JFR data) and the bytes
+    after it. With ack, answers "ACK N" (N: the bytes received) at most every 50 ms and when
+    the input ends or pauses; without, never writes (an older listener or nc -l). cut_after=S: the first
+    connection is reset (SO_LINGER 0) at the first read S seconds after its first byte, before
+    that read is acknowledged (so that unacknowledged bytes are lost with it). tls: an
+    ssl.SSLContext (server side) that wraps each connection (see tls_server_context)."""
+
+    def __init__(self, ack=True, cut_after=None, port=0, tls=None):
+        self.ack = ack
+        self.tls = tls
+        self.tls_errors = []
+        self.cut_after = cut_after
+        self.conns = []          # [{"hello": bytes, "data": bytearray, "acks": [N...], "cut": bool}]
+        self.srv = socket.socket()
+        self.srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.srv.bind(("127.0.0.1", port))
+        self.srv.listen(4)
+        self.port = self.srv.getsockname()[1]
+        self.lock = threading.Lock()
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while not self.closed:
+            try:
+                s, _ = self.srv.accept()
+            except OSError:
+                return
+            if self.tls:
+                try:
+                    s.settimeout(10)
+                    s = self.tls.wrap_socket(s, server_side=True)
+                except OSError as e:
+                    self.tls_errors.append(str(e))
+                    s.close()
+                    continue
+            c = {"hello": None, "data": bytearray(), "acks": [], "cut": False, "eof": False}
+            with self.lock:
+                self.conns.append(c)
+            self._serve(s, c, self.cut_after if len(self.conns) == 1 else None)
+
+    def _serve(self, s, c, cut):
+        s.settimeout(0.05)       # idle 50 ms: acknowledge what is pending
+        head = bytearray()
+        last = 0.0
+        t0 = None
+        idle = time.monotonic()
+        try:
+            while True:
+                try:
+                    b = s.recv(1 << 16)
+                except (socket.timeout, TimeoutError):
+                    if time.monotonic() - idle > 60:
+                        break
+                    if self.ack and c["hello"] is not None:
+                        self._ack(s, c)
+                    continue
+                idle = time.monotonic()
+                if not b:
+                    c["eof"] = True
+                    break
+                if c["hello"] is None:
+                    head += b
+                    if head[:1] == b"J":
+                        if b"\n" not in head:
+                            continue
+                        i = head.index(b"\n") + 1
+                        c["hello"], b = bytes(head[:i]), bytes(head[i:])
+                    else:
+                        c["hello"], b = b"", bytes(head)
+                c["data"] += b
+                t0 = t0 or time.monotonic()
+                if cut is not None and time.monotonic() - t0 >= cut:
+                    c["cut"] = True
+                    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    break
+                if self.ack and time.monotonic() - last >= 0.05:
+                    last = time.monotonic()
+                    self._ack(s, c)
+            if self.ack and c["eof"]:
+                self._ack(s, c)
+        except OSError:
+            pass
+        finally:
+            s.close()
+
+    def _ack(self, s, c):
+        n = len(c["data"])
+        if not c["acks"] or n > c["acks"][-1]:
+            s.sendall(b"ACK %d\n" % n)
+            c["acks"].append(n)
+
+    def wait_conns(self, n, timeout):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            with self.lock:
+                if len(self.conns) >= n:
+                    return True
+            time.sleep(0.05)
+        return False
+
+    def close(self):
+        self.closed = True
+        self.srv.close()
+
+
+def tls_server_context(certs, client_ca=True):
+    """A server-side ssl.SSLContext from make_certs' files: the server certificate, and with
+    client_ca a client certificate signed by the CA required (mutual TLS)."""
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+    ctx.load_cert_chain(certs["server.pem"], certs["server.key"])
+    if client_ca:
+        ctx.verify_mode = ssl.CERT_REQUIRED
+        ctx.load_verify_locations(certs["ca.pem"])
+    return ctx
+
+
+def make_certs(d):
+    """The agent tests' certificates (test/certs.py, made with the openssl command) in
+    directory d: a CA (ca.pem, ca.key), a server certificate for SAN IP:127.0.0.1 only
+    (server.pem, server.key), an RSA client certificate (client.pem, client.key: PKCS#8),
+    the same client key as PKCS#1 (client-rsa.key), and another CA (other-ca.pem) that
+    signed nothing here. Returns a dict name -> path, or None when openssl is missing."""
+    sys.path.insert(0, os.path.dirname(HERE))
+    try:
+        import certs
+    finally:
+        sys.path.pop(0)
+    if not certs.available()[0]:
+        return None
+    ca, other = certs.CA(d, "ca"), certs.CA(d, "other-ca")
+    srv = ca.issue("server", san="IP:127.0.0.1")
+    cli = ca.issue("client", client=True, rsa=True)
+    return {"ca.pem": ca.cert, "ca.key": ca.key, "server.pem": srv[0], "server.key": srv[1],
+            "client.pem": cli[0], "client.key": cli[1],
+            "client-rsa.key": certs.traditional(cli[1], os.path.join(d, "client-rsa.key")),
+            "other-ca.pem": other.cert, "other-ca.key": other.key}
+
+
+_acks_known = {}
+
+
+def listener_acks(jfrstream):
+    """True when `jfrstream listen` takes the hello line of the acknowledgement protocol
+    (probed once: a listener without it reads the hello as a bad chunk magic). The tests'
+    senders use acks with such a listener, else ack=off / --no-ack."""
+    if jfrstream not in _acks_known:
+        p, _, err, port = start_listener(jfrstream, [], keep_stdout=False)
+        ok = False
+        if port:
+            send(port, HELLO)
+            err.wait_for(r": closed", 10)
+            ok = "bad magic" not in err.text()
+        p.terminate()
+        wait(p, 10, "jfrstream listen")
+        _acks_known[jfrstream] = ok
+    return _acks_known[jfrstream]

@@ -2,13 +2,16 @@
 
 Python 3 standard library only. Builds on test/live/livelib.py (processes,
 line readers, the listener); adds: a listener with --metrics (both ports from
-its stderr), HTTP GETs and raw requests, the real Prometheus server (a temporary
-config and storage, its query API), promtool, and the reference model: the
+its stderr; HTTPS and basic auth), HTTP GETs (an ssl context and credentials
+optional) and raw requests, the real Prometheus server (a temporary config
+and storage, its query API; a job's scheme, tls_config and basic_auth),
+promtool, and the reference model: the
 values the spec (/work/golden/metrics-spec.md, README) derives from the events
 of one source, computed here from the listener's own --json lines.
 """
 import json
 import math
+import base64
 import os
 import re
 import shutil
@@ -35,7 +38,7 @@ DATA = os.path.join(ROOT, "test", "data")
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 GC_BUCKETS = ["0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25",
               "0.5", "1", "2.5", "5", "10", "+Inf"]
-METRICS_LINE = r"metrics on http://127\.0\.0\.1:(\d+)/metrics"
+METRICS_LINE = r"metrics on https?://127\.0\.0\.1:(\d+)/metrics"
 
 
 # ------------------------------------------------------------------ listener
@@ -114,9 +117,13 @@ def has_metrics(jfrstream):
 
 class Listener:
     """`jfrstream listen 127.0.0.1:0 --metrics 127.0.0.1:0 ARGS`: .port (JFR),
-    .mport (metrics), .url, .out/.err (Lines)."""
+    .mport (metrics), .url, .out/.err (Lines). With --metrics-tls-cert in
+    ARGS, `context` (an ssl.SSLContext trusting its CA) and `auth` ((user,
+    password) for --metrics-basic-auth) are what scrape() and expo() use."""
 
-    def __init__(self, jfrstream, args=(), keep_stdout=True, metrics="127.0.0.1:0"):
+    def __init__(self, jfrstream, args=(), keep_stdout=True, metrics="127.0.0.1:0",
+                 context=None, auth=None):
+        self.context, self.auth = context, auth
         self.p = L.start([jfrstream, "listen", "127.0.0.1:0", "--metrics", metrics] + list(args))
         self.out = L.Lines(self.p.stdout, keep=keep_stdout)
         self.err = watch(L.Lines(self.p.stderr))
@@ -124,14 +131,15 @@ class Listener:
         self.port = int(m.group(1)) if m else None
         m = self.err.wait_for(METRICS_LINE, 15)
         self.mport = int(m.group(1)) if m else None
-        self.url = "http://127.0.0.1:%d/metrics" % self.mport if self.mport else None
+        scheme = "https" if "--metrics-tls-cert" in args else "http"
+        self.url = "%s://127.0.0.1:%d/metrics" % (scheme, self.mport) if self.mport else None
 
     def ok(self):
         return self.port is not None and self.mport is not None
 
     def scrape(self, timeout=15):
         """(status, headers, body bytes, seconds) of GET /metrics."""
-        return http("GET", self.url, timeout=timeout)
+        return http("GET", self.url, timeout=timeout, context=self.context, auth=self.auth)
 
     def expo(self, timeout=15):
         """GET /metrics parsed (promtext.Exposition); raises on a status other
@@ -168,13 +176,22 @@ class Listener:
 
 # ------------------------------------------------------------------ HTTP
 
-def http(method, url, timeout=15, data=None, headers=None):
+def basic_auth(user, password):
+    """The Authorization header's value of basic auth."""
+    return "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
+
+
+def http(method, url, timeout=15, data=None, headers=None, context=None, auth=None):
     """(status, {header lower: value}, body, seconds); HTTP errors are returned,
-    not raised."""
-    req = urllib.request.Request(url, method=method, data=data, headers=headers or {})
+    not raised. context: the ssl.SSLContext of an https URL; auth: (user,
+    password) sent as basic auth."""
+    headers = dict(headers or {})
+    if auth:
+        headers["Authorization"] = basic_auth(*auth)
+    req = urllib.request.Request(url, method=method, data=data, headers=headers)
     t0 = time.monotonic()
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
+        with urllib.request.urlopen(req, timeout=timeout, context=context) as r:
             body = r.read()
             return r.status, {k.lower(): v for k, v in r.headers.items()}, body, \
                 time.monotonic() - t0
@@ -233,21 +250,36 @@ free_port = L.free_port  # M.free_port for the metrics tests
 
 # ------------------------------------------------------------------ Prometheus
 
+def _job_yaml(job, interval, targets, scheme="http", ca_file=None, basic_auth=None):
+    """One scrape job; basic_auth: (username, password_file)."""
+    y = ("  - job_name: %s\n    scrape_interval: %s\n    scheme: %s\n"
+         % (job, interval, scheme))
+    if ca_file:
+        y += "    tls_config:\n      ca_file: %s\n" % ca_file
+    if basic_auth:
+        y += ("    basic_auth:\n      username: %s\n      password_file: %s\n"
+              % basic_auth)
+    return y + "    static_configs:\n      - targets: [%s]\n" % ", ".join(
+        '"%s"' % t for t in targets)
+
+
 class Prometheus:
     """The real Prometheus server on 127.0.0.1:FREE with one scrape job
-    ("jfrstream", every INTERVAL) on TARGETS, storage in a temporary folder."""
+    ("jfrstream", every INTERVAL) on TARGETS, storage in a temporary folder.
+    scheme, ca_file (tls_config) and basic_auth ((username, password_file))
+    are the job's; extra_jobs: more jobs, dicts of _job_yaml's arguments."""
 
-    def __init__(self, targets, interval="1s", job="jfrstream", binary="prometheus"):
+    def __init__(self, targets, interval="1s", job="jfrstream", binary="prometheus",
+                 scheme="http", ca_file=None, basic_auth=None, extra_jobs=()):
         self.dir = tempfile.mkdtemp(prefix="jfrstream-prom-")
         self.job = job
         cfg = os.path.join(self.dir, "prometheus.yml")
         with open(cfg, "w") as f:
             f.write("global:\n  scrape_interval: %s\n  scrape_timeout: %s\n"
                     "  evaluation_interval: 15s\n"
-                    "scrape_configs:\n"
-                    "  - job_name: %s\n    scrape_interval: %s\n"
-                    "    static_configs:\n      - targets: [%s]\n"
-                    % (interval, interval, job, interval, ", ".join('"%s"' % t for t in targets)))
+                    "scrape_configs:\n" % (interval, interval)
+                    + _job_yaml(job, interval, targets, scheme, ca_file, basic_auth)
+                    + "".join(_job_yaml(interval=interval, **j) for j in extra_jobs))
         self.port = free_port()
         self.base = "http://127.0.0.1:%d" % self.port
         self.p = L.start([binary, "--config.file=" + cfg,

@@ -9,6 +9,13 @@ It records every request (query, headers, body) and can be told to answer
 429, the second 503, then 200). `down` is simply not starting it: nothing
 listens on its port.
 
+HTTPS and authentication, as Grafana Cloud or a multi-tenant Pyroscope:
+`tls=(cert, key)` serves HTTPS (Python's ssl), `client_ca=FILE` also
+requires a client certificate signed by that CA (ssl.CERT_REQUIRED);
+`require={header: value}` answers 401 when Authorization is not the one
+given (absent or different) and 403 when another required header (e.g.
+X-Scope-OrgID) is. Failed handshakes are kept in `tls_errors`.
+
 Use:  r = Receiver(fail=[429, 503]); r.start(); ... r.url ...; r.stop()
       r.requests: list of dict(path, query (dict of str), headers, body, status)
       r.accepted(): the requests answered 200
@@ -16,6 +23,7 @@ Use:  r = Receiver(fail=[429, 503]); r.start(); ... r.url ...; r.stop()
 
 import http.server
 import re
+import ssl
 import threading
 import urllib.parse
 
@@ -39,8 +47,18 @@ def parse_name(name):
 
 
 class Receiver:
-    def __init__(self, fail=None):
+    def __init__(self, fail=None, tls=None, client_ca=None, require=None):
         self.fail = list(fail or [])
+        self.require = dict(require or {})
+        self.tls_errors = []
+        self.ctx = None
+        if tls:
+            self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            self.ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+            self.ctx.load_cert_chain(*tls)
+            if client_ca:
+                self.ctx.verify_mode = ssl.CERT_REQUIRED
+                self.ctx.load_verify_locations(client_ca)
         self.requests = []
         self.lock = threading.Lock()
         self.server = None
@@ -73,8 +91,11 @@ class Receiver:
                 body = self.rfile.read(n) if n else b''
                 with rec.lock:
                     status = 200
+                    wrong = [h for h, v in rec.require.items() if self.headers.get(h) != v]
                     if u.path != '/ingest':
                         status = 404
+                    elif wrong:
+                        status = 401 if 'Authorization' in wrong else 403
                     elif rec.fail:
                         status = rec.fail.pop(0)
                     elif 'name' not in q or parse_name(q['name']) is None:
@@ -84,7 +105,26 @@ class Receiver:
                 self.reply(status, b'' if status == 200 else
                            b'{"code":"error","message":"test receiver"}')
 
-        self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+        class Server(http.server.ThreadingHTTPServer):
+            def finish_request(self, request, client_address):
+                if rec.ctx:  # the handshake on the connection's thread
+                    request.settimeout(10)
+                    try:
+                        request = rec.ctx.wrap_socket(request, server_side=True)
+                    except (ssl.SSLError, OSError) as e:
+                        with rec.lock:
+                            rec.tls_errors.append(str(e))
+                        return
+                try:
+                    self.RequestHandlerClass(request, client_address, self)
+                finally:
+                    if rec.ctx:
+                        request.close()
+
+            def handle_error(self, request, client_address):
+                pass  # a client gone mid-request: nothing to report
+
+        self.server = Server(('127.0.0.1', 0), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
@@ -96,7 +136,7 @@ class Receiver:
 
     @property
     def url(self):
-        return 'http://127.0.0.1:%d' % self.port
+        return '%s://127.0.0.1:%d' % ('https' if self.ctx else 'http', self.port)
 
     def stop(self):
         if self.server:

@@ -5,7 +5,10 @@
  *     Pyroscope and metrics configs of an older caller (a smaller size: the
  *     members past it are not read, whatever they hold) and of a newer one
  *     (a bigger size, its tail zero) are accepted, with the defaults for
- *     what the older one does not have;
+ *     what the older one does not have; the Pyroscope config's
+ *     authentication members and the metrics endpoint's config
+ *     (jfrs_metrics_http_config) the same way, garbage past an older
+ *     caller's size never read, and their bad values refused;
  *   - NULL: every public function called with NULL pointers returns what
  *     the header promises (JFR_INVALID_ARG, NULL, 0, nothing) without
  *     writing through them.
@@ -101,6 +104,74 @@ static uint64_t pyroscope_drops(const jfrs_pyroscope_config *c) {
     return st.dropped;
 }
 
+/* jfrs_pyroscope_new's verdict on c (the sink freed at once). */
+static jfr_status pyroscope_new_status(const jfrs_pyroscope_config *c) {
+    jfrs_pyroscope *p = NULL;
+    jfr_status st = jfrs_pyroscope_new(c, &p);
+    CHECK((st == JFR_OK) == (p != NULL));
+    jfrs_pyroscope_free(p);
+    return st;
+}
+
+/* The members appended for authentication and TLS. */
+static void pyroscope_auth_sized(const char *url) {
+    static const char *const good_headers[] = {"X-Team: perf", "X-Empty:"};
+    static const char *const crlf[] = {"X-Team: perf\r\nX-Injected: 1"};
+    static const char *const no_name[] = {": v"};
+    static const char *const spaced_name[] = {"X Team: v"};
+    jfrs_pyroscope_config c;
+    jfrs_pyroscope_config_init(&c);
+    c.url = url;
+    c.basic_auth = "user:pass:with:colons";
+    c.tenant = "tenant-1";
+    c.headers = good_headers;
+    c.nheaders = 2;
+    c.ca_file = "/nonexistent/ca.pem"; /* read by libcurl per request, not here */
+    CHECK(pyroscope_new_status(&c) == JFR_OK);
+    c.bearer_token = "tok"; /* both */
+    CHECK(pyroscope_new_status(&c) == JFR_INVALID_ARG);
+    c.basic_auth = NULL;
+    CHECK(pyroscope_new_status(&c) == JFR_OK);
+    c.bearer_token = "tok en";
+    CHECK(pyroscope_new_status(&c) == JFR_INVALID_ARG);
+    c.bearer_token = NULL;
+    const char *bad_basic[] = {"nocolon", ":emptyuser", "u:p\nX: y"};
+    for (size_t i = 0; i < 3; i++) {
+        c.basic_auth = bad_basic[i];
+        CHECK(pyroscope_new_status(&c) == JFR_INVALID_ARG);
+    }
+    c.basic_auth = NULL;
+    c.tenant = "t\r\nX: y";
+    CHECK(pyroscope_new_status(&c) == JFR_INVALID_ARG);
+    c.tenant = NULL;
+    const char *const *bad_headers[] = {crlf, no_name, spaced_name};
+    for (size_t i = 0; i < 3; i++) {
+        c.headers = bad_headers[i];
+        c.nheaders = 1;
+        CHECK(pyroscope_new_status(&c) == JFR_INVALID_ARG);
+    }
+    c.headers = NULL; /* nheaders without headers */
+    CHECK(pyroscope_new_status(&c) == JFR_INVALID_ARG);
+    /* an older caller, whose struct ends before basic_auth: garbage in
+     * every byte after (bad pointers) is never read */
+    jfrs_pyroscope_config base;
+    jfrs_pyroscope_config_init(&base);
+    base.url = url;
+    SIZED_BUF(jfrs_pyroscope_config) older;
+    sized_older(&older, &base, sizeof base, offsetof(jfrs_pyroscope_config, basic_auth), 0xa5);
+    CHECK(pyroscope_new_status(&older.c) == JFR_OK);
+    /* a newer one: its tail zero, the new members set */
+    SIZED_BUF(jfrs_pyroscope_config) newer;
+    jfrs_pyroscope_config_init(&newer.c);
+    sized_newer(&newer, sizeof newer.c);
+    newer.c.url = url;
+    newer.c.bearer_token = "tok";
+    newer.c.tenant = "t";
+    CHECK(pyroscope_new_status(&newer.c) == JFR_OK);
+    newer.c.tenant = "";
+    CHECK(pyroscope_new_status(&newer.c) == JFR_INVALID_ARG);
+}
+
 static void pyroscope_sized(void) {
     if (!jfrs_pyroscope_available()) {
         printf("test_sink_api: built without libcurl: Pyroscope configs not checked\n");
@@ -127,6 +198,7 @@ static void pyroscope_sized(void) {
     jfrs_pyroscope *p;
     c.size = 0;
     CHECK(jfrs_pyroscope_new(&c, POISONED(&p)) == JFR_INVALID_ARG && !p);
+    pyroscope_auth_sized(url);
 }
 
 /* Whether a new source gets series (not refused over max_series). */
@@ -163,6 +235,86 @@ static void metrics_sized(void) {
     CHECK(jfrs_metrics_new(&c, POISONED(&m)) == JFR_INVALID_ARG && !m);
 }
 
+
+static bool scrape_empty(void *user, char **body, size_t *len) {
+    (void)user;
+    *body = malloc(1);
+    *len = 0;
+    return *body != NULL;
+}
+
+/* jfrs_metrics_http_start_with's verdict on c (the server stopped at
+ * once); its message in err. */
+static jfr_status http_status(const jfrs_metrics_http_config *c, char *err, size_t n) {
+    jfrs_metrics_http *h = NULL;
+    jfr_status st = jfrs_metrics_http_start_with(c, scrape_empty, NULL, &h, err, n);
+    CHECK((st == JFR_OK) == (h != NULL));
+    CHECK(jfrs_metrics_http_unauthorized(h) == 0);
+    jfrs_metrics_http_stop(h);
+    return st;
+}
+
+static void metrics_http_sized(void) {
+    if (!jfrs_metrics_http_available()) {
+        printf("test_sink_api: built without libmicrohttpd: endpoint configs not checked\n");
+        return;
+    }
+    char err[256];
+    jfrs_metrics_http_config c;
+    jfrs_metrics_http_config_init(&c);
+    CHECK(http_status(&c, err, sizeof err) == JFR_OK);
+    c.basic_auth = "alice:secret\r\n# a comment\n\nbob:$2y$10$abcdefghijklmnopqrstuv0123456789ABCDEFGHIJKLMNOPQRSTU\n";
+    jfr_status bcrypt = http_status(&c, err, sizeof err);
+    CHECK(bcrypt == JFR_OK || (bcrypt == JFR_INVALID_ARG && strstr(err, "line 4")));
+    static const char *const bad[][2] = {
+        {"alice", "line 1: no ':'"},
+        {"alice:a\n:b", "line 2: an empty user"},
+        {"alice:a\nalice:b", "line 2: that user a second time"},
+        {"# nobody\n", "no user"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        c.basic_auth = bad[i][0];
+        CHECK(http_status(&c, err, sizeof err) == JFR_INVALID_ARG && strstr(err, bad[i][1]));
+    }
+    c.basic_auth = NULL;
+    c.tls_cert_pem = "-----BEGIN CERTIFICATE-----"; /* without its key */
+    CHECK(http_status(&c, err, sizeof err) == JFR_INVALID_ARG);
+    c.tls_key_pem = "-----BEGIN PRIVATE KEY-----"; /* not PEM: libmicrohttpd refuses it */
+    jfr_status st = http_status(&c, err, sizeof err);
+    CHECK(st == (jfrs_metrics_http_tls_available() ? JFR_IO : JFR_UNSUPPORTED));
+    /* an older caller, whose struct ends before tls_cert_pem: garbage
+     * after it never read (plain HTTP, no users) */
+    jfrs_metrics_http_config base;
+    jfrs_metrics_http_config_init(&base);
+    SIZED_BUF(jfrs_metrics_http_config) older;
+    sized_older(&older, &base, sizeof base, offsetof(jfrs_metrics_http_config, tls_cert_pem),
+                0xa5);
+    CHECK(http_status(&older.c, err, sizeof err) == JFR_OK);
+    SIZED_BUF(jfrs_metrics_http_config) newer;
+    jfrs_metrics_http_config_init(&newer.c);
+    sized_newer(&newer, sizeof newer.c);
+    newer.c.basic_auth = "alice:secret";
+    CHECK(http_status(&newer.c, err, sizeof err) == JFR_OK);
+    newer.c.basic_auth = "alice";
+    CHECK(http_status(&newer.c, err, sizeof err) == JFR_INVALID_ARG);
+    c.size = 1;
+    jfrs_metrics_http *h;
+    CHECK(jfrs_metrics_http_start_with(&c, scrape_empty, NULL, POISONED(&h), err, sizeof err) ==
+              JFR_INVALID_ARG && !h);
+    /* the served registry takes the same config */
+    jfrs_metrics_config mc;
+    jfrs_metrics_config_init(&mc);
+    jfrs_metrics *m = NULL;
+    CHECK(jfrs_metrics_new(&mc, &m) == JFR_OK);
+    jfrs_metrics_server *srv = NULL;
+    CHECK(jfrs_metrics_server_start_with(m, &newer.c, &srv, err, sizeof err) ==
+              JFR_INVALID_ARG && !srv);
+    newer.c.basic_auth = "alice:secret";
+    CHECK(jfrs_metrics_server_start_with(m, &newer.c, &srv, err, sizeof err) == JFR_OK && srv);
+    CHECK(jfrs_metrics_server_unauthorized(srv) == 0);
+    jfrs_metrics_server_stop(srv);
+    jfrs_metrics_free(m);
+}
 
 /* ------------------------------------------------------------------- NULLs
  *
@@ -318,6 +470,19 @@ static void nulls_metrics(void) {
     CHECK(jfrs_metrics_http_start(NULL, 0, scrape_none, NULL, NULL, NULL, 0) == no);
     CHECK(jfrs_metrics_http_port(NULL) == 0);
     jfrs_metrics_http_stop(NULL);
+    jfrs_metrics_http_config_init(NULL);
+    jfrs_metrics_http_config hc;
+    jfrs_metrics_http_config_init(&hc);
+    CHECK(jfrs_metrics_http_start_with(NULL, scrape_none, NULL, POISONED(&h), err, sizeof err) ==
+              no && !h);
+    CHECK(jfrs_metrics_http_start_with(&hc, NULL, NULL, POISONED(&h), err, sizeof err) == no &&
+          !h);
+    CHECK(jfrs_metrics_http_start_with(&hc, scrape_none, NULL, NULL, NULL, 0) == no);
+    CHECK(jfrs_metrics_http_unauthorized(NULL) == 0);
+    CHECK(jfrs_metrics_server_unauthorized(NULL) == 0);
+    jfrs_metrics_server *srv;
+    CHECK(jfrs_metrics_server_start_with(NULL, &hc, POISONED(&srv), err, sizeof err) ==
+              JFR_INVALID_ARG && !srv);
     CHECK(jfrs_metrics_new(&c, &m) == JFR_OK && m);
     jfrs_source *s = jfrs_source_new("peer", "127.0.0.1:1", NULL);
     CHECK(jfrs_metrics_src_new(m, NULL, POISONED(&ms)) == JFR_INVALID_ARG && !ms);
@@ -342,6 +507,7 @@ int main(void) {
     kafka_sized();
     pyroscope_sized();
     metrics_sized();
+    metrics_http_sized();
     nulls_source();
     nulls_kafka();
     nulls_pyroscope();

@@ -7,7 +7,12 @@
  *                        while jfrs_metrics_http_start stores the daemon it
  *                        got: the logger must not read that store;
  *   pyroscope-init       jfrs_pyroscope_new from 8 threads at once: libcurl's
- *                        global init done once, without a data race.
+ *                        global init done once, without a data race;
+ *   metrics-basic-auth   8 clients at once with basic auth against the
+ *                        endpoint's users (a plain one, a bcrypt one of cost
+ *                        4: its cache written and read by the server's
+ *                        threads together), good and wrong passwords: every
+ *                        answer right, the 401 counter exact.
  * Each case SKIPs (exit 77 when all do) in a build without its library.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
@@ -130,6 +135,92 @@ static int metrics_http_logger(void) {
 #define NTHREADS 8
 static pthread_barrier_t go;
 
+/* bob's password's bcrypt hash (cost 4, made by Python's crypt) */
+static const char users[] = "alice:al1ce\n"
+                            "bob:$2b$04$PRmcY1soSIXwJp54r2/6IehjmAFIPKPNj29GIeFEwqS4XsiNMavd2\n";
+#define AUTH_ROUNDS 4
+
+static void *auth_client(void *arg) {
+    int port = *(int *)arg;
+    static const char *const req[] = {
+        "GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic Ym9iOmIwYi1wdw==\r\n"
+        "Connection: close\r\n\r\n", /* bob:b0b-pw */
+        "GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic YWxpY2U6YWwxY2U=\r\n"
+        "Connection: close\r\n\r\n", /* alice:al1ce */
+        "GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic Ym9iOndyb25n\r\n"
+        "Connection: close\r\n\r\n", /* bob:wrong */
+    };
+    static const int want[] = {200, 200, 401};
+    pthread_barrier_wait(&go);
+    intptr_t bad = 0;
+    for (int r = 0; r < AUTH_ROUNDS; r++)
+        for (int i = 0; i < 3; i++)
+            if (http_status(port, req[i], strlen(req[i])) != want[i])
+                bad++;
+    return (void *)bad;
+}
+
+/* The clients, in a child process (see malformed_requests). */
+static int auth_clients(int port) {
+    pthread_t t[NTHREADS];
+    pthread_barrier_init(&go, NULL, NTHREADS);
+    for (int i = 0; i < NTHREADS; i++)
+        if (pthread_create(&t[i], NULL, auth_client, &port) != 0)
+            return 1;
+    intptr_t bad = 0;
+    for (int i = 0; i < NTHREADS; i++) {
+        void *r;
+        pthread_join(t[i], &r);
+        bad += (intptr_t)r;
+    }
+    pthread_barrier_destroy(&go);
+    printf("metrics-basic-auth: %d requests from %d clients at once, %ld wrong answers\n",
+           NTHREADS * AUTH_ROUNDS * 3, NTHREADS, (long)bad);
+    fflush(stdout);
+    return bad ? 1 : 0;
+}
+
+static int metrics_basic_auth(void) {
+    if (!jfrs_metrics_http_available()) {
+        printf("SKIP metrics-basic-auth: built without libmicrohttpd (libmicrohttpd-dev)\n");
+        return 77;
+    }
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    fflush(stdout);
+    pid_t pid = fork(); /* before any thread of this process (TSan forbids threads
+                         * in the child of a threaded process) */
+    if (pid == 0) {
+        close(fds[1]);
+        int port = 0;
+        _exit(read(fds[0], &port, sizeof port) == sizeof port && port > 0 ? auth_clients(port)
+                                                                            : 77);
+    }
+    CHECK(pid > 0);
+    close(fds[0]);
+    jfrs_metrics_http_config c;
+    jfrs_metrics_http_config_init(&c);
+    c.basic_auth = users;
+    char err[256];
+    jfrs_metrics_http *h = NULL;
+    jfr_status st = jfrs_metrics_http_start_with(&c, scrape, NULL, &h, err, sizeof err);
+    int port = h ? jfrs_metrics_http_port(h) : 0;
+    CHECK(write(fds[1], &port, sizeof port) == sizeof port); /* 0: the child stops */
+    close(fds[1]);
+    int ws = 0;
+    CHECK(pid > 0 && waitpid(pid, &ws, 0) == pid && WIFEXITED(ws));
+    if (st == JFR_INVALID_ARG && strstr(err, "bcrypt")) {
+        printf("SKIP metrics-basic-auth: %s\n", err);
+        return 77;
+    }
+    CHECK(st == JFR_OK && h && WEXITSTATUS(ws) == 0);
+    uint64_t n = jfrs_metrics_http_unauthorized(h);
+    CHECK(n == NTHREADS * AUTH_ROUNDS);
+    jfrs_metrics_http_stop(h);
+    printf("metrics-basic-auth: %llu answered 401, as sent\n", (unsigned long long)n);
+    return 0;
+}
+
 static void *pyroscope_thread(void *arg) {
     jfr_status *st = arg;
     jfrs_pyroscope_config c;
@@ -165,7 +256,9 @@ int main(int argc, char **argv) {
     static const struct {
         const char *name;
         int (*run)(void);
-    } cases[] = {{"metrics-http-logger", metrics_http_logger}, {"pyroscope-init", pyroscope_init}};
+    } cases[] = {{"metrics-http-logger", metrics_http_logger},
+                 {"pyroscope-init", pyroscope_init},
+                 {"metrics-basic-auth", metrics_basic_auth}};
     int ran = 0, skipped = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (argc > 1 && strcmp(argv[1], cases[i].name) != 0)
@@ -178,7 +271,8 @@ int main(int argc, char **argv) {
             g_failures++;
     }
     if (!ran) {
-        fprintf(stderr, "usage: %s [metrics-http-logger|pyroscope-init]\n", argv[0]);
+        fprintf(stderr, "usage: %s [metrics-http-logger|pyroscope-init|metrics-basic-auth]\n",
+                argv[0]);
         return 2;
     }
     if (g_failures) {

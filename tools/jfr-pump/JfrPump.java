@@ -56,7 +56,9 @@ public final class JfrPump {
         "usage: java JfrPump.java (--pid PID | --jmx URL) [--settings profile|default|FILE.jfc]\n"
       + "         [--recording ID] [--duration 10s] [--mode live|classic] [--block-size N]\n"
       + "         [--poll-ms N] [--flush-ms N] [--name NAME] [--drain-timeout 30s] [--quiet]\n"
-      + "         (--connect [HOST:]PORT | --out FILE | --out -)\n";
+      + "         (--connect [HOST:]PORT | --out FILE | --out -)\n"
+      + "         with --connect: [--no-ack | --ack] [--buffer 64m] [--retry-max 30s] [--verbose]\n"
+      + "         [--tls] [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-verify-host on|off]\n";
 
     static final int HEADER_SIZE = 68;
     static final String MBEAN_NAME = "jdk.management.jfr:type=FlightRecorder";
@@ -115,6 +117,11 @@ public final class JfrPump {
         String connectHost;
         int connectPort = -1;
         String out;
+        final SendOptions send = new SendOptions();
+
+        Options() {
+            send.ack = false;      // the pump's default: the raw bytes only (--ack opts in)
+        }
 
         void quiet() {
             JfrPump.quiet = true;
@@ -146,7 +153,15 @@ public final class JfrPump {
                     if (connectPort > 65535) {
                         throw new Usage("bad port in --connect " + v);
                     }
+                    send.host = connectHost;
+                    send.port = connectPort;
                 }
+                case "--buffer" -> send.bufferMax = size(key, v);
+                case "--retry-max" -> send.retryMaxMs = Math.max(100, millis(key, v));
+                case "--tls-ca" -> send.tlsCa = v;
+                case "--tls-cert" -> send.tlsCert = v;
+                case "--tls-key" -> send.tlsKey = v;
+                case "--tls-verify-host" -> send.verifyHost = SendOptions.bool(key, v);
                 default -> throw new Usage("unknown option " + key);
             }
         }
@@ -161,6 +176,26 @@ public final class JfrPump {
                 // fall through
             }
             throw new Usage("bad value for " + key + ": " + v);
+        }
+
+        /** 250m, 1g, 64k, or bytes. */
+        static long size(String k, String v) throws Usage {
+            String t = v.trim().toLowerCase(Locale.ROOT);
+            long mul = 1;
+            if (t.endsWith("b")) {
+                t = t.substring(0, t.length() - 1);
+            }
+            if (t.endsWith("k")) {
+                mul = 1L << 10;
+            } else if (t.endsWith("m")) {
+                mul = 1L << 20;
+            } else if (t.endsWith("g")) {
+                mul = 1L << 30;
+            }
+            if (mul > 1) {
+                t = t.substring(0, t.length() - 1);
+            }
+            return number(k, t, 0) * mul;
         }
 
         /** 10s, 500ms, 2m, 1h; a bare number is seconds. */
@@ -193,6 +228,10 @@ public final class JfrPump {
             switch (a) {
                 case "-h", "--help" -> throw new Usage(null);
                 case "-q", "--quiet" -> o.quiet();
+                case "--ack" -> o.send.ack = true;
+                case "--no-ack" -> o.send.ack = false;
+                case "--tls" -> o.send.tls = true;
+                case "--verbose" -> o.send.verbose = true;
                 default -> {
                     if (v == null) {
                         if (i + 1 >= args.length) {
@@ -210,6 +249,7 @@ public final class JfrPump {
         if ((o.connectPort < 0) == (o.out == null)) {
             throw new Usage("give exactly one of --connect and --out");
         }
+        o.send.check();
         return o;
     }
 
@@ -223,11 +263,10 @@ public final class JfrPump {
         Output(Options o) throws Fail {
             try {
                 if (o.connectPort >= 0) {
-                    socket = new Socket();
-                    socket.connect(new InetSocketAddress(o.connectHost, o.connectPort), 5000);
-                    socket.setTcpNoDelay(true);
+                    o.send.connectTimeoutMs = 5000;
+                    socket = Tls.open(o.send, o.send.useTls() ? Tls.factory(o.send) : null, new Socket[1]);
                     os = socket.getOutputStream();
-                    what = "tcp " + o.connectHost + ":" + o.connectPort;
+                    what = (o.send.useTls() ? "tls " : "tcp ") + o.connectHost + ":" + o.connectPort;
                 } else if (o.out.equals("-")) {
                     socket = null;
                     os = new FileOutputStream(FileDescriptor.out);
@@ -353,7 +392,8 @@ public final class JfrPump {
     JMXConnector jmxc;
     MBeanServerConnection conn;
     FlightRecorderMXBean fr;
-    Output out;
+    Output out;             // --out, or --connect in classic mode
+    AckedSender sender;     // --connect in live mode
     long recId = -1;
     boolean owned;          // we created recId and must close it
     boolean recClosed;
@@ -367,12 +407,20 @@ public final class JfrPump {
     int run() throws Exception {
         try {
             connect();
-            out = new Output(o);    // after connect: no empty file when the target is unreachable
+            // after connect: no empty file when the target is unreachable
+            if (o.live && o.connectPort >= 0) {
+                sender = new AckedSender(o.send, fr);
+            } else {
+                out = new Output(o);
+            }
             return o.live ? runLive() : runClassic();
         } finally {
             cleanup();
             if (out != null) {
                 out.close();
+            }
+            if (sender != null) {
+                sender.close();
             }
         }
     }
@@ -571,14 +619,29 @@ public final class JfrPump {
             startOwnRecording();
         }
         LiveStreamer ls = new LiveStreamer(fr, recId, owned, o.blockSize, o.pollMs, o.drainTimeoutMs,
-                () -> stopRequested || durationExpired(), out);
+                () -> {
+                    boolean t = stopRequested || durationExpired();
+                    if (t && sender != null && sender.exitDeadline == 0) {
+                        sender.exitDeadline = System.nanoTime() + o.drainTimeoutMs * 1_000_000L;
+                        sender.lastChance = true;
+                    }
+                    return t;
+                }, sender != null ? sender : out);
         ls.durT0 = durT0;
         int rc = ls.run();
         recClosed |= ls.recClosed;
+        if (sender != null) {
+            sender.finish(sender.exitDeadline != 0 ? sender.exitDeadline
+                    : System.nanoTime() + o.drainTimeoutMs * 1_000_000L);
+            if (sender.connections == 0) {
+                err("never connected to " + o.send.where() + "; nothing was sent");
+                return 1;
+            }
+        }
         return rc;
     }
 
-    /** Where a live stream's bytes go: the pump's Output, or the agent's reconnecting socket. */
+    /** Where a live stream's bytes go: the pump's Output (a file), or an AckedSender. */
     interface Sink {
         void write(byte[] b) throws Fail;
 
@@ -738,8 +801,8 @@ public final class JfrPump {
                         break;
                     }
                     emptyAtBoundary = 0;
+                    tr.feed(b);          // first: the sink reads the chunk starts in b from tr
                     sink.write(b);
-                    tr.feed(b);
                     if (phase == DRAIN && stopMs > 0 && tr.atBoundary()
                             && tr.lastChunkEndNanos / 1_000_000L >= stopMs) {
                         endReason = "final chunk complete (chunk end - recording stop time = "
@@ -814,6 +877,714 @@ public final class JfrPump {
             }
             return 0;
 
+        }
+    }
+
+    // ------------------------------------------------------------------ sending: acks, TLS
+    /** Where and how a live stream is sent: the pump's --connect and the agent's connect=. */
+    static final class SendOptions {
+        String host = "127.0.0.1";
+        int port = -1;
+        boolean ack = true;             // the hello line, ACK lines, the resend buffer
+        long bufferMax = 64L << 20;     // bytes kept for a resend
+        long retryMaxMs = 30000;
+        long connectTimeoutMs = 2000;
+        boolean tls;                    // TLS with the JVM's default trust store
+        String tlsCa, tlsCert, tlsKey;  // PEM files; tls-ca or tls-cert imply TLS
+        boolean verifyHost = true;
+        boolean verbose;                // a log line per connection attempt
+
+        boolean useTls() {
+            return tls || tlsCa != null || tlsCert != null;
+        }
+
+        String where() {
+            return host + ":" + port;
+        }
+
+        void check() throws Usage {
+            if ((tlsCert == null) != (tlsKey == null)) {
+                throw new Usage("a client certificate needs both tls-cert and tls-key");
+            }
+        }
+
+        static boolean bool(String k, String v) throws Usage {
+            switch (v.toLowerCase(Locale.ROOT)) {
+                case "on", "true", "yes", "1" -> {
+                    return true;
+                }
+                case "off", "false", "no", "0" -> {
+                    return false;
+                }
+                default -> throw new Usage("bad value for " + k + ": " + v + " (on or off)");
+            }
+        }
+    }
+
+    /**
+     * JSSE from PEM files, in memory: the CAs to trust (CertificateFactory reads PEM), the
+     * client certificate chain and its key (PKCS#8 "PRIVATE KEY", or PKCS#1 "RSA PRIVATE KEY" /
+     * SEC1 "EC PRIVATE KEY", rewrapped as PKCS#8). TLS 1.2 and 1.3 only.
+     */
+    static final class Tls {
+        static javax.net.ssl.SSLSocketFactory factory(SendOptions o) throws Fail {
+            try {
+                javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
+                        javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+                if (o.tlsCa != null) {
+                    java.security.KeyStore ts = java.security.KeyStore.getInstance("PKCS12");
+                    ts.load(null, null);
+                    int i = 0;
+                    for (java.security.cert.Certificate c : certs(o.tlsCa)) {
+                        ts.setCertificateEntry("ca" + i++, c);
+                    }
+                    tmf.init(ts);
+                } else {
+                    tmf.init((java.security.KeyStore) null);
+                }
+                javax.net.ssl.KeyManager[] km = null;
+                if (o.tlsCert != null) {
+                    java.util.List<java.security.cert.Certificate> chain = certs(o.tlsCert);
+                    java.security.PrivateKey k = key(o.tlsKey);
+                    java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
+                    ks.load(null, null);
+                    char[] pw = "in-memory".toCharArray();
+                    ks.setKeyEntry("client", k, pw, chain.toArray(new java.security.cert.Certificate[0]));
+                    javax.net.ssl.KeyManagerFactory kmf = javax.net.ssl.KeyManagerFactory.getInstance(
+                            javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+                    kmf.init(ks, pw);
+                    km = kmf.getKeyManagers();
+                }
+                javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+                ctx.init(km, tmf.getTrustManagers(), null);
+                return ctx.getSocketFactory();
+            } catch (Fail f) {
+                throw f;
+            } catch (Exception e) {
+                throw new Fail("TLS set-up failed: " + describe(e), e);
+            }
+        }
+
+        static java.util.List<java.security.cert.Certificate> certs(String file) throws Fail {
+            try (java.io.InputStream in = Files.newInputStream(Path.of(file))) {
+                java.util.List<java.security.cert.Certificate> l = new java.util.ArrayList<>(
+                        java.security.cert.CertificateFactory.getInstance("X.509").generateCertificates(in));
+                if (l.isEmpty()) {
+                    throw new Fail(file + ": no PEM certificate");
+                }
+                return l;
+            } catch (IOException | java.security.GeneralSecurityException e) {
+                throw new Fail(file + ": cannot read certificates: " + describe(e), e);
+            }
+        }
+
+        static java.security.PrivateKey key(String file) throws Fail {
+            String text;
+            try {
+                text = Files.readString(Path.of(file), StandardCharsets.US_ASCII);
+            } catch (IOException e) {
+                throw new Fail(file + ": " + describe(e), e);
+            }
+            Matcher m = Pattern.compile("-----BEGIN ([A-Z ]*PRIVATE KEY)-----(.*?)-----END \\1-----",
+                    Pattern.DOTALL).matcher(text);
+            if (!m.find()) {
+                throw new Fail(file + ": no PEM private key (BEGIN PRIVATE KEY)");
+            }
+            String type = m.group(1);
+            String body = m.group(2);
+            if (type.startsWith("ENCRYPTED") || body.contains("ENCRYPTED")) {
+                throw new Fail(file + ": an encrypted key; decrypt it: openssl pkcs8 -topk8 -nocrypt -in "
+                        + file + " -out KEY.pem");
+            }
+            byte[] der;
+            try {
+                der = java.util.Base64.getMimeDecoder().decode(body.trim());
+            } catch (IllegalArgumentException e) {
+                throw new Fail(file + ": bad base64 in the PEM key", e);
+            }
+            try {
+                if (type.equals("RSA PRIVATE KEY")) {       // PKCS#1 inside PKCS#8
+                    der = tlv(0x30, cat(new byte[] { 2, 1, 0 },
+                            tlv(0x30, cat(hex("06092a864886f70d010101"), hex("0500"))), tlv(4, der)));
+                } else if (type.equals("EC PRIVATE KEY")) { // SEC1: the curve is its [0] parameter
+                    der = tlv(0x30, cat(new byte[] { 2, 1, 0 },
+                            tlv(0x30, cat(hex("06072a8648ce3d0201"), sec1Curve(der))), tlv(4, der)));
+                } else if (!type.equals("PRIVATE KEY")) {
+                    throw new Fail(file + ": unsupported key type " + type
+                            + " (convert: openssl pkcs8 -topk8 -nocrypt -in " + file + ")");
+                }
+            } catch (RuntimeException e) {
+                throw new Fail(file + ": malformed " + type, e);
+            }
+            java.security.spec.PKCS8EncodedKeySpec spec = new java.security.spec.PKCS8EncodedKeySpec(der);
+            for (String alg : new String[] { "RSA", "EC", "EdDSA", "RSASSA-PSS" }) {
+                try {
+                    return java.security.KeyFactory.getInstance(alg).generatePrivate(spec);
+                } catch (java.security.GeneralSecurityException e) {
+                    // the next algorithm
+                }
+            }
+            throw new Fail(file + ": not an RSA, EC or EdDSA private key");
+        }
+
+        /** The curve OID (TLV) of an ECPrivateKey: SEQUENCE { INTEGER, OCTET STRING, [0] OID, ... }. */
+        static byte[] sec1Curve(byte[] d) {
+            int[] seq = readTlv(d, 0);
+            for (int p = seq[1]; p < seq[1] + seq[2];) {
+                int[] e = readTlv(d, p);
+                if (e[0] == 0xA0) {
+                    int[] oid = readTlv(d, e[1]);
+                    return java.util.Arrays.copyOfRange(d, e[1], oid[1] + oid[2]);
+                }
+                p = e[1] + e[2];
+            }
+            throw new IllegalArgumentException("no curve parameter");
+        }
+
+        /** {tag, content offset, content length} of the DER element at p. */
+        static int[] readTlv(byte[] d, int p) {
+            int tag = d[p] & 0xFF;
+            int len = d[p + 1] & 0xFF;
+            int c = p + 2;
+            if (len >= 0x80) {
+                int n = len & 0x7F;
+                if (n < 1 || n > 3) {
+                    throw new IllegalArgumentException("bad DER length");
+                }
+                len = 0;
+                for (int i = 0; i < n; i++) {
+                    len = (len << 8) | (d[c++] & 0xFF);
+                }
+            }
+            if (c + len > d.length) {
+                throw new IllegalArgumentException("truncated DER");
+            }
+            return new int[] { tag, c, len };
+        }
+
+        static byte[] tlv(int tag, byte[] content) {
+            int n = content.length;
+            byte[] h = n < 0x80 ? new byte[] { (byte) tag, (byte) n }
+                    : n < 0x100 ? new byte[] { (byte) tag, (byte) 0x81, (byte) n }
+                    : n < 0x10000 ? new byte[] { (byte) tag, (byte) 0x82, (byte) (n >> 8), (byte) n }
+                    : new byte[] { (byte) tag, (byte) 0x83, (byte) (n >> 16), (byte) (n >> 8), (byte) n };
+            return cat(h, content);
+        }
+
+        static byte[] cat(byte[]... parts) {
+            java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+            for (byte[] p : parts) {
+                b.writeBytes(p);
+            }
+            return b.toByteArray();
+        }
+
+        static byte[] hex(String s) {
+            return java.util.HexFormat.of().parseHex(s);
+        }
+
+        /** A connected socket: TCP, then (with a factory) the TLS handshake, TLS 1.2+ only. */
+        static Socket open(SendOptions o, javax.net.ssl.SSLSocketFactory f, Socket[] raw) throws IOException {
+            Socket s = new Socket();
+            raw[0] = s;
+            try {
+                s.connect(new InetSocketAddress(o.host, o.port), (int) o.connectTimeoutMs);
+                s.setTcpNoDelay(true);
+                s.setKeepAlive(true);      // a peer gone without a word is found in the end
+                if (f == null) {
+                    return s;
+                }
+                javax.net.ssl.SSLSocket t = (javax.net.ssl.SSLSocket) f.createSocket(s, o.host, o.port, true);
+                java.util.List<String> want = new java.util.ArrayList<>();
+                for (String p : t.getSupportedProtocols()) {
+                    if (p.equals("TLSv1.3") || p.equals("TLSv1.2")) {
+                        want.add(p);
+                    }
+                }
+                t.setEnabledProtocols(want.toArray(new String[0]));
+                javax.net.ssl.SSLParameters sp = t.getSSLParameters();
+                if (o.verifyHost) {
+                    sp.setEndpointIdentificationAlgorithm("HTTPS");   // SAN IP or DNS = the host
+                }
+                t.setSSLParameters(sp);
+                t.setSoTimeout((int) Math.max(5000, o.connectTimeoutMs));
+                t.startHandshake();
+                t.setSoTimeout(0);
+                return t;
+            } catch (IOException | RuntimeException e) {
+                try {
+                    s.close();
+                } catch (IOException e2) {
+                    // ignore
+                }
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * The live stream's sender (tools/jfrstream-agent and the pump's --connect): a TCP or TLS
+     * connection that is made again, forever, with exponential backoff (0.5 s doubling up to
+     * retry-max) and full jitter. With acks (doc/protocol: the hello line "JFRS/1 ack", the
+     * listener's "ACK N" lines read on a daemon thread) it keeps every byte from the start of the
+     * chunk holding the first unacknowledged byte, at most bufferMax bytes (past it whole chunks
+     * are dropped, oldest first, counted), and a new connection starts with them. Without acks,
+     * or when the current chunk was dropped, a loss inside a chunk drops the rest of that chunk
+     * (a rotation is asked for, so that it is short). While no listener is connected nothing is
+     * read: the recording's maxage/maxsize bound what the JVM's repository keeps meanwhile.
+     * All buffer state is the streaming thread's; the ack reader only publishes numbers.
+     */
+    static final class AckedSender implements Sink {
+        static final byte[] HELLO = "JFRS/1 ack\n".getBytes(StandardCharsets.US_ASCII);
+
+        record Piece(byte[] b, int off, int len) { }
+
+        static final class Chunk {
+            final long start;         // stream offset of its header
+            long size;
+            final java.util.ArrayList<Piece> pieces = new java.util.ArrayList<>();
+
+            Chunk(long start) {
+                this.start = start;
+            }
+        }
+
+        /** One connection; the reader thread sets acked and lost. */
+        static final class Conn {
+            final Socket raw, s;
+            final OutputStream os;
+            final long base;          // stream offset of this connection's byte 0
+            volatile long acked = -1; // the last ACK N
+            volatile String lost;     // why it ended, seen by the reader
+            volatile boolean closing;
+
+            Conn(Socket raw, Socket s, long base) throws IOException {
+                this.raw = raw;
+                this.s = s;
+                this.base = base;
+                this.os = s.getOutputStream();
+            }
+        }
+
+        final SendOptions o;
+        final FlightRecorderMXBean fr;     // for a rotation after a cut chunk
+        final javax.net.ssl.SSLSocketFactory tlsf;
+        final java.util.ArrayDeque<Chunk> kept = new java.util.ArrayDeque<>();
+        Chunk cur;                // the kept chunk being read; null at a boundary or when dropped
+        long keptBytes, pos, bytes, resent, droppedChunks, droppedBytes, skipped, skippedTotal;
+        int connections;
+        LiveTracker tr;
+        volatile Conn conn;
+        volatile boolean ackSeen;
+        boolean skipping, everConnected, statsLogged;
+        int failures;
+        String lastFailure;
+        long nextTry, lastDownLog;
+        volatile boolean lastChance;   // set at exit: one more attempt, whatever the backoff
+        volatile long exitDeadline;    // set at exit: the last moment to wait for the final ack
+
+        AckedSender(SendOptions o, FlightRecorderMXBean fr) throws Fail {
+            this.o = o;
+            this.fr = fr;
+            this.tlsf = o.useTls() ? Tls.factory(o) : null;
+        }
+
+        @Override
+        public long bytes() {
+            return bytes;
+        }
+
+        @Override
+        public boolean ready(LiveTracker t) {
+            tr = t;
+            Conn c = conn;
+            if (c != null) {
+                if (c.lost == null) {
+                    freeAcked(c);
+                    return true;
+                }
+                lose(c, c.lost);
+            }
+            if (skipping && t.atBoundary()) {
+                skipping = false;
+                if (skipped > 0) {
+                    log("dropped " + skipped + " bytes of an interrupted chunk");
+                    skippedTotal += skipped;
+                    skipped = 0;
+                }
+            }
+            if (!t.atBoundary() && cur == null) {
+                skipping = true;      // not kept: read the rest of the chunk, and drop it
+                return true;
+            }
+            long now = System.nanoTime();
+            if (now < nextTry) {
+                if (!lastChance) {
+                    return false;
+                }
+                lastChance = false;
+            }
+            return connect(now);
+        }
+
+        boolean connect(long now) {
+            Socket[] raw = new Socket[1];
+            Conn c;
+            try {
+                Socket s = Tls.open(o, tlsf, raw);
+                c = new Conn(raw[0], s, kept.isEmpty() ? pos : kept.peekFirst().start);
+            } catch (javax.net.ssl.SSLException e) {
+                failed(now, "TLS handshake with " + o.where() + " failed: " + describe(e));
+                return false;
+            } catch (IOException | RuntimeException e) {
+                failed(now, "listener " + o.where() + " not reachable (" + describe(e) + ")");
+                return false;
+            }
+            long again = pos - c.base;
+            try {
+                if (o.ack) {
+                    c.os.write(HELLO);
+                    Thread r = new Thread(() -> readAcks(c), "jfrstream-acks");
+                    r.setDaemon(true);
+                    r.start();
+                    for (Chunk k : kept) {
+                        for (Piece p : k.pieces) {
+                            c.os.write(p.b, p.off, p.len);
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                close(c);
+                failed(now, "connection to " + o.where() + " lost while resending (" + describe(e) + ")");
+                return false;
+            }
+            resent += again;
+            connections++;
+            conn = c;
+            String tls = c.s instanceof javax.net.ssl.SSLSocket t
+                    ? " (" + t.getSession().getProtocol() + ", " + t.getSession().getCipherSuite() + ")" : "";
+            log((everConnected ? "reconnected to " : "connected to ") + o.where() + tls
+                    + (failures > 0 ? " after " + failures + " failed attempts" : "")
+                    + (again > 0 ? "; resending " + again + " bytes from the start of chunk at stream offset "
+                            + c.base : ""));
+            everConnected = true;
+            failures = 0;
+            lastFailure = null;
+            return true;
+        }
+
+        /** A failed attempt: the next one after a random wait in [0, min(retry-max, 0.5 s * 2^n)]. */
+        void failed(long now, String why) {
+            failures++;
+            long cap = Math.min(o.retryMaxMs, 500L << Math.min(failures - 1, 20));
+            long wait = java.util.concurrent.ThreadLocalRandom.current().nextLong(cap + 1);
+            nextTry = now + wait * 1_000_000L;
+            if (!why.equals(lastFailure)) {
+                log(why + "; retrying with backoff (0.5 s doubling up to " + o.retryMaxMs
+                        + " ms, jittered)" + keptText());
+                lastFailure = why;
+                lastDownLog = now;
+            } else if (now - lastDownLog > 60_000_000_000L) {
+                log("still down after " + failures + " attempts: " + why + keptText());
+                lastDownLog = now;
+            }
+            if (o.verbose) {
+                log("attempt " + failures + " failed; next attempt in " + wait + " ms (backoff cap " + cap + " ms)");
+            }
+        }
+
+        String keptText() {
+            return kept.isEmpty() ? "" : "; keeping " + keptBytes + " bytes of " + kept.size() + " chunks";
+        }
+
+        void lose(Conn c, String why) {
+            close(c);
+            conn = null;
+            long now = System.nanoTime();
+            failures = 0;
+            failed(now, "connection to " + o.where() + " lost (" + why + ")");
+            if (cur == null && tr != null && !tr.atBoundary()) {
+                skipping = true;
+                rotate();
+            }
+        }
+
+        /** The ack reader: "ACK N" lines; anything else is logged once and ignored. */
+        void readAcks(Conn c) {
+            byte[] buf = new byte[512];
+            byte[] line = new byte[64];
+            int n = 0;
+            boolean bad = false;
+            String why;
+            try {
+                java.io.InputStream in = c.s.getInputStream();
+                while (true) {
+                    int r = in.read(buf);
+                    if (r < 0) {
+                        why = "the listener closed the connection";
+                        break;
+                    }
+                    for (int i = 0; i < r; i++) {
+                        byte x = buf[i];
+                        if (x != '\n') {
+                            if (n < line.length) {
+                                line[n] = x;
+                            }
+                            n++;
+                            continue;
+                        }
+                        long v = n <= line.length ? ackValue(line, n) : -1;
+                        if (v >= 0) {
+                            ackSeen = true;
+                            synchronized (c) {
+                                if (v > c.acked) {
+                                    c.acked = v;
+                                    c.notifyAll();
+                                }
+                            }
+                        } else if (!bad) {
+                            bad = true;
+                            log("ignoring a line from the listener that is not \"ACK N\" ("
+                                    + n + " bytes)");
+                        }
+                        n = 0;
+                    }
+                }
+            } catch (Throwable e) {
+                why = describe(e);
+            }
+            synchronized (c) {
+                if (!c.closing) {
+                    c.lost = why;
+                }
+                c.notifyAll();
+            }
+        }
+
+        static long ackValue(byte[] l, int n) {
+            if (n < 5 || n > 24 || l[0] != 'A' || l[1] != 'C' || l[2] != 'K' || l[3] != ' ') {
+                return -1;
+            }
+            long v = 0;
+            for (int i = 4; i < n; i++) {
+                if (l[i] < '0' || l[i] > '9') {
+                    return -1;
+                }
+                v = v * 10 + (l[i] - '0');
+            }
+            return v;
+        }
+
+        @Override
+        public void write(byte[] b) {
+            long base = pos;
+            pos += b.length;
+            if (o.ack) {
+                keep(b, base);
+            }
+            Conn c = conn;
+            if (skipping || c == null) {
+                if (cur == null) {
+                    skipped += b.length;
+                }
+                return;
+            }
+            try {
+                c.os.write(b);
+                bytes += b.length;
+            } catch (IOException e) {
+                if (cur == null && tr != null && !tr.atBoundary()) {
+                    skipped += b.length;
+                }
+                lose(c, describe(e));
+                return;
+            }
+            if (o.ack) {
+                freeAcked(c);
+                bound();
+            }
+        }
+
+        /** Adds b (stream offset base) to the kept chunks, split where chunks start in it. */
+        void keep(byte[] b, long base) {
+            int from = 0;
+            for (int i = 0; tr != null && i < tr.nStarts; i++) {
+                long at = tr.starts[i] - base;
+                if (at < 0 || at >= b.length) {
+                    continue;
+                }
+                if (cur != null && at > from) {
+                    add(b, from, (int) at - from);
+                }
+                cur = new Chunk(base + at);
+                kept.addLast(cur);
+                from = (int) at;
+            }
+            if (cur != null && from < b.length) {
+                add(b, from, b.length - from);
+            }
+            if (tr != null && tr.atBoundary()) {
+                cur = null;          // complete: freed once acknowledged
+            }
+            if (conn == null) {
+                bound();
+            }
+        }
+
+        void add(byte[] b, int off, int len) {
+            cur.pieces.add(new Piece(b, off, len));
+            cur.size += len;
+            keptBytes += len;
+        }
+
+        /** Frees the complete chunks wholly below the ack. */
+        void freeAcked(Conn c) {
+            long a = c.acked;
+            if (a < 0) {
+                return;
+            }
+            a = Math.min(a + c.base, pos);   // a listener cannot acknowledge more than was sent
+            while (!kept.isEmpty()) {
+                Chunk k = kept.peekFirst();
+                if (k == cur || k.start + k.size > a) {
+                    break;
+                }
+                kept.pollFirst();
+                keptBytes -= k.size;
+            }
+        }
+
+        /** Past bufferMax: drops whole chunks, the oldest first (the current one last). */
+        void bound() {
+            while (keptBytes > o.bufferMax && !kept.isEmpty()) {
+                Chunk k = kept.pollFirst();
+                keptBytes -= k.size;
+                droppedChunks++;
+                droppedBytes += k.size;
+                if (k == cur) {
+                    cur = null;      // a loss inside it now cuts it
+                }
+                if (ackSeen) {
+                    log("resend buffer full (buffer=" + o.bufferMax + "): dropped the unacknowledged chunk at"
+                            + " stream offset " + k.start + " (" + k.size + " bytes); " + droppedChunks
+                            + " chunks dropped in all");
+                } else if (droppedChunks == 1) {
+                    log("the listener has acknowledged nothing (an older jfrstream or a plain socket?): keeping"
+                            + " only the newest " + o.bufferMax + " bytes for a resend, older chunks are dropped"
+                            + " and counted without a log line");
+                }
+            }
+        }
+
+        /** A new chunk soon: start and stop an empty recording. */
+        void rotate() {
+            if (fr == null) {
+                return;
+            }
+            try {
+                long id = fr.newRecording();
+                try {
+                    fr.startRecording(id);
+                    fr.stopRecording(id);
+                } finally {
+                    fr.closeRecording(id);
+                }
+            } catch (Throwable e) {
+                // not essential: the chunk ends at its own time
+            }
+        }
+
+        /**
+         * The stream is over: with acks, wait until the listener acknowledged every byte of this
+         * connection, until deadline (System.nanoTime) at most; then close and log the counts.
+         * Plain TCP is half-closed first: the listener acks at the end of its input.
+         */
+        void finish(long deadline) {
+            Conn c = conn;
+            if (c != null && o.ack && c.lost == null) {
+                long want = pos - c.base;
+                if (!(c.s instanceof javax.net.ssl.SSLSocket)) {
+                    try {
+                        c.s.shutdownOutput();
+                    } catch (IOException e) {
+                        // the reader sees the end
+                    }
+                }
+                synchronized (c) {
+                    while (c.acked < want && c.lost == null) {
+                        long left = (deadline - System.nanoTime()) / 1_000_000L;
+                        if (left <= 0) {
+                            break;
+                        }
+                        try {
+                            c.wait(left);
+                        } catch (InterruptedException e) {
+                            break;
+                        }
+                    }
+                }
+                if (c.acked >= want) {
+                    log("the listener acknowledged all " + want + " bytes of the connection");
+                } else {
+                    log("the final acknowledgement did not come (" + Math.max(0, c.acked) + " of " + want
+                            + " bytes acknowledged" + (c.lost != null ? "; " + c.lost : ", drain= is over") + ")");
+                }
+            }
+            close();
+        }
+
+        String stats() {
+            return String.format(Locale.ROOT, "sent %d bytes on %d connections, %d resent, %d chunks (%d bytes) "
+                    + "dropped from the resend buffer, %d bytes of cut chunks dropped, %d bytes kept at the end",
+                    bytes, connections, resent, droppedChunks, droppedBytes, skippedTotal + skipped, keptBytes);
+        }
+
+        synchronized void close() {
+            Conn c = conn;
+            conn = null;
+            if (c != null) {
+                close(c);
+            }
+            if (!statsLogged && connections > 0) {
+                statsLogged = true;
+                log(stats());
+            }
+        }
+
+        /** From another thread (the exit hook): unblock a write that waits for a listener that does not read. */
+        void closeNow() {
+            Conn c = conn;
+            if (c != null) {
+                c.closing = true;
+                try {
+                    c.raw.close();
+                } catch (IOException e) {
+                    // ignore
+                }
+            }
+        }
+
+        static void close(Conn c) {
+            synchronized (c) {
+                c.closing = true;
+            }
+            try {
+                if (!(c.s instanceof javax.net.ssl.SSLSocket)) {
+                    c.s.shutdownOutput();
+                }
+            } catch (IOException e) {
+                // ignore
+            }
+            try {
+                c.s.close();
+            } catch (IOException e) {
+                // ignore
+            }
+            try {
+                c.raw.close();
+            } catch (IOException e) {
+                // ignore
+            }
         }
     }
 
@@ -982,6 +1753,9 @@ public final class JfrPump {
         int pendType, pendState, pendFlags;
         long pendSize, pendCp, pendDur;
         long latN, latSum, latMax;
+        // stream offsets of the chunk headers that begin in the block fed last (AckedSender)
+        long[] starts = new long[4];
+        int nStarts;
 
         boolean atBoundary() {
             return error != null ? false : wantHeader && hdrFill == 0;
@@ -989,12 +1763,19 @@ public final class JfrPump {
 
         void feed(byte[] b) {
             int i = 0, n = b.length;
+            nStarts = 0;
             while (i < n) {
                 if (error != null) {
                     total += n - i;
                     return;
                 }
                 if (wantHeader) {
+                    if (hdrFill == 0) {
+                        if (nStarts == starts.length) {
+                            starts = java.util.Arrays.copyOf(starts, nStarts * 2);
+                        }
+                        starts[nStarts++] = total;
+                    }
                     int k = Math.min(HEADER_SIZE - hdrFill, n - i);
                     System.arraycopy(b, i, hdr, hdrFill, k);
                     hdrFill += k;

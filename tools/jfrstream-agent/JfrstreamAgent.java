@@ -4,7 +4,8 @@
  * compiled into the same jar) on the platform FlightRecorderMXBean, in process.
  *
  *   java -javaagent:jfrstream-agent.jar=connect=HOST:PORT[,settings=profile|default|FILE.jfc]
- *        [,maxage=15m][,maxsize=250m][,name=NAME][,drain=5s][,quiet] -jar app.jar
+ *        [,maxage=15m][,maxsize=250m][,name=NAME][,drain=5s][,quiet][,ack=on|off][,buffer=64m]
+ *        [,tls=on][,tls-ca=FILE][,tls-cert=FILE,tls-key=FILE][,tls-verify-host=false] -jar app.jar
  *   JAVA_TOOL_OPTIONS=-javaagent:jfrstream-agent.jar=connect=HOST:PORT java -jar app.jar
  *   java -jar jfrstream-agent.jar PID connect=HOST:PORT[,...]      (into a running JVM)
  *
@@ -17,12 +18,8 @@
 import com.sun.tools.attach.VirtualMachine;
 
 import java.io.File;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.lang.instrument.Instrumentation;
 import java.lang.management.ManagementFactory;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,13 +33,14 @@ public final class JfrstreamAgent {
 
     static final String USAGE =
         "usage: java -javaagent:jfrstream-agent.jar=connect=HOST:PORT[,settings=profile|default|FILE.jfc]\n"
-      + "            [,maxage=15m][,maxsize=250m][,name=NAME][,drain=5s][,quiet] ...\n"
+      + "            [,maxage=15m][,maxsize=250m][,name=NAME][,drain=5s][,quiet]\n"
+      + "            [,ack=on|off][,buffer=64m][,retry-max=30s][,verbose]\n"
+      + "            [,tls=on][,tls-ca=FILE][,tls-cert=FILE,tls-key=FILE][,tls-verify-host=false] ...\n"
       + "       java -jar jfrstream-agent.jar PID connect=HOST:PORT[,...]\n";
 
     /** The agent's options: KEY=VALUE pairs separated by commas. */
     static final class Config {
-        String host;
-        int port = -1;
+        final JfrPump.SendOptions send = new JfrPump.SendOptions();
         String settings = "default";
         long maxAgeMs = 0;                 // 0: no limit
         long maxSize = 250L * 1024 * 1024; // bytes of the repository kept for the recording
@@ -51,7 +49,6 @@ public final class JfrstreamAgent {
         boolean quiet;
         int blockSize = 262144;
         long pollMs = 50;              // JFR flushes once a second: 50 ms adds little latency
-        long retryMaxMs = 30000;
 
         static Config parse(String args) throws JfrPump.Usage {
             Config c = new Config();
@@ -68,54 +65,46 @@ public final class JfrstreamAgent {
                         c.quiet = v == null || !v.equals("false");
                         continue;
                     }
+                    if (k.equals("verbose")) {
+                        c.send.verbose = v == null || !v.equals("false");
+                        continue;
+                    }
                     if (v == null) {
                         throw new JfrPump.Usage("missing value for " + k);
                     }
                     switch (k) {
                         case "connect" -> {
                             int i = v.lastIndexOf(':');
-                            c.host = i > 0 ? v.substring(0, i) : "127.0.0.1";
-                            c.port = (int) JfrPump.Options.number(k, v.substring(i + 1), 1);
-                            if (c.port > 65535) {
+                            c.send.host = i > 0 ? v.substring(0, i) : "127.0.0.1";
+                            c.send.port = (int) JfrPump.Options.number(k, v.substring(i + 1), 1);
+                            if (c.send.port > 65535) {
                                 throw new JfrPump.Usage("bad port in connect=" + v);
                             }
                         }
                         case "settings" -> c.settings = v;
                         case "maxage" -> c.maxAgeMs = JfrPump.Options.millis(k, v);
-                        case "maxsize" -> c.maxSize = size(k, v);
+                        case "maxsize" -> c.maxSize = JfrPump.Options.size(k, v);
                         case "name" -> c.name = v;
                         case "drain" -> c.drainMs = JfrPump.Options.millis(k, v);
                         case "block-size" -> c.blockSize = (int) Math.min(1 << 24, JfrPump.Options.number(k, v, 1));
                         case "poll-ms" -> c.pollMs = JfrPump.Options.number(k, v, 1);
-                        case "retry-max" -> c.retryMaxMs = Math.max(100, JfrPump.Options.millis(k, v));
+                        case "retry-max" -> c.send.retryMaxMs = Math.max(100, JfrPump.Options.millis(k, v));
+                        case "ack" -> c.send.ack = JfrPump.SendOptions.bool(k, v);
+                        case "buffer" -> c.send.bufferMax = JfrPump.Options.size(k, v);
+                        case "tls" -> c.send.tls = JfrPump.SendOptions.bool(k, v);
+                        case "tls-ca" -> c.send.tlsCa = v;
+                        case "tls-cert" -> c.send.tlsCert = v;
+                        case "tls-key" -> c.send.tlsKey = v;
+                        case "tls-verify-host" -> c.send.verifyHost = JfrPump.SendOptions.bool(k, v);
                         default -> throw new JfrPump.Usage("unknown option " + k);
                     }
                 }
             }
-            if (c.port < 0) {
+            if (c.send.port < 0) {
                 throw new JfrPump.Usage("connect=HOST:PORT is required");
             }
+            c.send.check();
             return c;
-        }
-
-        /** 250m, 1g, 64k, or bytes. */
-        static long size(String k, String v) throws JfrPump.Usage {
-            String t = v.trim().toLowerCase(Locale.ROOT);
-            long mul = 1;
-            if (t.endsWith("b")) {
-                t = t.substring(0, t.length() - 1);
-            }
-            if (t.endsWith("k")) {
-                mul = 1L << 10;
-            } else if (t.endsWith("m")) {
-                mul = 1L << 20;
-            } else if (t.endsWith("g")) {
-                mul = 1L << 30;
-            }
-            if (mul > 1) {
-                t = t.substring(0, t.length() - 1);
-            }
-            return JfrPump.Options.number(k, t, 0) * mul;
         }
     }
 
@@ -194,7 +183,7 @@ public final class JfrstreamAgent {
     final Config c;
     volatile boolean stop;
     volatile Thread worker;
-    volatile ReconnectingSocket sink;
+    volatile JfrPump.AckedSender sink;
 
     JfrstreamAgent(Config c) {
         this.c = c;
@@ -207,6 +196,7 @@ public final class JfrstreamAgent {
         boolean closed = false;
         try {
             fr = ManagementFactory.getPlatformMXBean(FlightRecorderMXBean.class);
+            JfrPump.AckedSender s = new JfrPump.AckedSender(c.send, fr);   // reads the PEM files
             recId = startRecording(fr);
             try {
                 Thread hook = new Thread(this::onExit, "jfrstream-agent-exit");
@@ -217,15 +207,19 @@ public final class JfrstreamAgent {
                 return;
             }
             long setupCpu = threadCpu();
-            sink = new ReconnectingSocket(c, fr);
+            sink = s;
             JfrPump.LiveStreamer ls = new JfrPump.LiveStreamer(fr, recId, true, c.blockSize, c.pollMs,
                     c.drainMs, () -> stop, sink);
             int rc = ls.run();
             closed = ls.recClosed;
+            long dl = s.exitDeadline;
+            s.finish(dl != 0 ? dl : System.nanoTime() + c.drainMs * 1_000_000L);
             long cpu = threadCpu();
             JfrPump.log((rc == 0 ? "done" : "ended with an error") + (cpu < 0 ? "" : String.format(Locale.ROOT,
                     "; the agent's thread used %.0f ms of CPU: %.0f ms to start the recording, %.0f ms streaming",
                     cpu / 1e6, setupCpu / 1e6, (cpu - setupCpu) / 1e6)));
+        } catch (JfrPump.Fail e) {
+            JfrPump.err(e.getMessage() + "; the agent is not streaming");
         } catch (Throwable e) {
             JfrPump.err("error: " + JfrPump.describe(e));
         } finally {
@@ -279,7 +273,8 @@ public final class JfrstreamAgent {
             throw e;
         }
         JfrPump.log("started recording " + id + " (settings " + c.settings + "), streaming to "
-                + c.host + ":" + c.port);
+                + c.send.where() + (c.send.useTls() ? " over TLS" : "")
+                + (c.send.ack ? " with acks (buffer " + c.send.bufferMax + " bytes)" : " without acks"));
         return id;
     }
 
@@ -293,8 +288,9 @@ public final class JfrstreamAgent {
     }
 
     void awaitDrain() {
-        ReconnectingSocket s0 = sink;
+        JfrPump.AckedSender s0 = sink;
         if (s0 != null) {
+            s0.exitDeadline = System.nanoTime() + c.drainMs * 1_000_000L;
             s0.lastChance = true;
         }
         stop = true;
@@ -309,139 +305,9 @@ public final class JfrstreamAgent {
         }
         if (w.isAlive()) {
             JfrPump.log("drain did not end within " + (c.drainMs + 1000) + " ms; closing the connection");
-            ReconnectingSocket s = sink;
+            JfrPump.AckedSender s = sink;
             if (s != null) {
-                s.close();
-            }
-        }
-    }
-
-    /**
-     * The agent's Sink: a TCP connection to the listener that is made again, with a backoff
-     * (0.5 s doubling up to retry-max=), when it is down or goes away. A connection always
-     * starts at a chunk header: after a loss the rest of the current chunk is read and
-     * dropped (a chunk rotation is asked for, so that this is short); while no listener is
-     * connected at a chunk boundary nothing is read, and the recording's maxage/maxsize bound
-     * what the repository keeps meanwhile.
-     */
-    static final class ReconnectingSocket implements JfrPump.Sink {
-        final Config c;
-        final FlightRecorderMXBean fr;
-        volatile Socket socket;
-        OutputStream os;
-        boolean skipping;
-        boolean everConnected;
-        long bytes, dropped;
-        long backoffMs = 500;
-        long nextTry;
-        int failures;
-        volatile boolean lastChance;   // set at exit: one more attempt, whatever the backoff
-
-        ReconnectingSocket(Config c, FlightRecorderMXBean fr) {
-            this.c = c;
-            this.fr = fr;
-        }
-
-        @Override
-        public long bytes() {
-            return bytes;
-        }
-
-        @Override
-        public boolean ready(JfrPump.LiveTracker tr) {
-            if (skipping && tr.atBoundary()) {
-                skipping = false;
-                if (dropped > 0) {
-                    JfrPump.log("dropped " + dropped + " bytes of an interrupted chunk");
-                    dropped = 0;
-                }
-            }
-            if (socket != null) {
-                return true;
-            }
-            if (!tr.atBoundary()) {
-                skipping = true;
-                return true;          // read the rest of the chunk, and drop it
-            }
-            long now = System.nanoTime();
-            if (now < nextTry) {
-                if (!lastChance) {
-                    return false;
-                }
-                lastChance = false;
-            }
-            try {
-                Socket s = new Socket();
-                s.connect(new InetSocketAddress(c.host, c.port), 2000);
-                s.setTcpNoDelay(true);
-                os = s.getOutputStream();
-                socket = s;
-                JfrPump.log((everConnected ? "reconnected to " : "connected to ") + c.host + ":" + c.port
-                        + (failures > 0 ? " after " + failures + " failed attempts" : ""));
-                everConnected = true;
-                failures = 0;
-                backoffMs = 500;
-                return true;
-            } catch (IOException e) {
-                if (failures++ == 0) {
-                    JfrPump.log("listener " + c.host + ":" + c.port + " not reachable (" + e.getMessage()
-                            + "); retrying every " + backoffMs + " ms up to " + c.retryMaxMs + " ms");
-                }
-                nextTry = now + backoffMs * 1_000_000L;
-                backoffMs = Math.min(c.retryMaxMs, backoffMs * 2);
-                return false;
-            }
-        }
-
-        @Override
-        public void write(byte[] b) {
-            if (skipping || socket == null) {
-                dropped += b.length;
-                return;
-            }
-            try {
-                os.write(b);
-                bytes += b.length;
-            } catch (IOException e) {
-                JfrPump.log("connection to " + c.host + ":" + c.port + " lost (" + e.getMessage()
-                        + "); reconnecting");
-                close();
-                skipping = true;
-                dropped += b.length;
-                nextTry = System.nanoTime() + backoffMs * 1_000_000L;
-                rotate();
-            }
-        }
-
-        /** A new chunk soon: start and stop an empty recording. */
-        void rotate() {
-            try {
-                long id = fr.newRecording();
-                try {
-                    fr.startRecording(id);
-                    fr.stopRecording(id);
-                } finally {
-                    fr.closeRecording(id);
-                }
-            } catch (Throwable e) {
-                // not essential: the chunk ends at its own time
-            }
-        }
-
-        synchronized void close() {
-            Socket s = socket;
-            socket = null;
-            if (s != null) {
-                try {
-                    s.shutdownOutput();
-                } catch (IOException e) {
-                    // ignore
-                }
-                try {
-                    s.close();
-                } catch (IOException e) {
-                    // ignore
-                }
+                s.closeNow();
             }
         }
     }

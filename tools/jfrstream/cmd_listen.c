@@ -4,7 +4,9 @@
  * connection (jfr_uv_listener), and show them live: a rate view, one JSON
  * line per event (--json), and/or the summary table at the end (--summary).
  * --max-connections, --max-bytes and --idle-timeout set the listener's
- * limits (jfr_uv_listener_config; defaults and reasons in jfrstream_uv.h).
+ * limits (jfr_uv_listener_config; defaults and reasons in jfrstream_uv.h);
+ * --tls-cert, --tls-key, --tls-client-ca and --tls-allow its TLS
+ * (jfr_uv_tls_config).
  * A peer that asks for acks (doc/protocol.md) gets "ACK N" for what was
  * handed on: every ACK_TICK_MS each connection's parsed position
  * (jfr_parser_delivered) is marked on its outputs, and what they handed
@@ -20,6 +22,7 @@
 #include "live.h"
 #include "sink_kafka.h"
 #include "sink_metrics.h"
+#include "sink_pyroscope.h"
 
 #include "jfrstream_uv.h"
 
@@ -46,7 +49,32 @@ typedef struct listen_ctx {
     unsigned max_conns;
     uint64_t max_bytes, idle_ms;
     const char *addr; /* the ADDR:PORT operand */
+    const char *tls_cert, *tls_key, *tls_ca;
+    const char **tls_allow; /* into argv */
+    size_t tls_nallow;
 } listen_ctx;
+
+/* The TLS config members (jfrstream_uv.h: a failed start's message starts
+ * with the member) and their options. */
+static const struct {
+    const char *member, *option;
+} tls_members[] = {
+    {"cert_file", "--tls-cert"},
+    {"key_file", "--tls-key"},
+    {"client_ca_file", "--tls-client-ca"},
+};
+
+/* A failed start's message, with the option for the config member. */
+static void start_error(const char *msg) {
+    for (size_t i = 0; i < sizeof tls_members / sizeof *tls_members; i++) {
+        size_t n = strlen(tls_members[i].member);
+        if (strncmp(msg, tls_members[i].member, n) == 0 && msg[n] == ' ') {
+            cli_error("listen: %s %s", tls_members[i].option, msg + n + 1);
+            return;
+        }
+    }
+    cli_error("listen: %s", msg);
+}
 
 /* One descriptor per connection: raise the soft limit toward the hard one so
  * that --max-connections can be reached (the usual soft limit is 1024). */
@@ -130,9 +158,11 @@ static void on_conn_start(jfr_uv_conn *c, void *user) {
 static void on_conn_end(jfr_uv_conn *c, jfr_status st, const char *message, void *user) {
     listen_ctx *x = user;
     live_src *s = c->data;
-    if (!s) { /* refused (limit, memory), or on_conn_start failed and said so */
+    if (!s) { /* refused (limit, memory, TLS), or on_conn_start failed and said so */
         if (st != JFR_STOPPED) {
             x->app.conns_refused++;
+            if (st == JFR_REFUSED || strstr(message, ": refused: ")) /* TLS */
+                x->app.tls_refused++;
             live_msg("%s", message);
             x->app.failed = true;
         }
@@ -198,6 +228,31 @@ static int on_arg(void *ctx, const cli_arg *a) {
             return cli_usage_error("listen: --max-bytes needs a byte count (K, M, G "
                                    "suffixes allowed; 0 = unlimited)");
         return CLI_EXIT_OK;
+    case OPT_TLS_CERT:
+    case OPT_TLS_KEY:
+    case OPT_TLS_CLIENT_CA: {
+        if (!v || !*v)
+            return cli_usage_error("listen: %s needs a FILE", a->as);
+        const char **to = a->opt->key == OPT_TLS_CERT  ? &x->tls_cert
+                          : a->opt->key == OPT_TLS_KEY ? &x->tls_key
+                                                       : &x->tls_ca;
+        if (*to)
+            return cli_usage_error("listen: %s given twice", a->as);
+        *to = v;
+        return CLI_EXIT_OK;
+    }
+    case OPT_TLS_ALLOW: {
+        if (!v || !*v)
+            return cli_usage_error("listen: --tls-allow needs a PATTERN");
+        const char **n = realloc(x->tls_allow, (x->tls_nallow + 1) * sizeof *n);
+        if (!n) {
+            cli_error("out of memory");
+            return CLI_EXIT_ERROR;
+        }
+        x->tls_allow = n;
+        x->tls_allow[x->tls_nallow++] = v;
+        return CLI_EXIT_OK;
+    }
     case OPT_IDLE_TIMEOUT:
         if (!live_parse_seconds(v, &x->idle_ms))
             return cli_usage_error("listen: --idle-timeout needs a number of seconds "
@@ -224,6 +279,26 @@ int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
         rc = cli_usage_error("listen: --feed-size applies to files only");
         goto out;
     }
+    if (!x.tls_cert != !x.tls_key) {
+        rc = cli_usage_error("listen: %s needs %s", x.tls_cert ? "--tls-cert" : "--tls-key",
+                             x.tls_cert ? "--tls-key" : "--tls-cert");
+        goto out;
+    }
+    if (x.tls_ca && !x.tls_cert) {
+        rc = cli_usage_error("listen: --tls-client-ca needs --tls-cert and --tls-key");
+        goto out;
+    }
+    if (x.tls_nallow && !x.tls_ca) {
+        rc = cli_usage_error("listen: --tls-allow needs --tls-client-ca (it matches the "
+                             "client certificate)");
+        goto out;
+    }
+    if (x.tls_cert && !jfr_uv_tls_available()) {
+        cli_error("listen: --tls-cert: %s: built without OpenSSL (-Dtls, Debian package "
+                  "libssl-dev)", jfr_status_str(JFR_UNSUPPORTED));
+        rc = CLI_EXIT_ERROR;
+        goto out;
+    }
     x.app.cmd = "listen";
     char host[128];
     int port = DEFAULT_PORT;
@@ -234,6 +309,8 @@ int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
         goto out;
     }
     if ((rc = live_kafka_open(&x.app)) != CLI_EXIT_OK) /* --kafka: the producer */
+        goto out;
+    if ((rc = pyro_open(&x.app)) != CLI_EXIT_OK) /* --pyroscope: its credentials */
         goto out;
     if ((rc = live_metrics_open(&x.app)) != CLI_EXIT_OK) /* --metrics: the endpoint */
         goto out;
@@ -265,11 +342,29 @@ int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
     cfg.max_connections = x.max_conns;
     cfg.max_bytes_per_conn = x.max_bytes;
     cfg.idle_ms = x.idle_ms;
+    jfr_uv_tls_config tls;
+    jfr_uv_tls_config_init(&tls);
+    if (x.tls_cert) {
+        tls.cert_file = x.tls_cert;
+        tls.key_file = x.tls_key;
+        tls.client_ca_file = x.tls_ca;
+        tls.allow = x.tls_allow;
+        tls.allow_count = x.tls_nallow;
+        cfg.tls = &tls;
+    }
+    char errmsg[600];
+    cfg.error = errmsg;
+    cfg.error_size = sizeof errmsg;
     cfg.ack_linger_ms = x.app.kafka ? LIVE_KAFKA_FLUSH_MS : ACK_LINGER_MS;
     raise_fd_limit(x.max_conns ? x.max_conns : JFR_UV_DEFAULT_MAX_CONNECTIONS);
     int err = 0;
     jfr_status st = jfr_uv_listener_start(&loop, &cfg, &x.l, &err);
-    if (st != JFR_OK) {
+    if (st != JFR_OK && !err && errmsg[0]) { /* TLS: the file and OpenSSL's reason */
+        start_error(errmsg);
+        x.l = NULL;
+        x.app.failed = true;
+        live_finish(&x.app);
+    } else if (st != JFR_OK) {
         cli_error("cannot listen on %s%s%s:%d: %s", v6 ? "[" : "", host, v6 ? "]" : "", port,
                   err ? uv_strerror(err) : jfr_status_str(st));
         x.l = NULL;
@@ -280,7 +375,8 @@ int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
         snprintf(where, sizeof where, "%s%s%s:%d", v6 ? "[" : "", host, v6 ? "]" : "",
                  jfr_uv_listener_port(x.l));
         snprintf(x.app.where, sizeof x.app.where, "%s", where);
-        cli_error("listening on %s", where);
+        cli_error("listening on %s%s", where,
+                  !x.tls_cert ? "" : x.tls_ca ? " (TLS, client certificates required)" : " (TLS)");
         uv_timer_init(&loop, &x.ack_timer);
         x.ack_timer.data = &x;
         uv_timer_start(&x.ack_timer, on_ack_tick, ACK_TICK_MS, ACK_TICK_MS);
@@ -294,6 +390,7 @@ int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
         uv_loop_close(&loop);
     }
 out:
+    free(x.tls_allow);
     live_free(&x.app);
     return rc;
 }

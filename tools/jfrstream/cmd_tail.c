@@ -17,6 +17,7 @@
 #include "live.h"
 #include "sink_kafka.h"
 #include "sink_metrics.h"
+#include "sink_pyroscope.h"
 
 #include "jfrstream_uv.h"
 
@@ -255,6 +256,8 @@ int cmd_tail(const cli_command *c, cli_global *g, int argc, char **argv) {
     }
     x.app.cmd = "tail";
     if ((rc = live_kafka_open(&x.app)) != CLI_EXIT_OK) /* --kafka: the producer */
+        goto out;
+    if ((rc = pyro_open(&x.app)) != CLI_EXIT_OK) /* --pyroscope: its credentials */
         goto out;
     if ((rc = live_metrics_open(&x.app)) != CLI_EXIT_OK) /* --metrics: the endpoint */
         goto out;

@@ -116,6 +116,28 @@ static const cli_opt sink_opts[] = {
     {"--pyroscope-app", "NAME", OPT_PYROSCOPE_APP,
      "the application name in Pyroscope (default: the label\n"
      "service, else main_class, else jfrstream)", NULL, false},
+    {"--pyroscope-basic-auth", "FILE", OPT_PYROSCOPE_BASIC_AUTH,
+     "basic auth with the USER:PASSWORD in FILE (or in\n"
+     "$JFRSTREAM_PYROSCOPE_BASIC_AUTH); Grafana Cloud: the\n"
+     "instance id and an access token", NULL, false},
+    {"--pyroscope-bearer", "FILE", OPT_PYROSCOPE_BEARER,
+     "Authorization: Bearer with the token in FILE (or in\n"
+     "$JFRSTREAM_PYROSCOPE_BEARER)", NULL, false},
+    {"--pyroscope-tenant", "ID", OPT_PYROSCOPE_TENANT,
+     "X-Scope-OrgID: ID, the tenant of a multi-tenant\n"
+     "Pyroscope", NULL, false},
+    {"--pyroscope-header", "'NAME: VALUE'", OPT_PYROSCOPE_HEADER,
+     "one more header on every upload (repeatable)", NULL, false},
+    {"--pyroscope-header-file", "NAME=FILE", OPT_PYROSCOPE_HEADER_FILE,
+     "the header NAME with the value in FILE: for a secret\n"
+     "(repeatable)", NULL, false},
+    {"--pyroscope-ca", "FILE", OPT_PYROSCOPE_CA,
+     "HTTPS: the CA certificates (PEM) that verify the\n"
+     "server (default: the system's)", NULL, false},
+    {"--pyroscope-cert", "FILE", OPT_PYROSCOPE_CERT, NULL, NULL, false},
+    {"--pyroscope-key", "FILE", OPT_PYROSCOPE_KEY,
+     "HTTPS: a client certificate and its key (PEM) for\n"
+     "servers that want one (mutual TLS)", NULL, false},
     {"--metrics", "ADDR:PORT", OPT_METRICS,
      "serve Prometheus metrics of every input at\n"
      "http://ADDR:PORT/metrics (PORT alone: on 127.0.0.1;\n"
@@ -127,6 +149,13 @@ static const cli_opt sink_opts[] = {
      "inputs with series at most (default 10000)", NULL, false},
     {"--metrics-max-series", "N", OPT_METRICS_MAX_SERIES,
      "series of inputs at most (default 1000000)", NULL, false},
+    {"--metrics-tls-cert", "FILE", OPT_METRICS_TLS_CERT, NULL, NULL, false},
+    {"--metrics-tls-key", "FILE", OPT_METRICS_TLS_KEY,
+     "serve /metrics over HTTPS (TLS 1.2+) with this\n"
+     "certificate and key (PEM)", NULL, false},
+    {"--metrics-basic-auth", "FILE", OPT_METRICS_BASIC_AUTH,
+     "require basic auth: FILE has lines USER:PASSWORD\n"
+     "(PASSWORD plain or a bcrypt hash, as htpasswd -B)", NULL, false},
     END};
 
 static const cli_opt print_opts[] = {
@@ -180,6 +209,17 @@ static const cli_opt listen_opts[] = {
     {"--idle-timeout", "SECONDS", OPT_IDLE_TIMEOUT,
      "close a connection that sent nothing for SECONDS\n"
      "(default 0: never); a slow peer is not idle", NULL, false},
+    {"--tls-cert", "FILE", OPT_TLS_CERT,
+     "serve TLS 1.2+ with this certificate chain (PEM,\n"
+     "leaf first); needs --tls-key", NULL, false},
+    {"--tls-key", "FILE", OPT_TLS_KEY, "the private key of --tls-cert (PEM)", NULL, false},
+    {"--tls-client-ca", "FILE", OPT_TLS_CLIENT_CA,
+     "mutual TLS: require a client certificate signed\n"
+     "by a CA of FILE (PEM)", NULL, false},
+    {"--tls-allow", "PATTERN", OPT_TLS_ALLOW,
+     "with --tls-client-ca: admit only a certificate whose\n"
+     "CN or a SAN (DNS, URI, email, IP) matches PATTERN\n"
+     "(fnmatch: *, ?, [...]); repeatable, any one admits", NULL, false},
     END};
 
 static const cli_opt tail_opts[] = {
@@ -247,14 +287,20 @@ static const cli_command commands[] = {
      {profile_opts, pprof_opts}, 15, FILE_NOTE GLOBAL_NOTE},
     {"listen", cmd_listen,
      "listen [LIVE OPTIONS] [--once] [--max-connections N]\n"
-     "                 [--max-bytes BYTES] [--idle-timeout SECONDS] [ADDR:PORT]",
+     "                 [--max-bytes BYTES] [--idle-timeout SECONDS]\n"
+     "                 [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]\n"
+     "                 [--tls-allow PATTERN]...] [ADDR:PORT]",
      "accept JFR streams from JVMs (or .jfr files) on a TCP socket",
      {listen_opts, filter_opts, live_opts, sink_opts}, 23,
      "ADDR:PORT is PORT, ADDR:PORT or [IPV6]:PORT; default 127.0.0.1:7091 (port 0:\n"
      "any free port); \"listening on ADDR:PORT\" is printed on stderr. Many\n"
      "connections at once: a JVM's FlightRecorderMXBean stream (tools/jfr-pump)\n"
      "or plain .jfr files. Bad data closes that connection only, with the reason\n"
-     "(peer, chunk, byte offset) on stderr (--resync: skips to the next chunk).\n\n"
+     "(peer, chunk, byte offset) on stderr (--resync: skips to the next chunk).\n"
+     "With --tls-cert every connection must speak TLS; one that does not, fails\n"
+     "the handshake or the client certificate checks is closed before any of its\n"
+     "bytes is parsed: \"PEER: refused: REASON\" on stderr, counted (--metrics:\n"
+     "jfrstream_connections_refused_total, jfrstream_tls_refused_total).\n\n"
      LIVE_NOTE
      "\nGlobal options: --resync, --max-memory BYTES, --jobs N (see " CLI_NAME " --help).\n"},
     {"tail", cmd_tail,

@@ -175,6 +175,14 @@ int live_option(live_opts *o, const cli_arg *a) {
     }
     case OPT_PYROSCOPE:
     case OPT_PYROSCOPE_APP:
+    case OPT_PYROSCOPE_BASIC_AUTH:
+    case OPT_PYROSCOPE_BEARER:
+    case OPT_PYROSCOPE_TENANT:
+    case OPT_PYROSCOPE_HEADER:
+    case OPT_PYROSCOPE_HEADER_FILE:
+    case OPT_PYROSCOPE_CA:
+    case OPT_PYROSCOPE_CERT:
+    case OPT_PYROSCOPE_KEY:
         return pyro_option(o, a);
     case OPT_KAFKA:
     case OPT_KAFKA_TOPIC:
@@ -185,6 +193,9 @@ int live_option(live_opts *o, const cli_arg *a) {
     case OPT_METRICS_TTL:
     case OPT_METRICS_MAX_SOURCES:
     case OPT_METRICS_MAX_SERIES:
+    case OPT_METRICS_TLS_CERT:
+    case OPT_METRICS_TLS_KEY:
+    case OPT_METRICS_BASIC_AUTH:
         return live_metrics_option(o, a);
     case OPT_THREADS:
         o->prof_threads = true;

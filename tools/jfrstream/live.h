@@ -36,8 +36,17 @@ typedef struct live_opts {
     const char *prof_event;
     bool prof_threads;
     uint64_t window_ms;
-    /* --pyroscope URL, --pyroscope-app NAME (sink_pyroscope.c) */
+    /* --pyroscope URL, --pyroscope-app NAME (sink_pyroscope.c); its
+     * authentication and TLS: --pyroscope-basic-auth FILE, -bearer FILE,
+     * -tenant ID, -header 'NAME: VALUE', -header-file NAME=FILE, -ca FILE,
+     * -cert FILE, -key FILE (read by pyro_open) */
     const char *pyroscope_url, *pyroscope_app;
+    const char *pyroscope_basic_file, *pyroscope_bearer_file, *pyroscope_tenant;
+    const char *pyroscope_headers[LIVE_MAX_LABELS];
+    size_t npyroscope_headers;
+    const char *pyroscope_header_files[LIVE_MAX_LABELS];
+    size_t npyroscope_header_files;
+    const char *pyroscope_ca, *pyroscope_cert, *pyroscope_key;
     /* --label KEY=VALUE, in the order given */
     const char *labels[LIVE_MAX_LABELS];
     size_t nlabels;
@@ -53,6 +62,9 @@ typedef struct live_opts {
     uint64_t metrics_ttl_ms;
     uint32_t metrics_max_sources;
     uint64_t metrics_max_series;
+    /* --metrics-tls-cert FILE, --metrics-tls-key FILE, --metrics-basic-auth
+     * FILE (read by live_metrics_open) */
+    const char *metrics_tls_cert, *metrics_tls_key, *metrics_basic_auth;
 } live_opts;
 
 typedef struct live_app live_app;
@@ -103,7 +115,8 @@ struct live_app {
     bool stop_on_error;
     unsigned conns;      /* open inputs */
     uint64_t conns_total;
-    uint64_t conns_refused; /* listen: refused connections (limit, memory) */
+    uint64_t conns_refused; /* listen: refused connections (limit, memory, TLS) */
+    uint64_t tls_refused;   /* listen: of those, by TLS (jfr_uv_tls_config) */
     uint64_t files;      /* tail: chunk files begun (the view shows files, not conns) */
     uint64_t events_total;
     uint64_t replayed_total; /* of those, replayed (live_src.replay_bytes) */

@@ -1,7 +1,9 @@
 /*
  * sink_metrics.c — `listen` / `tail` --metrics (see sink_metrics.h): the
  * registry fed on the loop, served by jfrs_metrics_server, whose scrapes
- * wake the loop through a uv_async; the command's own series.
+ * wake the loop through a uv_async; the command's own series. HTTPS and
+ * basic auth from files (--metrics-tls-cert/-key, --metrics-basic-auth),
+ * read before the run: a bad file is a usage error.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -9,6 +11,7 @@
 #include "commands.h"
 #include "report.h"
 #include "usage.h"
+#include "secret.h"
 #include "sink_kafka.h"
 #include "sink_pyroscope.h"
 
@@ -48,6 +51,15 @@ int live_metrics_option(live_opts *o, const cli_arg *a) {
     case OPT_METRICS:
         o->metrics = v;
         return CLI_EXIT_OK;
+    case OPT_METRICS_TLS_CERT:
+        o->metrics_tls_cert = v;
+        return CLI_EXIT_OK;
+    case OPT_METRICS_TLS_KEY:
+        o->metrics_tls_key = v;
+        return CLI_EXIT_OK;
+    case OPT_METRICS_BASIC_AUTH:
+        o->metrics_basic_auth = v;
+        return CLI_EXIT_OK;
     case OPT_METRICS_TTL:
         if (!live_parse_seconds(v, &o->metrics_ttl_ms) || o->metrics_ttl_ms == 0)
             return cli_usage_error("%s: --metrics-ttl needs a number of seconds > 0", cmd);
@@ -77,8 +89,11 @@ static void on_render(jfrs_metrics *m, void *user) {
         jfrs_metrics_set(m, "jfrstream_connections_total", "counter", "Connections accepted",
                          NULL, (double)app->conns_total);
         jfrs_metrics_set(m, "jfrstream_connections_refused_total", "counter",
-                         "Connections refused (--max-connections, memory)", NULL,
+                         "Connections refused (--max-connections, memory, TLS)", NULL,
                          (double)app->conns_refused);
+        jfrs_metrics_set(m, "jfrstream_tls_refused_total", "counter",
+                         "Connections refused by TLS: not TLS, handshake, client certificate",
+                         NULL, (double)app->tls_refused);
     }
     jfrs_kafka_stats ks;
     if (live_kafka_stats(app, &ks)) {
@@ -97,6 +112,12 @@ static void on_render(jfrs_metrics *m, void *user) {
                          "Kafka messages waiting: in flight, pending or held back", NULL,
                          (double)(ks.in_flight + ks.pending + ks.held));
     }
+    live_metrics *lm = app->metrics;
+    if (app->o.metrics_basic_auth && lm && lm->server)
+        jfrs_metrics_set(m, "jfrstream_metrics_unauthorized_total", "counter",
+                         "Requests to the metrics endpoint answered 401 (no or wrong "
+                         "credentials)", NULL,
+                         (double)jfrs_metrics_server_unauthorized(lm->server));
     jfrs_pyroscope_stats ps;
     if (pyro_stats(app, &ps)) {
         static const char h[] = "Pyroscope profile windows, by outcome";
@@ -127,10 +148,50 @@ static void on_expire(uv_timer_t *t) {
 
 /* ------------------------------------------------------------ lifetime */
 
+/* The PEM files and the users of --metrics-tls-cert/-key and
+ * --metrics-basic-auth into *cert, *key, *users (NULL when not given). */
+static int read_files(const live_opts *o, const char *cmd, char **cert, char **key,
+                      char **users) {
+    int rc;
+    if (!o->metrics_tls_cert != !o->metrics_tls_key)
+        return cli_usage_error("%s: %s needs %s", cmd,
+                               o->metrics_tls_cert ? "--metrics-tls-cert" : "--metrics-tls-key",
+                               o->metrics_tls_cert ? "--metrics-tls-key" : "--metrics-tls-cert");
+    if (o->metrics_tls_cert && !jfrs_metrics_http_tls_available())
+        return cli_usage_error("%s: --metrics-tls-cert: this jfrstream's libmicrohttpd has no "
+                               "TLS (Debian's libmicrohttpd12 has it, through GnuTLS)", cmd);
+    if (o->metrics_tls_cert) {
+        if ((rc = cli_secret_file(cmd, "--metrics-tls-cert", o->metrics_tls_cert,
+                                  CLI_SECRET_FILE_MAX, false, cert)) != CLI_EXIT_OK)
+            return rc;
+        if (!strstr(*cert, "-----BEGIN CERTIFICATE-----"))
+            return cli_usage_error("%s: --metrics-tls-cert %s: no PEM certificate "
+                                   "(-----BEGIN CERTIFICATE-----)", cmd, o->metrics_tls_cert);
+        if ((rc = cli_secret_file(cmd, "--metrics-tls-key", o->metrics_tls_key,
+                                  CLI_SECRET_FILE_MAX, false, key)) != CLI_EXIT_OK)
+            return rc;
+        if (strstr(*key, "-----BEGIN ENCRYPTED PRIVATE KEY-----") ||
+            !strstr(*key, "PRIVATE KEY-----"))
+            return cli_usage_error("%s: --metrics-tls-key %s: no unencrypted PEM private key "
+                                   "(-----BEGIN PRIVATE KEY-----)", cmd, o->metrics_tls_key);
+    }
+    if (o->metrics_basic_auth &&
+        (rc = cli_secret_file(cmd, "--metrics-basic-auth", o->metrics_basic_auth,
+                              CLI_SECRET_FILE_MAX, false, users)) != CLI_EXIT_OK)
+        return rc;
+    return CLI_EXIT_OK;
+}
+
 int live_metrics_open(live_app *app) {
     const live_opts *o = &app->o;
-    if (!o->metrics)
-        return CLI_EXIT_OK;
+    if (!o->metrics) {
+        const char *orphan = o->metrics_tls_cert ? "--metrics-tls-cert"
+                             : o->metrics_tls_key ? "--metrics-tls-key"
+                             : o->metrics_basic_auth ? "--metrics-basic-auth"
+                                                     : NULL;
+        return orphan ? cli_usage_error("%s: %s needs --metrics ADDR:PORT", app->cmd, orphan)
+                      : CLI_EXIT_OK;
+    }
     char host[128];
     int port = LIVE_METRICS_DEFAULT_PORT;
     if (!live_parse_address(o->metrics, host, sizeof host, &port, LIVE_METRICS_DEFAULT_PORT))
@@ -156,17 +217,37 @@ int live_metrics_open(live_app *app) {
         cli_error("out of memory");
         return CLI_EXIT_ERROR;
     }
+    char *cert = NULL, *key = NULL, *users = NULL;
+    int rc = read_files(o, app->cmd, &cert, &key, &users);
+    if (rc != CLI_EXIT_OK)
+        goto done;
     char err[512];
-    jfr_status st = jfrs_metrics_server_start(lm->m, host, port, &lm->server, err, sizeof err);
+    jfrs_metrics_http_config hc;
+    jfrs_metrics_http_config_init(&hc);
+    hc.host = host;
+    hc.port = port;
+    hc.tls_cert_pem = cert;
+    hc.tls_key_pem = key;
+    hc.basic_auth = users;
+    jfr_status st = jfrs_metrics_server_start_with(lm->m, &hc, &lm->server, err, sizeof err);
     bool v6 = strchr(host, ':') != NULL;
-    if (st != JFR_OK) {
+    if (st == JFR_INVALID_ARG && users && strncmp(err, "basic auth", 10) == 0) {
+        rc = cli_usage_error("%s: --metrics-basic-auth %s: %s", app->cmd, o->metrics_basic_auth,
+                             err + strlen("basic auth users: "));
+    } else if (st != JFR_OK) {
         cli_error("%s: --metrics %s: %s", app->cmd, o->metrics,
                   *err ? err : jfr_status_str(st));
-        return CLI_EXIT_ERROR;
+        rc = CLI_EXIT_ERROR;
+    } else {
+        cli_error("metrics on %s://%s%s%s:%d/metrics%s", cert ? "https" : "http",
+                  v6 ? "[" : "", host, v6 ? "]" : "", jfrs_metrics_server_port(lm->server),
+                  users ? " (basic auth)" : "");
     }
-    cli_error("metrics on http://%s%s%s:%d/metrics", v6 ? "[" : "", host, v6 ? "]" : "",
-              jfrs_metrics_server_port(lm->server));
-    return CLI_EXIT_OK;
+done: /* the server keeps its own copies */
+    cli_secret_free(cert);
+    cli_secret_free(key);
+    cli_secret_free(users);
+    return rc;
 }
 
 void live_metrics_start(live_app *app) {

@@ -13,8 +13,14 @@
 
 #include "live.h"
 
-/* --pyroscope URL, --pyroscope-app NAME: a CLI exit status (0: taken). */
+/* --pyroscope URL, --pyroscope-app NAME and the authentication and TLS
+ * options (--pyroscope-basic-auth, -bearer, -tenant, -header,
+ * -header-file, -ca, -cert, -key): a CLI exit status (0: taken). */
 int pyro_option(live_opts *o, const cli_arg *a);
+/* After the options: read the secret files (or $JFRSTREAM_PYROSCOPE_BASIC_AUTH,
+ * $JFRSTREAM_PYROSCOPE_BEARER) and check the options together. A CLI exit
+ * status (a usage error names the option and file, never a secret). */
+int pyro_open(live_app *app);
 /* With --pyroscope, --event's words must have Pyroscope kinds: a CLI exit
  * status (a usage error otherwise). */
 int pyro_check_event(const live_opts *o, const char *cmd);
