@@ -22,16 +22,25 @@ kcat reading back, a fake sender (this script) speaking JFRS/1.
      (message.max.bytes=1000): the connection is ended, its reason on stderr
      (the peer, "kafka: delivery failed", Kafka's error), no ACK reaches the
      byte count, exit status 1.
+  5. Over TLS (--tls-cert, --tls-key; a Python ssl client, the server's CA
+     trusted): the hello line inside TLS, ACK lines up to the byte count
+     (read until then, the connection left open). Skipped, said so, in a
+     build without TLS or without openssl to make the certificates.
 SKIP (77) without a librdkafka build (no mock_kafka) or without kcat.
 """
 import json
 import os
+import shutil
 import signal
 import socket
+import ssl
+import subprocess
 import sys
+import tempfile
 import time
 
-import kafkalib as K
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import kafkalib as K  # noqa: E402
 L = K.L
 
 NAME = "sink-kafka-ack"
@@ -165,6 +174,44 @@ def main():
           "want exit 1 and 'PEER: kafka: delivery failed (...too large...)': %s" % text[-2000:])
     check(not acks4 or acks4[-1] < len(data), "acknowledged %s of %d bytes despite the loss"
           % (acks4[-1:], len(data)))
+    # 5. over TLS: the hello line and the acks inside TLS
+    tls = "--tls-cert" in subprocess.run([jfrstream, "listen", "--help"], capture_output=True,
+                                         text=True, timeout=30).stdout
+    if not tls or not shutil.which("openssl"):
+        print("TLS: skipped (%s)" % ("no TLS in this build" if not tls else "no openssl"),
+              flush=True)
+    else:
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        import certs as C  # noqa: E402
+        d = tempfile.mkdtemp(prefix="jfrstream-ack-tls-")
+        try:
+            C.listener_set(d)
+            p, out, err, port = L.start_listener(
+                jfrstream, ["--kafka", m.bootstrap, "--kafka-topic", "tls", "--tls-cert",
+                            os.path.join(d, "server.pem"), "--tls-key",
+                            os.path.join(d, "server.key"), "--once"])
+            check(port, "listen --tls-cert did not start: %s" % err.text())
+            ctx = ssl.create_default_context(cafile=os.path.join(d, "ca.pem"))
+            raw = L.connect(port, timeout=30)
+            s = ctx.wrap_socket(raw, server_hostname="127.0.0.1")
+            s.sendall(b"JFRS/1 ack\n" + data)
+            got, last, end = b"", 0, time.monotonic() + 30
+            while last < len(data) and time.monotonic() < end:
+                b = s.recv(4096)
+                if not b:
+                    break
+                got += b
+                lines = got.split(b"\n")
+                if len(lines) > 1 and lines[-2].startswith(b"ACK "):
+                    last = int(lines[-2][4:])
+            s.close()
+            rc = L.wait(p, 60, "listen")
+            print("TLS: %d ACK lines, last %d of %d bytes; listen exit %s"
+                  % (got.count(b"\n"), last, len(data), rc), flush=True)
+            check(last == len(data) and all(x.startswith(b"ACK ") for x in got.split(b"\n")[:-1]),
+                  "over TLS: acks %r" % got[-200:])
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
     m.stop()
     print("PASS: %s: %d events acknowledged only after delivery, resent: 0 produced, %d "
           "duplicates, acked; ids unique per event" % (NAME, total, total), flush=True)
