@@ -686,6 +686,15 @@ JFR_API const char *jfr_parser_error(const jfr_parser *p);
 /* Statistics. */
 JFR_API uint64_t jfr_parser_chunks(const jfr_parser *p);     /* chunks completed  */
 JFR_API uint64_t jfr_parser_bytes(const jfr_parser *p);      /* bytes taken       */
+/* Bytes [0, N) of the input whose records have all been called back: the
+ * end of the last chunk or live flush segment whose callbacks all ran (the
+ * whole input once jfr_parser_finish returned JFR_OK). During a callback,
+ * the start of the chunk or segment being called back; it only grows. An
+ * application that hands events on (a network ack) reports this position:
+ * ordered delivery sorts events within a chunk or segment, so an event's
+ * own offset is not one. A chunk or segment skipped after an error does
+ * not move it; the next one that succeeds does. */
+JFR_API uint64_t jfr_parser_delivered(const jfr_parser *p);
 JFR_API uint64_t jfr_parser_errors(const jfr_parser *p);     /* errors reported   */
 JFR_API uint64_t jfr_parser_skipped(const jfr_parser *p);    /* bytes skipped by
                                                                 resynchronisation */

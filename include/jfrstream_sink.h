@@ -128,16 +128,17 @@ JFRS_API const char *jfrs_source_json(const jfrs_source *s);
  *
  * Message value, format JFRS_KAFKA_JSON: the event as `listen --json` prints
  * it (jfrc_json, compact: byte for byte one of its lines) with the labels
- * added as a last member:
+ * and the event's id (see Identity below) added as last members:
  *   {"type":"jdk.CPULoad","values":{...},"source":{"source":"host:4242:17...",
- *    "peer":"10.0.0.7:51234","pid":"4242",...}}
+ *    "peer":"10.0.0.7:51234","pid":"4242",...},"id":"host:4242:17...\/..."}
  * Format JFRS_KAFKA_OTLP_JSON: an OTLP ExportLogsServiceRequest in its JSON
  * encoding (what the OpenTelemetry Collector's Kafka receiver reads with
  * encoding otlp_json), one log record per message:
  *   {"resourceLogs":[{"resource":{"attributes":[ATTR...]},"scopeLogs":[{
  *    "scope":{"name":"jfrstream","version":"0.1.0"},"logRecords":[{
  *    "timeUnixNano":"START","observedTimeUnixNano":"NOW","eventName":"TYPE",
- *    "attributes":[{"key":"event.name","value":{"stringValue":"TYPE"}}],
+ *    "attributes":[{"key":"event.name","value":{"stringValue":"TYPE"}},
+ *    {"key":"jfr.id","value":{"stringValue":"ID"}}],
  *    "body":{"kvlistValue":{"values":[...]}}}]}]}]}
  * The resource attributes are the labels, under OpenTelemetry's names where
  * one exists: service.name (label service, else main_class, else
@@ -181,11 +182,44 @@ JFRS_API const char *jfrs_source_json(const jfrs_source *s);
  * jdk.JVMInformation at the start of every chunk, and events are delivered
  * per flush segment, so in practice every message carries the full labels.
  *
+ * Identity. Each message carries its event's id, SOURCE/CHUNKSTART/OFFSET:
+ * the source id (the key), the chunk header's start time (ns since the
+ * epoch) and the event record's byte offset from its chunk's start, in
+ * decimal ("10.0.0.7:4242:1767225600000/1767225600123456789/4711"). A
+ * chunk sent again (a sender resending after a lost connection) has the
+ * same bytes, so its events get the same ids. It is the JSON's last member
+ * "id" (after "source"), the OTLP log record's attribute "jfr.id", and in
+ * both formats the message header "jfr-id".
+ *
+ * DELIVERED. A sender knows the input position through which every message
+ * it was given was delivered: the application marks positions with
+ * jfrs_kafka_src_mark (e.g. jfr_parser_delivered: every event before it was
+ * handed to the sender), and jfrs_kafka_src_delivered returns the last
+ * marked position all of whose earlier messages got a successful delivery
+ * report (reports come in any order across partitions; held and waiting
+ * messages are not delivered). A message that fails for good (a delivery
+ * report with an error, refused, dropped over the bounds) stops it there
+ * for good and makes jfrs_kafka_src_delivered return JFR_IO: the
+ * application ends that input rather than acknowledge past the loss.
+ * Events that are not sent (filtered by the application, duplicates) are
+ * delivered at once.
+ *
+ * Duplicates. Per source id the producer remembers, while it runs, the
+ * position (CHUNKSTART, OFFSET) through which a sender of that id had
+ * everything delivered (from its marks), for the 4,096 ids used last (an
+ * id in use by a sender is kept). A later event of the same id at an
+ * earlier position (a resent chunk) is not produced again: counted in
+ * `duplicates`, and delivered at once. It is looked up when the source is
+ * identified (or its labels change), not per event; held events are
+ * checked when released. Consumers dedupe by the id across producers
+ * (restarts): effectively once.
+ *
  * Statistics (jfrs_kafka_stats), per source and in total: produced (handed
  * to librdkafka), delivered (acknowledged), failed (a delivery report with
  * an error, or refused by librdkafka; last_error tells the last reason),
  * in_flight (produced, no report yet), held and pending (waiting here),
- * paused (times JFR_PAUSED was returned) and dropped (over the bounds).
+ * paused (times JFR_PAUSED was returned), dropped (over the bounds) and
+ * duplicates (not produced: delivered before, see Duplicates).
  * After a flush, in_flight + pending + held is what was not delivered.
  *
  * All functions run on one thread (the loop's); delivery reports and
@@ -205,6 +239,9 @@ typedef struct jfrs_kafka_stats {
     uint64_t produced, delivered, failed, in_flight;
     uint64_t held, pending, paused, dropped;
     char last_error[256]; /* "" when nothing failed */
+    /* events not produced: delivered before by a sender of the same
+     * source id (see IDENTITY) */
+    uint64_t duplicates;
 } jfrs_kafka_stats;
 
 typedef struct jfrs_kafka_config {
@@ -301,6 +338,15 @@ JFRS_API jfr_status jfrs_kafka_src_wait(jfrs_kafka_src *ks, uint64_t timeout_ms)
 JFRS_API void jfrs_kafka_src_end(jfrs_kafka_src *ks);
 /* This source's counts. */
 JFRS_API void jfrs_kafka_src_stats(const jfrs_kafka_src *ks, jfrs_kafka_stats *out);
+/* Every event of the input before `pos` was given to this sender (or left
+ * out by you): see DELIVERED. A position not above the last one: nothing.
+ * Positions are the parser's input offsets (those of the chunk headers
+ * given to jfrs_kafka_src_chunk_begin). */
+JFRS_API void jfrs_kafka_src_mark(jfrs_kafka_src *ks, uint64_t pos);
+/* *pos: the last marked position through which everything was delivered.
+ * JFR_OK, or JFR_IO once a message failed for good (*pos stays before it;
+ * the stats' last_error says why). */
+JFRS_API jfr_status jfrs_kafka_src_delivered(const jfrs_kafka_src *ks, uint64_t *pos);
 /* Free the sender (after jfrs_kafka_src_end; held events not released are
  * released now). Its waiting and in-flight messages stay with the
  * producer; on_source_done reports the source when they are settled. */
@@ -884,6 +930,16 @@ JFRS_API jfr_status jfrs_fanout_src_event_error(const jfrs_fanout_src *fs,
 JFRS_API jfr_status jfrs_fanout_src_wait(jfrs_fanout_src *fs, uint64_t timeout_ms);
 JFRS_API void jfrs_fanout_src_chunk_end(jfrs_fanout_src *fs);
 JFRS_API void jfrs_fanout_src_error(jfrs_fanout_src *fs, jfr_status st);
+/* Positions (acknowledged delivery): every event of the input before `pos`
+ * went to the outputs (jfr_parser_delivered). With Kafka, its sender's
+ * mark (jfrs_kafka_src_mark); without, the other outputs took it. */
+JFRS_API void jfrs_fanout_src_mark(jfrs_fanout_src *fs, uint64_t pos);
+/* *pos: what is handed on: with Kafka, what its delivery reports
+ * confirmed (jfrs_kafka_src_delivered: JFR_IO once a message failed for
+ * good, *message then its last error, owned by the source); without, the
+ * last position marked. JFR_OK otherwise (message NULL). */
+JFRS_API jfr_status jfrs_fanout_src_delivered(jfrs_fanout_src *fs, uint64_t *pos,
+                                              const char **message);
 /* The input ended: Kafka's held events go (its messages stay with the
  * producer), the metrics source ends (its TTL starts); `fs` is freed. */
 JFRS_API void jfrs_fanout_src_end(jfrs_fanout_src *fs);

@@ -51,6 +51,29 @@
  * delays the listener's on_end until it is resumed (or stopped with
  * jfr_uv_conn_stop, which ends it at once).
  *
+ * ACKNOWLEDGEMENTS (doc/protocol.md, "JFRS/1"). A peer may start its
+ * connection with one hello line, "JFRS/1 ack\n" (at most
+ * JFR_UV_HELLO_MAX bytes, '\n' included, printable ASCII; words after
+ * "JFRS/1" that the listener does not know are ignored). The listener
+ * tells it from a bare JFR stream by the first byte ('J', not the 'F' of
+ * "FLR\0"); the line's bytes are never fed to the parser, and every
+ * position (the parser's offsets, jfr_uv_conn_ack) counts from the byte
+ * after its '\n'. A line of another version, longer, or with another byte
+ * ends the connection: on_conn_end with JFR_BAD_MAGIC, "PEER: bad hello
+ * line: ...". A peer without a hello line is never written to.
+ * With the word "ack" (jfr_uv_conn_acks), the application says what it has
+ * handed on with jfr_uv_conn_ack(c, N), and the listener writes "ACK N\n"
+ * (decimal) to the peer when N grew: at most one write in flight per
+ * connection, and then the newest N only (a peer that never reads costs one
+ * pending 32-byte write), at most one every 50 ms, but at once when N
+ * reaches the end of the last chunk the parser finished, and at the clean
+ * end of the input (the last N, written without waiting: nothing delays
+ * the end for the write). With ack_linger_ms set, a clean end of input
+ * waits up to that long for jfr_uv_conn_ack to cover every byte (the
+ * application's output delivering what it took) before it ends the
+ * connection and writes that final ack; the connection counts as open
+ * meanwhile, and jfr_uv_listener_stop ends it at once.
+ *
  * RETURN VALUES. jfr_uv_listener_start and jfr_uv_tail_start return a
  * jfr_status: JFR_OK (and *out set); JFR_INVALID_ARG for a NULL loop,
  * config or out, an uninitialised config (or options, callbacks) or no
@@ -87,6 +110,9 @@ typedef struct jfr_uv_listener {
 typedef struct jfr_uv_conn {
     void *data; /* for the application */
 } jfr_uv_conn;
+
+/* The longest hello line, '\n' included (see ACKNOWLEDGEMENTS). */
+#define JFR_UV_HELLO_MAX 256u
 
 /* Defaults of the limits below (a 0 in the config selects them). */
 #define JFR_UV_DEFAULT_MAX_CONNECTIONS 1024u
@@ -159,6 +185,10 @@ typedef struct jfr_uv_listener_config {
      * and cut to error_size; "" on success. NULL or 0: none. */
     char *error;
     size_t error_size;
+    /* A connection that asked for acks and whose input ended cleanly waits
+     * up to this long for jfr_uv_conn_ack to cover all its bytes before it
+     * ends (see ACKNOWLEDGEMENTS); 0: it ends at once. */
+    uint64_t ack_linger_ms;
 } jfr_uv_listener_config;
 
 /*
@@ -276,6 +306,20 @@ JFR_API void jfr_uv_conn_resume(jfr_uv_conn *c);
 /* End one connection (from any callback or later): on_conn_end with
  * JFR_STOPPED. */
 JFR_API void jfr_uv_conn_stop(jfr_uv_conn *c);
+/* The same with your status and message (on_conn_end gets "PEER: message";
+ * NULL or "": the status's name), e.g. JFR_IO when an output failed for
+ * good: no ack is written past what was handed on. */
+JFR_API void jfr_uv_conn_end(jfr_uv_conn *c, jfr_status status, const char *message);
+/* Whether the peer's hello line asked for acks (see ACKNOWLEDGEMENTS);
+ * false until its hello line was read, and for a peer without one. */
+JFR_API bool jfr_uv_conn_acks(const jfr_uv_conn *c);
+/* Bytes [0, n) of the connection's JFR stream (after the hello line) are
+ * handed on: the listener writes "ACK N" as ACKNOWLEDGEMENTS says. n is
+ * capped at the bytes received; a smaller n than before, a connection
+ * without acks, or one ending: nothing. */
+JFR_API void jfr_uv_conn_ack(jfr_uv_conn *c, uint64_t n);
+/* The largest n given to jfr_uv_conn_ack (capped); 0 without acks. */
+JFR_API uint64_t jfr_uv_conn_acked(const jfr_uv_conn *c);
 
 /* --------------------------------------------------------------------- tail */
 

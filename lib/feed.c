@@ -31,6 +31,8 @@ static jfr_status run_chunk(jfr_parser *p) {
         return jfr__fatal(p);
     /* done (or skipped after an error the user chose to pass over) */
     p->rs.chunk_failed = s != JFR_OK && p->opt.resync;
+    if (s == JFR_OK)
+        jfr__delivered(p, p->chunk.offset + p->chunk.size);
     if (p->mt.prep)
         jfr__par_release(p);
     p->err.nchunks++;
@@ -337,8 +339,10 @@ jfr_status jfr_parser_finish(jfr_parser *p) {
             return s;
         switch (p->state) {
         case ST_HEADER:
-            if (!p->in.hdr_have)
+            if (!p->in.hdr_have) {
+                jfr__delivered(p, p->in.input_off); /* the whole input */
                 return JFR_OK;
+            }
             if (p->rs.cand) { /* a candidate cut by the end of the input */
                 p->in.hdr_have = 0;
                 p->rs.cand = false;

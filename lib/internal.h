@@ -334,6 +334,9 @@ struct jfr_parser {
         uint64_t skip_left;
         uint64_t input_off;   /* absolute offset of the next input byte */
         size_t consumed;
+        /* jfr_parser_delivered: the end of the last chunk or live segment
+         * whose callbacks all ran (only grows) */
+        uint64_t delivered;
     } in;
 
     /* resynchronisation (opt.resync; resync.c): scanning for the next chunk
@@ -468,6 +471,12 @@ void jfr__parser_clear(jfr_parser *p); /* back to the state of a new parser */
 void jfr__parser_destroy(jfr_parser *p);
 
 /* The absolute input offset of chunk offset pos of the unit. */
+/* Every record before input offset `off` was called back. */
+static inline void jfr__delivered(jfr_parser *p, uint64_t off) {
+    if (off > p->in.delivered)
+        p->in.delivered = off;
+}
+
 static inline uint64_t jfr__abs_off(const jfr_parser *p, uint64_t pos) {
     return p->chunk.offset + p->chunk.base_off + pos;
 }

@@ -64,6 +64,8 @@ jfr_status jfr__live_dispatch(jfr_parser *p) {
     p->lv.segments++;
     p->lv.segbuf.len = 0;
     p->lv.seg_start = p->lv.chunk_pos;
+    if (s == JFR_OK)
+        jfr__delivered(p, p->chunk.offset + p->lv.seg_start);
     if (p->lv.seg_ends_chunk)
         live_end_chunk(p);
     else

@@ -65,6 +65,7 @@ void jfr__parser_clear(jfr_parser *p) {
     p->rs.cand = p->rs.chunk_failed = p->rs.rp_final = false;
     p->rs.replay.len = p->rs.rp_pos = 0;
     p->in.input_off = 0;
+    p->in.delivered = 0;
     p->in.consumed = 0;
     p->tb.have_tb = false;
     p->disp.skip_ev = 0;
@@ -130,6 +131,7 @@ const char *jfr_parser_error(const jfr_parser *p) {
 }
 uint64_t jfr_parser_chunks(const jfr_parser *p) { return p ? p->err.nchunks : 0; }
 uint64_t jfr_parser_bytes(const jfr_parser *p) { return p ? p->in.input_off : 0; }
+uint64_t jfr_parser_delivered(const jfr_parser *p) { return p ? p->in.delivered : 0; }
 uint64_t jfr_parser_errors(const jfr_parser *p) { return p ? p->err.nerrors : 0; }
 uint64_t jfr_parser_skipped(const jfr_parser *p) { return p ? p->rs.skipped : 0; }
 uint64_t jfr_parser_memory(const jfr_parser *p, uint64_t *peak) {

@@ -61,6 +61,8 @@ struct jfrs_fanout_src {
      * or no message) */
     jfr_status ev_status;
     const char *ev_error;
+    uint64_t marked;        /* jfrs_fanout_src_mark's last position */
+    jfrs_kafka_stats kst;   /* the sender's stats at a failure: its error */
     jfrs_fanout_src *next, *prev;
 };
 
@@ -432,6 +434,33 @@ void jfrs_fanout_src_chunk_end(jfrs_fanout_src *fs) {
 void jfrs_fanout_src_error(jfrs_fanout_src *fs, jfr_status st) {
     if (fs)
         jfrs_metrics_src_error(fs->ms, st);
+}
+
+void jfrs_fanout_src_mark(jfrs_fanout_src *fs, uint64_t pos) {
+    if (!fs || pos <= fs->marked)
+        return;
+    fs->marked = pos;
+    jfrs_kafka_src_mark(fs->ks, pos);
+}
+
+jfr_status jfrs_fanout_src_delivered(jfrs_fanout_src *fs, uint64_t *pos, const char **message) {
+    if (message)
+        *message = NULL;
+    if (pos)
+        *pos = 0;
+    if (!fs)
+        return JFR_INVALID_ARG;
+    if (!fs->ks) {
+        if (pos)
+            *pos = fs->marked;
+        return JFR_OK;
+    }
+    jfr_status st = jfrs_kafka_src_delivered(fs->ks, pos);
+    if (st != JFR_OK && message) {
+        jfrs_kafka_src_stats(fs->ks, &fs->kst);
+        *message = fs->kst.last_error[0] ? fs->kst.last_error : "a message was not delivered";
+    }
+    return st;
 }
 
 void jfrs_fanout_src_end(jfrs_fanout_src *fs) {

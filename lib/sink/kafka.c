@@ -101,6 +101,16 @@ void jfrs_kafka_src_stats(const jfrs_kafka_src *ks, jfrs_kafka_stats *out) {
         memset(out, 0, sizeof *out);
 }
 void jfrs_kafka_src_free(jfrs_kafka_src *ks) { (void)ks; }
+void jfrs_kafka_src_mark(jfrs_kafka_src *ks, uint64_t pos) {
+    (void)ks;
+    (void)pos;
+}
+jfr_status jfrs_kafka_src_delivered(const jfrs_kafka_src *ks, uint64_t *pos) {
+    (void)ks;
+    if (pos)
+        *pos = 0;
+    return JFR_OK;
+}
 
 #else /* JFRS_HAVE_KAFKA */
 
@@ -116,9 +126,10 @@ bool jfrs_kafka_available(void) { return true; }
 static void dr_msg(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque) {
     (void)rk;
     jfrs_kafka *k = opaque;
-    krec *r = m->_private;
-    if (!r)
+    kslot *slot = m->_private;
+    if (!slot)
         return;
+    krec *r = slot->r;
     if (r->st.in_flight)
         r->st.in_flight--;
     if (k->tot.in_flight)
@@ -135,6 +146,7 @@ static void dr_msg(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque) {
         r->st.delivered++;
         k->tot.delivered++;
     }
+    kafka_settle(k, slot, !m->err);
 }
 
 static void log_cb(const rd_kafka_t *rk, int level, const char *fac, const char *buf) {
@@ -187,6 +199,7 @@ static void queue_free(jfrs_kafka *k, kqueue *q) {
 
 static void rec_free(jfrs_kafka *k, krec *r) {
     queue_free(k, &r->pend);
+    kafka_track_free(k, r);
     str_free(k, r->id);
     str_free(k, r->origin);
     jfr__free(&k->a, r, sizeof *r);
@@ -212,6 +225,7 @@ static void sweep(jfrs_kafka *k) {
 static void unmade(jfrs_kafka *k) {
     jfr_allocator a = k->a;
     jfrc_out_free(k->scratch);
+    jfrc_out_free(k->idb);
     str_free(k, k->topic);
     jfr__free(&a, k, sizeof *k);
 }
@@ -246,6 +260,7 @@ jfr_status jfrs_kafka_new(const jfrs_kafka_config *cfg, jfrs_kafka **out, char *
     k->format = cfg->format;
     k->topic = jfr__strdup(&a, topic);
     k->scratch = jfrc_out_new_memory_advanced(1 << 12, &a);
+    k->idb = jfrc_out_new_memory_advanced(1 << 8, &a);
     k->per_type = strstr(topic, "{type}") != NULL;
     k->stack_depth = cfg->stack_depth;
     k->hold_events = cfg->hold_events ? cfg->hold_events : DEFAULT_HOLD_EVENTS;
@@ -253,7 +268,7 @@ jfr_status jfrs_kafka_new(const jfrs_kafka_config *cfg, jfrs_kafka **out, char *
     k->on_log = cfg->on_log;
     k->on_source_done = cfg->on_source_done;
     k->user = cfg->user;
-    rd_kafka_conf_t *conf = k->topic && k->scratch ? rd_kafka_conf_new() : NULL;
+    rd_kafka_conf_t *conf = k->topic && k->scratch && k->idb ? rd_kafka_conf_new() : NULL;
     if (!conf) {
         unmade(k);
         put_err(errbuf, errlen, "out of memory");
@@ -411,6 +426,8 @@ void jfrs_kafka_free(jfrs_kafka *k) {
         k->recs = r->next;
         rec_free(k, r);
     }
+    kafka_wm_free(k);
+    jfrc_out_free(k->idb);
     jfrc_out_free(k->scratch);
     str_free(k, k->topic);
     jfr_allocator a = k->a;

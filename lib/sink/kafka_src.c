@@ -14,14 +14,36 @@
 
 /* ------------------------------------------------------------ producing */
 
-/* Hand one message to librdkafka: JFR_OK, JFR_PAUSED (queue full: not
- * taken), JFR_IO (refused: counted failed). */
+/* An event's id, SOURCE/CHUNKSTART/OFFSET (SOURCE: the key), in k->idb;
+ * NULL without memory. */
+static const char *id_text(jfrs_kafka *k, const char *key, size_t keylen, int64_t cs,
+                           uint64_t off, size_t *len) {
+    char num[48];
+    jfrs_out_reset(k->idb);
+    jfrc_out_write(k->idb, key, keylen);
+    int n = snprintf(num, sizeof num, "/%lld/%llu", (long long)cs, (unsigned long long)off);
+    jfrc_out_write(k->idb, num, (size_t)n);
+    const char *id = jfrc_out_data(k->idb, len);
+    return jfrc_out_failed(k->idb) ? NULL : id;
+}
+
+/* Hand one message to librdkafka, with its id as header jfr-id: JFR_OK,
+ * JFR_PAUSED (queue full: not taken), JFR_IO (refused: counted failed,
+ * its slot settled as failed). */
 static jfr_status produce(jfrs_kafka *k, krec *r, rd_kafka_topic_t *rkt, const char *key,
-                          size_t keylen, const char *value, size_t len) {
-    rd_kafka_resp_err_t err = rd_kafka_producev(
-        k->rk, RD_KAFKA_V_RKT(rkt), RD_KAFKA_V_KEY(key, keylen),
-        RD_KAFKA_V_VALUE((void *)value, len), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-        RD_KAFKA_V_OPAQUE(r), RD_KAFKA_V_END);
+                          size_t keylen, const char *value, size_t len, kslot *slot,
+                          int64_t cs, uint64_t off) {
+    size_t idlen = 0;
+    const char *id = id_text(k, key, keylen, cs, off, &idlen);
+    rd_kafka_headers_t *hdrs = id ? rd_kafka_headers_new(1) : NULL;
+    rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR__FAIL; /* no memory for the id */
+    if (hdrs && rd_kafka_header_add(hdrs, "jfr-id", 6, id, (ssize_t)idlen) == 0)
+        err = rd_kafka_producev(
+            k->rk, RD_KAFKA_V_RKT(rkt), RD_KAFKA_V_KEY(key, keylen),
+            RD_KAFKA_V_VALUE((void *)value, len), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+            RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_OPAQUE(slot), RD_KAFKA_V_END);
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR && hdrs) /* taken by librdkafka only on success */
+        rd_kafka_headers_destroy(hdrs);
     if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
         r->st.produced++;
         r->st.in_flight++;
@@ -37,6 +59,7 @@ static jfr_status produce(jfrs_kafka *k, krec *r, rd_kafka_topic_t *rkt, const c
     k->tot.failed++;
     set_error(&r->st, text);
     set_error(&k->tot, text);
+    kafka_settle(k, slot, false);
     return JFR_IO;
 }
 
@@ -76,7 +99,8 @@ static kmsg *q_pop(kqueue *q) {
 jfr_status kafka_drain(jfrs_kafka *k, krec *r) {
     while (r->pend.head) {
         kmsg *m = r->pend.head;
-        jfr_status st = produce(k, r, m->rkt, m->data, m->a, m->data + m->a, m->b);
+        jfr_status st = produce(k, r, m->rkt, m->data, m->a, m->data + m->a, m->b, m->slot,
+                                m->cs, m->off);
         if (st == JFR_PAUSED)
             return JFR_PAUSED;
         q_pop(&r->pend);
@@ -90,11 +114,12 @@ jfr_status kafka_drain(jfrs_kafka *k, krec *r) {
 /* Send a made message (key, value) of source ks: produce it, or queue it
  * behind those pending. */
 static jfr_status send_msg(jfrs_kafka_src *ks, rd_kafka_topic_t *rkt, const char *key,
-                           size_t keylen, const char *value, size_t len, bool may_drop) {
+                           size_t keylen, const char *value, size_t len, bool may_drop,
+                           kslot *slot, int64_t cs, uint64_t off) {
     jfrs_kafka *k = ks->k;
     krec *r = ks->r;
     if (!r->pend.head) {
-        jfr_status st = produce(k, r, rkt, key, keylen, value, len);
+        jfr_status st = produce(k, r, rkt, key, keylen, value, len, slot, cs, off);
         if (st != JFR_PAUSED)
             return st;
     }
@@ -102,12 +127,18 @@ static jfr_status send_msg(jfrs_kafka_src *ks, rd_kafka_topic_t *rkt, const char
                      waiting_bytes(ks) + keylen + len > k->hold_bytes)) {
         r->st.dropped++;
         k->tot.dropped++;
+        kafka_settle(k, slot, false);
         return JFR_LIMIT;
     }
     kmsg *m = msg_new(k, keylen, len);
-    if (!m)
+    if (!m) {
+        kafka_settle(k, slot, false);
         return JFR_NOMEM;
+    }
     m->rkt = rkt;
+    m->slot = slot;
+    m->cs = cs;
+    m->off = off;
     m->start_ns = 0;
     if (keylen)
         memcpy(m->data, key, keylen);
@@ -129,9 +160,14 @@ static int64_t now_ns(void) {
 /* The message for one event (JSON json[0..len), type name) into ks->msg or
  * `out`; false when out of memory. */
 static bool make_msg(jfrs_kafka_src *ks, jfrc_out *out, const char *type, size_t tlen,
-                     int64_t start_ns, const char *json, size_t len) {
+                     int64_t start_ns, const char *json, size_t len, int64_t cs, uint64_t off) {
     jfrs_kafka *k = ks->k;
     jfrs_out_reset(out);
+    const char *key = jfrs_source_id(ks->src);
+    size_t idlen = 0;
+    const char *id = id_text(k, key ? key : "", key ? strlen(key) : 0, cs, off, &idlen);
+    if (!id)
+        return false;
     if (k->format == JFRS_KAFKA_JSON) {
         const char *labels = jfrs_source_json(ks->src);
         if (!labels || len < 2 || json[len - 1] != '}')
@@ -139,6 +175,8 @@ static bool make_msg(jfrs_kafka_src *ks, jfrc_out *out, const char *type, size_t
         jfrc_out_write(out, json, len - 1);
         jfrc_out_puts(out, ",\"source\":");
         jfrc_out_puts(out, labels);
+        jfrc_out_puts(out, ",\"id\":");
+        jfrc_out_json_string(out, id, idlen);
         jfrc_out_putc(out, '}');
         return !jfrc_out_failed(out);
     }
@@ -156,10 +194,30 @@ static bool make_msg(jfrs_kafka_src *ks, jfrc_out *out, const char *type, size_t
         ks->resgen = gen;
     }
     jfrc_out_write(out, res, rlen);
-    if (!jfrs_otlp_record(out, &k->a, type, tlen, start_ns, now_ns(), json, len))
+    if (!jfrs_otlp_record(out, &k->a, type, tlen, start_ns, now_ns(), json, len, id, idlen))
         return false;
     jfrc_out_puts(out, JFRS_OTLP_END);
     return !jfrc_out_failed(out);
+}
+
+/* Once identified: the watermark of the source id, looked up again when
+ * the labels changed (not per event). */
+static void wm_refresh(jfrs_kafka_src *ks) {
+    uint64_t gen = jfrs_source_generation(ks->src);
+    if (gen == ks->wmgen || !jfrs_source_identified(ks->src))
+        return;
+    ks->wmgen = gen;
+    kafka_wm_pin(ks->k, ks->r, jfrs_source_id(ks->src));
+}
+
+/* An event at (cs, off) that this source id delivered already: counted. */
+static bool is_dup(jfrs_kafka_src *ks, int64_t cs, uint64_t off) {
+    const kwm *w = ks->r->wm;
+    if (!w || !w->set || cs > w->cs || (cs == w->cs && off >= w->off))
+        return false;
+    ks->r->st.duplicates++;
+    ks->k->tot.duplicates++;
+    return true;
 }
 
 /* Release the held events: made with the labels known now, sent in order. */
@@ -169,6 +227,7 @@ jfr_status kafka_release(jfrs_kafka_src *ks) {
     ks->holding = false;
     const char *key = jfrs_source_id(ks->src);
     size_t keylen = key ? strlen(key) : 0;
+    wm_refresh(ks);
     kmsg *m;
     while ((m = q_pop(&ks->hold)) != NULL) {
         k->tot.held--;
@@ -176,11 +235,17 @@ jfr_status kafka_release(jfrs_kafka_src *ks) {
         jfr_status st;
         size_t mlen = 0;
         const char *msg;
-        if (!make_msg(ks, k->scratch, m->data, m->a, m->start_ns, m->data + m->a, m->b) ||
-            !(msg = jfrc_out_data(k->scratch, &mlen)))
+        if (is_dup(ks, m->cs, m->off)) {
+            kafka_settle(k, m->slot, true); /* delivered before: handed on */
+            st = JFR_OK;
+        } else if (!make_msg(ks, k->scratch, m->data, m->a, m->start_ns, m->data + m->a, m->b,
+                             m->cs, m->off) ||
+                   !(msg = jfrc_out_data(k->scratch, &mlen))) {
+            kafka_settle(k, m->slot, false);
             st = JFR_NOMEM;
-        else
-            st = send_msg(ks, m->rkt, key, keylen, msg, mlen, false);
+        } else {
+            st = send_msg(ks, m->rkt, key, keylen, msg, mlen, false, m->slot, m->cs, m->off);
+        }
         msg_free(k, m);
         if (st == JFR_NOMEM || (st != JFR_OK && worst == JFR_OK))
             worst = st;
@@ -230,8 +295,14 @@ jfrs_kafka_src *jfrs_kafka_src_new(jfrs_kafka *k, jfrs_source *src) {
 }
 
 void jfrs_kafka_src_chunk_begin(jfrs_kafka_src *ks, const jfr_chunk_info *c) {
-    if (ks && c)
-        jfrc_json_chunk_begin(ks->json, c);
+    if (!ks || !c)
+        return;
+    jfrc_json_chunk_begin(ks->json, c);
+    ks->prev_off = ks->chunk_off;
+    ks->prev_ns = ks->chunk_ns;
+    ks->chunk_off = c->offset;
+    ks->chunk_ns = c->start_nanos;
+    ks->have_chunk = true;
 }
 
 void jfrs_kafka_src_metadata(jfrs_kafka_src *ks, const jfr_metadata *m) {
@@ -282,6 +353,14 @@ jfr_status jfrs_kafka_src_event(jfrs_kafka_src *ks, const jfr_event *e) {
     jfrs_source_event(ks->src, e);
     if (r->pend.head)
         kafka_drain(k, r);
+    /* its id: the chunk's start and the record's place in it */
+    int64_t cs = ks->chunk_ns;
+    uint64_t off = e->offset >= ks->chunk_off ? e->offset - ks->chunk_off : 0;
+    if (ks->holding && jfrs_source_identified(ks->src))
+        kafka_release(ks); /* before a duplicate returns: the held go first */
+    wm_refresh(ks);
+    if (is_dup(ks, cs, off))
+        return JFR_OK;
     /* the event JSON */
     ks->decode_failed = false;
     jfr_value ev;
@@ -303,11 +382,15 @@ jfr_status jfrs_kafka_src_event(jfrs_kafka_src *ks, const jfr_event *e) {
         jfrs_out_reset(ks->out); /* out of memory: this event is lost */
         return JFR_NOMEM;
     }
+    kslot *slot = kafka_slot_new(k, r);
+    if (!slot)
+        return JFR_NOMEM;
     rd_kafka_topic_t *rkt = event_topic(ks, e->type);
     if (!rkt) {
         r->st.failed++;
         k->tot.failed++;
         set_error(&r->st, "cannot make the topic handle");
+        kafka_settle(k, slot, false);
         return JFR_IO;
     }
     const char *tname = e->type->name;
@@ -319,9 +402,14 @@ jfr_status jfrs_kafka_src_event(jfrs_kafka_src *ks, const jfr_event *e) {
             kafka_release(ks);
         } else {
             kmsg *m = msg_new(k, tlen, evlen);
-            if (!m)
+            if (!m) {
+                kafka_settle(k, slot, false);
                 return JFR_NOMEM;
+            }
             m->rkt = rkt;
+            m->slot = slot;
+            m->cs = cs;
+            m->off = off;
             m->start_ns = e->start_nanos;
             /* the type name, then the JSON: lengths a and b, no NUL */
             memcpy(m->data, tname, tlen); // NOLINT(bugprone-not-null-terminated-result)
@@ -334,11 +422,14 @@ jfr_status jfrs_kafka_src_event(jfrs_kafka_src *ks, const jfr_event *e) {
     }
     size_t mlen = 0;
     const char *msg;
-    if (!make_msg(ks, ks->msg, tname, tlen, e->start_nanos, evjson, evlen) ||
-        !(msg = jfrc_out_data(ks->msg, &mlen)))
+    if (!make_msg(ks, ks->msg, tname, tlen, e->start_nanos, evjson, evlen, cs, off) ||
+        !(msg = jfrc_out_data(ks->msg, &mlen))) {
+        kafka_settle(k, slot, false);
         return JFR_NOMEM;
+    }
     const char *key = jfrs_source_id(ks->src);
-    jfr_status st = send_msg(ks, rkt, key, key ? strlen(key) : 0, msg, mlen, true);
+    jfr_status st = send_msg(ks, rkt, key, key ? strlen(key) : 0, msg, mlen, true, slot, cs,
+                             off);
     if (st == JFR_OK && r->pend.head)
         st = JFR_PAUSED; /* released events wait */
     return st;

@@ -327,7 +327,8 @@ out:
 }
 
 bool jfrs_otlp_record(jfrc_out *b, const jfr_allocator *a, const char *type, size_t tlen,
-                      int64_t start_ns, int64_t observed_ns, const char *json, size_t len) {
+                      int64_t start_ns, int64_t observed_ns, const char *json, size_t len,
+                      const char *id, size_t idlen) {
     char num[48];
     oputs(b, "{\"timeUnixNano\":\"");
     snprintf(num, sizeof num, "%" PRIu64, (uint64_t)(start_ns > 0 ? start_ns : 0));
@@ -339,6 +340,8 @@ bool jfrs_otlp_record(jfrc_out *b, const jfr_allocator *a, const char *type, siz
     jfrc_out_json_string(b, type, tlen);
     oputs(b, ",\"attributes\":[{\"key\":\"event.name\",\"value\":{\"stringValue\":");
     jfrc_out_json_string(b, type, tlen);
+    oputs(b, "}},{\"key\":\"jfr.id\",\"value\":{\"stringValue\":");
+    jfrc_out_json_string(b, id, idlen);
     oputs(b, "}}],\"body\":");
     /* the "values" member of the event object */
     reader r = {json, json + len};

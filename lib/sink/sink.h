@@ -60,10 +60,11 @@ struct jfrs_source;
  * "scopeLogs":[{"scope":{...},"logRecords":[ */
 void jfrs_otlp_begin(jfrc_out *b, const struct jfrs_source *s);
 /* One log record: `json` is the event's JSON object ({"type":..,"values":
- * {..}}), its values become the body. False when `json` is not JSON or
+ * {..}}), its values become the body; `id` the attribute jfr.id. False when `json` is not JSON or
  * memory ran out (a nesting deeper than 64 allocates through `a`). */
 bool jfrs_otlp_record(jfrc_out *b, const jfr_allocator *a, const char *type, size_t tlen,
-                      int64_t start_ns, int64_t observed_ns, const char *json, size_t len);
+                      int64_t start_ns, int64_t observed_ns, const char *json, size_t len,
+                      const char *id, size_t idlen);
 /* What closes the request after the record. */
 #define JFRS_OTLP_END "]}]}]}"
 

@@ -42,6 +42,18 @@ typedef struct conn {
     bool admitted, tls_more;
     jfr__tls *tls;
     struct conn *defer_next;
+    /* The hello line (jfrstream_uv.h, ACKNOWLEDGEMENTS): gathered here until
+     * its '\n'; its bytes never reach the parser. */
+    char hello[JFR_UV_HELLO_MAX];
+    size_t hello_len;   /* bytes of the hello line, '\n' included once done */
+    bool hello_done;    /* the first byte was not 'J', or the line is done */
+    bool acks;          /* the hello asked for acks: ackt is open */
+    /* Acks: what the application handed on (ack_want), the last N written
+     * (ack_sent, at loop time ack_ms), the last chunk end the parser met. */
+    uv_timer_t ackt;
+    uint64_t ack_want, ack_sent, ack_ms, chunk_end, linger_until;
+    bool write_failed;  /* the peer is gone for writes: no more acks */
+    bool lingering;     /* input ended cleanly: waiting for the last ack */
 } conn;
 
 struct listener {
@@ -49,7 +61,8 @@ struct listener {
     uv_tcp_t tcp;
     jfr_uv_listener_config cfg; /* cfg.options, cfg.callbacks: the two below */
     jfr_options options;        /* options.allocator: every allocation here */
-    jfr_callbacks callbacks;
+    jfr_callbacks callbacks;   /* on_chunk_end: conn_chunk_end, which calls ... */
+    jfr_chunk_cb app_chunk_end; /* ... the application's */
     conn *conns;
     unsigned nconns, peak;
     unsigned max_conns;
@@ -99,6 +112,7 @@ struct listener {
  * would otherwise hold the loop (timers, new peers, a metrics scrape's wake)
  * for the parse of everything they sent. */
 #define LISTEN_TURN_BYTES (1u << 20)
+#define ACK_INTERVAL_MS 50          /* at most one ack per 50 ms (coalesced) */
 
 static void listener_accept(listener *l);
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b);
@@ -140,6 +154,8 @@ static void conn_closed(uv_handle_t *h) {
 static void conn_close_handles(conn *c) {
     if (c->timer)
         uv_close((uv_handle_t *)&c->idle, conn_closed);
+    if (c->acks)
+        uv_close((uv_handle_t *)&c->ackt, conn_closed);
     uv_close((uv_handle_t *)&c->tcp, conn_closed);
 }
 
@@ -151,9 +167,12 @@ static void conn_read_stop(conn *c) {
 }
 
 /* End a connection once: report, unlink, close the socket. */
+static void ack_final(conn *c, jfr_status st);
+
 static void conn_end(conn *c, jfr_status st, const char *msg) {
     if (c->closing)
         return;
+    ack_final(c, st); /* before closing: conn_write refuses a closing conn */
     c->closing = true;
     listener *l = c->l;
     /* unlink before calling out: on_conn_end may stop the listener */
@@ -272,7 +291,7 @@ static jfr_status conn_tls_flush(conn *c) {
  * JFR_INVALID_STATE (the conn is closing, or a TLS peer not admitted yet),
  * JFR_NOMEM, JFR_IO (libuv or OpenSSL refused: the connection is broken).
  */
-__attribute__((unused)) static jfr_status conn_write(conn *c, const void *p, size_t n) {
+static jfr_status conn_write(conn *c, const void *p, size_t n) {
     if (c->closing || (c->tls && !c->admitted))
         return JFR_INVALID_STATE;
     if (!c->tls)
@@ -309,6 +328,8 @@ static void conn_input_end(conn *c, const char *limit_msg);
  * bytes (the parser then buffers as few records split across calls as for
  * plain TCP); what the parser does not take (a pause) waits in pending.
  * False: the conn ended. */
+static bool conn_hello(conn *c, const char **data, size_t *len);
+
 static bool conn_tls_step(conn *c) {
     listener *l = c->l;
     char why[200];
@@ -320,8 +341,18 @@ static bool conn_tls_step(conn *c) {
         }
         k = jfr__tls_read(c->tls, c->pending.data + c->pending.len, LISTEN_TLS_PLAIN, why,
                           sizeof why);
-        if (k > 0)
-            c->pending.len += (size_t)k;
+        if (k > 0) {
+            char *at = (char *)c->pending.data + c->pending.len;
+            const char *d = at;
+            size_t n = (size_t)k;
+            if (!c->hello_done && !conn_hello(c, &d, &n)) {
+                if (c->closing)
+                    return false; /* a bad hello line */
+                n = 0;            /* all of it was hello */
+            }
+            memmove(at, d, n);
+            c->pending.len += n;
+        }
     } else {
         size_t got = 0;
         while (got < l->bufcap &&
@@ -349,14 +380,18 @@ static bool conn_tls_step(conn *c) {
     }
     if (l->pbuf_busy)
         return true; /* in pending: fed by conn_run's next step */
+    const char *data = l->pbuf;
+    size_t len = (size_t)k;
+    if (!c->hello_done && !conn_hello(c, &data, &len))
+        return !c->closing; /* all of it was hello, or a bad one */
     l->pbuf_busy = true;
-    jfr_status st = jfr_parser_feed(c->parser, l->pbuf, (size_t)k);
+    jfr_status st = jfr_parser_feed(c->parser, data, len);
     l->pbuf_busy = false;
     if (st == JFR_PAUSED) {
         size_t used = jfr_parser_consumed(c->parser);
-        if (used > (size_t)k)
-            used = (size_t)k;
-        if (!conn_keep(c, l->pbuf + used, (size_t)k - used))
+        if (used > len)
+            used = len;
+        if (!conn_keep(c, data + used, len - used))
             return false;
         conn_pause(c);
     } else if (st != JFR_OK) {
@@ -365,6 +400,8 @@ static bool conn_tls_step(conn *c) {
     }
     return true;
 }
+
+static bool ack_linger(conn *c);
 
 /* The one pause rule (jfrstream_uv.h): feed what is pending; once the input
  * ended, jfr_parser_finish. A pause (JFR_PAUSED from either) stops here until
@@ -386,6 +423,8 @@ static void conn_run(conn *c) {
             }
             if (c->limited)
                 conn_end(c, JFR_LIMIT, c->limit_msg);
+            else if (s == JFR_OK && ack_linger(c))
+                ; /* ended by jfr_uv_conn_ack or the linger's end */
             else
                 conn_end(c, s, s == JFR_OK ? "stream ended" : jfr_parser_error(c->parser));
             break;
@@ -434,6 +473,10 @@ static void conn_input_end(conn *c, const char *limit_msg) {
             conn_end(c, JFR_STOPPED, "listener stopped during the TLS handshake");
         else
             conn_refuse(c, JFR_REFUSED, "closed during the TLS handshake");
+        return;
+    }
+    if (!limit_msg && c->hello_len && !c->hello_done) {
+        conn_end(c, JFR_BAD_MAGIC, "bad hello line: the stream ended inside it");
         return;
     }
     c->eof = true;
@@ -571,6 +614,172 @@ static void conn_tls_in(conn *c, const char *p, size_t n) {
         conn_run(c);
 }
 
+/* ------------------------------------------------------------ hello, acks */
+
+static void ack_send(conn *c);
+static void on_ack_timer(uv_timer_t *t);
+
+/* Arm the ack timer for `ms` from now unless it fires sooner already. */
+static void ack_arm(conn *c, uint64_t ms) {
+    uint64_t due = uv_timer_get_due_in(&c->ackt);
+    if (!uv_is_active((uv_handle_t *)&c->ackt) || due > ms)
+        uv_timer_start(&c->ackt, on_ack_timer, ms, 0);
+}
+
+/* Write "ACK N" when N grew: at once after a chunk end, else at most one per
+ * ACK_INTERVAL_MS (the timer sends the newest N then). */
+static void ack_send(conn *c) {
+    if (!c->acks || c->closing || c->write_failed || c->ack_want <= c->ack_sent)
+        return;
+    uint64_t now = uv_now(c->tcp.loop);
+    /* one write at a time: the last one still queued (a peer not reading):
+     * the newest N once it has gone */
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) != 0) {
+        ack_arm(c, ACK_INTERVAL_MS);
+        return;
+    }
+    bool chunk = c->chunk_end > c->ack_sent && c->ack_want >= c->chunk_end;
+    if (!chunk && c->ack_ms && now - c->ack_ms < ACK_INTERVAL_MS) {
+        ack_arm(c, ACK_INTERVAL_MS - (now - c->ack_ms));
+        return;
+    }
+    char line[32];
+    int k = snprintf(line, sizeof line, "ACK %llu\n", (unsigned long long)c->ack_want);
+    jfr_status st = conn_write(c, line, (size_t)k);
+    if (st == JFR_OK) {
+        c->ack_sent = c->ack_want;
+        c->ack_ms = now ? now : 1;
+    } else {
+        c->write_failed = true; /* broken, or no memory: no more acks */
+    }
+}
+
+/* The end of an acks connection: after a clean end of input the last N at
+ * once (the peer may wait for it before closing), when nothing is queued:
+ * it goes straight to the socket, and the close waits for nothing. */
+static void ack_final(conn *c, jfr_status st) {
+    if (!c->acks || st != JFR_OK || c->ack_want <= c->ack_sent || c->write_failed ||
+        uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) != 0)
+        return;
+    char line[32];
+    int k = snprintf(line, sizeof line, "ACK %llu\n", (unsigned long long)c->ack_want);
+    if (conn_write(c, line, (size_t)k) == JFR_OK)
+        c->ack_sent = c->ack_want;
+}
+
+/* The input ended cleanly: wait up to ack_linger_ms for the application to
+ * hand on every byte (true: waiting, the end comes later). */
+static bool ack_linger(conn *c) {
+    uint64_t total = jfr_parser_bytes(c->parser);
+    if (!c->acks || !c->l->cfg.ack_linger_ms || c->ack_want >= total || c->write_failed)
+        return false;
+    c->lingering = true;
+    c->linger_until = uv_now(c->tcp.loop) + c->l->cfg.ack_linger_ms;
+    ack_arm(c, c->l->cfg.ack_linger_ms);
+    return true;
+}
+
+static void linger_end(conn *c) {
+    char msg[160];
+    uint64_t total = jfr_parser_bytes(c->parser);
+    if (c->ack_want >= total)
+        snprintf(msg, sizeof msg, "stream ended");
+    else
+        snprintf(msg, sizeof msg, "stream ended (%llu of %llu bytes handed on when the ack "
+                 "wait ended)", (unsigned long long)c->ack_want, (unsigned long long)total);
+    conn_end(c, JFR_OK, msg);
+}
+
+static void on_ack_timer(uv_timer_t *t) {
+    conn *c = t->data;
+    if (c->closing)
+        return;
+    if (c->lingering && uv_now(t->loop) >= c->linger_until) {
+        linger_end(c);
+        return;
+    }
+    ack_send(c);
+    if (c->lingering)
+        ack_arm(c, c->linger_until - uv_now(t->loop));
+}
+
+/* The parser finished a chunk: an ack that reaches its end goes at once. */
+static int conn_chunk_end(jfr_parser *p, const jfr_chunk_info *info, void *user) {
+    conn *c = (conn *)user;
+    c->chunk_end = info->offset + (uint64_t)info->size;
+    jfr_chunk_cb app = c->l->app_chunk_end;
+    return app ? app(p, info, user) : JFR_CB_CONTINUE;
+}
+
+/* The hello line's words after "JFRS/1" (the line is checked printable). */
+static bool hello_words(conn *c, const char *w, size_t n) {
+    if (n < 6 || memcmp(w, "JFRS/", 5) != 0 || (n > 6 && w[6] != ' ') || w[5] != '1')
+        return false;
+    for (size_t i = 6; i < n;) {
+        while (i < n && w[i] == ' ')
+            i++;
+        size_t j = i;
+        while (j < n && w[j] != ' ')
+            j++;
+        if (j - i == 3 && memcmp(w + i, "ack", 3) == 0)
+            c->acks = true; /* other words: ignored (a later version's) */
+        i = j;
+    }
+    return true;
+}
+
+static void hello_bad(conn *c, const char *why) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "bad hello line: %s", why);
+    conn_end(c, JFR_BAD_MAGIC, msg);
+}
+
+/* The first bytes of a connection: 'J' starts the hello line, the 'F' of
+ * "FLR" a bare JFR stream. Takes the line's bytes from data, len; false
+ * when nothing is left to feed (more hello to come, or the conn ended). */
+static bool conn_hello(conn *c, const char **data, size_t *len) {
+    if (c->hello_len == 0 && (*data)[0] != 'J') {
+        c->hello_done = true;
+        return true;
+    }
+    const char *nl = memchr(*data, '\n', *len);
+    size_t take = nl ? (size_t)(nl - *data) + 1 : *len;
+    if (c->hello_len + take > sizeof c->hello) {
+        hello_bad(c, "longer than 256 bytes");
+        return false;
+    }
+    memcpy(c->hello + c->hello_len, *data, take);
+    c->hello_len += take;
+    *data += take;
+    *len -= take;
+    if (!nl)
+        return false;
+    size_t n = c->hello_len - 1;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)c->hello[i] < 0x20 || (unsigned char)c->hello[i] > 0x7e) {
+            char why[64];
+            snprintf(why, sizeof why, "byte 0x%02x at %zu is not printable ASCII",
+                     (unsigned char)c->hello[i], i);
+            hello_bad(c, why);
+            return false;
+        }
+    if (!hello_words(c, c->hello, n)) {
+        char why[120];
+        snprintf(why, sizeof why, "'%.*s' (this listener speaks JFRS/1)", (int)(n < 60 ? n : 60),
+                 c->hello);
+        hello_bad(c, why);
+        return false;
+    }
+    c->hello_done = true;
+    if (c->acks) {
+        uv_timer_init(c->tcp.loop, &c->ackt);
+        c->ackt.data = c;
+        c->handles++;
+        c->l->open_handles++;
+    }
+    return *len > 0;
+}
+
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
     conn *c = s->data;
     if (c->closing || c->eof)
@@ -607,19 +816,23 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
         conn_tls_in(c, b->base, (size_t)n);
         return;
     }
+    const char *data = b->base;
+    size_t len = (size_t)n;
+    if (!c->hello_done && !conn_hello(c, &data, &len))
+        return; /* all of it was hello (or a bad one ended the conn) */
     if (c->paused || c->pending.len) { /* a read already in flight when we paused */
-        conn_keep(c, b->base, (size_t)n);
+        conn_keep(c, data, len);
         return;
     }
     /* the usual case: straight from the read buffer, no copy */
     c->running = true;
-    jfr_status st = jfr_parser_feed(c->parser, b->base, (size_t)n);
+    jfr_status st = jfr_parser_feed(c->parser, data, len);
     c->running = false;
     if (st == JFR_PAUSED) {
         size_t used = jfr_parser_consumed(c->parser);
-        if (used > (size_t)n)
-            used = (size_t)n;
-        if (conn_keep(c, b->base + used, (size_t)n - used))
+        if (used > len)
+            used = len;
+        if (conn_keep(c, data + used, len - used))
             conn_pause(c);
     } else if (st != JFR_OK) {
         conn_failed(c, st);
@@ -813,6 +1026,8 @@ jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *
     al = &l->options.allocator;
     l->cfg.options = &l->options;
     l->cfg.callbacks = &l->callbacks;
+    l->app_chunk_end = l->callbacks.on_chunk_end;
+    l->callbacks.on_chunk_end = conn_chunk_end;
     l->max_conns = cfg.max_connections ? cfg.max_connections : JFR_UV_DEFAULT_MAX_CONNECTIONS;
     l->bufcap = cfg.read_buffer ? cfg.read_buffer : LISTEN_READ_BUFFER;
     if (!(l->buf = jfr__alloc(al, l->bufcap)))
@@ -906,7 +1121,10 @@ void jfr_uv_listener_stop(jfr_uv_listener *pl) {
     conn *c = l->conns, *next;
     for (; c; c = next) {
         next = c->next;
-        conn_input_end(c, NULL);
+        if (c->lingering)
+            linger_end(c);
+        else
+            conn_input_end(c, NULL);
     }
     uv_close((uv_handle_t *)&l->tcp, server_closed);
     uv_close((uv_handle_t *)&l->turn, server_closed);
@@ -919,3 +1137,29 @@ jfr_uv_listener *jfr_uv_conn_listener(jfr_uv_conn *c) {
 const char *jfr_uv_conn_peer(const jfr_uv_conn *c) { return c ? ((const conn *)c)->peer : ""; }
 uint64_t jfr_uv_conn_id(const jfr_uv_conn *c) { return c ? ((const conn *)c)->id : 0; }
 uint64_t jfr_uv_conn_bytes(const jfr_uv_conn *c) { return c ? ((const conn *)c)->bytes : 0; }
+
+bool jfr_uv_conn_acks(const jfr_uv_conn *c) { return c && ((const conn *)c)->acks; }
+
+uint64_t jfr_uv_conn_acked(const jfr_uv_conn *c) { return c ? ((const conn *)c)->ack_want : 0; }
+
+void jfr_uv_conn_ack(jfr_uv_conn *pc, uint64_t n) {
+    conn *c = (conn *)pc;
+    if (!c || !c->acks || c->closing)
+        return;
+    uint64_t total = jfr_parser_bytes(c->parser);
+    if (n > total)
+        n = total;
+    if (n <= c->ack_want)
+        return;
+    c->ack_want = n;
+    if (c->lingering && n >= total)
+        linger_end(c); /* the final ack goes out in conn_end */
+    else
+        ack_send(c);
+}
+
+void jfr_uv_conn_end(jfr_uv_conn *pc, jfr_status st, const char *message) {
+    conn *c = (conn *)pc;
+    if (c && !c->closing)
+        conn_end(c, st, message && *message ? message : jfr_status_str(st));
+}

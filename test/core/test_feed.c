@@ -3,7 +3,10 @@
  * event included, must equal the whole-buffer run. The same with events
  * passed over (jfr_parser_skip_events), ordered and in file order: the
  * events left are exactly the expected ones of the full run, the rest of
- * the transcript unchanged. Usage: test_feed FILE... */
+ * the transcript unchanged. jfr_parser_delivered, finished and live, at
+ * several slicings: never past an event being called back (ordered
+ * delivery), only growing, the whole input after finish. Usage: test_feed
+ * FILE... */
 #include "../harness.h"
 
 /* c fed in slices of `feed` bytes (random 1..feed with a seed), pausing at
@@ -51,6 +54,71 @@ static int skipping(const char *path, const uint8_t *buf, size_t len, int *cases
     return fails;
 }
 
+typedef struct dcheck {
+    uint64_t last, bad, events, after_feeds;
+} dcheck;
+
+static int d_event(jfr_parser *p, const jfr_event *e, void *u) {
+    dcheck *d = u;
+    uint64_t n = jfr_parser_delivered(p);
+    if (n > e->offset || n < d->last)
+        d->bad++;
+    d->last = n;
+    d->events++;
+    return JFR_CB_CONTINUE;
+}
+
+static int d_chunk_end(jfr_parser *p, const jfr_chunk_info *c, void *u) {
+    dcheck *d = u;
+    if (jfr_parser_delivered(p) >= c->offset + (uint64_t)c->size)
+        d->bad++; /* the chunk's own callbacks are not done yet */
+    return JFR_CB_CONTINUE;
+}
+
+/* jfr_parser_delivered at slicings 1, 7, 4096 and whole, for buf as it is
+ * and as a live stream: returns the failures. */
+static int delivered(const char *path, const uint8_t *buf, size_t len) {
+    uint8_t *live = as_live(buf, len);
+    int fails = 0;
+    size_t feeds[] = {1, 7, 4096, len};
+    for (int lv = 0; lv < 2; lv++) {
+        const uint8_t *b = lv ? live : buf;
+        if (!b)
+            continue;
+        for (size_t i = 0; i < sizeof feeds / sizeof *feeds; i++) {
+            dcheck d = {0};
+            jfr_options o;
+            jfr_options_init(&o);
+            o.ordered = true;
+            jfr_callbacks cb = {.size = sizeof cb, .on_event = d_event,
+                                .on_chunk_end = d_chunk_end};
+            jfr_parser *p = jfr_parser_new(&o, &cb, &d);
+            for (size_t at = 0; at < len; at += feeds[i]) {
+                size_t n = len - at < feeds[i] ? len - at : feeds[i];
+                if (jfr_parser_feed(p, b + at, n) != JFR_OK)
+                    d.bad++;
+                if (jfr_parser_delivered(p) < d.last || jfr_parser_delivered(p) > at + n)
+                    d.bad++;
+                d.last = jfr_parser_delivered(p);
+            }
+            d.after_feeds = jfr_parser_delivered(p);
+            bool ok = jfr_parser_finish(p) == JFR_OK && jfr_parser_delivered(p) == len &&
+                      !d.bad && d.events > 0 && d.after_feeds > 0;
+            if (!ok) {
+                fprintf(stderr, "%s%s: feed %zu: jfr_parser_delivered: %llu bad, %llu after "
+                        "the feeds, %llu after finish (of %zu)\n", path, lv ? " (live)" : "",
+                        feeds[i], (unsigned long long)d.bad,
+                        (unsigned long long)d.after_feeds,
+                        (unsigned long long)jfr_parser_delivered(p), len);
+                fails++;
+            }
+            jfr_parser_free(p);
+        }
+    }
+    free(live);
+    return fails;
+}
+
 static int replay(const char *path) {
     size_t len;
     uint8_t *buf = read_file(path, &len);
@@ -79,6 +147,7 @@ static int replay(const char *path) {
         free(t.d);
     }
     fails += skipping(path, buf, len, &cases);
+    fails += delivered(path, buf, len);
     size_t events = 0;
     for (size_t k = 0; k + 1 < ref.n; k++)
         if (ref.d[k] == '\n' && ref.d[k + 1] == 'E')

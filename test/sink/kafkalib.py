@@ -76,18 +76,20 @@ def metadata(bootstrap, topic, timeout=20):
 
 
 class Message:
-    __slots__ = ("key", "partition", "offset", "value")
+    __slots__ = ("key", "partition", "offset", "value", "headers")
 
-    def __init__(self, key, partition, offset, value):
+    def __init__(self, key, partition, offset, value, headers=None):
         self.key, self.partition, self.offset, self.value = key, partition, offset, value
+        self.headers = headers
 
 
-def consume(bootstrap, topic, timeout=120, count=None):
+def consume(bootstrap, topic, timeout=120, count=None, headers=False):
     """Everything in TOPIC from the beginning, read by kcat (-e: stop at the
     end of every partition), or the first COUNT messages (waiting for them,
-    up to timeout): [Message]."""
-    args = ["kcat", "-C", "-q", "-b", bootstrap, "-t", topic, "-o", "beginning",
-            "-f", "%k\\t%p\\t%o\\t%S\\t%s\\n"]
+    up to timeout): [Message]. With headers, each Message's headers as
+    {name: value} (kcat's %h: "name=value,...")."""
+    fmt = "%k\\t%p\\t%o\\t%h\\t%S\\t%s\\n" if headers else "%k\\t%p\\t%o\\t%S\\t%s\\n"
+    args = ["kcat", "-C", "-q", "-b", bootstrap, "-t", topic, "-o", "beginning", "-f", fmt]
     if count:
         args += ["-c", str(count)]  # wait for them (bounded by timeout)
     else:
@@ -102,10 +104,14 @@ def consume(bootstrap, topic, timeout=120, count=None):
     # newline or a tab
     while pos < len(data):
         parts = []
-        for _ in range(4):
+        for _ in range(5 if headers else 4):
             t = data.index(b"\t", pos)
             parts.append(data[pos:t])
             pos = t + 1
+        hdrs = None
+        if headers:
+            h = parts.pop(3).decode("utf-8", "replace")
+            hdrs = dict(kv.split("=", 1) for kv in h.split(",") if "=" in kv)
         size = int(parts[3])
         value = data[pos:pos + size]
         pos += size
@@ -113,8 +119,26 @@ def consume(bootstrap, topic, timeout=120, count=None):
             raise RuntimeError("kcat output out of step at byte %d" % pos)
         pos += 1
         msgs.append(Message(parts[0].decode("utf-8", "replace"), int(parts[1]), int(parts[2]),
-                            value))
+                            value, hdrs))
     return msgs
+
+
+def summary_events(jfrstream, fixture):
+    """(events in FIXTURE by `jfrstream summary`, {type: count})."""
+    out = subprocess.run([jfrstream, "summary", fixture], capture_output=True, text=True,
+                         timeout=60, check=True).stdout
+    total, rows = 0, False
+    per = {}
+    for line in out.splitlines():
+        if line.startswith("====="):
+            rows = True
+            continue
+        f = line.split()
+        if rows and len(f) == 3 and f[1].isdigit():
+            if f[0] not in ("jdk.Metadata", "jdk.Checkpoint"):
+                total += int(f[1])
+                per[f[0]] = int(f[1])
+    return total, per
 
 
 COUNT_RX = re.compile(r"(\d+) (?:events? )?([a-z][a-z_-]*)")

@@ -8,8 +8,9 @@ then kcat (an independent consumer) reads the topic. Checks:
   - one message per event: as many as `summary` counts events, and as many
     as `listen --json` prints lines for the same bytes;
   - every payload is that `listen --json` line, byte for byte, with
-    ,"source":{labels} before its last brace, in the same order (one key:
-    the source id "HOST:PID:JVM_START", so one partition);
+    ,"source":{labels},"id":"SOURCE/CHUNKSTART/OFFSET" before its last brace,
+    in the same order (one key: the source id "HOST:PID:JVM_START", so one
+    partition), every id distinct;
   - the labels: pid 14951, the main class, the --label given;
   - --kafka-topic 'jfr-{type}' with --events: the selected types only, each
     in its own topic, with its count;
@@ -30,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from kafkalib import summary_events  # noqa: E402
 
 SKIP = 77
 NAME = "sink-kafka-basic"
@@ -199,23 +202,6 @@ def same(a, b):
     return a == b
 
 
-def summary_events(jfrstream, fixture):
-    out = subprocess.run([jfrstream, "summary", fixture], capture_output=True, text=True,
-                         timeout=60, check=True).stdout
-    total, rows = 0, False
-    per = {}
-    for line in out.splitlines():
-        if line.startswith("====="):
-            rows = True
-            continue
-        f = line.split()
-        if rows and len(f) == 3 and f[1].isdigit():
-            if f[0] not in ("jdk.Metadata", "jdk.Checkpoint"):
-                total += int(f[1])
-                per[f[0]] = int(f[1])
-    return total, per
-
-
 def main():
     if len(sys.argv) != 4:
         print("usage: sink_kafka_basic.py JFRSTREAM MOCK_KAFKA FIXTURE", file=sys.stderr)
@@ -260,17 +246,28 @@ def main():
           "one source: want one key and one partition, got keys %s partitions %s" % (keys, parts))
     key = keys.pop()
     check(key.startswith("127.0.0.1:%s:" % PID), "key %r is not HOST:PID:JVM_START" % key)
+    ids = set()
     for i, (_, _, payload) in enumerate(msgs):
         line = ref[i]
         head = line[:-1] + ',"source":'
         check(payload.startswith(head) and payload.endswith("}"),
               "message %d is not listen --json line %d plus \"source\":\n  %s\n  %s"
               % (i, i, payload[:300], line[:300]))
-        labels = json.loads(payload)["source"]
-        check(json.loads(payload[len(head):-1]) == labels, "message %d: bad labels" % i)
+        obj = json.loads(payload)
+        labels = obj["source"]
+        # the last member: "id", SOURCE/CHUNKSTART/OFFSET
+        cut = payload.rfind(',"id":')
+        check(list(obj)[-2:] == ["source", "id"] and cut > len(head),
+              "message %d: \"id\" is not the member after \"source\"" % i)
+        check(json.loads(payload[len(head):cut]) == labels, "message %d: bad labels" % i)
+        src, cs, off = obj["id"].rsplit("/", 2)
+        check(src == key and cs.isdigit() and off.isdigit() and int(off) >= 68,
+              "message %d: id %r is not %s/CHUNKSTART/OFFSET" % (i, obj["id"], key))
+        ids.add(obj["id"])
         check(labels.get("pid") == PID and labels.get("main_class") == MAIN
               and labels.get("team") == "blue" and labels.get("source") == key,
               "message %d: labels %s" % (i, labels))
+    check(len(ids) == total, "%d distinct ids for %d events" % (len(ids), total))
     print("json: %d messages = the listen --json lines in order, key %s, labels pid=%s "
           "main_class=%s team=blue" % (len(msgs), key, PID, MAIN), flush=True)
 

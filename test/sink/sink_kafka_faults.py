@@ -92,7 +92,8 @@ def check_messages(msgs, last, pid, main_class, labels, fails):
         except ValueError:
             bad.append("not JSON at partition %d offset %d" % (m.partition, m.offset))
             continue
-        if not isinstance(v, dict) or set(v) != {"type", "values", "source"}:
+        if not isinstance(v, dict) or list(v) != ["type", "values", "source", "id"] or \
+                not v["id"].startswith(m.key + "/"):
             bad.append("keys %s at partition %d offset %d" % (
                 sorted(v) if isinstance(v, dict) else type(v).__name__, m.partition, m.offset))
             continue

@@ -376,6 +376,14 @@ static void nulls_kafka(void) {
     jfrs_kafka_src_end(NULL);
     CHECK(STATS_OF_NULL(jfrs_kafka_src_stats, st)->produced == 0);
     jfrs_kafka_src_free(NULL);
+    jfrs_kafka_src_mark(NULL, 1);
+    uint64_t dpos = 7;
+    CHECK(jfrs_kafka_src_delivered(NULL, &dpos) == JFR_OK && dpos == 0);
+    jfrs_fanout_src_mark(NULL, 1);
+    const char *dwhy = "x";
+    dpos = 7;
+    CHECK(jfrs_fanout_src_delivered(NULL, &dpos, &dwhy) == JFR_INVALID_ARG && dpos == 0 &&
+          dwhy == NULL);
     if (!jfrs_kafka_available())
         return;
     static const char *const mock[] = {"test.mock.num.brokers=1"};

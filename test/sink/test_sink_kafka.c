@@ -9,6 +9,11 @@
  *   - hold-back: the synthetic recording has no jdk.JVMInformation: its
  *     events are held until hold_events is reached, then released in order;
  *     at the end the rest is released by jfrs_kafka_src_end;
+ *   - delivered positions (per-type topics: reports out of order): what
+ *     is marked is delivered only after the reports, a second sender of the
+ *     same source id and bytes produces nothing (every event a duplicate)
+ *     and has it all delivered at once; a message refused (over
+ *     message.max.bytes) stops the position and makes it JFR_IO;
  *   - a bad option: JFR_INVALID_ARG with librdkafka's message.
  * Without librdkafka: jfrs_kafka_new is JFR_UNSUPPORTED with a message.
  */
@@ -25,6 +30,7 @@ typedef struct run {
     jfrs_kafka_src *ks;
     uint64_t events, pauses, held_max;
     uint64_t hold_events; /* checked: held never exceeds it */
+    bool refusals;        /* JFR_IO expected (messages too large) */
 } run;
 
 static int on_begin(jfr_parser *p, const jfr_chunk_info *c, void *u) {
@@ -44,7 +50,7 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *u) {
     run *r = u;
     r->events++;
     jfr_status st = jfrs_kafka_src_event(r->ks, e);
-    CHECK(st == JFR_OK || st == JFR_PAUSED);
+    CHECK(st == JFR_OK || st == JFR_PAUSED || (r->refusals && st == JFR_IO));
     jfrs_kafka_stats s;
     jfrs_kafka_src_stats(r->ks, &s);
     if (s.held > r->held_max)
@@ -55,6 +61,20 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *u) {
         return JFR_CB_PAUSE;
     }
     return JFR_CB_CONTINUE;
+}
+
+/* Poll until `ks` has everything through `pos` delivered (20 s at most). */
+static jfr_status wait_delivered(jfrs_kafka *k, jfrs_kafka_src *ks, uint64_t pos,
+                                 uint64_t *got) {
+    struct timespec ms = {0, 1000000};
+    jfr_status st = JFR_OK;
+    for (int i = 0; i < 20000; i++) {
+        jfrs_kafka_poll(k);
+        if ((st = jfrs_kafka_src_delivered(ks, got)) != JFR_OK || *got >= pos)
+            return st;
+        nanosleep(&ms, NULL);
+    }
+    return st;
 }
 
 static void wait_room(run *r) {
@@ -91,6 +111,8 @@ static uint64_t send_all(run *r, jfrs_source *src, const uint8_t *data, size_t l
     while ((st = jfr_parser_finish(p)) == JFR_PAUSED)
         wait_room(r);
     CHECK(st == JFR_OK);
+    CHECK(jfr_parser_delivered(p) == len);
+    jfrs_kafka_src_mark(r->ks, jfr_parser_delivered(p));
     jfr_parser_free(p);
     jfrs_kafka_src_end(r->ks);
     return r->events;
@@ -178,6 +200,59 @@ int main(int argc, char **argv) {
            (unsigned long long)s.delivered);
     CHECK(n == 27 && h.held_max == 10 && s.delivered == n && s.held == 0 && s.failed == 0);
     jfrs_kafka_free(h.k);
+    jfrs_source_free(src);
+
+    /* delivered positions and duplicates: per-type topics, 100 ms batches */
+    static const char *const batched[] = {"test.mock.num.brokers=3", "linger.ms=100"};
+    run d = {0};
+    d.k = producer(batched, 2, 0, "d-{type}");
+    src = jfrs_source_new("peer", "127.0.0.1:40001", NULL);
+    n = send_all(&d, src, data, len);
+    uint64_t pos = 0;
+    jfr_status dst = jfrs_kafka_src_delivered(d.ks, &pos);
+    uint64_t before = pos;
+    CHECK(dst == JFR_OK && pos < len); /* in flight: not delivered yet */
+    dst = wait_delivered(d.k, d.ks, len, &pos);
+    jfrs_kafka_src_stats(d.ks, &s);
+    printf("delivered: %llu events, position %llu right after the marks, %llu after the "
+           "reports (of %zu), %llu produced\n", (unsigned long long)n,
+           (unsigned long long)before, (unsigned long long)pos, len,
+           (unsigned long long)s.produced);
+    CHECK(dst == JFR_OK && pos == len && s.produced == n && s.delivered == n);
+    jfrs_kafka_src_free(d.ks);
+    jfrs_source *src2 = jfrs_source_new("peer", "127.0.0.1:40002", NULL);
+    d.events = 0;
+    n = send_all(&d, src2, data, len); /* the same JVM again, from another port */
+    dst = jfrs_kafka_src_delivered(d.ks, &pos);
+    jfrs_kafka_src_stats(d.ks, &s);
+    printf("resent: %llu events, %llu produced, %llu duplicates, position %llu at once\n",
+           (unsigned long long)n, (unsigned long long)s.produced,
+           (unsigned long long)s.duplicates, (unsigned long long)pos);
+    CHECK(dst == JFR_OK && pos == len && s.produced == 0 && s.duplicates == n);
+    jfrs_kafka_src_free(d.ks);
+    CHECK(jfrs_kafka_flush(d.k, 20000) == JFR_OK);
+    jfrs_kafka_stats_get(d.k, &s);
+    CHECK(s.duplicates == n && s.delivered == n);
+    jfrs_kafka_free(d.k);
+    jfrs_source_free(src);
+    jfrs_source_free(src2);
+
+    /* a message refused for good: the position stops, JFR_IO */
+    static const char *const small[] = {"test.mock.num.brokers=1", "message.max.bytes=1000"};
+    run f = {0};
+    f.refusals = true;
+    f.k = producer(small, 2, 0, NULL);
+    src = jfrs_source_new("peer", "127.0.0.1:40003", NULL);
+    n = send_all(&f, src, data, len);
+    dst = wait_delivered(f.k, f.ks, len, &pos);
+    jfrs_kafka_src_stats(f.ks, &s);
+    printf("refused: %llu events, %llu failed (%s), position %llu: %s\n",
+           (unsigned long long)n, (unsigned long long)s.failed, s.last_error,
+           (unsigned long long)pos, jfr_status_name(dst));
+    CHECK(s.failed > 0 && dst == JFR_IO && pos < len);
+    jfrs_kafka_src_free(f.ks);
+    jfrs_kafka_flush(f.k, 20000);
+    jfrs_kafka_free(f.k);
     jfrs_source_free(src);
 
     free(data);

@@ -910,6 +910,9 @@ static void test_sized(void) {
     CHECK(jfr_uv_tail_parser(NULL) == NULL && strcmp(jfr_uv_tail_file(NULL), "") == 0);
     jfr_uv_listener_stop(NULL);
     jfr_uv_conn_stop(NULL);
+    jfr_uv_conn_end(NULL, JFR_IO, "x");
+    jfr_uv_conn_ack(NULL, 1);
+    CHECK(!jfr_uv_conn_acks(NULL) && jfr_uv_conn_acked(NULL) == 0);
     jfr_uv_conn_resume(NULL);
     jfr_uv_tail_stop(NULL);
     jfr_uv_tail_resume(NULL);

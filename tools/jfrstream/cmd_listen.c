@@ -7,6 +7,11 @@
  * limits (jfr_uv_listener_config; defaults and reasons in jfrstream_uv.h);
  * --tls-cert, --tls-key, --tls-client-ca and --tls-allow its TLS
  * (jfr_uv_tls_config).
+ * A peer that asks for acks (doc/protocol.md) gets "ACK N" for what was
+ * handed on: every ACK_TICK_MS each connection's parsed position
+ * (jfr_parser_delivered) is marked on its outputs, and what they handed
+ * on (with --kafka: what the delivery reports confirmed) is acknowledged
+ * (jfr_uv_conn_ack); a Kafka message lost for good ends that connection.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -29,10 +34,17 @@
 
 #define DEFAULT_HOST "127.0.0.1"
 #define DEFAULT_PORT 7091
+#define ACK_TICK_MS 20 /* positions to acks (the listener sends <= 1 per 50 ms) */
+/* A clean end waits this long for its last ack; with --kafka the stop's
+ * budget, for the delivery reports. */
+#define ACK_LINGER_MS 2000
 
 typedef struct listen_ctx {
     live_app app; /* first: live_app* <-> listen_ctx* */
     jfr_uv_listener *l;
+    uv_timer_t ack_timer;
+    bool ack_timer_on;
+    live_src *acking;     /* every connection's source (ack_next) */
     bool once;
     unsigned max_conns;
     uint64_t max_bytes, idle_ms;
@@ -82,6 +94,42 @@ static void raise_fd_limit(unsigned conns) {
     }
 }
 
+static void ack_unlink(listen_ctx *x, live_src *s) {
+    if (s->ack_prev)
+        s->ack_prev->ack_next = s->ack_next;
+    else if (x->acking == s)
+        x->acking = s->ack_next;
+    if (s->ack_next)
+        s->ack_next->ack_prev = s->ack_prev;
+    s->ack_next = s->ack_prev = NULL;
+}
+
+/* Each connection that asked for acks: its parsed position to its outputs,
+ * what they handed on to the peer; a lost Kafka message ends it. */
+static void on_ack_tick(uv_timer_t *t) {
+    listen_ctx *x = t->data;
+    bool stopping = x->app.stopping;
+    for (live_src *s = x->acking, *next; s && x->app.stopping == stopping; s = next) {
+        /* s may end below; a stop it starts (--once) ends the others too */
+        next = s->ack_next;
+        jfr_uv_conn *c = s->conn;
+        if (!jfr_uv_conn_acks(c))
+            continue;
+        jfrs_fanout_src_mark(s->fs, jfr_parser_delivered(jfr_uv_conn_parser(c)));
+        uint64_t n = 0;
+        const char *why = NULL;
+        if (jfrs_fanout_src_delivered(s->fs, &n, &why) != JFR_OK) {
+            char msg[400];
+            snprintf(msg, sizeof msg, "kafka: delivery failed (%s): acknowledged %llu bytes, "
+                     "the sender resends the rest", why ? why : "?", (unsigned long long)n);
+            jfr_uv_conn_ack(c, n);
+            jfr_uv_conn_end(c, JFR_IO, msg);
+            continue;
+        }
+        jfr_uv_conn_ack(c, n);
+    }
+}
+
 static void on_conn_start(jfr_uv_conn *c, void *user) {
     listen_ctx *x = user;
     live_src *s = live_src_new(&x->app, jfr_uv_conn_peer(c), "peer");
@@ -93,6 +141,10 @@ static void on_conn_start(jfr_uv_conn *c, void *user) {
     }
     c->data = s;
     s->conn = c; /* --kafka resumes it */
+    s->ack_next = x->acking;
+    if (x->acking)
+        x->acking->ack_prev = s;
+    x->acking = s;
     jfr_status st = live_src_subscribe(s, jfr_uv_conn_parser(c));
     if (st) {
         live_src_msg(s, "%s", jfr_status_str(st));
@@ -117,6 +169,7 @@ static void on_conn_end(jfr_uv_conn *c, jfr_status st, const char *message, void
         return;
     }
     c->data = NULL;
+    ack_unlink(x, s);
     /* the message starts with "<peer>: ", which live_src_end adds again */
     const char *peer = jfr_uv_conn_peer(c);
     size_t n = strlen(peer);
@@ -133,6 +186,10 @@ static void on_end(jfr_uv_listener *l, void *user) {
     (void)l;
     listen_ctx *x = user;
     x->l = NULL;
+    if (x->ack_timer_on) {
+        x->ack_timer_on = false;
+        uv_close((uv_handle_t *)&x->ack_timer, NULL);
+    }
     live_finish(&x->app);
 }
 
@@ -298,6 +355,7 @@ int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
     char errmsg[600];
     cfg.error = errmsg;
     cfg.error_size = sizeof errmsg;
+    cfg.ack_linger_ms = x.app.kafka ? LIVE_KAFKA_FLUSH_MS : ACK_LINGER_MS;
     raise_fd_limit(x.max_conns ? x.max_conns : JFR_UV_DEFAULT_MAX_CONNECTIONS);
     int err = 0;
     jfr_status st = jfr_uv_listener_start(&loop, &cfg, &x.l, &err);
@@ -319,6 +377,11 @@ int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
         snprintf(x.app.where, sizeof x.app.where, "%s", where);
         cli_error("listening on %s%s", where,
                   !x.tls_cert ? "" : x.tls_ca ? " (TLS, client certificates required)" : " (TLS)");
+        uv_timer_init(&loop, &x.ack_timer);
+        x.ack_timer.data = &x;
+        uv_timer_start(&x.ack_timer, on_ack_tick, ACK_TICK_MS, ACK_TICK_MS);
+        uv_unref((uv_handle_t *)&x.ack_timer); /* the listener keeps the loop */
+        x.ack_timer_on = true;
     }
     uv_run(&loop, UV_RUN_DEFAULT);
     rc = live_report(&x.app);

@@ -91,6 +91,8 @@ typedef struct live_src {
     /* listen's connection or the tail (jfr_uv_conn*, jfr_uv_tail*): resumed
      * when a source paused for a full Kafka queue has room again */
     void *conn, *tail;
+    /* listen: its place on the list of connections acks are reported for */
+    struct live_src *ack_next, *ack_prev;
 } live_src;
 
 struct live_app {

@@ -106,15 +106,18 @@ static void on_source_done(void *user, const char *id, const char *origin,
                            const jfrs_kafka_stats *st) {
     live_app *app = user;
     uint64_t lost = undelivered(st);
-    char err[320] = "";
+    char err[320] = "", dups[64] = "";
     if (st->failed && st->last_error[0])
         snprintf(err, sizeof err, " (last error: %s)", st->last_error);
+    if (st->duplicates)
+        snprintf(dups, sizeof dups, ", %llu %s before", (unsigned long long)st->duplicates,
+                 cli_noun(st->duplicates, "duplicate delivered", "duplicates delivered"));
     /* "SOURCE: kafka: ..." as the other per-source lines */
-    live_msg("%s: kafka: %llu %s produced, %llu delivered, %llu failed, %llu undelivered%s%s%s",
+    live_msg("%s: kafka: %llu %s produced, %llu delivered, %llu failed, %llu undelivered%s%s%s%s",
              origin && *origin ? origin : id, (unsigned long long)st->produced,
              cli_noun(st->produced, "event", "events"),
              (unsigned long long)st->delivered, (unsigned long long)st->failed,
-             (unsigned long long)lost, *id ? ", key " : "", id, err);
+             (unsigned long long)lost, dups, *id ? ", key " : "", id, err);
     if (st->failed || lost)
         app->failed = true;
 }
@@ -299,10 +302,14 @@ void live_kafka_finish(live_app *app) {
     else if (st.paused) /* back-pressure happened: say how often */
         snprintf(extra, sizeof extra, "; inputs paused %llu %s for a full queue",
                  (unsigned long long)st.paused, cli_noun(st.paused, "time", "times"));
-    live_msg("kafka: %llu %s produced, %llu delivered, %llu failed, %llu undelivered%s",
+    char dups[64] = "";
+    if (st.duplicates)
+        snprintf(dups, sizeof dups, ", %llu %s before", (unsigned long long)st.duplicates,
+                 cli_noun(st.duplicates, "duplicate delivered", "duplicates delivered"));
+    live_msg("kafka: %llu %s produced, %llu delivered, %llu failed, %llu undelivered%s%s",
              (unsigned long long)st.produced, cli_noun(st.produced, "event", "events"),
              (unsigned long long)st.delivered,
-             (unsigned long long)st.failed, (unsigned long long)lost, extra);
+             (unsigned long long)st.failed, (unsigned long long)lost, dups, extra);
     if (st.failed && st.last_error[0])
         live_msg("kafka: last error: %s", st.last_error);
     if (st.failed || lost)

@@ -106,6 +106,8 @@ static void on_render(jfrs_metrics *m, void *user) {
                          "outcome=\"failed\"", (double)ks.failed);
         jfrs_metrics_set(m, "jfrstream_sink_kafka_messages_total", "counter", h,
                          "outcome=\"dropped\"", (double)ks.dropped);
+        jfrs_metrics_set(m, "jfrstream_sink_kafka_messages_total", "counter", h,
+                         "outcome=\"duplicate\"", (double)ks.duplicates);
         jfrs_metrics_set(m, "jfrstream_sink_kafka_in_flight", "gauge",
                          "Kafka messages waiting: in flight, pending or held back", NULL,
                          (double)(ks.in_flight + ks.pending + ks.held));
