@@ -3,7 +3,7 @@
 through mutual TLS into `jfrstream listen --kafka` (librdkafka's mock cluster,
 kcat reading back), with acknowledged delivery, while a part fails.
 
-    test/sink/sink_fleet.py JFRSTREAM AGENT_JAR MOCK_KAFKA --mode kill|cut|kafka-down
+    test/sink/sink_fleet.py JFRSTREAM AGENT_JAR MOCK_KAFKA --mode kill|cut|kafka-down|refused
                             [--jdk MAJOR] [--work DIR] [--seed N]
 
 SeqWorkload (test/live/SeqWorkload.java) emits jfrstream.Seq (a running number)
@@ -21,7 +21,10 @@ jfrstream.Seq`. At a random moment (--seed; printed) of the emission:
               the relay);
   kafka-down  every broker goes down for 8 s, longer than the producer queue
               (queue.buffering.max.messages=100) lasts: the listener stops
-              reading, the agent keeps what is not acknowledged.
+              reading, the agent keeps what is not acknowledged;
+  refused     the listener allows no client (--tls-allow nobody): the
+              application's exit status, result and exit time are as usual,
+              every attempt is refused on listen's stderr, nothing reaches Kafka.
 
 Then, once the JVM has exited and the listener was stopped (SIGTERM: it
 flushes), kcat reads the whole topic and:
@@ -168,13 +171,52 @@ def check_topic(fails, msgs, last):
     return copies - len(by_seq)
 
 
+def refused(w, wout, werr, lp, lerr, mock):
+    """The listener refuses the agent's certificate (--tls-allow nobody) all
+    along: the application runs and exits as usual, within the agent's bound;
+    the listener counts every attempt as refused and forwards nothing."""
+    fails = []
+    t0 = time.monotonic()
+    rc = L.wait(w, 120, "SeqWorkload")
+    took = time.monotonic() - t0
+    wout.join()
+    werr.join()
+    last = wout.wait_for(r"^last=(-?\d+)", 1)
+    count = wout.wait_for(r"^count=(\d+)", 1)
+    if rc != 0 or not last or not count or int(count.group(1)) != RATE * SECONDS:
+        fails.append("SeqWorkload exit %s, %s, %s" % (rc, last and last.group(0),
+                                                      count and count.group(0)))
+    if took > SECONDS + 8:
+        fails.append("the JVM took %.1f s from its first event to its exit" % took)
+    lp.send_signal(signal.SIGTERM)
+    L.wait(lp, 30, "listen")
+    lerr.join()
+    for l in [l for _, l in werr.lines if l.startswith("jfrstream-agent: ")][:4]:
+        L.log("  " + l)
+    ref = [l for _, l in lerr.lines if "refused: subject CN=app not allowed" in l]
+    other = [l for _, l in werr.lines if not l.startswith("jfrstream-agent: ")
+             and not l.startswith("Picked up")]
+    L.log("  refused: JVM exit %s after %.1f s, %s; %d refusals on listen's stderr; "
+          "%d foreign stderr lines" % (rc, took, count and count.group(0), len(ref), len(other)))
+    if not ref:
+        fails.append("listen reported no refusal naming the subject")
+    if not any("may refuse this client certificate" in l for _, l in werr.lines):
+        fails.append("the agent's log does not point at a refused certificate")
+    if other:
+        fails.append("stderr lines not from the agent: %r" % other[:3])
+    msgs = K.consume(mock.bootstrap, TOPIC, timeout=60, headers=True)
+    if msgs:
+        fails.append("%d messages in the topic from a refused sender" % len(msgs))
+    return fails
+
+
 def run(a, java, mock, ca, srv, cli):
     fails = []
     rnd = random.Random(a.seed)
     port = L.free_port()
-    lp, lerr, ok = listener(a, port, ca, srv, mock,
-                            ["--kafka-option", "queue.buffering.max.messages=100"]
-                            if a.mode == "kafka-down" else [])
+    extra = {"kafka-down": ["--kafka-option", "queue.buffering.max.messages=100"],
+             "refused": ["--tls-allow", "nobody"]}.get(a.mode, [])
+    lp, lerr, ok = listener(a, port, ca, srv, mock, extra)
     if not ok:
         return ["listen did not start: " + lerr.text()[-600:]]
     target = port
@@ -189,6 +231,8 @@ def run(a, java, mock, ca, srv, cli):
                                    jvm_opts=["-javaagent:%s=%s" % (a.agent, opts)])
     if not wout.wait_for(r"^start=", 90):
         return ["SeqWorkload did not start emitting: " + werr.text()[-600:]]
+    if a.mode == "refused":
+        return fails + refused(w, wout, werr, lp, lerr, mock)
     at = rnd.uniform(2.0, SECONDS - 4.0)
     time.sleep(at)
     if a.mode == "kill":
@@ -255,7 +299,7 @@ def main():
     ap.add_argument("jfrstream")
     ap.add_argument("agent")
     ap.add_argument("mock")
-    ap.add_argument("--mode", choices=["kill", "cut", "kafka-down"], required=True)
+    ap.add_argument("--mode", choices=["kill", "cut", "kafka-down", "refused"], required=True)
     ap.add_argument("--jdk", type=int, default=0)
     ap.add_argument("--work")
     ap.add_argument("--seed", type=int, default=int(time.time()) % 100000)

@@ -1289,7 +1289,8 @@ public final class JfrPump {
                 }
             } catch (IOException e) {
                 close(c);
-                failed(now, "connection to " + o.where() + " lost while resending (" + describe(e) + ")");
+                failed(now, "connection to " + o.where() + " lost while resending (" + describe(e) + ")"
+                        + refusedHint(c));
                 return false;
             }
             resent += again;
@@ -1331,12 +1332,21 @@ public final class JfrPump {
             return kept.isEmpty() ? "" : "; keeping " + keptBytes + " bytes of " + kept.size() + " chunks";
         }
 
+        /** With TLS 1.3 a listener checks the client certificate after our handshake has
+         * ended, so its refusal shows here only as a connection closed before any ack. */
+        String refusedHint(Conn c) {
+            return tlsf != null && o.ack && c.acked < 0
+                    ? "; closed before any acknowledgement: the listener may refuse this client"
+                      + " certificate (its log says 'refused: ...')"
+                    : "";
+        }
+
         void lose(Conn c, String why) {
             close(c);
             conn = null;
             long now = System.nanoTime();
             failures = 0;
-            failed(now, "connection to " + o.where() + " lost (" + why + ")");
+            failed(now, "connection to " + o.where() + " lost (" + why + ")" + refusedHint(c));
             if (cur == null && tr != null && !tr.atBoundary()) {
                 skipping = true;
                 rotate();
