@@ -18,7 +18,10 @@ Prometheus's 9090; `localhost:9092` becomes librdkafka's mock cluster
   2. the live JVM block (sh): a JVM, tools/jfr-pump, `listen --once --summary`;
   3. the fleet block (sh): Kafka (read back by the block's kcat), Pyroscope
      (the receiver's 200s), Prometheus (its query API), the metrics endpoint;
-  4. the library: the C block written as top.c, built and run by the next sh
+  4. the TLS block (sh): certificates made by openssl, `listen --once --summary`
+     with mutual TLS, a JVM with the build's jfrstream-agent.jar connecting
+     with its client certificate;
+  5. the library: the C block written as top.c, built and run by the next sh
      block against the build's uninstalled pkg-config files; one line per
      jdk.ExecutionSample of the fixture.
 
@@ -226,6 +229,30 @@ def fleet_block(script, work, env, jfrstream, mock):
     ran.append("fleet")
 
 
+def secure_block(script, work, env, jfrstream, build):
+    """The fleet's secure path: certificates by openssl, listen with mutual TLS
+    (--once --summary), a JVM with the build's agent jar connecting with them."""
+    jar = os.path.join(build, "tools", "jfrstream-agent", "jfrstream-agent.jar")
+    h = subprocess.run([jfrstream, "listen", "--help"], capture_output=True, text=True)
+    for what, why in (("java", java_ok()),
+                      ("openssl", None if shutil.which("openssl") else "no openssl command"),
+                      ("agent", None if os.path.exists(jar) else "no jfrstream-agent.jar (-Dagent)"),
+                      ("TLS", None if "--tls-cert" in h.stdout else "listen built without TLS (-Dtls)")):
+        if why:
+            skips.append("mutual TLS with the agent: " + why)
+            return
+    script = script.replace("/usr/local/share/jfrstream/jfrstream-agent.jar", jar)
+    check(jar in script, "the TLS block names the installed agent jar")
+    rc, out, err = run_block("mutual TLS with the agent", script, work, env, 180)
+    check(rc is not None and "listen: exit 0" in out,
+          "the TLS block runs (listen --once exits 0)")
+    check("Event Type" in out and "jdk.GarbageCollection" in out,
+          "listen --summary printed the events the agent sent through mutual TLS")
+    check("TLS" in err and "client certificates required" in err,
+          "listen said it requires client certificates")
+    ran.append("mutual TLS")
+
+
 def library_blocks(c_src, script, work, env, build, jfrstream):
     if not shutil.which("cc"):
         skips.append("library: no cc")
@@ -276,8 +303,8 @@ def main():
     blocks = tour_blocks(os.path.join(src, "README.md"))
     sh = [b for info, b in blocks if info == "sh"]
     cs = [b for info, b in blocks if info == "c"]
-    check(len(sh) >= 4 and len(cs) == 1,
-          "README's tour: %d sh blocks and %d C block (file, live, fleet, library)"
+    check(len(sh) >= 5 and len(cs) == 1,
+          "README's tour: %d sh blocks and %d C block (file, live, fleet, TLS, library)"
           % (len(sh), len(cs)))
     if fails:
         return 1
@@ -303,7 +330,8 @@ def main():
         file_block(sh[0], work, env, jfrstream)
         live_block(ported(sh[1]), work, env)
         fleet_block(ported(sh[2]), work, env, jfrstream, mock)
-        library_blocks(cs[0], sh[3], work, env, build, jfrstream)
+        secure_block(ported(sh[3]), work, env, jfrstream, build)
+        library_blocks(cs[0], sh[4], work, env, build, jfrstream)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for s in skips:
