@@ -15,6 +15,7 @@
 #include "profile_out.h"
 #include "summary.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,7 +107,11 @@ JFRC_API void jfrc_out_free(jfrc_out *o) {
 JFRC_API jfr_status jfrc_out_flush(jfrc_out *o) {
     if (!o)
         return JFR_OK;
-    return ob_flush(o) && !o->failed ? JFR_OK : JFR_IO;
+    if (ob_flush(o) && !o->failed)
+        return JFR_OK;
+    if (o->err) /* the header promises the write's errno, whatever ran since */
+        errno = o->err;
+    return JFR_IO;
 }
 
 JFRC_API bool jfrc_out_failed(const jfrc_out *o) { return o->failed; }

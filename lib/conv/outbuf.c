@@ -17,6 +17,7 @@ bool ob_init(outbuf *o, int fd, size_t cap, const jfr_allocator *a) {
     o->cap = o->buf ? cap : 0;
     o->fd = fd;
     o->failed = false;
+    o->err = 0;
     o->before_write = NULL;
     o->before_user = NULL;
     o->write_fn = NULL;
@@ -48,6 +49,7 @@ static void ob_send(outbuf *o, const char *s, size_t n) {
             if (errno == EINTR)
                 continue;
             o->failed = true;
+            o->err = errno;
             return;
         }
         s += k;
@@ -69,6 +71,7 @@ bool ob_flush(outbuf *o) {
             if (errno == EINTR)
                 continue;
             o->failed = true;
+            o->err = errno;
             break;
         }
         off += (size_t)n;

@@ -21,6 +21,7 @@ typedef struct jfrc_out { /* jfrc_out of jfrstream_conv.h */
     size_t cap;
     int fd;
     bool failed; /* a write error happened (EPIPE, ENOSPC, ...) */
+    int err;     /* the failed write(2)'s errno (0: not a write of ours) */
     void (*before_write)(void *user); /* if set, called before each write */
     void *before_user;
     /* if set, where the bytes go instead of fd: 0 ok, else failed */

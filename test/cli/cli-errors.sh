@@ -128,6 +128,22 @@ jfrstream: ${cmd##* }: not written, as the command failed" ;; esac
     }
 done
 
+# a full disk: the write's own reason (the errno of write(2), not of whatever
+# ran after it), exit 1
+if [ -w /dev/full ]; then
+    for cmd in summary "print --json" metadata collapsed; do
+        rc=0
+        # shellcheck disable=SC2086  # the command with its options: split on purpose
+        "${bin[@]}" $cmd "$file" >/dev/full 2>"$tmp/err" || rc=$?
+        if [ "$rc" != 1 ] || [ "$(cat "$tmp/err")" != "jfrstream: write error: No space left on device" ]; then
+            echo "FAIL: $cmd >/dev/full: exit $rc, stderr '$(head -c 300 "$tmp/err")'"
+            fails=$((fails + 1))
+        else
+            echo "ok: $cmd >/dev/full: exit 1, 'write error: No space left on device'"
+        fi
+    done
+fi
+
 # -o OUT: written whole or not at all. A failed command leaves no file (and
 # no temporary one beside it) and an older OUT as it was; SIGTERM and SIGINT
 # remove the temporary file

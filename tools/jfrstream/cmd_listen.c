@@ -27,6 +27,7 @@
 #include "jfrstream_uv.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,6 +358,11 @@ int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
     cfg.error_size = sizeof errmsg;
     cfg.ack_linger_ms = x.app.kafka ? LIVE_KAFKA_FLUSH_MS : ACK_LINGER_MS;
     raise_fd_limit(x.max_conns ? x.max_conns : JFR_UV_DEFAULT_MAX_CONNECTIONS);
+    /* The listener writes to peers (TLS handshakes, acks): what libuv queues
+     * for a peer that then resets must not kill every other JVM's stream
+     * with SIGPIPE (jfrstream_uv.h). A closed stdout then shows as a write
+     * error, which stops listen cleanly (Kafka flushed). */
+    signal(SIGPIPE, SIG_IGN);
     int err = 0;
     jfr_status st = jfr_uv_listener_start(&loop, &cfg, &x.l, &err);
     if (st != JFR_OK && !err && errmsg[0]) { /* TLS: the file and OpenSSL's reason */

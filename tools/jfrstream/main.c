@@ -72,8 +72,10 @@ int main(int argc, char **argv) {
     } else {
         return cli_usage_error("unknown command '%s'", cmd);
     }
+    bool told = rc != CLI_EXIT_OK && jfrc_out_failed(cli_out); /* the command said so */
     if (jfrc_out_flush(cli_out) != JFR_OK) {
-        fprintf(stderr, CLI_NAME ": write error: %s\n", strerror(errno));
+        if (!told)
+            fprintf(stderr, CLI_NAME ": write error: %s\n", strerror(errno));
         rc = CLI_EXIT_ERROR;
     }
     jfrc_out_free(cli_out);
