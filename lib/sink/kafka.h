@@ -149,6 +149,8 @@ struct jfrs_kafka_src {
     jfrc_out *msg;      /* the message */
     jfrc_out *res;      /* OTLP: the resource part, of label generation resgen */
     uint64_t resgen;
+    jfrc_out *idkey;    /* JSON: the source id as a JSON string, of generation idkeygen */
+    uint64_t idkeygen;
     bool holding;       /* not identified, not released yet */
     kqueue hold;
     rd_kafka_topic_t **rkt_by_type; /* per type index (per-type topics) */
