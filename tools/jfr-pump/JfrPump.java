@@ -371,6 +371,185 @@ public final class JfrPump {
         return targetGone;
     }
 
+    /** The chunk file that was deleted under the stream (JFR's exit removes the repository), or null. */
+    static String deletedFile(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof java.nio.file.NoSuchFileException n) {
+                return n.getFile() != null ? n.getFile() : "";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * In process (the agent): JFR's shutdown hook stops the recordings and deletes the disk
+     * repository, in parallel with the agent's own hook, so a chunk file that the live stream
+     * has not opened yet (a rotation shortly before the exit, a stream that lags under load)
+     * would be lost with it. The pin opens each chunk file of the repository as it is created
+     * (a watch thread: a deleted file stays readable through an open descriptor), closes it once
+     * the stream has passed it, and, when the stream cannot open one, reads it and the newer
+     * ones from there, as the stream would have.
+     */
+    static final class RepositoryPin {
+        static final int MAX = 64;            // files held at most (a stream 64 chunks behind loses the older)
+        static final long TRIM_NANOS = 100_000_000L;
+
+        static final class File {
+            final java.nio.channels.FileChannel ch;
+            long start;                       // the chunk's start (epoch ns, header offset 32); 0: not yet written
+
+            File(java.nio.channels.FileChannel ch) {
+                this.ch = ch;
+            }
+        }
+
+        final java.util.TreeMap<String, File> open = new java.util.TreeMap<>();   // names sort by time
+        java.nio.file.WatchService watch;
+        String dir;
+        long lastTrim;
+
+        /** Watches the repository (the system property jdk.jfr.repository, set by JFR) on a daemon
+         * thread; false when it cannot (no repository yet, no watch service): nothing is pinned. */
+        boolean start() {
+            String d = System.getProperty("jdk.jfr.repository");
+            if (d == null) {
+                return false;
+            }
+            try {
+                Path p = Path.of(d);
+                java.nio.file.WatchService w = p.getFileSystem().newWatchService();
+                p.register(w, java.nio.file.StandardWatchEventKinds.ENTRY_CREATE);
+                synchronized (this) {
+                    watch = w;
+                    dir = d;
+                }
+                try (java.nio.file.DirectoryStream<Path> ds = Files.newDirectoryStream(p, "*.jfr")) {
+                    for (Path f : ds) {
+                        pin(f);
+                    }
+                }
+                Thread t = new Thread(() -> watchLoop(w, p), "jfrstream-agent-pin");
+                t.setDaemon(true);
+                t.start();
+                return true;
+            } catch (IOException | RuntimeException e) {
+                close();
+                return false;
+            }
+        }
+
+        void watchLoop(java.nio.file.WatchService w, Path d) {
+            try {
+                while (true) {
+                    java.nio.file.WatchKey k = w.take();
+                    for (java.nio.file.WatchEvent<?> e : k.pollEvents()) {
+                        if (e.context() instanceof Path name && name.toString().endsWith(".jfr")) {
+                            pin(d.resolve(name));
+                        }
+                    }
+                    if (!k.reset()) {
+                        return;           // the repository is gone
+                    }
+                }
+            } catch (InterruptedException | java.nio.file.ClosedWatchServiceException e) {
+                // closed
+            }
+        }
+
+        synchronized void pin(Path p) {
+            String n = p.getFileName().toString();
+            if (watch == null || open.containsKey(n)) {
+                return;
+            }
+            try {
+                open.put(n, new File(java.nio.channels.FileChannel.open(p, java.nio.file.StandardOpenOption.READ)));
+            } catch (IOException | RuntimeException e) {
+                // deleted meanwhile (maxage, maxsize): not ours to read any more
+            }
+            if (open.size() > MAX) {
+                closeQuietly(open.pollFirstEntry().getValue().ch);
+            }
+        }
+
+        /** At most every 100 ms: closes the files that the stream has passed (they start
+         * before passedNanos, the start of its current chunk). */
+        synchronized void trim(long now, long passedNanos) {
+            if (now - lastTrim < TRIM_NANOS || open.isEmpty()) {
+                return;
+            }
+            lastTrim = now;
+            java.nio.ByteBuffer h = java.nio.ByteBuffer.allocate(8);
+            for (java.util.Iterator<File> it = open.values().iterator(); it.hasNext();) {
+                File f = it.next();
+                if (f.start <= 0) {
+                    try {
+                        if (f.ch.read(h.clear(), 32) == 8) {
+                            f.start = h.getLong(0);
+                        }
+                    } catch (IOException e) {
+                        // again at the next trim
+                    }
+                }
+                if (f.start > 0 && f.start < passedNanos) {
+                    closeQuietly(f.ch);
+                    it.remove();
+                }
+            }
+        }
+
+        /** The file the stream could not open and every newer pinned one, in order, through
+         * the tracker and the sink; the bytes given, or -1 when that file was not pinned. */
+        synchronized long rescue(String missing, LiveTracker tr, Sink sink, int block) throws Fail {
+            Path m = Path.of(missing).getFileName();
+            if (m == null || !open.containsKey(m.toString())) {
+                return -1;
+            }
+            long n = 0;
+            java.nio.ByteBuffer bb = java.nio.ByteBuffer.allocate(block);
+            for (File f : open.tailMap(m.toString(), true).values()) {
+                try {
+                    for (long at = 0;;) {
+                        int r = f.ch.read(bb.clear(), at);
+                        if (r <= 0) {
+                            break;
+                        }
+                        at += r;
+                        byte[] b = java.util.Arrays.copyOf(bb.array(), r);
+                        tr.feed(b);
+                        sink.write(b);
+                        n += r;
+                    }
+                } catch (IOException e) {
+                    break;
+                }
+            }
+            return n;
+        }
+
+        synchronized void close() {
+            if (watch != null) {
+                try {
+                    watch.close();
+                } catch (IOException e) {
+                    // ignore
+                }
+                watch = null;
+            }
+            for (File f : open.values()) {
+                closeQuietly(f.ch);
+            }
+            open.clear();
+        }
+
+        static void closeQuietly(java.nio.channels.FileChannel ch) {
+            try {
+                ch.close();
+            } catch (IOException e) {
+                // ignore
+            }
+        }
+    }
+
     static String describe(Throwable t) {
         Throwable c = t;
         while ((c instanceof java.lang.reflect.UndeclaredThrowableException
@@ -672,6 +851,7 @@ public final class JfrPump {
         long durT0 = System.nanoTime();
         volatile boolean recClosed;
         volatile long streamId = -1;
+        RepositoryPin pin;         // in process only (the agent): see RepositoryPin
 
         LiveStreamer(FlightRecorderMXBean fr, long recId, boolean owned, int blockSize, long pollMs,
                 long drainTimeoutMs, java.util.function.BooleanSupplier stopTrigger, Sink sink) {
@@ -760,6 +940,9 @@ public final class JfrPump {
                         continue;
                     }
                     long rt = System.nanoTime();
+                    if (pin != null) {
+                        pin.trim(rt, tr.chunks > 0 ? tr.chunkStartNanos : Long.MIN_VALUE);
+                    }
                     byte[] b = fr.readStream(sid);
                     readNanos += System.nanoTime() - rt;
                     reads++;
@@ -814,12 +997,24 @@ public final class JfrPump {
             } catch (Fail f) {
                 throw f;
             } catch (Exception e) {
-                if (!connectionLoss(e)) {
+                String gone = deletedFile(e);
+                long saved = gone != null && pin != null && tr.atBoundary() ? pin.rescue(gone, tr, sink, blockSize) : -1;
+                if (saved >= 0) {
+                    endReason = "final chunk complete (" + saved + " bytes read from chunk files held open: JFR"
+                            + " deleted its repository at the JVM's exit before the stream opened them)";
+                    clean = tr.atBoundary();
+                } else if (gone != null) {
+                    endReason = "the recording's files were deleted before they were read (JFR removes its"
+                            + " repository at the JVM's exit; " + describe(e) + "): the rest of the recording"
+                            + " is lost";
+                    clean = false;
+                } else if (!connectionLoss(e)) {
                     throw e;
+                } else {
+                    endReason = "target connection lost (" + describe(e) + ")";
+                    targetGone = true;
+                    clean = tr.atBoundary();
                 }
-                endReason = "target connection lost (" + describe(e) + ")";
-                targetGone = true;
-                clean = tr.atBoundary();
             }
             if (!targetGone) {
                 if (owned && !recClosed) {

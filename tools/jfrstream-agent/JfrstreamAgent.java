@@ -184,6 +184,7 @@ public final class JfrstreamAgent {
     volatile boolean stop;
     volatile Thread worker;
     volatile JfrPump.AckedSender sink;
+    final JfrPump.RepositoryPin pin = new JfrPump.RepositoryPin();   // the final chunks at exit
 
     JfrstreamAgent(Config c) {
         this.c = c;
@@ -210,6 +211,9 @@ public final class JfrstreamAgent {
             sink = s;
             JfrPump.LiveStreamer ls = new JfrPump.LiveStreamer(fr, recId, true, c.blockSize, c.pollMs,
                     c.drainMs, () -> stop, sink);
+            if (pin.start()) {
+                ls.pin = pin;
+            }
             int rc = ls.run();
             closed = ls.recClosed;
             long dl = s.exitDeadline;
@@ -223,6 +227,7 @@ public final class JfrstreamAgent {
         } catch (Throwable e) {
             JfrPump.err("error: " + JfrPump.describe(e));
         } finally {
+            pin.close();
             if (sink != null) {
                 sink.close();
             }
