@@ -105,7 +105,7 @@ def check_stream(fails, lout, lerr, lrc, last, agent_err):
     if "closed recording" not in a:
         fails.append("the agent did not close its recording: " + a[-400:])
     if "final chunk complete" not in a and "stream ended" not in a:
-        fails.append("the agent's stream did not end with the final chunk: " + a[-400:])
+        fails.append("the agent's stream did not end with the final chunk: " + a[-1500:])
     live = [l for l in agent_err if " bytes, " in l]
     if live:
         L.log("  agent: " + live[-1])

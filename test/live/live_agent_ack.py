@@ -138,7 +138,10 @@ def mode_tls(a, java, work, fails):
 def mode_resend(a, java, work, fails):
     port = L.free_port()
     opt = "-javaagent:%s=connect=127.0.0.1:%d,retry-max=2s,verbose" % (a.agent, port)
-    p = L.start([java, opt, L.SEQ_JAVA, "--rate", "2000", "--duration", "7", "--wait-recordings", "1",
+    # 11 s: the reset comes at most 3 + 2 (backoff) + 2 s in, the reconnect 0.5 s later; the
+    # agent has caught up long before the exit (JFR deletes its repository then, unread
+    # chunk files with it)
+    p = L.start([java, opt, L.SEQ_JAVA, "--rate", "2000", "--duration", "11", "--wait-recordings", "1",
                  "--rotate", "1.0"])
     out, err = L.Lines(p.stdout), L.Lines(p.stderr)
     out.wait_for(r"^start=", 60)
@@ -149,6 +152,7 @@ def mode_resend(a, java, work, fails):
     err.join()
     lis.close()
     elog = [l for _, l in err.lines]
+    write(os.path.join(work, "agent.err"), "".join(l + "\n" for l in elog).encode())  # kept on failure
     last = A.check_app(fails, "resend", rc, [l for _, l in out.lines], elog)
     # backoff
     att = [tuple(int(x) for x in m.groups()) for m in map(ATTEMPT.search, elog) if m]
@@ -165,7 +169,7 @@ def mode_resend(a, java, work, fails):
 def check_resend(a, work, fails, lis, elog, last):
     """The two connections of an AckListener that reset the first one: the resend."""
     for l in elog:
-        if "lost" in l or "reconnected" in l or "acknowledged" in l or "connected to" in l:
+        if any(w in l for w in ("lost", "reconnected", "acknowledged", "connected to", "final chunk", "deleted")):
             L.log("  sender: " + l)
     conns = lis.conns
     if len(conns) != 2:
