@@ -171,6 +171,8 @@ class Listener:
         rc = L.wait(self.p, timeout, "listen")
         self.out.join()
         self.err.join()
+        if rc is None:   # a hang at the stop: what listen said is the clue
+            L.log("  listen's last stderr lines: %r" % [l for _, l in self.err.lines][-8:])
         return rc
 
 
