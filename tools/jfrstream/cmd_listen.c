@@ -389,6 +389,7 @@ int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
         uv_unref((uv_handle_t *)&x.ack_timer); /* the listener keeps the loop */
         x.ack_timer_on = true;
     }
+    live_signals_deliver(&x.app);
     uv_run(&loop, UV_RUN_DEFAULT);
     rc = live_report(&x.app);
     if (uv_loop_close(&loop) != 0) { /* nothing should be left; be safe */

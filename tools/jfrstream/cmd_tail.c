@@ -284,6 +284,7 @@ int cmd_tail(const cli_command *c, cli_global *g, int argc, char **argv) {
         x.app.failed = true;
         finish(&x);
     }
+    live_signals_deliver(&x.app);
     uv_run(&loop, UV_RUN_DEFAULT);
     rc = live_report(&x.app);
     if (uv_loop_close(&loop) != 0) {

@@ -126,6 +126,7 @@ struct live_app {
     /* optional: called at every chunk begin of a source */
     void (*chunk_hook)(live_app *app, live_src *s);
     uv_signal_t sigint, sigterm;
+    sigset_t sigmask; /* the mask before live_init */
     uv_timer_t view_timer;
     uv_prepare_t flusher;
     uint64_t ticks;
@@ -156,6 +157,9 @@ bool live_parse_address(const char *arg, char *host, size_t hostlen, int *port,
 
 /* Set up the app on the loop: signals, flusher, view timer. */
 bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *where);
+/* After the last thread is started, before the loop runs: SIGINT/SIGTERM,
+ * blocked by live_init, reach the loop's thread (and any that came). */
+void live_signals_deliver(live_app *app);
 /* Parser options and callbacks for every source. The callbacks' user
  * pointer must point at a struct whose first member is `void *data` holding
  * the live_src (jfr_uv_conn, jfr_uv_tail). */
