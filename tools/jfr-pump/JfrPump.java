@@ -405,7 +405,6 @@ public final class JfrPump {
 
         final java.util.TreeMap<String, File> open = new java.util.TreeMap<>();   // names sort by time
         java.nio.file.WatchService watch;
-        String dir;
         long lastTrim;
 
         /** Watches the repository (the system property jdk.jfr.repository, set by JFR) on a daemon
@@ -421,7 +420,6 @@ public final class JfrPump {
                 p.register(w, java.nio.file.StandardWatchEventKinds.ENTRY_CREATE);
                 synchronized (this) {
                     watch = w;
-                    dir = d;
                 }
                 try (java.nio.file.DirectoryStream<Path> ds = Files.newDirectoryStream(p, "*.jfr")) {
                     for (Path f : ds) {
