@@ -95,9 +95,18 @@ static bool is_struct_type(const jfr_type *t) {
     return t && t->base == JFR_BASE_STRUCT && !t->simple && t->nfields > 0;
 }
 
-static bool is_frame_type(const jfr_type *t) {
-    return t && (strcmp(t->name, "jdk.types.StackFrame") == 0 ||
-                 strcmp(t->name, "com.oracle.jfr.types.StackFrame") == 0);
+static bool is_frame_type(evjson *pr, const jfr_type *t) {
+    if (!t)
+        return false;
+    for (uint32_t i = 0; i < pr->ft_n; i++)
+        if (pr->ft_type[i] == t)
+            return pr->ft_is[i];
+    bool is = strcmp(t->name, "jdk.types.StackFrame") == 0 ||
+              strcmp(t->name, "com.oracle.jfr.types.StackFrame") == 0;
+    uint32_t i = pr->ft_n < 4 ? pr->ft_n++ : 3; /* more array types: the last slot turns */
+    pr->ft_type[i] = t;
+    pr->ft_is[i] = is;
+    return is;
 }
 
 static void note_error(evjson *pr, jfr_status s) {
@@ -635,7 +644,7 @@ static void open_array(evjson *pr, const jfr_field *f, const jfr_value *arr) {
         return;
     fr->structs = is_struct_type(f->type);
     fr->limit = arr->count;
-    if (is_frame_type(f->type) && fr->limit > pr->stack_depth)
+    if (is_frame_type(pr, f->type) && fr->limit > pr->stack_depth)
         fr->limit = pr->stack_depth;
     ob_putc(pr->o, '[');
 }
@@ -754,6 +763,7 @@ void evjson_chunk_begin(evjson *pr, const jfr_chunk_info *c) {
      * complete before the first event (a live chunk's grow with its
      * segments, so a reference may resolve later) */
     cache_clear(&pr->cache);
+    pr->ft_n = 0; /* a new chunk's types may sit where a freed one's were */
     pr->cache.on = c->state == 0 && pr->cache.limit;
     if (!pr->have_tb) { /* the JDK converts every chunk with the first one's base */
         pr->have_tb = true;
@@ -762,6 +772,7 @@ void evjson_chunk_begin(evjson *pr, const jfr_chunk_info *c) {
 }
 
 void evjson_metadata(evjson *pr, const jfr_metadata *m) {
+    pr->ft_n = 0;
     if (!pr->have_zone) { /* also the first chunk's, like the time base */
         pr->have_zone = true;
         cache_clear(&pr->cache); /* printed without it */
@@ -780,6 +791,11 @@ jfr_status evjson_event(evjson *pr, const jfr_event *e, const jfr_value *ev) {
     }
     ca->use = ca->on && ca->chunk == e->chunk_ && ca->index == e->chunk_index;
     ca->ncaps = 0;
+    if (pr->ft_chunk != e->chunk_ || pr->ft_index != e->chunk_index) {
+        pr->ft_chunk = e->chunk_;
+        pr->ft_index = e->chunk_index;
+        pr->ft_n = 0;
+    }
     pr->decode_error = JFR_OK;
     pr->nframes = 0;
     pr->nopened = 0;

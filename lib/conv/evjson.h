@@ -134,6 +134,14 @@ typedef struct jfrc_json { /* jfrc_json of jfrstream_conv.h */
     bool too_many;           /* the JFR_LIMIT was EVJSON_MAX_OBJECTS */
     jfr_status decode_error; /* first decode error of the current event */
     evjson_cache cache;
+    /* the array element types of the current event's chunk known to be or
+     * not to be stack frames (is_frame_type): a type's name is compared once
+     * per chunk, not per stack; a chunk's types live as long as it does */
+    const jfr_chunk *ft_chunk;
+    uint64_t ft_index;
+    const jfr_type *ft_type[4];
+    bool ft_is[4];
+    uint32_t ft_n;
     jfr_allocator alloc; /* frames, the cache, and the struct itself (conv.c) */
 } evjson;
 
