@@ -45,6 +45,9 @@ counts) and is reaped with wait4():
              accepting, and with TLS the handshakes
   after connect cpu s/M  (cpu s - connect cpu) per million events: the
              cost of the stream itself
+  reads, KB a read  the listener's read calls and bytes per call so far
+             (syscr and rchar of /proc/PID/io when the last stream ended;
+             its file reads at start-up included, a few dozen)
   peak RSS   ru_maxrss (= VmHWM) of the listener
   mock cpu   the mock cluster's CPU (the brokers run in their own process
              on the same cores)
@@ -146,6 +149,15 @@ def sender(port, n, copies, spec, window, tls="none", certs=""):
 
 
 # ------------------------------------------------------------------ driver
+
+def read_io(pid):
+    """/proc/PID/io: syscr (read calls) and rchar (bytes read), or {}."""
+    try:
+        with open("/proc/%d/io" % pid) as f:
+            return {k: int(v) for k, v in (line.split(":") for line in f)}
+    except (OSError, ValueError):
+        return {}
+
 
 def read_stat_cpu(pid):
     with open("/proc/%d/stat" % pid) as f:
@@ -258,7 +270,17 @@ def run_one(a, mode, n, copies):
         procs.append(snd)
         if not wait_line(snd.p.stdout, r"^connected", a.timeout):
             raise RuntimeError("the sender did not connect")
+        # the server's end of each handshake may still be under way (TLS
+        # 1.3: the client is done when it has sent its Finished; the listener
+        # verifies the client's certificate after that): wait until the
+        # listener's CPU stops growing
         cpu_connected = read_stat_cpu(lst.pid)
+        for _ in range(100):
+            time.sleep(0.1)
+            c = read_stat_cpu(lst.pid)
+            if c == cpu_connected:
+                break
+            cpu_connected = c
         out, _ = snd.p.communicate(b"go\n", timeout=a.timeout)
         m = re.search(rb"t0=([\d.]+) t1=([\d.]+)", out)
         if not m:
@@ -267,6 +289,7 @@ def run_one(a, mode, n, copies):
         # every connection closed by the listener: its events are all parsed
         # (kafka: handed to the producer, maybe not all delivered yet)
         cpu_before = read_stat_cpu(lst.pid)
+        io = read_io(lst.pid)
         lst.p.send_signal(signal.SIGTERM)
         if not lst.reap(a.timeout):
             raise RuntimeError("listen did not exit after SIGTERM")
@@ -295,6 +318,7 @@ def run_one(a, mode, n, copies):
         row = {"mode": mode, "sources": n, "copies": copies, "events": events, "ended": ended,
                "delivered": delivered, "seconds": secs, "send_s": t1 - t0, "cpu": cpu,
                "cpu_at_eof": cpu_before, "cpu_connected": cpu_connected, "rss_mb": ru.ru_maxrss / 1024.0, "mock_cpu": mock_cpu,
+               "reads": io.get("syscr"), "read_bytes": io.get("rchar"),
                "exit": lst.p.returncode}
         print("row " + json.dumps(row), flush=True)
         return row
@@ -347,9 +371,10 @@ def main():
     print("recording %s (%d bytes, %d events a copy); %d cores, load %.2f %.2f %.2f"
           % (os.path.basename(a.file), size, per_copy, os.cpu_count(), load[0], load[1], load[2]))
     hdr = ("sources", "mode", "copies", "events", "seconds", "events/s", "cpu s", "cpu s/M ev",
-           "connect cpu s", "after connect cpu s/M ev", "peak RSS MB", "mock cpu s", "check")
+           "connect cpu s", "after connect cpu s/M ev", "reads", "KB a read", "peak RSS MB", "mock cpu s",
+           "check")
     print("| " + " | ".join(hdr) + " |")
-    print("|" + "|".join("---:" if i not in (1, 12) else "---" for i in range(len(hdr))) + "|")
+    print("|" + "|".join("---:" if i not in (1, len(hdr) - 1) else "---" for i in range(len(hdr))) + "|")
     bad = 0
     for w in rows:
         check = "ok"
@@ -369,11 +394,14 @@ def main():
         tls = w["mode"].partition("+")[2]
         mode += {"": "", "tls": ", TLS", "mtls": ", mutual TLS"}[tls]
         per_m = w["events"] / 1e6 if w["events"] else 0
-        print("| %d | %s | %d | %d | %.2f | %.0f | %.2f | %.2f | %.2f | %.2f | %.1f | %s | %s |" % (
+        reads = w.get("reads")
+        kb = "%.1f" % (w["read_bytes"] / reads / 1024.0) if reads else "-"
+        print("| %d | %s | %d | %d | %.2f | %.0f | %.2f | %.2f | %.2f | %.2f | %s | %s | %.1f | %s | %s |" % (
             w["sources"], mode, w["copies"], w["events"], w["seconds"],
             w["events"] / w["seconds"] if w["seconds"] else 0, w["cpu"],
             w["cpu"] / per_m if per_m else 0, w["cpu_connected"],
-            (w["cpu"] - w["cpu_connected"]) / per_m if per_m else 0, w["rss_mb"],
+            (w["cpu"] - w["cpu_connected"]) / per_m if per_m else 0,
+            reads if reads is not None else "-", kb, w["rss_mb"],
             "%.2f" % w["mock_cpu"] if w["mock_cpu"] is not None else "-", check))
     return 1 if bad else 0
 
