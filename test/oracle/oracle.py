@@ -36,6 +36,17 @@ Instead of running `jfr`, stored outputs can be given for a single FILE
 (--expected-summary, --expected-json, --expected-metadata): this is how tests
 run without a JDK (what is not given is not compared).
 
+Memo (JFRSTREAM_ORACLE_MEMO=DIR, for CI's second run of the suite under
+ASan + UBSan): after a file compared clean (no difference, no error), what
+was compared is recorded in DIR: the SHA-256 of each of jfrstream's outputs
+(summary, metadata, the JSON, and the JSON of each chunk when the chunks
+were compared alone) and this script's report, keyed by the file's SHA-256,
+the reference tool (path, size, time) and the options. A later run with the
+same key runs only jfrstream; when each of its outputs has the recorded
+hash, the comparison would give the recorded result, which is printed (with
+a line saying so) without starting the JDK; any other output, exit status or
+key is compared against the JDK as usual.
+
 Output: the first --max-diffs differences (event index, type, JSON path, both
 values), a grouping of differences by (event type, path), and one line per run:
   files=F events=E differing=D tolerated=T notes=N errors=X
@@ -47,6 +58,8 @@ import argparse
 import codecs
 import collections
 import difflib
+import hashlib
+import io
 import json
 import math
 import os
@@ -295,6 +308,22 @@ class BufferedReader:
         return self.f.read(n)
 
 
+class HashingReader:
+    """A reader that hashes what is read through it (SHA-256)."""
+
+    def __init__(self, f):
+        self.f = f
+        self.h = hashlib.sha256()
+
+    def read(self, n=-1):
+        b = self.f.read(n)
+        self.h.update(b)
+        return b
+
+    def close(self):
+        self.f.close()
+
+
 def read_head(f, n):
     out = b""
     while len(out) < n:
@@ -452,6 +481,8 @@ class Totals:
         self.last_json = (True, 0, 0, False)
         self.groups = collections.Counter()
         self.group_example = {}
+        self.act = {}            # memo: command -> SHA-256 of jfrstream's output
+        self.act_json = None     # the last compare_json's (sha, complete)
 
 
 def tool_major(jfr):
@@ -512,6 +543,8 @@ def compare_text(args, path, command, expected_text, totals, tolerant, label):
     with a JDK < 25 reference, the table rows are compared as a set)."""
     totals.compared = True
     out, err, rc = run_text(jfrstream_cmd(args, [command, path]), args.timeout)
+    if rc == 0 and out is not None:
+        totals.act[command] = hashlib.sha256(out.encode("utf-8", "surrogateescape")).hexdigest()
     if rc != 0 or out is None:
         print("  %s: FAIL: jfrstream exit %s: %s" % (command, rc, errsum(err)))
         totals.errors += 1
@@ -575,6 +608,7 @@ def compare_json(args, path, ref, totals, tolerant, label):
                                     stdout=subprocess.PIPE,
                                     stderr=open(os.path.join(tmpdir, "act.err"), "wb"))
         procs.append(act_proc)
+        act_hash = HashingReader(act_proc.stdout)
         fired = []
 
         def on_timeout():
@@ -586,7 +620,7 @@ def compare_json(args, path, ref, totals, tolerant, label):
 
         cmp = Comparator(tolerant, args.exact_numbers)
         decoder = STRICT_DECODER if args.check_duplicates else DECODER
-        act_f = act_proc.stdout
+        act_f = act_hash
         eh = read_head(ref_f, len(JFR_PREFIX))
         ah = read_head(act_f, len(JFR_PREFIX))
         fast = eh == JFR_PREFIX and ah == JFR_PREFIX and not args.check_duplicates
@@ -674,6 +708,9 @@ def compare_json(args, path, ref, totals, tolerant, label):
                     print("  event %d: ... %d more differences in this event"
                           % (n, len(cmp.diffs) - shown_here))
             n += 1
+        if not counts_cut:  # the rest (the closing brackets) into the hash
+            while act_hash.read(1 << 20):
+                pass
         timer.cancel()
         killed = set()
         if counts_cut:
@@ -714,6 +751,7 @@ def compare_json(args, path, ref, totals, tolerant, label):
                 pass
         os.rmdir(tmpdir)
 
+    totals.act_json = (act_hash.h.hexdigest(), act_rc == 0 and not counts_cut and not fired)
     ref_failed = ref_rc != 0 or (problem is not None and problem.startswith("reference"))
     if ref_failed and n == 0:
         print("  json: SKIP: reference %s failed (exit %s): %s"
@@ -769,6 +807,120 @@ def compare_json(args, path, ref, totals, tolerant, label):
     return ok
 
 
+def chunk_spans(path):
+    """[(offset, size)] of the chunks of a .jfr file (header: magic FLR\\0,
+    then the chunk size at byte 8, big-endian), or None if it does not
+    split exactly so."""
+    spans, off = [], 0
+    end = os.path.getsize(path)
+    with open(path, "rb") as f:
+        while off < end:
+            f.seek(off)
+            h = f.read(16)
+            if len(h) < 16 or h[:4] != b"FLR\0":
+                return None
+            size = struct.unpack(">Q", h[8:16])[0]
+            if size < 16 or off + size > end:
+                return None
+            spans.append((off, size))
+            off += size
+    return spans
+
+
+def span_bytes(path, span):
+    with open(path, "rb") as f:
+        f.seek(span[0])
+        return f.read(span[1])
+
+
+def memo_key(args, path, tolerant):
+    """The memo's key of one FILE (None: no memo): what the reference's
+    outputs and this script's verdict depend on, but jfrstream's outputs."""
+    d = os.environ.get("JFRSTREAM_ORACLE_MEMO")
+    if not d or not args.jfr or args.check_duplicates:
+        return None
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for b in iter(lambda: f.read(1 << 20), b""):
+            h.update(b)
+    ref = os.path.realpath(args.jfr)
+    st = os.stat(ref)
+    # the JDK's classes: bin/jfr is only its launcher
+    modules = os.path.join(os.path.dirname(os.path.dirname(ref)), "lib", "modules")
+    mst = os.stat(modules) if os.path.exists(modules) else None
+    opts = {k: v for k, v in vars(args).items() if k not in ("files", "jfrstream", "timeout")}
+    ident = json.dumps([h.hexdigest(), ref, st.st_size, st.st_mtime_ns,
+                        mst and (mst.st_size, mst.st_mtime_ns), tolerant,
+                        sorted(opts.items())], default=str)
+    return os.path.join(d, hashlib.sha256(ident.encode()).hexdigest() + ".json")
+
+
+def memo_stream_sha(cmd, timeout):
+    """(SHA-256 of cmd's stdout, exit status), the output not kept."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    timer = threading.Timer(timeout, p.kill)
+    timer.start()
+    h = hashlib.sha256()
+    for b in iter(lambda: p.stdout.read(1 << 20), b""):
+        h.update(b)
+    rc = p.wait()
+    timer.cancel()
+    return h.hexdigest(), rc
+
+
+def memo_replay(args, path, memo, totals):
+    """True when each of jfrstream's outputs has the memo's hash: the memo's
+    report printed and its counts added."""
+    act = memo["act"]
+    for command in ("summary", "metadata"):
+        if command in act:
+            out, _, rc = run_text(jfrstream_cmd(args, [command, path]), args.timeout)
+            if rc != 0 or out is None or hashlib.sha256(
+                    out.encode("utf-8", "surrogateescape")).hexdigest() != act[command]:
+                return False
+    if "json" in act:
+        sha, rc = memo_stream_sha(jfrstream_cmd(args, print_args(args) + [path]), args.timeout)
+        if rc != 0 or sha != act["json"]:
+            return False
+    if "chunks" in act:
+        tmp = tempfile.mkdtemp(prefix="oracle-memo.")
+        try:
+            for i, (off, size, want) in enumerate(act["chunks"]):
+                c = os.path.join(tmp, "chunk_%d.jfr" % i)
+                with open(c, "wb") as f:
+                    f.write(span_bytes(path, (off, size)))
+                sha, rc = memo_stream_sha(jfrstream_cmd(args, print_args(args) + [c]), args.timeout)
+                os.unlink(c)
+                if rc != 0 or sha != want:
+                    return False
+        finally:
+            for f in os.listdir(tmp):
+                os.unlink(os.path.join(tmp, f))
+            os.rmdir(tmp)
+    sys.stdout.write(memo["out"])
+    print("  (memo: jfrstream's outputs equal those compared with %s in an earlier run, "
+          "whose report this is; the JDK was not started: JFRSTREAM_ORACLE_MEMO=%s)"
+          % (args.jfr, os.environ["JFRSTREAM_ORACLE_MEMO"]))
+    c = memo["counts"]
+    totals.compared = c["compared"]
+    totals.events += c["events"]
+    totals.tolerated.update(c["tolerated"])
+    totals.notes += c["notes"]
+    return True
+
+
+class Tee(io.StringIO):
+    """stdout, also kept (the report of one file for the memo)."""
+
+    def __init__(self, out):
+        super().__init__()
+        self.out = out
+
+    def write(self, text):
+        self.out.write(text)
+        return super().write(text)
+
+
 CROSS_CHUNK = ("JDK reused an earlier chunk's constant for a key declared again in a later "
                "chunk (whole-file `jfr print` only: each chunk alone matches)")
 
@@ -794,6 +946,9 @@ def per_chunk_check(args, path, totals, tolerant, label, groups_before, notes_be
         print("  per chunk: %d chunks, comparing each alone" % len(chunks))
         sub = Totals()
         all_ok = True
+        # memo: where each chunk is in the file, if the JDK's copies are its bytes
+        spans = chunk_spans(path)
+        recorded = []
         for i, c in enumerate(chunks):
             print("  chunk %d alone (%s):" % (i, c))
             sub.last_json = (True, 0, 0, False)
@@ -801,9 +956,17 @@ def per_chunk_check(args, path, totals, tolerant, label, groups_before, notes_be
             args.max_diffs = 3
             r = compare_json(args, os.path.join(tmp, c), args.jfr, sub, tolerant, label)
             args.max_diffs = keep
+            if spans is not None and len(spans) == len(chunks) and sub.act_json[1]:
+                with open(os.path.join(tmp, c), "rb") as f:
+                    same = f.read() == span_bytes(path, spans[i])
+                recorded.append(list(spans[i]) + [sub.act_json[0]] if same else None)
+            else:
+                recorded.append(None)
             if r is False:
                 all_ok = False
                 break  # no need to look further
+        if all_ok and None not in recorded:
+            totals.act["chunks"] = recorded
         if all_ok:
             print("  per chunk: every chunk matches: the %d whole-file differences are "
                   "tolerated (%s)" % (differing, CROSS_CHUNK))
@@ -870,6 +1033,22 @@ def main():
     for path in args.files:
         print("%s:" % path)
         totals.compared = False
+        memo_file = memo_key(args, path, tolerant) if not any_stored else None
+        if memo_file:
+            try:
+                with open(memo_file, encoding="utf-8") as f:
+                    memo = json.load(f)
+            except (OSError, ValueError):
+                memo = None
+            if memo and memo_replay(args, path, memo, totals):
+                if totals.compared:
+                    totals.files += 1
+                continue
+            before = (totals.events, totals.differing, collections.Counter(totals.tolerated),
+                      totals.notes, totals.errors, totals.skipped, totals.partial)
+            totals.act = {}
+            tee = Tee(sys.stdout)
+            sys.stdout = tee
         for command, stored, skip in (("summary", args.expected_summary, args.no_summary),
                                       ("metadata", args.expected_metadata, args.no_metadata)):
             if skip:
@@ -892,9 +1071,29 @@ def main():
                 groups_before = collections.Counter(totals.groups)
                 notes_before = totals.notes
                 totals.last_json = (True, 0, 0, False)
+                totals.act_json = None
                 compare_json(args, path, args.jfr, totals, tolerant, label)
+                if totals.act_json and totals.act_json[1]:
+                    totals.act["json"] = totals.act_json[0]
                 if not args.no_per_chunk:
                     per_chunk_check(args, path, totals, tolerant, label, groups_before, notes_before)
+        if memo_file:
+            sys.stdout = tee.out
+            clean = (totals.differing, totals.errors, totals.skipped, totals.partial) == before[1:2] + before[4:]
+            want = {"summary": not args.no_summary, "metadata": not args.no_metadata,
+                    "json": not args.no_json}
+            if clean and all(totals.act.get(k) for k, on in want.items() if on) and \
+                    ("chunks" in totals.act or "per chunk:" not in tee.getvalue()):
+                tol = totals.tolerated.copy()
+                tol.subtract(before[2])
+                memo = {"act": totals.act, "out": tee.getvalue(),
+                        "counts": {"compared": totals.compared, "events": totals.events - before[0],
+                                   "tolerated": {k: v for k, v in tol.items() if v},
+                                   "notes": totals.notes - before[3]}}
+                os.makedirs(os.path.dirname(memo_file), exist_ok=True)
+                with open(memo_file + ".tmp", "w", encoding="utf-8") as f:
+                    json.dump(memo, f)
+                os.replace(memo_file + ".tmp", memo_file)
         if totals.compared:
             totals.files += 1
 
