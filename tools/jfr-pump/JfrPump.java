@@ -524,6 +524,17 @@ public final class JfrPump {
             return n;
         }
 
+        /** Nothing streamed yet and the repository deleted (JFR's hook at the JVM's exit, after which
+         * the stream reads nothing): every pinned file, oldest first, through tr and sink; -1 when the
+         * repository is still there or nothing is pinned. */
+        synchronized long rescueAll(LiveTracker tr, Sink sink, int block) throws Fail {
+            String d = System.getProperty("jdk.jfr.repository");
+            if (open.isEmpty() || d == null || Files.exists(Path.of(d))) {
+                return -1;
+            }
+            return rescue(open.firstKey(), tr, sink, block);
+        }
+
         synchronized void close() {
             if (watch != null) {
                 try {
@@ -957,6 +968,18 @@ public final class JfrPump {
                             break;
                         }
                         if (phase == DRAIN) {
+                            // connected only at the exit (the listener came up between two attempts):
+                            // JFR's hook has stopped the recording and deleted the repository, so the
+                            // stream has nothing; the files held open have the whole recording
+                            long saved = tr.chunks == 0 && tr.atBoundary() && pin != null
+                                    ? pin.rescueAll(tr, sink, blockSize) : -1;
+                            if (saved > 0) {
+                                endReason = "final chunk complete (" + saved + " bytes read from chunk files"
+                                        + " held open: JFR deleted its repository at the JVM's exit before"
+                                        + " the stream read them)";
+                                clean = tr.atBoundary();
+                                break;
+                            }
                             if (tr.atBoundary() && tr.chunks > 0 && ++emptyAtBoundary >= 2) {
                                 endReason = "caught up after stop";
                                 clean = true;
