@@ -308,6 +308,19 @@ class BufferedReader:
         return self.f.read(n)
 
 
+def text_sha(text):
+    """SHA-256 of a command's decoded output (run_text's), as hex."""
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def stream_sha(f):
+    """SHA-256 of what is left in the binary reader f, read 1 MiB at a time, as hex."""
+    h = hashlib.sha256()
+    for b in iter(lambda: f.read(1 << 20), b""):
+        h.update(b)
+    return h.hexdigest()
+
+
 class HashingReader:
     """A reader that hashes what is read through it (SHA-256)."""
 
@@ -544,7 +557,7 @@ def compare_text(args, path, command, expected_text, totals, tolerant, label):
     totals.compared = True
     out, err, rc = run_text(jfrstream_cmd(args, [command, path]), args.timeout)
     if rc == 0 and out is not None:
-        totals.act[command] = hashlib.sha256(out.encode("utf-8", "surrogateescape")).hexdigest()
+        totals.act[command] = text_sha(out)
     if rc != 0 or out is None:
         print("  %s: FAIL: jfrstream exit %s: %s" % (command, rc, errsum(err)))
         totals.errors += 1
@@ -839,17 +852,15 @@ def memo_key(args, path, tolerant):
     d = os.environ.get("JFRSTREAM_ORACLE_MEMO")
     if not d or not args.jfr or args.check_duplicates:
         return None
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        for b in iter(lambda: f.read(1 << 20), b""):
-            h.update(b)
+        file_sha = stream_sha(f)
     ref = os.path.realpath(args.jfr)
     st = os.stat(ref)
     # the JDK's classes: bin/jfr is only its launcher
     modules = os.path.join(os.path.dirname(os.path.dirname(ref)), "lib", "modules")
     mst = os.stat(modules) if os.path.exists(modules) else None
     opts = {k: v for k, v in vars(args).items() if k not in ("files", "jfrstream", "timeout")}
-    ident = json.dumps([h.hexdigest(), ref, st.st_size, st.st_mtime_ns,
+    ident = json.dumps([file_sha, ref, st.st_size, st.st_mtime_ns,
                         mst and (mst.st_size, mst.st_mtime_ns), tolerant,
                         sorted(opts.items())], default=str)
     return os.path.join(d, hashlib.sha256(ident.encode()).hexdigest() + ".json")
@@ -860,12 +871,10 @@ def memo_stream_sha(cmd, timeout):
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     timer = threading.Timer(timeout, p.kill)
     timer.start()
-    h = hashlib.sha256()
-    for b in iter(lambda: p.stdout.read(1 << 20), b""):
-        h.update(b)
+    sha = stream_sha(p.stdout)
     rc = p.wait()
     timer.cancel()
-    return h.hexdigest(), rc
+    return sha, rc
 
 
 def memo_replay(args, path, memo, totals):
@@ -875,8 +884,7 @@ def memo_replay(args, path, memo, totals):
     for command in ("summary", "metadata"):
         if command in act:
             out, _, rc = run_text(jfrstream_cmd(args, [command, path]), args.timeout)
-            if rc != 0 or out is None or hashlib.sha256(
-                    out.encode("utf-8", "surrogateescape")).hexdigest() != act[command]:
+            if rc != 0 or out is None or text_sha(out) != act[command]:
                 return False
     if "json" in act:
         sha, rc = memo_stream_sha(jfrstream_cmd(args, print_args(args) + [path]), args.timeout)
