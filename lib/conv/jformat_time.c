@@ -8,6 +8,7 @@
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "jformat.h"
+#include "digits.h"
 #include "ticks.h"
 
 #include <math.h>
@@ -28,24 +29,12 @@ static int64_t floor_mod(int64_t a, int64_t b) {
     return m;
 }
 
-static char *put_u64(char *p, uint64_t v) {
-    char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *p++ = tmp[--n];
-    return p;
-}
-
 static char *put_i64(char *p, int64_t v) {
     if (v < 0) {
         *p++ = '-';
-        return put_u64(p, (uint64_t)0 - (uint64_t)v);
+        return jfr__digits(p, (uint64_t)0 - (uint64_t)v);
     }
-    return put_u64(p, (uint64_t)v);
+    return jfr__digits(p, (uint64_t)v);
 }
 
 static char *put2(char *p, int v) {

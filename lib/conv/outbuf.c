@@ -4,6 +4,7 @@
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "outbuf.h"
+#include "digits.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -147,13 +148,8 @@ void ob_fill(outbuf *o, char c, size_t n) {
 }
 
 void ob_u64(outbuf *o, uint64_t v) {
-    char tmp[24];
-    char *p = tmp + sizeof tmp;
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    ob_write(o, p, (size_t)(tmp + sizeof tmp - p));
+    char t[JFR_DIGITS_MAX], *s = jfr__digits_back(t + sizeof t, v);
+    ob_write(o, s, (size_t)(t + sizeof t - s));
 }
 
 void ob_i64(outbuf *o, int64_t v) {

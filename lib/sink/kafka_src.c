@@ -7,6 +7,7 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
+#include "digits.h"
 #include "kafka.h"
 #include "jfrstream_conv.h"
 
@@ -15,33 +16,14 @@
 /* ------------------------------------------------------------ producing */
 
 /* "/CHUNKSTART/OFFSET" (sep "/"), or with sep "\\/" as the JSON writer
- * escapes it, into buf (at least 48 bytes); its length. By hand: snprintf
- * was a third of the id's cost per message. */
-static char *dec_back(char *q, uint64_t v) { /* the digits of v, ending at q */
-    static const char two[] = "00010203040506070809101112131415161718192021222324"
-                              "25262728293031323334353637383940414243444546474849"
-                              "50515253545556575859606162636465666768697071727374"
-                              "75767778798081828384858687888990919293949596979899";
-    while (v >= 100) {
-        q -= 2;
-        memcpy(q, two + 2 * (v % 100), 2);
-        v /= 100;
-    }
-    if (v >= 10) {
-        q -= 2;
-        memcpy(q, two + 2 * v, 2);
-    } else {
-        *--q = (char)('0' + v);
-    }
-    return q;
-}
-
+ * escapes it, into buf (at least 48 bytes); its length. Without snprintf,
+ * which was a third of the id's cost per message. */
 static size_t id_tail(char *buf, const char *sep, int64_t cs, uint64_t off) {
-    char d[48], *e = d + sizeof d, *q = dec_back(e, off);
+    char d[48], *e = d + sizeof d, *q = jfr__digits_back(e, off);
     size_t sl = sep[1] ? 2 : 1; /* "/" or "\\/" */
     q -= sl;
     memcpy(q, sep, sl);
-    q = dec_back(q, cs < 0 ? 0 - (uint64_t)cs : (uint64_t)cs);
+    q = jfr__digits_back(q, cs < 0 ? 0 - (uint64_t)cs : (uint64_t)cs);
     if (cs < 0)
         *--q = '-';
     q -= sl;

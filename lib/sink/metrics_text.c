@@ -5,6 +5,7 @@
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "metrics.h"
+#include "digits.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -16,13 +17,8 @@ static const char *const bucket_str[NB] = {"0.0005", "0.001", "0.0025", "0.005",
 
 /* Most samples are counts: written without printf. */
 static void put_u64(jfrc_out *b, uint64_t v) {
-    char t[24];
-    size_t i = sizeof t;
-    do {
-        t[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    jfrc_out_write(b, t + i, sizeof t - i);
+    char t[JFR_DIGITS_MAX], *s = jfr__digits_back(t + sizeof t, v);
+    jfrc_out_write(b, s, (size_t)(t + sizeof t - s));
 }
 
 static void put_num(jfrc_out *b, double v) {

@@ -8,8 +8,12 @@
  *  - JSON strings: \uXXXX escapes of two-, three- and four-byte UTF-8 and
  *    of bytes that are not UTF-8, into a 1-byte buffer and a large one;
  *    from UTF-16 units as varints (jfmt_json_chars) against each unit's
- *    escape and the UTF-8 path. */
+ *    escape and the UTF-8 path;
+ *  - the integers' digits (lib/digits.h, shared with the sinks): 0, every
+ *    power of ten and its neighbours, UINT64_MAX, and random values against
+ *    printf, forwards and backwards. */
 #include "../harness.h"
+#include "digits.h"
 #include "jformat.h"
 
 #include <math.h>
@@ -449,7 +453,38 @@ static void test_json_chars(void) {
            cases, long_varints);
 }
 
+static void check_digits(uint64_t v) {
+    char want[32], fwd[JFR_DIGITS_MAX + 1], back[JFR_DIGITS_MAX];
+    int wn = snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+    size_t fn = (size_t)(jfr__digits(fwd, v) - fwd);
+    char *b = jfr__digits_back(back + sizeof back, v);
+    size_t bn = (size_t)(back + sizeof back - b);
+    if (fn != (size_t)wn || memcmp(fwd, want, fn) != 0 || bn != (size_t)wn ||
+        memcmp(b, want, bn) != 0) {
+        printf("FAIL: digits of %s: %.*s / %.*s\n", want, (int)fn, fwd, (int)bn, b);
+        g_failures++;
+    }
+}
+
+static void test_digits(void) {
+    check_digits(0);
+    check_digits(UINT64_MAX);
+    for (uint64_t p = 1;; p *= 10) {
+        check_digits(p - 1);
+        check_digits(p);
+        check_digits(p + 1);
+        if (p > UINT64_MAX / 10)
+            break;
+    }
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    for (int i = 0; i < 100000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        check_digits(x >> (i % 64));
+    }
+}
+
 int main(void) {
+    test_digits();
     test_known();
     test_random();
     test_fast_vs_exact();

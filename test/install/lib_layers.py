@@ -17,8 +17,8 @@ script). The rules:
   file's call to it is resolved in its own library.
 - Includes: a file includes its own library's headers, the public headers
   of the libraries it may call (include/jfrstream*.h), and of lib/ only the
-  header-only helpers every library shares (mem.h, sized.h, noun.h, ticks.h, header.h); the
-  parser's other headers (internal.h, wire.h, skip.h) and another
+  header-only helpers every library shares (mem.h, sized.h, noun.h, ticks.h,
+  digits.h, header.h); the parser's other headers (internal.h, wire.h, skip.h) and another
   library's private headers are its own.
 - Files: from each object file (one per lib .c file), nm gives the
   functions it defines and those it calls but does not define. A call from
@@ -45,7 +45,7 @@ PUBLIC = {'': {'jfrstream.h'},
           'conv': {'jfrstream.h', 'jfrstream_conv.h'},
           'sink': {'jfrstream.h', 'jfrstream_conv.h', 'jfrstream_sink.h'}}
 # header-only helpers of lib/ that every library may include
-SHARED = {'mem.h', 'sized.h', 'noun.h', 'header.h', 'ticks.h'}
+SHARED = {'mem.h', 'sized.h', 'noun.h', 'header.h', 'ticks.h', 'digits.h'}
 # headers generated into the build directory, by library
 GENERATED = {'conv': {'flame_html.h', 'jfmt_pow5.h'}}
 EXPORTED = re.compile(r'^(jfr_|jfrc_|jfrs_)')
