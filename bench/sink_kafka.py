@@ -8,7 +8,7 @@ bench/sink-kafka.sh (which finds the build); not part of `meson test`.
     bench/sink_kafka.py --jfrstream PATH [--mock PATH] [--file F.jfr|synth:N]
                         [--sources 1,100,1000] [--total EVENTS]
                         [--modes stdout,kafka[,kafka:otlp-json]] [--brokers 3]
-                        [--certs DIR]
+                        [--certs DIR] [--callgrind]
 
 Modes: stdout (`listen --json > /dev/null`), parse (`listen` with its rate
 view to /dev/null: the parse alone), kafka[:FORMAT] (needs --mock); each
@@ -52,6 +52,20 @@ counts) and is reaped with wait4():
   mock cpu   the mock cluster's CPU (the brokers run in their own process
              on the same cores)
 
+--callgrind runs each listener under valgrind's callgrind (--cache-sim=no)
+and counts instructions instead of CPU time, which the machine's load does
+not change: when every connection is open (and the listener's CPU has
+settled) the driver has callgrind dump its counts (callgrind_control
+--dump), which zeroes them, and the listener's exit dumps the rest:
+
+  connect Ir       the instructions up to that point (start-up, accepting,
+                   the handshakes)
+  after connect Ir/ev  the rest per event: the stream itself
+
+The run is about 50 times slower: use a small --window (handshakes in
+flight at once, each waiting for the ones before it; the sender's handshake
+timeout is 600 s) and a small --total.
+
 Prints one table at the end (and each row's raw line as it goes).
 """
 import argparse
@@ -91,7 +105,7 @@ async def _send_all(port, n, copies, data, window, ctx=None):
             for attempt in range(50):
                 try:
                     r, w = await asyncio.open_connection("127.0.0.1", port, ssl=ctx,
-                                                         ssl_handshake_timeout=60 if ctx else None)
+                                                         ssl_handshake_timeout=600 if ctx else None)
                     return r, w
                 except OSError:
                     await asyncio.sleep(0.05 * (attempt + 1))
@@ -220,6 +234,15 @@ def wait_line(stream, pattern, timeout):
     return None
 
 
+def callgrind_ir(path):
+    """The instruction count of a callgrind dump ("summary:" or "totals:")."""
+    with open(path) as f:
+        for line in f:
+            if line.startswith(("summary:", "totals:")):
+                return int(line.split()[1])
+    raise RuntimeError("no totals in " + path)
+
+
 def run_one(a, mode, n, copies):
     """One listener, one sender: a dict of the row."""
     procs = []
@@ -249,12 +272,19 @@ def run_one(a, mode, n, copies):
                 raise RuntimeError("mock_kafka printed no bootstrap list")
             largs += ["--kafka", m.group(1), "--kafka-topic", "bench", "--kafka-format", mode.split(":", 1)[1]
                       if ":" in mode else "json"]
-        errf = open(os.path.join(a.out, "listen-%s-%s-%d.err" % (mode.replace(":", "-"), tls, n)),
-                    "w+b")
+        tag = "%s-%s-%d" % (mode.replace(":", "-"), tls, n)
+        errf = open(os.path.join(a.out, "listen-%s.err" % tag), "w+b")
+        cg = None
+        if a.callgrind:
+            cg = os.path.join(a.out, "callgrind-%s.out" % tag)
+            for old in [f for f in os.listdir(a.out) if f.startswith("callgrind-%s.out" % tag)]:
+                os.unlink(os.path.join(a.out, old))
+            largs = ["valgrind", "--tool=callgrind", "--cache-sim=no", "--callgrind-out-file=" + cg,
+                     "--log-file=" + cg + ".log"] + largs
         lst = Proc(largs, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errf)
         procs.append(lst)
         port = None
-        end = time.monotonic() + 20
+        end = time.monotonic() + (120 if cg else 20)
         while time.monotonic() < end and port is None:
             errf.seek(0)
             m = re.search(rb"listening on 127\.0\.0\.1:(\d+)", errf.read())
@@ -281,6 +311,15 @@ def run_one(a, mode, n, copies):
             if c == cpu_connected:
                 break
             cpu_connected = c
+        ir_connected = None
+        if cg:
+            subprocess.run(["callgrind_control", "--dump=connected", str(lst.pid)], check=True,
+                           stdout=subprocess.DEVNULL)
+            dumps = [f for f in os.listdir(a.out) if f.startswith(os.path.basename(cg) + ".")
+                     and not f.endswith(".log")]
+            if len(dumps) != 1:
+                raise RuntimeError("callgrind_control: dumps %r" % dumps)
+            ir_connected = callgrind_ir(os.path.join(a.out, dumps[0]))
         out, _ = snd.p.communicate(b"go\n", timeout=a.timeout)
         m = re.search(rb"t0=([\d.]+) t1=([\d.]+)", out)
         if not m:
@@ -312,6 +351,7 @@ def run_one(a, mode, n, copies):
                         delivered = int(md.group(1) or md.group(2))
         ru = lst.rusage
         cpu = ru.ru_utime + ru.ru_stime
+        ir_after = callgrind_ir(cg) if cg else None
         secs = t2 - t0
         if tls != "none":
             mode += "+" + tls
@@ -319,6 +359,7 @@ def run_one(a, mode, n, copies):
                "delivered": delivered, "seconds": secs, "send_s": t1 - t0, "cpu": cpu,
                "cpu_at_eof": cpu_before, "cpu_connected": cpu_connected, "rss_mb": ru.ru_maxrss / 1024.0, "mock_cpu": mock_cpu,
                "reads": io.get("syscr"), "read_bytes": io.get("rchar"),
+               "ir_connected": ir_connected, "ir_after": ir_after,
                "exit": lst.p.returncode}
         print("row " + json.dumps(row), flush=True)
         return row
@@ -348,6 +389,8 @@ def main():
     ap.add_argument("--window", type=int, default=64, help="connects in flight at once")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--out", default="/tmp/jfrstream-bench-kafka")
+    ap.add_argument("--callgrind", action="store_true",
+                    help="count the listener's instructions (valgrind's callgrind)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     if "tls" in a.modes and not a.certs:
@@ -373,6 +416,8 @@ def main():
     hdr = ("sources", "mode", "copies", "events", "seconds", "events/s", "cpu s", "cpu s/M ev",
            "connect cpu s", "after connect cpu s/M ev", "reads", "KB a read", "peak RSS MB", "mock cpu s",
            "check")
+    if a.callgrind:
+        hdr = hdr[:-1] + ("connect Ir", "after connect Ir/ev", "check")
     print("| " + " | ".join(hdr) + " |")
     print("|" + "|".join("---:" if i not in (1, len(hdr) - 1) else "---" for i in range(len(hdr))) + "|")
     bad = 0
@@ -396,6 +441,9 @@ def main():
         per_m = w["events"] / 1e6 if w["events"] else 0
         reads = w.get("reads")
         kb = "%.1f" % (w["read_bytes"] / reads / 1024.0) if reads else "-"
+        if a.callgrind:
+            check = "%d | %.0f | %s" % (w["ir_connected"],
+                                       w["ir_after"] / w["events"] if w["events"] else 0, check)
         print("| %d | %s | %d | %d | %.2f | %.0f | %.2f | %.2f | %.2f | %.2f | %s | %s | %.1f | %s | %s |" % (
             w["sources"], mode, w["copies"], w["events"], w["seconds"],
             w["events"] / w["seconds"] if w["seconds"] else 0, w["cpu"],

@@ -981,7 +981,11 @@ public final class JfrPump {
                                 break;
                             }
                             if (tr.atBoundary() && tr.chunks > 0 && ++emptyAtBoundary >= 2) {
-                                endReason = "caught up after stop";
+                                // JFR's hook stopped the recording before the agent (no stop time
+                                // of our own): its last chunk's header says whether it was the end
+                                endReason = tr.lastChunkFinal
+                                        ? "final chunk complete (the last chunk has JFR's final flag)"
+                                        : "caught up after stop";
                                 clean = true;
                                 break;
                             }
