@@ -27,6 +27,7 @@ struct live_metrics {
     jfrs_metrics_server *server;
     uv_async_t async; /* a scrape waits: render on the loop */
     uv_timer_t timer; /* TTL expiry between scrapes */
+    char url[200];    /* "http://ADDR:PORT/metrics", said once it answers */
     bool started, closed;
 };
 
@@ -239,9 +240,9 @@ int live_metrics_open(live_app *app) {
                   *err ? err : jfr_status_str(st));
         rc = CLI_EXIT_ERROR;
     } else {
-        cli_error("metrics on %s://%s%s%s:%d/metrics%s", cert ? "https" : "http",
-                  v6 ? "[" : "", host, v6 ? "]" : "", jfrs_metrics_server_port(lm->server),
-                  users ? " (basic auth)" : "");
+        snprintf(lm->url, sizeof lm->url, "%s://%s%s%s:%d/metrics%s", cert ? "https" : "http",
+                 v6 ? "[" : "", host, v6 ? "]" : "", jfrs_metrics_server_port(lm->server),
+                 users ? " (basic auth)" : "");
     }
 done: /* the server keeps its own copies */
     cli_secret_free(cert);
@@ -261,6 +262,9 @@ void live_metrics_start(live_app *app) {
     lm->timer.data = lm;
     uv_timer_start(&lm->timer, on_expire, EXPIRE_MS, EXPIRE_MS);
     jfrs_metrics_server_serve(lm->server, wake, &lm->async);
+    /* Said only now: a scrape that follows the line is answered, and a
+     * SIGTERM that follows it stops the command cleanly (live_init). */
+    cli_error("metrics on %s", lm->url);
 }
 
 void live_metrics_close(live_app *app) {
