@@ -7,6 +7,7 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
+#include "digits.h"
 #include "jformat.h"
 
 #include <math.h>
@@ -269,16 +270,8 @@ static bool short_decimal(double ax, decimal *out) {
         double n = floor(m + 0.5);
         if (n < 1 || fabs(m - n) > 0.25 || n / p10[k] != ax)
             continue;
-        char rev[20];
-        int len = 0;
-        for (uint64_t v = (uint64_t)n; v; v /= 10)
-            rev[len++] = (char)('0' + v % 10);
-        int z = 0;
-        while (z < len - 1 && rev[z] == '0')
-            z++;
-        out->n = len - z;
-        for (int i = 0; i < out->n; i++)
-            out->d[i] = rev[len - 1 - i];
+        int len = (int)(jfr__digits(out->d, (uint64_t)n) - out->d);
+        out->n = strip_zeros(out->d, len);
         out->e = len - 1 - k;
         return true;
     }
@@ -416,14 +409,7 @@ static uint64_t shortest_digits(uint64_t m2, int32_t e2, bool mm_shift, int32_t 
 
 /* digits * 10^exp10 as a decimal (trailing zeros dropped). */
 static void to_decimal(uint64_t digits, int32_t exp10, decimal *out) {
-    char rev[24];
-    int len = 0;
-    do {
-        rev[len++] = (char)('0' + digits % 10);
-        digits /= 10;
-    } while (digits);
-    for (int i = 0; i < len; i++)
-        out->d[i] = rev[len - 1 - i];
+    int len = (int)(jfr__digits(out->d, digits) - out->d);
     out->n = strip_zeros(out->d, len);
     out->e = exp10 + len - 1;
 }
