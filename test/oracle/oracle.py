@@ -219,7 +219,9 @@ JFR_SUFFIX = b"]\n  }\n}"
 class JfrTextStream:
     """Fast path for output in the exact layout of `jfr print --json`: yields
     each event's bytes without parsing them (equal bytes are equal events; only
-    events whose bytes differ get parsed and compared field by field)."""
+    events whose bytes differ get parsed and compared field by field), and
+    skip_common() passes over a run of events that two streams share in one
+    comparison of their bytes, for files as big as `jfr` prints (GBs)."""
 
     def __init__(self, f, what, initial):
         self.f = f
@@ -228,6 +230,9 @@ class JfrTextStream:
         self.pos = len(JFR_PREFIX)
         self.eof = False
         self.count = 0
+        self.started = False
+        self.sep_pending = False  # an event was returned: ", " or "]" comes next
+        self.done = False
 
     def _fill(self):
         if self.eof:
@@ -251,38 +256,87 @@ class JfrTextStream:
     def _bad(self, msg):
         raise FormatError("%s: %s at %r" % (self.what, msg, bytes(self.buf[self.pos:self.pos + 60])))
 
-    def __iter__(self):
-        if not self._need(1):
-            self._bad("output ends after the prefix")
-        if self.buf[self.pos:self.pos + 1] != b"]":
-            while True:
-                if not self._need(1) or self.buf[self.pos:self.pos + 1] != b"{":
-                    self._bad("expected an event")
-                scanned = 0  # bytes after pos known not to hold the end mark
-                while True:
-                    i = self.buf.find(JFR_EVENT_END, self.pos + scanned)
-                    if i >= 0:
-                        break
-                    scanned = max(0, len(self.buf) - self.pos - len(JFR_EVENT_END) + 1)
-                    if not self._fill():
-                        self._bad("output cut inside event %d" % self.count)
-                end = i + len(JFR_EVENT_END)
-                text = bytes(self.buf[self.pos:end])
-                self.pos = end
-                self.count += 1
-                yield text
-                if not self._need(1):
-                    self._bad("output cut after event %d" % (self.count - 1))
-                if self.buf[self.pos:self.pos + 1] == b"]":
-                    break
-                if not self._need(2) or self.buf[self.pos:self.pos + 2] != b", ":
-                    self._bad("expected ', ' or ']' after event %d" % (self.count - 1))
-                self.pos += 2
-        while self._fill():
-            pass
-        rest = bytes(self.buf[self.pos:]).rstrip()
-        if rest != JFR_SUFFIX:
-            self._bad("unexpected end of the document")
+    def _at_event(self):
+        """Past the separator after the last event: True when an event starts
+        at pos, False at the closing ']' (asking again gives the same)."""
+        if not self.started:
+            if not self._need(1):
+                self._bad("output ends after the prefix")
+            self.started = True
+        elif self.sep_pending:
+            if not self._need(1):
+                self._bad("output cut after event %d" % (self.count - 1))
+            if self.buf[self.pos:self.pos + 1] == b"]":
+                return False
+            if not self._need(2) or self.buf[self.pos:self.pos + 2] != b", ":
+                self._bad("expected ', ' or ']' after event %d" % (self.count - 1))
+            self.pos += 2
+            self.sep_pending = False
+        return self.buf[self.pos:self.pos + 1] != b"]"
+
+    def next_event(self):
+        """The next event's bytes, or None after the last (the end checked)."""
+        if self.done:
+            return None
+        if not self._at_event():
+            self.done = True
+            while self._fill():
+                pass
+            rest = bytes(self.buf[self.pos:]).rstrip()
+            if rest != JFR_SUFFIX:
+                self._bad("unexpected end of the document")
+            return None
+        if not self._need(1) or self.buf[self.pos:self.pos + 1] != b"{":
+            self._bad("expected an event")
+        scanned = 0  # bytes after pos known not to hold the end mark
+        while True:
+            i = self.buf.find(JFR_EVENT_END, self.pos + scanned)
+            if i >= 0:
+                break
+            scanned = max(0, len(self.buf) - self.pos - len(JFR_EVENT_END) + 1)
+            if not self._fill():
+                self._bad("output cut inside event %d" % self.count)
+        end = i + len(JFR_EVENT_END)
+        text = bytes(self.buf[self.pos:end])
+        self.pos = end
+        self.count += 1
+        self.sep_pending = True
+        return text
+
+
+JFR_BETWEEN = JFR_EVENT_END + b", "  # the end of an event that another follows
+
+
+def skip_common(x, y, window=1 << 22):
+    """Both JfrTextStreams at an event: pass over the whole events, followed
+    by another, that both have with the same bytes; returns how many."""
+    skipped = 0
+    while not x.done and not y.done and x._at_event() and y._at_event():
+        x._need(window)
+        y._need(window)
+        n = min(len(x.buf) - x.pos, len(y.buf) - y.pos)
+        same = n
+        if x.buf[x.pos:x.pos + n] != y.buf[y.pos:y.pos + n]:
+            lo, hi = 0, n  # the common prefix is lo long, shorter than hi
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if x.buf[x.pos + lo:x.pos + mid] == y.buf[y.pos + lo:y.pos + mid]:
+                    lo = mid
+                else:
+                    hi = mid
+            same = lo
+        i = x.buf.rfind(JFR_BETWEEN, x.pos, x.pos + same)
+        if i < 0:
+            break
+        cut = i + len(JFR_BETWEEN) - x.pos
+        k = x.buf.count(JFR_EVENT_END, x.pos, x.pos + cut)
+        for s in (x, y):
+            s.pos += cut
+            s.count += k
+        skipped += k
+        if same < n or n < window:
+            break  # the next event differs, or one stream's end is near
+    return skipped
 
 
 def parse_event_text(text, what):
@@ -643,7 +697,11 @@ def compare_json(args, path, ref, totals, tolerant, label):
         else:
             exp_s = EventStream(BufferedReader(eh, ref_f), label, decoder)
             act_s = EventStream(BufferedReader(ah, act_f), "jfrstream", decoder)
-        exp_it, act_it = iter(exp_s), iter(act_s)
+        if fast:
+            exp_next, act_next = exp_s.next_event, act_s.next_event
+        else:
+            exp_it, act_it = iter(exp_s), iter(act_s)
+            exp_next, act_next = (lambda: next(exp_it)), (lambda: next(act_it))
         n = differing = 0
         shown = 0
         problem = None
@@ -652,15 +710,24 @@ def compare_json(args, path, ref, totals, tolerant, label):
         first_type_mismatch = None
         counts_cut = False
         while True:
+            if fast and not exp_done and not act_done:
+                try:
+                    n += skip_common(exp_s, act_s)
+                except FormatError:
+                    pass  # said again by next_event below, on its side
             try:
-                e = None if exp_done else next(exp_it)
+                e = None if exp_done else exp_next()
+                if e is None and fast:
+                    raise StopIteration
             except StopIteration:
                 exp_done = True
             except FormatError as ex:
                 problem = problem or "reference output: %s" % ex
                 exp_done = True
             try:
-                a = None if act_done else next(act_it)
+                a = None if act_done else act_next()
+                if a is None and fast:
+                    raise StopIteration
             except StopIteration:
                 act_done = True
             except FormatError as ex:
