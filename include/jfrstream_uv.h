@@ -68,7 +68,10 @@
  * pending 32-byte write), at most one every 50 ms, but at once when N
  * reaches the end of the last chunk the parser finished, and at the clean
  * end of the input (the last N, written without waiting: nothing delays
- * the end for the write). With ack_linger_ms set, a clean end of input
+ * the end for the write). A connection written no ack for
+ * ack_keepalive_ms (5 s by default) gets the last N again, so that its
+ * sender can tell a silent connection from one whose output is slow to
+ * deliver (Kafka down: N stops growing, the line still comes). With ack_linger_ms set, a clean end of input
  * waits up to that long for jfr_uv_conn_ack to cover every byte (the
  * application's output delivering what it took) before it ends the
  * connection and writes that final ack; the connection counts as open
@@ -116,6 +119,7 @@ typedef struct jfr_uv_conn {
 
 /* Defaults of the limits below (a 0 in the config selects them). */
 #define JFR_UV_DEFAULT_MAX_CONNECTIONS 1024u
+#define JFR_UV_DEFAULT_ACK_KEEPALIVE_MS 5000u
 
 typedef struct jfr_uv_listener_config {
     size_t size;             /* sizeof: jfr_uv_listener_config_init        */
@@ -189,6 +193,12 @@ typedef struct jfr_uv_listener_config {
      * up to this long for jfr_uv_conn_ack to cover all its bytes before it
      * ends (see ACKNOWLEDGEMENTS); 0: it ends at once. */
     uint64_t ack_linger_ms;
+    /* A connection that asked for acks and was written no ack for this long
+     * gets the last N again ("ACK 0" before the first), as a sign of life:
+     * a sender that hears nothing for longer knows the connection is dead
+     * (a network cut without a reset; see ACKNOWLEDGEMENTS). 0:
+     * JFR_UV_DEFAULT_ACK_KEEPALIVE_MS; UINT64_MAX: never. */
+    uint64_t ack_keepalive_ms;
 } jfr_uv_listener_config;
 
 /*

@@ -52,6 +52,7 @@ typedef struct conn {
      * (ack_sent, at loop time ack_ms), the last chunk end the parser met. */
     uv_timer_t ackt;
     uint64_t ack_want, ack_sent, ack_ms, chunk_end, linger_until;
+    uint64_t alive_ms;  /* loop time of the last ack line written, or the hello */
     bool write_failed;  /* the peer is gone for writes: no more acks */
     bool lingering;     /* input ended cleanly: waiting for the last ack */
 } conn;
@@ -66,6 +67,7 @@ struct listener {
     conn *conns;
     unsigned nconns, peak;
     unsigned max_conns;
+    uint64_t ack_keepalive_ms; /* resolved: the default for 0 */
     uint64_t refused;
     /* One read buffer for all connections: libuv calls alloc, read and
      * on_read back to back, and on_read hands every byte to the parser (which
@@ -649,6 +651,7 @@ static void ack_send(conn *c) {
     if (st == JFR_OK) {
         c->ack_sent = c->ack_want;
         c->ack_ms = now ? now : 1;
+        c->alive_ms = now;
     } else {
         c->write_failed = true; /* broken, or no memory: no more acks */
     }
@@ -690,6 +693,27 @@ static void linger_end(conn *c) {
     conn_end(c, JFR_OK, msg);
 }
 
+/* No ack line for keepalive ms: the last N again, the sender's sign that
+ * the connection lives (a queued write means a peer that does not read:
+ * nothing more is queued, it is tried again a keepalive later). */
+static void ack_keepalive(conn *c) {
+    uint64_t ka = c->l->ack_keepalive_ms, now = uv_now(c->tcp.loop);
+    if (ka == UINT64_MAX || c->closing || c->write_failed)
+        return;
+    if (now - c->alive_ms >= ka) {
+        if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) == 0) {
+            char line[32];
+            int k = snprintf(line, sizeof line, "ACK %llu\n", (unsigned long long)c->ack_sent);
+            if (conn_write(c, line, (size_t)k) != JFR_OK) {
+                c->write_failed = true;
+                return;
+            }
+        }
+        c->alive_ms = now;
+    }
+    ack_arm(c, ka - (now - c->alive_ms));
+}
+
 static void on_ack_timer(uv_timer_t *t) {
     conn *c = t->data;
     if (c->closing)
@@ -701,6 +725,7 @@ static void on_ack_timer(uv_timer_t *t) {
     ack_send(c);
     if (c->lingering)
         ack_arm(c, c->linger_until - uv_now(t->loop));
+    ack_keepalive(c);
 }
 
 /* The parser finished a chunk: an ack that reaches its end goes at once. */
@@ -774,8 +799,10 @@ static bool conn_hello(conn *c, const char **data, size_t *len) {
     if (c->acks) {
         uv_timer_init(c->tcp.loop, &c->ackt);
         c->ackt.data = c;
+        c->alive_ms = uv_now(c->tcp.loop);
         c->handles++;
         c->l->open_handles++;
+        ack_keepalive(c); /* arms the timer for the first one */
     }
     return *len > 0;
 }
@@ -1029,6 +1056,7 @@ jfr_status jfr_uv_listener_start(uv_loop_t *loop, const jfr_uv_listener_config *
     l->app_chunk_end = l->callbacks.on_chunk_end;
     l->callbacks.on_chunk_end = conn_chunk_end;
     l->max_conns = cfg.max_connections ? cfg.max_connections : JFR_UV_DEFAULT_MAX_CONNECTIONS;
+    l->ack_keepalive_ms = cfg.ack_keepalive_ms ? cfg.ack_keepalive_ms : JFR_UV_DEFAULT_ACK_KEEPALIVE_MS;
     l->bufcap = cfg.read_buffer ? cfg.read_buffer : LISTEN_READ_BUFFER;
     if (!(l->buf = jfr__alloc(al, l->bufcap)))
         return start_failed(l, JFR_NOMEM);

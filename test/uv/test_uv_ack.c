@@ -17,7 +17,10 @@
  *  - the application's own end (jfr_uv_conn_end, JFR_IO): its status and
  *    message, no final ack past what was acknowledged;
  *  - ack_linger_ms: after the clean end the connection stays until the
- *    application acknowledged every byte (acks held back for 300 ms here).
+ *    application acknowledged every byte (acks held back for 300 ms here);
+ *  - ack_keepalive_ms (150 ms here): a peer that sends its hello and then
+ *    nothing for 800 ms gets "ACK 0" again and again (at least 3), the
+ *    others at most one such repeat per 150 ms besides the bound above.
  * Usage: test_uv_ack FIXTURE.jfr */
 #define UVPEER_NAME "test_uv_ack"
 #include "uvpeer.h"
@@ -37,6 +40,7 @@ typedef struct apeer {
     bool hammer;         /* 100,000 acks a turn */
     bool fail_at_half;   /* the application ends it (JFR_IO) halfway */
     bool hold_acks;      /* acks only 300 ms after the input ended (linger) */
+    bool quiet;          /* the hello only, shut down 800 ms in (keepalive) */
     uv_shutdown_t shut;
     char got[1 << 16];
     size_t ngot;
@@ -97,7 +101,7 @@ static void peer_connect(uvpeer *p) {
     uvpeer_send(p, slow);
     p->max_write = 4093;
     uvpeer_send(p, a->len);
-    if (!a->keep_open) {
+    if (!a->keep_open && !a->quiet) {
         a->shut.data = a;
         uv_shutdown(&a->shut, (uv_stream_t *)&p->tcp, peer_shut);
     }
@@ -190,6 +194,10 @@ static void on_tick(uv_timer_t *t) {
         jfr_uv_conn *c = a->conn;
         if (!c)
             continue;
+        if (a->quiet && !a->shut.data && now - g_start_ms >= 800) {
+            a->shut.data = a;
+            uv_shutdown(&a->shut, (uv_stream_t *)&a->p.tcp, peer_shut);
+        }
         jfr_parser *p = jfr_uv_conn_parser(c);
         uint64_t n = jfr_parser_delivered(p);
         if (a->fail_at_half && n >= (a->len - a->hello_len) / 2) {
@@ -226,9 +234,10 @@ static uint64_t count_chunks(const uint8_t *b, size_t len) {
     return n;
 }
 
-/* The ACK lines a peer got: well formed, growing; their count and last. */
-static bool parse_acks(apeer *a, uint64_t *count, uint64_t *last) {
-    *count = *last = 0;
+/* The ACK lines a peer got: well formed, growing or the same again (a
+ * keepalive); their count, the repeats among them and the last. */
+static bool parse_acks(apeer *a, uint64_t *count, uint64_t *last, uint64_t *repeats) {
+    *count = *last = *repeats = 0;
     size_t i = 0;
     while (i < a->ngot) {
         if (a->ngot - i < 6 || memcmp(a->got + i, "ACK ", 4) != 0)
@@ -241,8 +250,10 @@ static bool parse_acks(apeer *a, uint64_t *count, uint64_t *last) {
         if (i == d || i >= a->ngot || a->got[i] != '\n' || (a->got[d] == '0' && i - d > 1))
             return false;
         i++;
-        if (*count && v <= *last)
+        if (*count && v < *last)
             return false;
+        if (*count && v == *last)
+            ++*repeats;
         *last = v;
         ++*count;
     }
@@ -291,6 +302,8 @@ int main(int argc, char **argv) {
     failed->fail_at_half = true;
     apeer *linger = peer_add("acks 300 ms late (linger)", "JFRS/1 ack\n", fix, len);
     linger->hold_acks = true;
+    apeer *quiet = peer_add("hello, then 800 ms of nothing", "JFRS/1 ack\n", fix, 0);
+    quiet->quiet = true;
     const char *bad[][2] = {{"version 2", "JFRS/2 ack\n"},
                             {"300 bytes", big},
                             {"a control byte", "JFRS/1 a\x01" "ck\n"},
@@ -309,6 +322,7 @@ int main(int argc, char **argv) {
     cfg.on_conn_end = on_conn_end;
     cfg.on_end = on_listener_end;
     cfg.ack_linger_ms = 5000;
+    cfg.ack_keepalive_ms = 150;
     CHECK(jfr_uv_listener_start(&g_loop, &cfg, &g_l, NULL) == JFR_OK);
     int port = jfr_uv_listener_port(g_l);
     uv_timer_init(&g_loop, &g_tick);
@@ -321,41 +335,55 @@ int main(int argc, char **argv) {
 
     uint64_t elapsed = g_end_ms - g_start_ms;
     /* at most one per 50 ms, one more per chunk end, the final one */
-    uint64_t bound = elapsed / 50 + chunks + 2;
+    /* at most one per 50 ms, one more per chunk end, the final one; and
+     * a keepalive per 150 ms */
+    uint64_t bound = elapsed / 50 + chunks + 2, kbound = elapsed / 150 + 1;
     apeer *good[] = {acked, acked_live, words, late, linger};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
         apeer *a = good[i];
-        uint64_t n = 0, last = 0;
-        bool ok = parse_acks(a, &n, &last);
-        printf("%-34s %s, %llu events, %llu ACK lines (bound %llu), last ACK %llu of %zu\n",
+        uint64_t n = 0, last = 0, rep = 0;
+        bool ok = parse_acks(a, &n, &last, &rep);
+        printf("%-34s %s, %llu events, %llu ACK lines (bound %llu), %llu repeated (bound %llu), "
+               "last ACK %llu of %zu\n",
                a->name, jfr_status_name(a->status), (unsigned long long)a->events,
-               (unsigned long long)n, (unsigned long long)bound, (unsigned long long)last, len);
+               (unsigned long long)n, (unsigned long long)(bound + kbound), (unsigned long long)rep,
+               (unsigned long long)kbound, (unsigned long long)last, len);
         CHECK(a->ended && a->status == JFR_OK && a->acks);
         CHECK(a->events == want_events);
-        CHECK(ok && n >= 1 && n <= bound && last == len);
+        CHECK(ok && n >= 1 && n - rep <= bound && rep <= kbound && last == len);
         CHECK(a->eof);
+    }
+    {
+        uint64_t n = 0, last = 0, rep = 0;
+        bool ok = parse_acks(quiet, &n, &last, &rep);
+        printf("%-34s %s, %llu ACK lines, all \"ACK 0\": %s, ended %llu ms in\n", quiet->name,
+               jfr_status_name(quiet->status), (unsigned long long)n,
+               ok && last == 0 && rep + 1 == n ? "yes" : "no",
+               (unsigned long long)(quiet->end_ms - g_start_ms));
+        CHECK(quiet->ended && quiet->status == JFR_OK && quiet->acks && quiet->eof);
+        CHECK(ok && last == 0 && n >= 3 && rep + 1 == n && n <= kbound);
     }
     /* the linger: the end came after the held-back acks */
     CHECK(linger->end_ms >= linger->input_end_ms + 300);
-    apeer *quiet[] = {noack, plain};
+    apeer *silent[] = {noack, plain};
     for (size_t i = 0; i < 2; i++) {
-        apeer *a = quiet[i];
+        apeer *a = silent[i];
         printf("%-34s %s, %llu events, %zu bytes back\n", a->name, jfr_status_name(a->status),
                (unsigned long long)a->events, a->ngot);
         CHECK(a->ended && a->status == JFR_OK && !a->acks && a->events == want_events);
         CHECK(a->ngot == 0 && a->eof);
     }
     {
-        uint64_t n = 0, last = 0;
-        bool ok = parse_acks(never, &n, &last);
+        uint64_t n = 0, last = 0, rep = 0;
+        bool ok = parse_acks(never, &n, &last, &rep);
         printf("%-34s %s, ended %llu ms after the start, %llu ACK lines\n", never->name,
                jfr_status_name(never->status),
                (unsigned long long)(never->end_ms - g_start_ms), (unsigned long long)n);
         CHECK(never->ended && never->events == want_events && ok);
     }
     {
-        uint64_t n = 0, last = 0;
-        bool ok = parse_acks(failed, &n, &last);
+        uint64_t n = 0, last = 0, rep = 0;
+        bool ok = parse_acks(failed, &n, &last, &rep);
         printf("%-34s %s \"%s\", last ACK %llu\n", failed->name, jfr_status_name(failed->status),
                failed->msg, (unsigned long long)last);
         CHECK(failed->ended && failed->status == JFR_IO && ok && last <= len / 2);
