@@ -3,7 +3,7 @@
 tools/jfrstream-agent (the AckedSender of tools/jfr-pump/JfrPump.java), in a real JVM
 (test/live/SeqWorkload.java), against independent peers started here.
 
-    test/live/live_agent_ack.py JFRSTREAM AGENT_JAR --mode tls|resend|noack
+    test/live/live_agent_ack.py JFRSTREAM AGENT_JAR --mode tls|resend|silent|noack|pump
                                 [--java-home DIR | --jdk MAJOR] [--work DIR]
 
   tls     certificates made with the openssl command (livelib.make_certs); `openssl
@@ -20,6 +20,9 @@ tools/jfrstream-agent (the AckedSender of tools/jfr-pump/JfrPump.java), in a rea
           connection from that chunk's start; the first connection up to there plus the
           second, parsed by `jfrstream print`, hold every sequence number exactly once; the
           final acknowledgement is waited for at exit.
+  silent  the fake listener's first connection goes silent 2 s in (a network cut without a
+          reset: no reads, no acks, the socket open); the agent (ack-timeout=3s) logs the
+          timeout once and reconnects; the second connection is checked as for resend.
   noack   a fake listener that reads and never acknowledges (an older listener, nc -l),
           buffer=1m: every sequence number arrives, chunks are dropped from the bounded
           buffer (one log line, counted), at most 1 MiB kept, the exit is not delayed.
@@ -213,6 +216,27 @@ def check_resend(a, work, fails, lis, elog, last):
         len(d1), rs[0].group(1) if rs else "?", h)
 
 
+def mode_silent(a, java, work, fails):
+    """A network cut without a reset: the fake listener's first connection goes silent 2 s
+    in (no reads, no acks, the socket left open); ack-timeout=3s gives it up, the second
+    connection resends from the chunk start: the same checks as a reset."""
+    lis = L.AckListener(ack=True, silent_after=2.0)
+    opt = "-javaagent:%s=connect=127.0.0.1:%d,retry-max=1s,ack-timeout=3s" % (a.agent, lis.port)
+    # 10 s: silent at 2 s, given up about 3 s later, the resend 0.5 s after that
+    rc, out, err, _ = A.run_app(java, [opt], ["--rate", "2000", "--duration", "10",
+                                              "--wait-recordings", "1", "--rotate", "1.0"])
+    lis.close()
+    write(os.path.join(work, "agent-silent.err"), "".join(l + "\n" for l in err).encode())
+    last = A.check_app(fails, "silent cut", rc, out, err)
+    gone = [l for l in err if "said nothing for 3.0 s (ack-timeout" in l]
+    L.log("  %s" % (gone[0] if gone else "(no ack-timeout line)"))
+    if len(gone) != 1:
+        fails.append("expected one ack-timeout line, got %d" % len(gone))
+    if len(lis.conns) >= 1 and not lis.conns[0]["silent"]:
+        fails.append("the first connection did not go silent")
+    return "given up after 3 s of silence; " + check_resend(a, work, fails, lis, err, last)
+
+
 def mode_pump(a, java, work, fails):
     """tools/jfr-pump --ack over mutual TLS (Python's ssl on the listener side) into an
     AckListener that resets the first connection: the same resend checks."""
@@ -278,7 +302,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("jfrstream")
     ap.add_argument("agent")
-    ap.add_argument("--mode", required=True, choices=["tls", "resend", "noack", "pump"])
+    ap.add_argument("--mode", required=True, choices=["tls", "resend", "silent", "noack", "pump"])
     ap.add_argument("--java-home")
     ap.add_argument("--jdk", type=int, metavar="MAJOR")
     ap.add_argument("--work")
@@ -303,8 +327,8 @@ def main():
     work = tempfile.mkdtemp(prefix=name + "-", dir=a.work)
     fails = []
     try:
-        detail = {"tls": mode_tls, "resend": mode_resend, "noack": mode_noack,
-                  "pump": mode_pump}[a.mode](a, java, work, fails)
+        detail = {"tls": mode_tls, "resend": mode_resend, "silent": mode_silent,
+                  "noack": mode_noack, "pump": mode_pump}[a.mode](a, java, work, fails)
         if fails:
             L.log("  kept " + work)
             return L.result(name, False, "; ".join(fails))

@@ -466,11 +466,16 @@ class AckListener:
     after it. With ack, answers "ACK N" (N: the bytes received) at most every 50 ms and when
     the input ends or pauses; without, never writes (an older listener or nc -l). cut_after=S: the first
     connection is reset (SO_LINGER 0) at the first read S seconds after its first byte, before
-    that read is acknowledged (so that unacknowledged bytes are lost with it). tls: an
+    that read is acknowledged (so that unacknowledged bytes are lost with it). silent_after=S:
+    the first connection goes silent instead (a network cut without a reset): no more reads,
+    acks or keepalives, the socket left open until close(). With ack, the last ack is written
+    again after 1 s without one (the listener's keepalive, every 5 s there). tls: an
     ssl.SSLContext (server side) that wraps each connection (see tls_server_context)."""
 
-    def __init__(self, ack=True, cut_after=None, port=0, tls=None):
+    def __init__(self, ack=True, cut_after=None, port=0, tls=None, silent_after=None):
         self.ack = ack
+        self.silent_after = silent_after
+        self.held = []           # the silent connections' sockets
         self.tls = tls
         self.tls_errors = []
         self.cut_after = cut_after
@@ -498,12 +503,14 @@ class AckListener:
                     self.tls_errors.append(str(e))
                     s.close()
                     continue
-            c = {"hello": None, "data": bytearray(), "acks": [], "cut": False, "eof": False}
+            c = {"hello": None, "data": bytearray(), "acks": [], "cut": False, "eof": False,
+                 "silent": False, "ack_t": time.monotonic()}
             with self.lock:
                 self.conns.append(c)
-            self._serve(s, c, self.cut_after if len(self.conns) == 1 else None)
+            first = len(self.conns) == 1
+            self._serve(s, c, self.cut_after if first else None, self.silent_after if first else None)
 
-    def _serve(self, s, c, cut):
+    def _serve(self, s, c, cut, silent=None):
         s.settimeout(0.05)       # idle 50 ms: acknowledge what is pending
         head = bytearray()
         last = 0.0
@@ -534,6 +541,10 @@ class AckListener:
                         c["hello"], b = b"", bytes(head)
                 c["data"] += b
                 t0 = t0 or time.monotonic()
+                if silent is not None and time.monotonic() - t0 >= silent:
+                    c["cut"] = c["silent"] = True
+                    self.held.append(s)
+                    return           # open, never read again: the next connection is served
                 if cut is not None and time.monotonic() - t0 >= cut:
                     c["cut"] = True
                     s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -546,13 +557,18 @@ class AckListener:
         except OSError:
             pass
         finally:
-            s.close()
+            if not c["silent"]:
+                s.close()
 
     def _ack(self, s, c):
         n = len(c["data"])
         if not c["acks"] or n > c["acks"][-1]:
             s.sendall(b"ACK %d\n" % n)
             c["acks"].append(n)
+            c["ack_t"] = time.monotonic()
+        elif time.monotonic() - c["ack_t"] >= 1.0:  # keepalive: the same N again
+            s.sendall(b"ACK %d\n" % c["acks"][-1])
+            c["ack_t"] = time.monotonic()
 
     def wait_conns(self, n, timeout):
         end = time.monotonic() + timeout
@@ -566,6 +582,8 @@ class AckListener:
     def close(self):
         self.closed = True
         self.srv.close()
+        for s in self.held:
+            s.close()
 
 
 def tls_server_context(certs, client_ca=True):

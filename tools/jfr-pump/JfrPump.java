@@ -57,7 +57,8 @@ public final class JfrPump {
       + "         [--recording ID] [--duration 10s] [--mode live|classic] [--block-size N]\n"
       + "         [--poll-ms N] [--flush-ms N] [--name NAME] [--drain-timeout 30s] [--quiet]\n"
       + "         (--connect [HOST:]PORT | --out FILE | --out -)\n"
-      + "         with --connect: [--no-ack | --ack] [--buffer 64m] [--retry-max 30s] [--verbose]\n"
+      + "         with --connect: [--no-ack | --ack] [--buffer 64m] [--retry-max 30s] [--ack-timeout 30s]\n"
+      + "         [--verbose]\n"
       + "         [--tls] [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-verify-host on|off]\n";
 
     static final int HEADER_SIZE = 68;
@@ -158,6 +159,7 @@ public final class JfrPump {
                 }
                 case "--buffer" -> send.bufferMax = size(key, v);
                 case "--retry-max" -> send.retryMaxMs = Math.max(100, millis(key, v));
+                case "--ack-timeout" -> send.ackTimeoutMs = millis(key, v);
                 case "--tls-ca" -> send.tlsCa = v;
                 case "--tls-cert" -> send.tlsCert = v;
                 case "--tls-key" -> send.tlsKey = v;
@@ -1108,6 +1110,7 @@ public final class JfrPump {
         boolean ack = true;             // the hello line, ACK lines, the resend buffer
         long bufferMax = 64L << 20;     // bytes kept for a resend
         long retryMaxMs = 30000;
+        long ackTimeoutMs = 30000;      // silence that gives a connection up, once it spoke; 0: never
         long connectTimeoutMs = 2000;
         boolean tls;                    // TLS with the JVM's default trust store
         String tlsCa, tlsCert, tlsKey;  // PEM files; tls-ca or tls-cert imply TLS
@@ -1519,7 +1522,7 @@ public final class JfrPump {
             String tls = c.s instanceof javax.net.ssl.SSLSocket t
                     ? " (" + t.getSession().getProtocol() + ", " + t.getSession().getCipherSuite() + ")" : "";
             log((everConnected ? "reconnected to " : "connected to ") + o.where() + tls
-                    + (failures > 0 ? " after " + failures + " failed attempts" : "")
+                    + (failures > 0 ? " after " + failures + (failures == 1 ? " failed attempt" : " failed attempts") : "")
                     + (again > 0 ? "; resending " + again + " bytes from the start of chunk at stream offset "
                             + c.base : ""));
             everConnected = true;
@@ -1578,12 +1581,30 @@ public final class JfrPump {
             byte[] buf = new byte[512];
             byte[] line = new byte[64];
             int n = 0;
-            boolean bad = false;
+            boolean bad = false, timed = false;
             String why;
             try {
                 java.io.InputStream in = c.s.getInputStream();
                 while (true) {
-                    int r = in.read(buf);
+                    int r;
+                    try {
+                        r = in.read(buf);
+                    } catch (java.net.SocketTimeoutException e) {
+                        why = "the listener said nothing for " + o.ackTimeoutMs / 1000.0
+                                + " s (ack-timeout; it writes at least every 5 s): a silent network cut?";
+                        synchronized (c) {
+                            if (!c.closing) {
+                                c.lost = why;
+                            }
+                            c.notifyAll();
+                        }
+                        try {
+                            c.raw.close();   // a write blocked on the dead connection returns
+                        } catch (IOException x) {
+                            // closed already
+                        }
+                        return;
+                    }
                     if (r < 0) {
                         why = "the listener closed the connection";
                         break;
@@ -1600,6 +1621,11 @@ public final class JfrPump {
                         long v = n <= line.length ? ackValue(line, n) : -1;
                         if (v >= 0) {
                             ackSeen = true;
+                            if (!timed && o.ackTimeoutMs > 0) {
+                                // it speaks acks, and so at least every 5 s (doc/protocol.md)
+                                c.s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, o.ackTimeoutMs));
+                                timed = true;
+                            }
                             synchronized (c) {
                                 if (v > c.acked) {
                                     c.acked = v;
@@ -1660,7 +1686,8 @@ public final class JfrPump {
                 if (cur == null && tr != null && !tr.atBoundary()) {
                     skipped += b.length;
                 }
-                lose(c, describe(e));
+                String lost = c.lost;    // the ack reader's reason comes first (ack-timeout)
+                lose(c, lost != null ? lost : describe(e));
                 return;
             }
             if (o.ack) {

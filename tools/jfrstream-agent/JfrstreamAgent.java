@@ -34,7 +34,7 @@ public final class JfrstreamAgent {
     static final String USAGE =
         "usage: java -javaagent:jfrstream-agent.jar=connect=HOST:PORT[,settings=profile|default|FILE.jfc]\n"
       + "            [,maxage=15m][,maxsize=250m][,name=NAME][,drain=5s][,quiet]\n"
-      + "            [,ack=on|off][,buffer=64m][,retry-max=30s][,verbose]\n"
+      + "            [,ack=on|off][,buffer=64m][,retry-max=30s][,ack-timeout=30s][,verbose]\n"
       + "            [,tls=on][,tls-ca=FILE][,tls-cert=FILE,tls-key=FILE][,tls-verify-host=false] ...\n"
       + "       java -jar jfrstream-agent.jar PID connect=HOST:PORT[,...]\n";
 
@@ -89,6 +89,7 @@ public final class JfrstreamAgent {
                         case "block-size" -> c.blockSize = (int) Math.min(1 << 24, JfrPump.Options.number(k, v, 1));
                         case "poll-ms" -> c.pollMs = JfrPump.Options.number(k, v, 1);
                         case "retry-max" -> c.send.retryMaxMs = Math.max(100, JfrPump.Options.millis(k, v));
+                        case "ack-timeout" -> c.send.ackTimeoutMs = JfrPump.Options.millis(k, v);
                         case "ack" -> c.send.ack = JfrPump.SendOptions.bool(k, v);
                         case "buffer" -> c.send.bufferMax = JfrPump.Options.size(k, v);
                         case "tls" -> c.send.tls = JfrPump.SendOptions.bool(k, v);
