@@ -1552,16 +1552,22 @@ public final class JfrPump {
         }
 
         String keptText() {
-            return kept.isEmpty() ? "" : "; keeping " + keptBytes + " bytes of " + kept.size() + " chunks";
+            return kept.isEmpty() ? "" : "; keeping " + keptBytes + " bytes of " + kept.size()
+                    + (kept.size() == 1 ? " chunk" : " chunks");
         }
 
         /** With TLS 1.3 a listener checks the client certificate after our handshake has
          * ended, so its refusal shows here only as a connection closed before any ack. */
         String refusedHint(Conn c) {
-            return tlsf != null && o.ack && c.acked < 0
+            if (!o.ack || c.acked >= 0) {
+                return "";
+            }
+            return tlsf != null
                     ? "; closed before any acknowledgement: the listener may refuse this client"
                       + " certificate (its log says 'refused: ...')"
-                    : "";
+                    : "; closed before any acknowledgement (if this repeats: a receiver that does"
+                      + " not speak JFRS/1, such as an older jfrstream, ends the connection at the"
+                      + " hello line; use ack=off, --no-ack, for it)";
         }
 
         void lose(Conn c, String why) {
