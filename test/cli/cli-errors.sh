@@ -13,8 +13,9 @@ fi
 # JFRSTREAM_TEST_WRAPPER (e.g. test/valgrind.sh): a command put before ours
 # shellcheck disable=SC2206  # a command with options: split on purpose
 bin=(${JFRSTREAM_TEST_WRAPPER:-} "$1")
-# scaled down (valgrind: JFRSTREAM_TEST_SCALE < 1): of each command's three
-# help forms only --help runs under the wrapper, -h and help COMMAND without
+# scaled down (valgrind: JFRSTREAM_TEST_SCALE < 1): the usage errors (exit 2:
+# the argument parsing, which ASan and UBSan see in full) and, of each
+# command's three help forms, -h and help COMMAND run without the wrapper
 help_bin=("${bin[@]}")
 if awk -v s="${JFRSTREAM_TEST_SCALE:-1}" 'BEGIN { exit !(s < 1) }'; then
     help_bin=("$1")
@@ -26,9 +27,10 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 
 expect() { # want-status name args...
-    local want=$1 name=$2
+    local want=$1 name=$2 run=("${bin[@]}")
     shift 2
-    "${bin[@]}" "$@" >"$tmp/out" 2>"$tmp/err"
+    [ "$want" = 2 ] && run=("${help_bin[@]}")
+    "${run[@]}" "$@" >"$tmp/out" 2>"$tmp/err"
     local rc=$?
     local msg
     msg=$(head -c 200 "$tmp/err" | tr '\n' ' ')
@@ -425,7 +427,7 @@ check_help() { # command options-it-must-name...
         done
     done
     rc=0
-    "${bin[@]}" "$c" --no-such-option >"$tmp/out" 2>"$tmp/err" || rc=$?
+    "${help_bin[@]}" "$c" --no-such-option >"$tmp/out" 2>"$tmp/err" || rc=$?
     if [ "$rc" != 2 ] || ! grep -q "^Usage: jfrstream $c " "$tmp/err" ||
         ! grep -q "^Try 'jfrstream $c --help'" "$tmp/err" || grep -q '^Commands:' "$tmp/err"; then
         echo "FAIL: $c --no-such-option: exit $rc, want 2 with $c's usage: $(head -c 300 "$tmp/err")"
