@@ -71,8 +71,8 @@
  * the end for the write). A connection written no ack for
  * ack_keepalive_ms (5 s by default) gets the last N again, so that its
  * sender can tell a silent connection from one whose output is slow to
- * deliver (Kafka down: N stops growing, the line still comes). With ack_linger_ms set, a clean end of input
- * waits up to that long for jfr_uv_conn_ack to cover every byte (the
+ * deliver (Kafka down: N stops growing, the line still comes). With
+ * ack_linger_ms set, a clean end of input waits up to that long for jfr_uv_conn_ack to cover every byte (the
  * application's output delivering what it took) before it ends the
  * connection and writes that final ack; the connection counts as open
  * meanwhile, and jfr_uv_listener_stop ends it at once.

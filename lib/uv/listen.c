@@ -628,6 +628,13 @@ static void ack_arm(conn *c, uint64_t ms) {
         uv_timer_start(&c->ackt, on_ack_timer, ms, 0);
 }
 
+/* The line "ACK N" to the peer (conn_write's status). */
+static jfr_status ack_write(conn *c, uint64_t n) {
+    char line[32];
+    int k = snprintf(line, sizeof line, "ACK %llu\n", (unsigned long long)n);
+    return conn_write(c, line, (size_t)k);
+}
+
 /* Write "ACK N" when N grew: at once after a chunk end, else at most one per
  * ACK_INTERVAL_MS (the timer sends the newest N then). */
 static void ack_send(conn *c) {
@@ -645,9 +652,7 @@ static void ack_send(conn *c) {
         ack_arm(c, ACK_INTERVAL_MS - (now - c->ack_ms));
         return;
     }
-    char line[32];
-    int k = snprintf(line, sizeof line, "ACK %llu\n", (unsigned long long)c->ack_want);
-    jfr_status st = conn_write(c, line, (size_t)k);
+    jfr_status st = ack_write(c, c->ack_want);
     if (st == JFR_OK) {
         c->ack_sent = c->ack_want;
         c->ack_ms = now ? now : 1;
@@ -664,9 +669,7 @@ static void ack_final(conn *c, jfr_status st) {
     if (!c->acks || st != JFR_OK || c->ack_want <= c->ack_sent || c->write_failed ||
         uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) != 0)
         return;
-    char line[32];
-    int k = snprintf(line, sizeof line, "ACK %llu\n", (unsigned long long)c->ack_want);
-    if (conn_write(c, line, (size_t)k) == JFR_OK)
+    if (ack_write(c, c->ack_want) == JFR_OK)
         c->ack_sent = c->ack_want;
 }
 
@@ -701,13 +704,10 @@ static void ack_keepalive(conn *c) {
     if (ka == UINT64_MAX || c->closing || c->write_failed)
         return;
     if (now - c->alive_ms >= ka) {
-        if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) == 0) {
-            char line[32];
-            int k = snprintf(line, sizeof line, "ACK %llu\n", (unsigned long long)c->ack_sent);
-            if (conn_write(c, line, (size_t)k) != JFR_OK) {
-                c->write_failed = true;
-                return;
-            }
+        if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) == 0 &&
+            ack_write(c, c->ack_sent) != JFR_OK) {
+            c->write_failed = true;
+            return;
         }
         c->alive_ms = now;
     }

@@ -1587,7 +1587,7 @@ public final class JfrPump {
             byte[] buf = new byte[512];
             byte[] line = new byte[64];
             int n = 0;
-            boolean bad = false, timed = false;
+            boolean bad = false, timed = false, silent = false;
             String why;
             try {
                 java.io.InputStream in = c.s.getInputStream();
@@ -1598,18 +1598,8 @@ public final class JfrPump {
                     } catch (java.net.SocketTimeoutException e) {
                         why = "the listener said nothing for " + o.ackTimeoutMs / 1000.0
                                 + " s (ack-timeout; it writes at least every 5 s): a silent network cut?";
-                        synchronized (c) {
-                            if (!c.closing) {
-                                c.lost = why;
-                            }
-                            c.notifyAll();
-                        }
-                        try {
-                            c.raw.close();   // a write blocked on the dead connection returns
-                        } catch (IOException x) {
-                            // closed already
-                        }
-                        return;
+                        silent = true;
+                        break;
                     }
                     if (r < 0) {
                         why = "the listener closed the connection";
@@ -1654,6 +1644,13 @@ public final class JfrPump {
                     c.lost = why;
                 }
                 c.notifyAll();
+            }
+            if (silent) {
+                try {
+                    c.raw.close();   // a write blocked on the dead connection returns
+                } catch (IOException x) {
+                    // closed already
+                }
             }
         }
 
