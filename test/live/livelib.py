@@ -5,6 +5,7 @@ process is started here and killed (by its own pid) when a test ends.
 """
 import atexit
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -92,7 +93,6 @@ def compiled_java(java, src):
     key = "%s|%s|%d|%d" % (jv, os.path.realpath(src), st.st_mtime_ns, st.st_size)
     if key in _compiled_cache:
         return _compiled_cache[key]
-    import hashlib
     root = os.environ.get("JFRSTREAM_JAVA_CACHE") or os.path.join(
         tempfile.gettempdir(), "jfrstream-java-%d" % os.getuid())
     d = os.path.join(root, hashlib.sha1(key.encode()).hexdigest()[:16])
