@@ -205,8 +205,8 @@ typedef struct jfr_uv_listener_config {
  * TLS (OpenSSL, when the library was built with it: meson -Dtls; without it
  * a config with tls set is refused at start with JFR_UNSUPPORTED and a
  * message). Every connection then speaks TLS 1.2 or later; the listener
- * reads the peer's records through OpenSSL memory BIOs on the loop's thread
- * and feeds the decrypted bytes to the parser as it feeds plain ones (the
+ * hands what it read to OpenSSL in place (no copy into a memory BIO) on the
+ * loop's thread and feeds the decrypted bytes to the parser as it feeds plain ones (the
  * turn's read budget, the pause and the limits count what the socket
  * carried, i.e. the encrypted bytes).
  *
@@ -238,13 +238,15 @@ typedef struct jfr_uv_listener_config {
  * block SIGPIPE (a handshake's flight, a few KiB, always fits an empty
  * socket buffer).
  *
- * MEMORY: OpenSSL allocates its own (SSL_CTX per listener, SSL and its two
- * memory BIOs per connection: about 30-60 KiB each while records are in
- * flight) through its process-wide allocator, NOT jfr_options.allocator:
- * CRYPTO_set_mem_functions is process-global and must not be taken by a
- * library (librdkafka does the same). Everything else of the listener still
- * goes through the allocator. The handshake is bounded: handshake_timeout_ms
- * and JFR_UV_TLS_HANDSHAKE_BYTES of client bytes.
+ * MEMORY: OpenSSL allocates its own (SSL_CTX per listener, SSL, its record
+ * buffers and a memory BIO for what it writes per connection: about 25-30
+ * KiB each while records are in flight) through its process-wide
+ * allocator, NOT jfr_options.allocator: CRYPTO_set_mem_functions is
+ * process-global and must not be taken by a library (librdkafka does the
+ * same). Everything else of the listener still goes through the allocator,
+ * the ciphertext OpenSSL has not read when a read is handled (a paused
+ * connection) too. The handshake is bounded: handshake_timeout_ms and
+ * JFR_UV_TLS_HANDSHAKE_BYTES of client bytes.
  */
 #define JFR_UV_TLS_HANDSHAKE_MS 10000u        /* handshake_timeout_ms 0 */
 #define JFR_UV_TLS_HANDSHAKE_BYTES (256u << 10) /* client bytes before admission */

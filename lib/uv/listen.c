@@ -582,8 +582,8 @@ static void conn_admit(conn *c) {
 }
 
 /* Ciphertext read: to OpenSSL, the handshake first; then the plaintext is
- * fed by conn_run (which waits while paused: the rest stays in OpenSSL's
- * buffer, bounded by the one read that may be in flight). */
+ * fed by conn_run (which waits while paused: the rest is kept by tls.c,
+ * bounded by the one read that may be in flight). */
 static void conn_tls_in(conn *c, const char *p, size_t n) {
     char why[200];
     jfr_status st = jfr__tls_in(c->tls, p, n, why, sizeof why);
@@ -841,6 +841,10 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
     }
     if (c->tls) {
         conn_tls_in(c, b->base, (size_t)n);
+        /* b->base is the listener's one read buffer: OpenSSL's unread rest
+         * of it is kept (the conn may have ended: then it is freed unread) */
+        if (jfr__tls_in_end(c->tls) != JFR_OK && !c->closing)
+            conn_end(c, JFR_NOMEM, "out of memory");
         return;
     }
     const char *data = b->base;

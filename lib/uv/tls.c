@@ -1,4 +1,4 @@
-/* The listener's TLS: OpenSSL over memory BIOs (tls.h). */
+/* The listener's TLS: OpenSSL over our own input BIO and a memory BIO (tls.h). */
 #include "tls.h"
 #include "mem.h"
 
@@ -24,6 +24,7 @@ jfr_status jfr__tls_in(jfr__tls *t, const void *p, size_t n, char *why, size_t w
     (void)t, (void)p, (void)n, (void)why, (void)whylen;
     return JFR_UNSUPPORTED;
 }
+jfr_status jfr__tls_in_end(jfr__tls *t) { return (void)t, JFR_UNSUPPORTED; }
 jfr_status jfr__tls_handshake(jfr__tls *t, char *why, size_t whylen) {
     (void)t, (void)why, (void)whylen;
     return JFR_UNSUPPORTED;
@@ -56,12 +57,21 @@ struct jfr__tls_ctx {
     size_t nallow;
     uint64_t timeout_ms;
     bool verify;  /* client_ca_file: a client certificate is required */
+    BIO_METHOD *in_method; /* in_read & co. */
 };
 
 struct jfr__tls {
     jfr__tls_ctx *x;
     SSL *ssl;
-    BIO *in, *out; /* socket -> OpenSSL, OpenSSL -> socket; owned by ssl */
+    BIO *in, *out; /* socket -> OpenSSL (in_read), OpenSSL -> socket (memory); owned by ssl */
+    /* What OpenSSL reads: first `kept` (from `kept_off`), then the read
+     * being handled, borrowed from the caller (src, n_src) until
+     * jfr__tls_in_end copies its unread rest into `kept`. A memory BIO
+     * would clear, copy in, and compact every read's bytes: three passes
+     * over 1,000 connections' buffers, which do not stay in the cache. */
+    const unsigned char *src;
+    size_t n_src, kept_off;
+    jfr_buf kept;
     uint64_t fed;  /* bytes fed before admission */
     bool admitted;
     bool closed;   /* the peer's close_notify came (ours is queued) */
@@ -100,8 +110,61 @@ void jfr__tls_ctx_free(jfr__tls_ctx *x) {
             jfr__free(&x->al, x->allow[i], strlen(x->allow[i]) + 1);
     jfr__free(&x->al, x->allow, x->nallow * sizeof *x->allow);
     SSL_CTX_free(x->ctx);
+    BIO_meth_free(x->in_method);
     jfr_allocator al = x->al;
     jfr__free(&al, x, sizeof *x);
+}
+
+/* The input BIO: OpenSSL's record layer reads ciphertext from what
+ * jfr__tls_in was given; empty means "retry later", never end of file. */
+static int in_read(BIO *b, char *buf, size_t cap, size_t *got) {
+    jfr__tls *t = BIO_get_data(b);
+    size_t n = 0;
+    BIO_clear_retry_flags(b);
+    if (t->kept_off < t->kept.len) {
+        n = t->kept.len - t->kept_off;
+        n = n < cap ? n : cap;
+        memcpy(buf, t->kept.data + t->kept_off, n);
+        t->kept_off += n;
+        if (t->kept_off == t->kept.len)
+            t->kept_off = t->kept.len = 0;
+    }
+    if (n < cap && t->n_src) {
+        size_t k = t->n_src < cap - n ? t->n_src : cap - n;
+        memcpy(buf + n, t->src, k);
+        t->src += k;
+        t->n_src -= k;
+        n += k;
+    }
+    *got = n;
+    if (n)
+        return 1;
+    BIO_set_retry_read(b);
+    return 0;
+}
+
+static int in_write(BIO *b, const char *p, size_t n, size_t *put) {
+    (void)b, (void)p, (void)n;
+    *put = 0;
+    return 0; /* never written: OpenSSL writes to `out` */
+}
+
+static long in_ctrl(BIO *b, int cmd, long num, void *ptr) {
+    (void)num, (void)ptr;
+    jfr__tls *t = BIO_get_data(b);
+    switch (cmd) {
+    case BIO_CTRL_PENDING:
+        return t ? (long)(t->kept.len - t->kept_off + t->n_src) : 0;
+    case BIO_CTRL_FLUSH:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int in_create(BIO *b) {
+    BIO_set_init(b, 1);
+    return 1;
 }
 
 jfr_status jfr__tls_ctx_new(const jfr_uv_tls_config *cfg, const jfr_allocator *a,
@@ -138,6 +201,12 @@ jfr_status jfr__tls_ctx_new(const jfr_uv_tls_config *cfg, const jfr_allocator *a
             }
     }
     ERR_clear_error();
+    if (!(x->in_method = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK,
+                                      "jfrstream input")) ||
+        !BIO_meth_set_read_ex(x->in_method, in_read) ||
+        !BIO_meth_set_write_ex(x->in_method, in_write) ||
+        !BIO_meth_set_ctrl(x->in_method, in_ctrl) || !BIO_meth_set_create(x->in_method, in_create))
+        goto fail;
     if (!(x->ctx = SSL_CTX_new(TLS_server_method())))
         goto fail;
     SSL_CTX_set_min_proto_version(x->ctx, TLS1_2_VERSION);
@@ -205,7 +274,7 @@ jfr__tls *jfr__tls_new(jfr__tls_ctx *x) {
     t->x = x;
     ERR_clear_error();
     t->ssl = SSL_new(x->ctx);
-    t->in = BIO_new(BIO_s_mem());
+    t->in = BIO_new(x->in_method);
     t->out = BIO_new(BIO_s_mem());
     if (!t->ssl || !t->in || !t->out) {
         BIO_free(t->in);
@@ -215,8 +284,8 @@ jfr__tls *jfr__tls_new(jfr__tls_ctx *x) {
         ERR_clear_error();
         return NULL;
     }
+    BIO_set_data(t->in, t);
     /* empty means "retry later", not end of file */
-    BIO_set_mem_eof_return(t->in, -1);
     BIO_set_mem_eof_return(t->out, -1);
     SSL_set_bio(t->ssl, t->in, t->out);
     SSL_set_accept_state(t->ssl);
@@ -227,6 +296,7 @@ void jfr__tls_free(jfr__tls *t) {
     if (!t)
         return;
     SSL_free(t->ssl); /* and its BIOs */
+    jfr__buf_free(&t->x->al, &t->kept);
     jfr__free(&t->x->al, t, sizeof *t);
 }
 
@@ -245,16 +315,30 @@ jfr_status jfr__tls_in(jfr__tls *t, const void *p, size_t n, char *why, size_t w
             return JFR_REFUSED;
         }
     }
-    while (n) { /* a memory BIO takes at most INT_MAX a call */
-        int k = n > (1u << 30) ? 1 << 30 : (int)n;
-        if (BIO_write(t->in, p, k) != k) {
-            snprintf(why, whylen, "out of memory (OpenSSL)");
-            ERR_clear_error();
-            return t->admitted ? JFR_NOMEM : JFR_REFUSED;
-        }
-        p = (const char *)p + k;
-        n -= (size_t)k;
+    jfr_status st = jfr__tls_in_end(t); /* not expected: the caller ended the last one */
+    if (st != JFR_OK) {
+        snprintf(why, whylen, "out of memory");
+        return t->admitted ? st : JFR_REFUSED;
     }
+    t->src = p;
+    t->n_src = n;
+    return JFR_OK;
+}
+
+jfr_status jfr__tls_in_end(jfr__tls *t) {
+    size_t n = t->n_src;
+    if (n == 0)
+        return JFR_OK;
+    t->n_src = 0;
+    if (t->kept_off) { /* the unread part of `kept` to the front */
+        memmove(t->kept.data, t->kept.data + t->kept_off, t->kept.len - t->kept_off);
+        t->kept.len -= t->kept_off;
+        t->kept_off = 0;
+    }
+    if (jfr__buf_reserve(&t->x->al, &t->kept, n, 0) != JFR_OK)
+        return JFR_NOMEM;
+    memcpy(t->kept.data + t->kept.len, t->src, n);
+    t->kept.len += n;
     return JFR_OK;
 }
 

@@ -1,5 +1,5 @@
 /* tls.h — the listener's TLS (internal to libjfrstream_uv): OpenSSL over
- * two memory BIOs, so that libuv owns the socket and OpenSSL only turns
+ * BIOs of memory, so that libuv owns the socket and OpenSSL only turns
  * bytes into bytes. listen.c feeds what it read (jfr__tls_in), drives the
  * handshake (jfr__tls_handshake), takes plaintext (jfr__tls_read) and sends
  * what OpenSSL wants sent (jfr__tls_out: handshake replies, alerts,
@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 typedef struct jfr__tls_ctx jfr__tls_ctx; /* per listener: SSL_CTX, patterns */
-typedef struct jfr__tls jfr__tls;         /* per connection: SSL, two BIOs */
+typedef struct jfr__tls jfr__tls;         /* per connection: SSL, its BIOs */
 
 /* Load cfg's files (see jfrstream_uv.h, RETURN VALUES): JFR_OK and *out, or
  * the status with "MEMBER FILE: REASON" in err. */
@@ -29,10 +29,16 @@ uint64_t jfr__tls_ctx_timeout_ms(const jfr__tls_ctx *x);
 jfr__tls *jfr__tls_new(jfr__tls_ctx *x);
 void jfr__tls_free(jfr__tls *t);
 
-/* Bytes read from the socket. JFR_OK, or before admission JFR_REFUSED
- * (why: "not TLS (a plaintext client?)", "TLS handshake over N bytes").
- * n may be 0. */
+/* Bytes read from the socket, borrowed (not copied) until jfr__tls_in_end,
+ * which the caller calls before p is reused: OpenSSL reads them in place.
+ * JFR_OK, or before admission JFR_REFUSED (why: "not TLS (a plaintext
+ * client?)", "TLS handshake over N bytes"). n may be 0. */
 jfr_status jfr__tls_in(jfr__tls *t, const void *p, size_t n, char *why, size_t whylen);
+/* The end of jfr__tls_in's loan: what OpenSSL has not read of it yet (the
+ * plaintext was not all taken: a pause, a full buffer) is copied and read
+ * first next time. JFR_OK or JFR_NOMEM (those bytes are lost: end the
+ * connection). */
+jfr_status jfr__tls_in_end(jfr__tls *t);
 /* Drive the handshake on what was fed: JFR_OK once done and the client
  * admitted (at once on later calls), JFR_PAUSED when it needs more bytes,
  * JFR_REFUSED with the reason in why. */
