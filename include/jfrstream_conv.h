@@ -179,6 +179,49 @@ JFRC_API void jfrc_json_object_begin(jfrc_json *j);
 JFRC_API void jfrc_json_name(jfrc_json *j, const char *name);
 JFRC_API void jfrc_json_object_end(jfrc_json *j);
 
+/* -------------------------------------------------------------- events as text */
+
+/*
+ * Events as text, byte for byte what JDK 25's `jfr print FILE` prints
+ * (`jfrstream print` is built on it): "TYPE {", one "name = value" line a
+ * field with the JDK's units (durations as "12.3 ms", timestamps as
+ * "12:34:56.789 (2026-12-03)" in the first chunk's zone offset, "1.2 MB",
+ * "12.50%", "0x7F001234"), threads, classes, methods and stack traces
+ * (`stack_depth` frames, then "...") in the JDK's short forms, and old
+ * objects' reference chains. `exact`: what `jfr print --exact` prints
+ * (every digit of durations, times, percentages and data amounts).
+ *
+ * ORDER. The JDK does not print in file order: it queues every event by
+ * its end time on one binary heap (ties in the heap's own order) and prints
+ * the earliest whenever more than 1,000,000 are queued, the rest at the
+ * end. The writer does the same, so the output is the same to the tie: it
+ * keeps the text of every queued event (rendered when the event is given)
+ * and writes it when the event comes out; jfrc_text_finish writes the
+ * rest. Memory: the text of up to 1,000,000 events (jfrc_text_memory).
+ */
+typedef struct jfrc_text jfrc_text;
+
+/* A writer appending to `o` (borrowed: it must outlive the writer), its
+ * memory through `a` (NULL: malloc). */
+JFRC_API jfrc_text *jfrc_text_new(jfrc_out *o, uint32_t stack_depth, bool exact,
+                                  const jfr_allocator *a);
+JFRC_API void jfrc_text_free(jfrc_text *t);
+/* Hand it every chunk header and metadata table of the input. The
+ * metadata call returns JFR_NOMEM when its table could not be made. */
+JFRC_API void jfrc_text_chunk_begin(jfrc_text *t, const jfr_chunk_info *c);
+JFRC_API jfr_status jfrc_text_metadata(jfrc_text *t, const jfr_metadata *m);
+/* Render the event `e` (its value `ev` = jfr_event_value(e)) and queue it;
+ * what leaves the queue is appended to `o`. JFR_OK, the first error met
+ * while decoding it (the text is complete anyway, with N/A where a value
+ * could not be read: jfrc_text_error tells why), or JFR_NOMEM (the event is
+ * not printed). */
+JFRC_API jfr_status jfrc_text_event(jfrc_text *t, const jfr_event *e, const jfr_value *ev);
+JFRC_API const char *jfrc_text_error(const jfrc_text *t);
+/* Append every event still queued (at the end of the input). */
+JFRC_API void jfrc_text_finish(jfrc_text *t);
+/* The bytes the writer holds now. */
+JFRC_API uint64_t jfrc_text_memory(const jfrc_text *t);
+
 /* ----------------------------------------------------------------- profiles */
 
 /*

@@ -9,6 +9,7 @@
 #include "jfrstream_conv.h"
 
 #include "evjson.h"
+#include "evtext.h"
 #include "jformat.h"
 #include "outbuf.h"
 #include "profile.h"
@@ -146,6 +147,41 @@ JFRC_API void jfrc_out_json_string(jfrc_out *o, const char *s, size_t len) {
     jfmt_json_string(o, s, len, true);
     ob_putc(o, '"');
 }
+
+/* ---------------------------------------------------------- events as text */
+
+JFRC_API jfrc_text *jfrc_text_new(jfrc_out *o, uint32_t stack_depth, bool exact,
+                                  const jfr_allocator *a) {
+    const jfr_allocator zero = {0};
+    evtext *t = jfr__alloc(a ? a : &zero, sizeof *t);
+    if (t)
+        evtext_init(t, o, stack_depth, exact, a);
+    return t;
+}
+
+JFRC_API void jfrc_text_free(jfrc_text *t) {
+    if (!t)
+        return;
+    jfr_allocator a = t->alloc;
+    evtext_free(t);
+    jfr__free(&a, t, sizeof *t);
+}
+
+JFRC_API void jfrc_text_chunk_begin(jfrc_text *t, const jfr_chunk_info *c) {
+    evtext_chunk_begin(t, c);
+}
+
+JFRC_API jfr_status jfrc_text_metadata(jfrc_text *t, const jfr_metadata *m) {
+    return evtext_metadata(t, m) ? JFR_OK : JFR_NOMEM;
+}
+
+JFRC_API jfr_status jfrc_text_event(jfrc_text *t, const jfr_event *e, const jfr_value *ev) {
+    return evtext_event(t, e, ev);
+}
+
+JFRC_API const char *jfrc_text_error(const jfrc_text *t) { return evtext_error_str(t); }
+JFRC_API void jfrc_text_finish(jfrc_text *t) { evtext_finish(t); }
+JFRC_API uint64_t jfrc_text_memory(const jfrc_text *t) { return evtext_memory(t); }
 
 /* ---------------------------------------------------------- events as JSON */
 

@@ -552,7 +552,7 @@ static void open_plain_array(evjson *pr, const jfr_value *v) {
 }
 
 /* The widened integer the JDK's getDuration/getInstant start from. */
-static bool widen(const jfr_value *v, bool is_unsigned, int64_t *out) {
+bool evjson_widen(const jfr_value *v, bool is_unsigned, int64_t *out) {
     if (v->kind == JFR_KIND_CHAR) {
         *out = (int64_t)(uint16_t)v->u;
         return true;
@@ -579,7 +579,7 @@ static bool widen(const jfr_value *v, bool is_unsigned, int64_t *out) {
     }
 }
 
-static jfmt_span_unit span_unit(uint32_t units) {
+jfmt_span_unit evjson_span_unit(uint32_t units) {
     if (units & JFR_UNIT_TIMESPAN_TICKS)
         return JFMT_SPAN_TICKS;
     if (units & JFR_UNIT_TIMESPAN_NANOS)
@@ -609,12 +609,12 @@ static void print_scalar_field(evjson *pr, const jfr_field *f, const jfr_value *
     bool is_unsigned = (units & JFR_UNIT_UNSIGNED) != 0;
     char buf[JFMT_TIME_MAX];
     int64_t w;
-    if ((units & JFR_UNIT_TIMESPAN) && widen(v, is_unsigned, &w)) {
-        size_t n = jfmt_timespan(w, span_unit(units), &pr->tb, buf);
+    if ((units & JFR_UNIT_TIMESPAN) && evjson_widen(v, is_unsigned, &w)) {
+        size_t n = jfmt_timespan(w, evjson_span_unit(units), &pr->tb, buf);
         put_quoted(pr, buf, n);
         return;
     }
-    if ((units & JFR_UNIT_TIMESTAMP) && widen(v, is_unsigned, &w)) {
+    if ((units & JFR_UNIT_TIMESTAMP) && evjson_widen(v, is_unsigned, &w)) {
         size_t n = jfmt_timestamp(w, (units & JFR_UNIT_TIMESTAMP_TICKS) == 0, &pr->tb,
                                   pr->zone, buf);
         put_quoted(pr, buf, n);

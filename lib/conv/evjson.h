@@ -166,6 +166,13 @@ jfr_status evjson_event(evjson *pr, const jfr_event *e, const jfr_value *ev);
  * JFR_LIMIT the nesting limit. */
 const char *evjson_error_str(const evjson *pr);
 
+/* The widened integer the JDK's getDuration / getOffsetDateTime / getLong
+ * start from (unsigned byte, short and int as the JDK widens them): false
+ * for a value that is not an integer or a char. */
+bool evjson_widen(const jfr_value *v, bool is_unsigned, int64_t *out);
+/* The unit of a field's @Timespan (its JFR_UNIT_TIMESPAN_* bit). */
+jfmt_span_unit evjson_span_unit(uint32_t units);
+
 /* Layout pieces, for the document around the events (pretty layout). */
 void evjson_object_begin(evjson *pr);
 void evjson_object_end(evjson *pr);

@@ -71,6 +71,43 @@ size_t jfmt_timespan(int64_t value, jfmt_span_unit unit, const jfmt_timebase *tb
  * MILLISECONDS_SINCE_EPOCH, else TICKS. Long.MIN_VALUE -> OffsetDateTime.MIN. */
 size_t jfmt_timestamp(int64_t value, bool millis, const jfmt_timebase *tb,
                       int32_t offset_seconds, char *buf);
+/* The same conversions to the java.time values themselves: the Duration
+ * (seconds, 0 <= nanos < 1e9; the sentinels as the JDK makes them: 0,
+ * (Long.MIN_VALUE, 0), FOREVER = (Long.MAX_VALUE, 999999999)) and the
+ * Instant (false for Long.MIN_VALUE: OffsetDateTime.MIN). */
+void jfmt_timespan_value(int64_t value, jfmt_span_unit unit, const jfmt_timebase *tb,
+                         int64_t *seconds, int32_t *nanos);
+bool jfmt_timestamp_value(int64_t value, bool millis, const jfmt_timebase *tb,
+                          int64_t *epoch_seconds, int32_t *nanos);
+
+/*
+ * What `jfr print` (text, JDK 25's PrettyWriter) formats values with.
+ */
+/* Room for any jfmt_fixed result (a %f of 1e308 has 309 integer digits). */
+#define JFMT_FIXED_MAX 352
+/* String.format("%.<prec>f", v) of JDK 21+ (English locale): the shortest
+ * decimal of v (Double.toString's digits) rounded half up to prec (0..17)
+ * fraction digits ("0.13" for 0.125), "-" for every negative and -0.0
+ * ("-0.00"), "NaN", "Infinity", "-Infinity". */
+size_t jfmt_fixed(double v, int prec, char *buf);
+/* ValueFormatter.formatDuration of a java.time.Duration (seconds, 0 <= nanos
+ * < 1e9): "0 s", "0.000123 ms", "12.3 ms", "1.23 s", "12.3 s", "1 m 2 s",
+ * "1 h 2 m", "1 d 2 h", rounded as the JDK rounds, negatives with '-'.
+ * Where the JDK's rounding overflows (it throws: durations within half an
+ * hour of the largest) the seconds saturate. */
+size_t jfmt_pretty_duration(int64_t seconds, int32_t nanos, char *buf);
+/* ValueFormatter.formatBytes / formatBits (per_second: formatBytesPerSecond /
+ * formatBitsPerSecond): "1 byte", "12 bytes", "1.0 kB", "2.5 MB", "1 bit",
+ * "3.0 kbit", "12 byte/s", "1.2 kB/s", "12 bps", "1.2 kbps"; Long.MIN_VALUE
+ * "N/A". At most JFMT_TIME_MAX bytes. */
+size_t jfmt_data_amount(int64_t amount, bool bits, bool per_second, char *buf);
+/* DateTimeFormatter "HH:mm:ss.SSS (yyyy-MM-dd)" (exact: nine digits of the
+ * second) of the instant at the zone offset: yyyy the year of era, four
+ * digits, '+' before years past 9999. */
+size_t jfmt_pretty_time(int64_t epoch_seconds, int32_t nanos, int32_t offset_seconds,
+                        bool exact, char *buf);
+/* String.format("0x%08X", v) of a long (negatives in two's complement). */
+size_t jfmt_hex_address(int64_t v, char *buf);
 
 /* The zone offset the JDK derives from the metadata region (gmtOffset + dst,
  * milliseconds, truncated to int): UTC when out of range. */

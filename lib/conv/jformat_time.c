@@ -177,6 +177,43 @@ size_t jfmt_offset_date_time(int64_t epoch_seconds, int32_t nanos,
     return (size_t)(p - buf);
 }
 
+size_t jfmt_pretty_time(int64_t epoch_seconds, int32_t nanos, int32_t offset_seconds,
+                        bool exact, char *buf) {
+    int64_t local = epoch_seconds + offset_seconds;
+    int sod = (int)floor_mod(local, 86400);
+    char *p = put2(buf, sod / 3600);
+    *p++ = ':';
+    p = put2(p, sod / 60 % 60);
+    *p++ = ':';
+    p = put2(p, sod % 60);
+    *p++ = '.';
+    int width = exact ? 9 : 3, digits = exact ? nanos : nanos / 1000000;
+    for (int k = width - 1; k >= 0; k--) {
+        p[k] = (char)('0' + digits % 10);
+        digits /= 10;
+    }
+    p += width;
+    *p++ = ' ';
+    *p++ = '(';
+    /* "yyyy" is the year of era (1 BC is year 0): 4 digits, a '+' past 9999 */
+    int64_t y;
+    int m, d;
+    civil_from_days(floor_div(local, 86400), &y, &m, &d);
+    int64_t yoe = y >= 1 ? y : 1 - y;
+    if (yoe > 9999)
+        *p++ = '+';
+    for (int64_t t = 1000; t > 1 && yoe < t; t /= 10)
+        *p++ = '0';
+    p = put_i64(p, yoe);
+    *p++ = '-';
+    p = put2(p, m);
+    *p++ = '-';
+    p = put2(p, d);
+    *p++ = ')';
+    *p = '\0';
+    return (size_t)(p - buf);
+}
+
 size_t jfmt_utc_date_time(int64_t epoch_seconds, char *buf) {
     int64_t day = floor_div(epoch_seconds, 86400);
     int sod = (int)floor_mod(epoch_seconds, 86400);
@@ -221,47 +258,70 @@ int64_t jfmt_ticks_to_nanos(const jfmt_timebase *tb, int64_t ticks) {
     return jfr__ticks_div(ticks, tb_divisor(tb));
 }
 
-size_t jfmt_timespan(int64_t v, jfmt_span_unit unit, const jfmt_timebase *tb,
-                     char *buf) {
-    if (v == 0)
-        return jfmt_duration(0, 0, buf);
-    if (v == INT64_MIN)
-        return jfmt_duration(INT64_MIN, 0, buf);
-    if (v == INT64_MAX) /* ChronoUnit.FOREVER */
-        return jfmt_duration(INT64_MAX, 999999999, buf);
-    int64_t nanos;
+void jfmt_timespan_value(int64_t v, jfmt_span_unit unit, const jfmt_timebase *tb,
+                         int64_t *seconds, int32_t *nanos) {
+    int64_t ns;
+    *nanos = 0;
+    if (v == 0 || v == INT64_MIN) {
+        *seconds = v;
+        return;
+    }
+    if (v == INT64_MAX) { /* ChronoUnit.FOREVER */
+        *seconds = INT64_MAX;
+        *nanos = 999999999;
+        return;
+    }
     switch (unit) {
     case JFMT_SPAN_SECONDS:
-        return jfmt_duration(v, 0, buf);
+        *seconds = v;
+        return;
     case JFMT_SPAN_MILLIS:
-        return jfmt_duration(floor_div(v, 1000), (int32_t)(floor_mod(v, 1000) * 1000000), buf);
+        *seconds = floor_div(v, 1000);
+        *nanos = (int32_t)(floor_mod(v, 1000) * 1000000);
+        return;
     case JFMT_SPAN_MICROS:
-        nanos = (int64_t)((uint64_t)v * 1000u); /* Java long overflow wraps */
+        ns = (int64_t)((uint64_t)v * 1000u); /* Java long overflow wraps */
         break;
     case JFMT_SPAN_TICKS:
-        nanos = jfmt_ticks_to_nanos(tb, v);
+        ns = jfmt_ticks_to_nanos(tb, v);
         break;
     case JFMT_SPAN_NANOS:
     default:
-        nanos = v;
+        ns = v;
         break;
     }
-    return jfmt_duration(floor_div(nanos, 1000000000), (int32_t)floor_mod(nanos, 1000000000), buf);
+    *seconds = floor_div(ns, 1000000000);
+    *nanos = (int32_t)floor_mod(ns, 1000000000);
+}
+
+size_t jfmt_timespan(int64_t v, jfmt_span_unit unit, const jfmt_timebase *tb,
+                     char *buf) {
+    int64_t s;
+    int32_t ns;
+    jfmt_timespan_value(v, unit, tb, &s, &ns);
+    return jfmt_duration(s, ns, buf);
+}
+
+bool jfmt_timestamp_value(int64_t v, bool millis, const jfmt_timebase *tb,
+                          int64_t *epoch_seconds, int32_t *nanos) {
+    if (v == INT64_MIN)
+        return false;
+    int64_t ns = millis ? 0 : jfmt_ticks_to_epoch_nanos(tb, v);
+    *epoch_seconds = millis ? floor_div(v, 1000) : floor_div(ns, 1000000000);
+    *nanos = millis ? (int32_t)(floor_mod(v, 1000) * 1000000) : (int32_t)floor_mod(ns, 1000000000);
+    return true;
 }
 
 size_t jfmt_timestamp(int64_t v, bool millis, const jfmt_timebase *tb,
                       int32_t offset_seconds, char *buf) {
-    if (v == INT64_MIN) {
+    int64_t s;
+    int32_t ns;
+    if (!jfmt_timestamp_value(v, millis, tb, &s, &ns)) {
         size_t n = strlen(JFMT_OFFSET_DATE_TIME_MIN);
         memcpy(buf, JFMT_OFFSET_DATE_TIME_MIN, n + 1);
         return n;
     }
-    if (millis)
-        return jfmt_offset_date_time(floor_div(v, 1000), (int32_t)(floor_mod(v, 1000) * 1000000),
-                                     offset_seconds, buf);
-    int64_t ns = jfmt_ticks_to_epoch_nanos(tb, v);
-    return jfmt_offset_date_time(floor_div(ns, 1000000000), (int32_t)floor_mod(ns, 1000000000),
-                                 offset_seconds, buf);
+    return jfmt_offset_date_time(s, ns, offset_seconds, buf);
 }
 
 int32_t jfmt_zone_offset_seconds(int64_t gmt_offset_ms, int64_t dst_ms) {

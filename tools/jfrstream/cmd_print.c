@@ -50,6 +50,8 @@
 
 typedef struct printer {
     jfrc_json *ej;
+    jfrc_text *tx;     /* text (not --json): the JDK's order, one thread */
+    int format;        /* 0 text, OPT_JSON, OPT_EXACT */
     jfrc_out *out;     /* cli_out, or a worker's (ordered.h) */
     cli_worker *w;     /* a parallel run's worker, else NULL */
     uint32_t stack_depth; /* --stack-depth */
@@ -88,6 +90,11 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
         data_error(e, s, NULL);
         return JFR_CB_CONTINUE;
     }
+    if (pr->tx) {
+        if ((s = jfrc_text_event(pr->tx, e, &ev)) != JFR_OK)
+            data_error(e, s, jfrc_text_error(pr->tx));
+        return JFR_CB_CONTINUE;
+    }
     /* array elements: no newline; a worker writes the separator before
      * every event, and the writer drops the very first one */
     if (!pr->first_event || pr->w)
@@ -102,14 +109,24 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
 static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     (void)p;
     printer *pr = user;
-    jfrc_json_chunk_begin(pr->ej, c);
+    if (pr->tx)
+        jfrc_text_chunk_begin(pr->tx, c);
+    else
+        jfrc_json_chunk_begin(pr->ej, c);
     return JFR_CB_CONTINUE;
 }
 
 static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     (void)p;
     printer *pr = user;
-    jfrc_json_metadata(pr->ej, m);
+    if (pr->tx) {
+        if (jfrc_text_metadata(pr->tx, m) != JFR_OK) {
+            pr->nomem = true;
+            return JFR_CB_STOP;
+        }
+    } else {
+        jfrc_json_metadata(pr->ej, m);
+    }
     if (pr->table && !cli_type_set_build(&pr->want, &pr->filter, m)) {
         pr->nomem = true;
         return JFR_CB_STOP;
@@ -135,6 +152,10 @@ static int on_arg(void *ctx, const cli_arg *a) {
     }
     switch (a->opt->key) {
     case OPT_JSON:
+    case OPT_EXACT:
+        if (pr->format && pr->format != a->opt->key)
+            return cli_usage_error("print: only one format can be given (--json or --exact)");
+        pr->format = a->opt->key;
         return CLI_EXIT_OK;
     case OPT_EVENTS:
     case OPT_CATEGORIES:
@@ -152,7 +173,7 @@ static int on_arg(void *ctx, const cli_arg *a) {
         return CLI_EXIT_OK;
     }
     default: /* OPT_UNSUPPORTED */
-        return cli_usage_error("print: %s is not supported (only --json)", a->as);
+        return cli_usage_error("print: %s is not supported yet (text, --exact or --json)", a->as);
     }
 }
 
@@ -201,7 +222,7 @@ static void doc_tail(jfrc_json *ej, jfrc_out *o) {
 static int print_pass(printer *pr, const cli_global *g, const char *path) {
     jfr_options opts;
     jfr_options_init(&opts);
-    opts.ordered = true;
+    opts.ordered = !pr->tx; /* text: in file order, into the JDK's queue */
     opts.jdk_time_base = true;
     jfr_callbacks cb = {.size = sizeof cb, .on_chunk_begin = on_chunk_begin,
                         .on_metadata = on_metadata,
@@ -269,6 +290,21 @@ static unsigned print_jobs(const cli_global *g, const char *path, uint64_t *size
     return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
 }
 
+/* The text of `jfr print` (--exact: `jfr print --exact`): one pass, the
+ * events queued in the JDK's order by the writer. */
+static int print_text(printer *pr, cli_global *g) {
+    pr->tx = jfrc_text_new(cli_out, pr->stack_depth, pr->format == OPT_EXACT, NULL);
+    if (!pr->tx) {
+        cli_error("out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    int rc = print_pass(pr, g, pr->path);
+    jfrc_text_finish(pr->tx);
+    jfrc_text_free(pr->tx);
+    pr->tx = NULL;
+    return rc;
+}
+
 int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv) {
     printer pr;
     memset(&pr, 0, sizeof pr);
@@ -280,6 +316,10 @@ int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv) {
         goto out;
     if (!pr.path) {
         rc = cli_usage_error("print: missing FILE");
+        goto out;
+    }
+    if (pr.format != OPT_JSON) {
+        rc = print_text(&pr, g);
         goto out;
     }
     uint64_t size = 0;

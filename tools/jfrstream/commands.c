@@ -159,9 +159,12 @@ static const cli_opt sink_opts[] = {
     END};
 
 static const cli_opt print_opts[] = {
-    {"--json", NULL, OPT_JSON, "JSON (the only format; the default)", NULL, false},
+    {"--json", NULL, OPT_JSON, "JSON, as `jfr print --json` (default: text, as `jfr print`)",
+     NULL, false},
+    {"--exact", NULL, OPT_EXACT,
+     "text with every digit of durations, times, percentages\n"
+     "and data amounts", NULL, false},
     {"--xml", NULL, OPT_UNSUPPORTED, NULL, NULL, true},
-    {"--exact", NULL, OPT_UNSUPPORTED, NULL, NULL, true},
     END};
 
 static const cli_opt print_depth_opts[] = {

@@ -22,7 +22,8 @@ enum cli_opt_key {
     /* print */
     OPT_JSON,
     OPT_STACK_DEPTH,
-    OPT_UNSUPPORTED, /* --xml, --exact of `jfr print` */
+    OPT_EXACT,
+    OPT_UNSUPPORTED, /* --xml of `jfr print` */
     /* metadata */
     OPT_IDS,
     OPT_PER_CHUNK,
