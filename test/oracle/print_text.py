@@ -2,7 +2,10 @@
 """print_text.py — `jfrstream print` (text) against JDK 25's `jfr print`.
 
 usage: print_text.py --jfrstream J (--jfr JFR25 | --expected OUT --events LIST)
-                     [--feed-size S] [--events LIST] [--exact] FILE...
+                     [--feed-size S] [--events LIST|@FILE] [--exact] FILE...
+
+With --expected (a stored JDK 25 output, one FILE), --feed-size may list
+several sizes (whole,1,random:7): each must print the stored bytes.
 
 For each FILE both tools print the same events and the outputs must be
 identical, byte for byte. JDK 25's PrettyWriter throws on some values (a
@@ -28,6 +31,12 @@ import subprocess
 import sys
 
 CRASH = "unexpected internal error"
+# Known differences, tolerated (and counted) only in the lines named:
+# goland-multichunk.jfr defines a thread key again in a later chunk with
+# another thread; the JDK keeps the thread it resolved for that key in the
+# previous chunk (ChunkParser: getPreviousResolved), jfrstream takes the
+# chunk's own definition (doc/formats.md, Producers).
+KNOWN = {"goland-multichunk.jfr": ("eventThread = ", "a thread key redefined in a later chunk")}
 
 
 def run(cmd, timeout):
@@ -61,15 +70,28 @@ def types_of(args, path):
     return names
 
 
+def filter_of(names):
+    """--events for these types: the JDK refuses a filter with ':' (the path
+    separator: "wildcards should be quoted"), so ':' is matched by '?'."""
+    return ["--events", ",".join(n.replace(":", "?") for n in names)]
+
+
 def ref_print(args, names, path):
     """(bytes, crashed) of the JDK's print of these types."""
-    extra = ["--events", ",".join(names)] if names is not None else []
+    extra = filter_of(names) if names is not None else []
     out, err, rc = run([args.jfr, "print"] + ([] if not args.exact else ["--exact"]) + extra +
                        [path], args.timeout)
-    crashed = rc != 0 and CRASH in err
+    # a failure while printing (PrettyWriter, ValueFormatter) is a value's;
+    # one while reading (ChunkParser...) the file's: nothing to compare
+    top = next((x.strip() for x in err.splitlines() if x.strip().startswith("at ")), "")
+    crashed = rc != 0 and CRASH in err and "internal.consumer" not in top
     if rc != 0 and not crashed:
-        raise SystemExit("print_text: %s print %s failed (exit %s): %s" % (args.jfr, path, rc, err[:400]))
+        raise Unreadable("exit %s: %s" % (rc, " | ".join(err.strip().splitlines()[:2])[:300]))
     return out, crashed
+
+
+class Unreadable(Exception):
+    """The JDK cannot read the file (not a printing failure)."""
 
 
 def crashing(args, names, path):
@@ -108,6 +130,8 @@ def main():
     ap.add_argument("--feed-size")
     ap.add_argument("--exact", action="store_true", help="print --exact on both sides")
     ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--known-crash", default="jfrstream.Timespans",
+                    help="types tried alone first (JDK 25 fails on them)")
     for ignored in ("--no-summary", "--no-metadata", "--no-json", "--exact-numbers", "--strict",
                     "--no-per-chunk", "--check-duplicates"):
         ap.add_argument(ignored, action="store_true", help=argparse.SUPPRESS)
@@ -115,18 +139,27 @@ def main():
     args = ap.parse_args()
     fmt = ["--exact"] if args.exact else []
 
+    if args.events and args.events.startswith("@"):
+        with open(args.events[1:], encoding="utf-8") as f:
+            args.events = ",".join(x.strip() for x in f if x.strip())
+
     if args.expected:
         if len(args.files) != 1 or not args.events:
             ap.error("--expected needs one FILE and --events")
         with open(args.expected, "rb") as f:
             exp = f.read()
-        act, err, rc = ours(args, fmt + ["--events", args.events], args.files[0])
-        if rc != 0:
-            print("%s: FAIL: jfrstream exit %s: %s" % (args.files[0], rc, err[:400]))
-            return 1
-        ok = compare("expected", exp, act)
-        print("%s: %s (%d bytes)" % (args.files[0], "OK" if ok else "DIFF", len(act)))
-        return 0 if ok else 1
+        status = 0
+        for feed in (args.feed_size or "whole").split(","):
+            args.feed_size = None if feed == "whole" else feed
+            act, err, rc = ours(args, fmt + ["--events", args.events], args.files[0])
+            if rc != 0:
+                print("%s: FAIL: jfrstream exit %s: %s" % (args.files[0], rc, err[:400]))
+                status = 1
+                continue
+            ok = compare("expected", exp, act)
+            print("%s, feed %s: %s (%d bytes)" % (args.files[0], feed, "OK" if ok else "DIFF", len(act)))
+            status |= 0 if ok else 1
+        return status
 
     if not args.jfr:
         print("print_text: SKIP: no JDK 25 jfr given (older JDKs print another text)")
@@ -138,29 +171,53 @@ def main():
 
     status = 0
     for path in args.files:
+        try:
+            status |= one(args, fmt, path)
+        except Unreadable as e:
+            print("%s: SKIP: JDK 25's jfr print cannot read it (%s)" % (path, e))
+    return status
+
+
+def one(args, fmt, path):
+    if True:
         names = types_of(args, path)
         if args.events:
             want = set(args.events.split(","))
             names = [n for n in names if n in want or n.rsplit(".", 1)[-1] in want]
-        exp, crashed = ref_print(args, None if not args.events else names, path)
         left_out = []
-        if crashed:
-            left_out = crashing(args, names, path)
+        known = [n for n in names if n in args.known_crash.split(",")]
+        if known and ref_print(args, known, path)[1]:
+            # a type the JDK is known to fail on (the workload's edge values):
+            # checked alone, left out without halving the whole list
+            left_out = crashing(args, known, path)
             names = [n for n in names if n not in left_out]
+        exp, crashed = ref_print(args, None if not (args.events or left_out) else names, path)
+        if crashed:
+            more = crashing(args, names, path)
+            left_out += more
+            names = [n for n in names if n not in more]
             exp, crashed = ref_print(args, names, path)
             if crashed:
                 raise SystemExit("print_text: %s still fails without %s" % (args.jfr, left_out))
-        sel = ["--events", ",".join(names)] if (left_out or args.events) else []
+        sel = filter_of(names) if (left_out or args.events) else []
         act, err, rc = ours(args, fmt + sel, path)
         if rc != 0:
             print("%s: FAIL: jfrstream exit %s: %s" % (path, rc, err[:400]))
-            status = 1
-            continue
+            return 1
         ok = compare("jfr25", exp, act)
         note = ""
+        known = KNOWN.get(os.path.basename(path))
+        if not ok and known:
+            e = exp.decode("utf-8", "replace").splitlines()
+            a = act.decode("utf-8", "replace").splitlines()
+            changed = [x for x in difflib.unified_diff(e, a, n=0, lineterm="")
+                       if x[:1] in "+-" and not x.startswith(("+++", "---"))]
+            if len(e) == len(a) and all(known[0] in x for x in changed):
+                ok = True
+                note = " (tolerated: %d lines differ, all '%s', %s)" % (len(changed) // 2, known[0], known[1])
         if left_out:
             # the types the JDK fails on: ours must print them all the same
-            o2, e2, r2 = ours(args, fmt + ["--events", ",".join(left_out)], path)
+            o2, e2, r2 = ours(args, fmt + filter_of(left_out), path)
             note = " (JDK 25 fails on %s: left out; jfrstream printed them, exit %s, %d bytes)" % (
                 ",".join(left_out), r2, len(o2 or b""))
             if r2 != 0:
@@ -168,9 +225,7 @@ def main():
                 ok = False
         print("%s: %s, %d bytes, %d event types%s" % (path, "OK" if ok else "DIFF", len(act),
                                                        len(names), note))
-        if not ok:
-            status = 1
-    return status
+        return 0 if ok else 1
 
 
 if __name__ == "__main__":

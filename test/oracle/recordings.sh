@@ -55,9 +55,13 @@ echo "recordings: reference: $ref ($("$ref" version 2>/dev/null | head -1))"
 
 status=0
 ran=0
+# ORACLE=text: `print` (text) against JDK 25's (print_text.py) instead of
+# summary, metadata and print --json (oracle.py)
+script=oracle.py
+[ "${ORACLE:-}" = text ] && script=print_text.py
 oracle() {
     local rc=0
-    python3 "$here/oracle.py" --jfrstream "$jfrstream" --jfr "$ref" --exact-numbers "$@" || rc=$?
+    python3 "$here/$script" --jfrstream "$jfrstream" --jfr "$ref" --exact-numbers "$@" || rc=$?
     if [ "$rc" = 77 ]; then
         return 0
     fi
@@ -72,6 +76,10 @@ if [ "$what" = recordings ] || [ "$what" = all ]; then
         echo "recordings: no 'java' found: cannot make recordings (skipped)"
     else
         rec="$work/recordings"
+        # one maker at a time: `recordings` and `print-text-recordings` share
+        # the cache and may run at once (the second waits, then finds it made)
+        exec 9>"$work/.recordings.lock"
+        flock 9
         stamp="$(stat -c '%Y %s' "$here/../java/Workload.java" "$here/../gen-recordings.sh" | tr '\n' ' ')"
         stamp="$stamp $(printf '%s ' /usr/lib/jvm/*/) ${JDK17_HOME:-} ${JDK25_HOME:-}"
         if [ -f "$rec/.stamp" ] && [ "$(cat "$rec/.stamp")" = "$stamp" ] &&
@@ -93,6 +101,7 @@ if [ "$what" = recordings ] || [ "$what" = all ]; then
                 status=1
             fi
         fi
+        flock -u 9
         files=("$rec"/*.jfr)
         if [ -e "${files[0]}" ]; then
             echo "=== oracle: ${#files[@]} generated recordings"
@@ -126,7 +135,7 @@ shared_set() { # $1 = folder of ../shared/data, $2 = what it holds -> gunzipped 
         [ -e "$gz" ] || continue
         out="$dst/$(basename "$gz" .gz)"
         if [ ! -f "$out" ] || [ "$gz" -nt "$out" ]; then
-            gunzip -c "$gz" >"$out.tmp" && mv "$out.tmp" "$out"
+            gunzip -c "$gz" >"$out.tmp.$$" && mv "$out.tmp.$$" "$out"
         fi
         echo "$out"
         n=$((n + 1))
@@ -149,11 +158,13 @@ if [ "$what" = jdk9 ] || [ "$what" = all ]; then
         echo "=== oracle: --feed-size random:7 on the JDK 9 recordings"
         oracle --feed-size random:7 "${files[@]}"
         # profiles: --event cpu, alloc and lock take the com.oracle.jdk.* events
-        echo "=== profile oracle: the JDK 9 recordings"
-        prc=0
-        python3 "$here/../profile/profile-fixture.py" --jfrstream "$jfrstream" --jfr "$ref" "${files[@]}" || prc=$?
-        ran=1
-        [ "$prc" = 0 ] || status=1
+        if [ "$script" = oracle.py ]; then
+            echo "=== profile oracle: the JDK 9 recordings"
+            prc=0
+            python3 "$here/../profile/profile-fixture.py" --jfrstream "$jfrstream" --jfr "$ref" "${files[@]}" || prc=$?
+            ran=1
+            [ "$prc" = 0 ] || status=1
+        fi
     fi
 fi
 

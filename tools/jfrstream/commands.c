@@ -264,9 +264,10 @@ static const cli_command commands[] = {
      "version, chunks, per-type event counts and sizes (as `jfr summary`)",
      {NULL}, 23, FILE_NOTE GLOBAL_NOTE},
     {"print", cmd_print,
-     "print [--json] [--events FILTER] [--categories FILTER]\n"
+     "print [--json|--exact] [--events FILTER] [--categories FILTER]\n"
      "                 [--stack-depth N] FILE",
-     "events as JSON, as `jfr print --json` prints them",
+     "events as text, as `jfr print` prints them (--json: as\n"
+     "`jfr print --json`; text is the default since 0.2)",
      {print_opts, filter_opts, print_depth_opts}, 23, FILE_NOTE GLOBAL_NOTE},
     {"metadata", cmd_metadata,
      "metadata [--events FILTER] [--categories FILTER] [--ids]\n"
