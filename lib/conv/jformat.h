@@ -113,4 +113,20 @@ size_t jfmt_utf16_length(const char *s, size_t len);
 /* Compare two UTF-8 strings in UTF-16 code-unit order (String.compareTo). */
 int jfmt_utf16_compare(const char *a, const char *b);
 
+/*
+ * Shared between the jformat_*.c files (not for the converters).
+ */
+/* The decimal Double.toString(v) prints, for a finite v != 0, as
+ * d[0].d[1]..d[n-1] x 10^e (of |v|): its digits (n <= 17, no trailing
+ * zeros, no NUL) and e. Returns n. */
+int jfmt__shortest(double v, char *digits, int *exp10);
+/* The local day (days since 1970-01-01) of an instant at a zone offset, and
+ * the second of that day; no overflow for any epoch_seconds. */
+int64_t jfmt__local_day(int64_t epoch_seconds, int32_t offset_seconds, int *second_of_day);
+/* DateTimeFormatter's "yyyy-MM-dd" (yyyy the year of era: year 0 is 0001,
+ * four digits at least, '+' past 9999) and "HH:mm:ss" at p; each returns
+ * the byte after the text (no NUL). */
+char *jfmt__put_era_date(char *p, int64_t epoch_day);
+char *jfmt__put_hms(char *p, int second_of_day);
+
 #endif
