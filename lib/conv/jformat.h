@@ -3,8 +3,9 @@
  * a job: Double/Float.toString (JDK 19+ shortest decimal: jformat_decimal.c),
  * java.time.Duration and OffsetDateTime toString and JFR time conversions as
  * the JDK does them (jformat_time.c), UTF-8 read as Java's UTF-16 units
- * (jformat_utf16.c), and the JSON string escaping of `jfr print --json`
- * (jformat_json.c).
+ * (jformat_utf16.c), the JSON string escaping of `jfr print --json`
+ * (jformat_json.c), and the value formats of the text `jfr print`
+ * (jformat_text.c).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -81,32 +82,46 @@ bool jfmt_timestamp_value(int64_t value, bool millis, const jfmt_timebase *tb,
                           int64_t *epoch_seconds, int32_t *nanos);
 
 /*
- * What `jfr print` (text, JDK 25's PrettyWriter) formats values with.
+ * The values of the text `jfr print` as JDK 25's PrettyWriter formats them
+ * (jformat_text.c), in an English locale (String.format follows the
+ * default locale: "12,3 ms" in a German one).
  */
 /* Room for any jfmt_fixed result (a %f of 1e308 has 309 integer digits). */
 #define JFMT_FIXED_MAX 352
-/* String.format("%.<prec>f", v) of JDK 21+ (English locale): the shortest
- * decimal of v (Double.toString's digits) rounded half up to prec (0..17)
- * fraction digits ("0.13" for 0.125), "-" for every negative and -0.0
- * ("-0.00"), "NaN", "Infinity", "-Infinity". */
+/* String.format("%.<prec>f", v) of JDK 21+: the digits of Double.toString(v)
+ * (the shortest decimal that reads back, not the exact binary value) rounded
+ * half up to prec fraction digits: "0.13" for 0.125, "2.68" for 2.675
+ * (printf says 0.12 and 2.67). No exponent; "-" before every negative value
+ * and -0.0, also where it rounds to zero ("-0.00" for -0.0 and -0.001);
+ * "NaN", "Infinity", "-Infinity". prec is 0..17 (clamped to that). */
 size_t jfmt_fixed(double v, int prec, char *buf);
 /* ValueFormatter.formatDuration of a java.time.Duration (seconds, 0 <= nanos
- * < 1e9): "0 s", "0.000123 ms", "12.3 ms", "1.23 s", "12.3 s", "1 m 2 s",
- * "1 h 2 m", "1 d 2 h", rounded as the JDK rounds, negatives with '-'.
- * Where the JDK's rounding overflows (it throws: durations within half an
- * hour of the largest) the seconds saturate. */
+ * < 1e9), rounded as the JDK rounds: "0 s"; below 1 us "0.000123 ms"; three
+ * significant digits below 1 s in ms ("0.00123 ms", "12.3 ms", "123 ms"),
+ * below 1 min in s ("1.23 s", "12.3 s"); then "1 m 2 s", "1 h 2 m", "1 d 2 h"
+ * to the nearest second, minute, hour (halves up); negatives with '-'. Where
+ * the JDK throws (the rounding overflows a long: within half an hour of
+ * Long.MAX_VALUE s, or Long.MIN_VALUE s) the rounded value is printed all
+ * the same. At most JFMT_NUM_MAX bytes. */
 size_t jfmt_pretty_duration(int64_t seconds, int32_t nanos, char *buf);
-/* ValueFormatter.formatBytes / formatBits (per_second: formatBytesPerSecond /
- * formatBitsPerSecond): "1 byte", "12 bytes", "1.0 kB", "2.5 MB", "1 bit",
- * "3.0 kbit", "12 byte/s", "1.2 kB/s", "12 bps", "1.2 kbps"; Long.MIN_VALUE
- * "N/A". At most JFMT_TIME_MAX bytes. */
+/* ValueFormatter.formatBytes / formatBits, or with per_second
+ * formatBytesPerSecond / formatBitsPerSecond: below 1024 in magnitude the
+ * integer ("1 byte", "12 bytes", "1 bit", "12 bits", "12 byte/s", "12 bps"),
+ * else one decimal of the power of 1024 the JDK's Math.log ratio picks
+ * ("1.0 kB", "2.5 MB", "3.0 kbit", "1.2 kB/s", "1.2 kbps"; 1048575 is
+ * "1024.0 kB", 2^50 - 1 "1.0 PB"); Long.MIN_VALUE "N/A". At most
+ * JFMT_NUM_MAX bytes. */
 size_t jfmt_data_amount(int64_t amount, bool bits, bool per_second, char *buf);
-/* DateTimeFormatter "HH:mm:ss.SSS (yyyy-MM-dd)" (exact: nine digits of the
- * second) of the instant at the zone offset: yyyy the year of era, four
- * digits, '+' before years past 9999. */
+/* DateTimeFormatter "HH:mm:ss.SSS (yyyy-MM-dd)" (exact: "HH:mm:ss.SSSSSSSSS
+ * (yyyy-MM-dd)") of the instant (epoch seconds, 0 <= nanos < 1e9) at the zone
+ * offset in seconds: PrettyWriter's @Timestamp values. The fraction is cut,
+ * not rounded; yyyy is the year of era (year 0 is "0001", -1 "0002"), four
+ * digits at least, '+' before years past 9999 ("+10000-01-01"). At most
+ * JFMT_TIME_MAX bytes. */
 size_t jfmt_pretty_time(int64_t epoch_seconds, int32_t nanos, int32_t offset_seconds,
                         bool exact, char *buf);
-/* String.format("0x%08X", v) of a long (negatives in two's complement). */
+/* String.format("0x%08X", v) of a Java long (two's complement for negatives):
+ * "0x" and 8 to 16 upper-case digits. At most JFMT_NUM_MAX bytes. */
 size_t jfmt_hex_address(int64_t v, char *buf);
 
 /* The zone offset the JDK derives from the metadata region (gmtOffset + dst,
@@ -149,5 +164,21 @@ int jfmt_u16_next(jfmt_u16_iter *it);
 size_t jfmt_utf16_length(const char *s, size_t len);
 /* Compare two UTF-8 strings in UTF-16 code-unit order (String.compareTo). */
 int jfmt_utf16_compare(const char *a, const char *b);
+
+/*
+ * Shared between the jformat_*.c files (not for the converters).
+ */
+/* The decimal Double.toString(v) prints, for a finite v != 0, as
+ * d[0].d[1]..d[n-1] x 10^e (of |v|): its digits (n <= 17, no trailing
+ * zeros, no NUL) and e. Returns n. */
+int jfmt__shortest(double v, char *digits, int *exp10);
+/* The local day (days since 1970-01-01) of an instant at a zone offset, and
+ * the second of that day; no overflow for any epoch_seconds. */
+int64_t jfmt__local_day(int64_t epoch_seconds, int32_t offset_seconds, int *second_of_day);
+/* DateTimeFormatter's "yyyy-MM-dd" (yyyy the year of era: year 0 is 0001,
+ * four digits at least, '+' past 9999) and "HH:mm:ss" at p; each returns
+ * the byte after the text (no NUL). */
+char *jfmt__put_era_date(char *p, int64_t epoch_day);
+char *jfmt__put_hms(char *p, int second_of_day);
 
 #endif

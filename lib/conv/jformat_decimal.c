@@ -432,23 +432,26 @@ static bool format_trivial(double v, char *buf, size_t *n) {
     return true;
 }
 
+/* The decimal of a finite ax > 0 by the exact search. */
+static void exact_double_decimal(double ax, decimal *x) {
+    uint64_t bits;
+    memcpy(&bits, &ax, sizeof bits);
+    bool pow2 = (bits & 0x000FFFFFFFFFFFFFull) == 0 && (bits >> 52) > 1;
+    if (short_decimal(ax, x))
+        ; /* found without printf */
+    else if (pow2)
+        shortest_exact(ax, false, x);
+    else
+        shortest_symmetric(ax, false, x);
+}
+
 size_t jfmt_double_exact(double v, char *buf) {
     size_t n;
     if (format_trivial(v, buf, &n))
         return n;
-    bool neg = signbit(v) != 0;
-    double ax = fabs(v);
     decimal x;
-    uint64_t bits;
-    memcpy(&bits, &ax, sizeof bits);
-    bool pow2 = (bits & 0x000FFFFFFFFFFFFFull) == 0 && (bits >> 52) > 1;
-    if (short_decimal(ax, &x))
-        ; /* found without printf */
-    else if (pow2)
-        shortest_exact(ax, false, &x);
-    else
-        shortest_symmetric(ax, false, &x);
-    return format_decimal(&x, neg, buf);
+    exact_double_decimal(fabs(v), &x);
+    return format_decimal(&x, signbit(v) != 0, buf);
 }
 
 size_t jfmt_float_exact(float f, char *buf) {
@@ -469,17 +472,38 @@ size_t jfmt_float_exact(float f, char *buf) {
 }
 
 #if defined(__SIZEOF_INT128__)
-/* The text of a normal value by the fast search: its mantissa and exponent
- * fields, of a format with mbits mantissa bits and this exponent bias. */
-static size_t fast_text(uint64_t mant, uint32_t ex, int mbits, int bias, bool neg, char *buf) {
-    decimal x;
+/* The decimal of a normal value by the fast search: its mantissa and
+ * exponent fields, of a format with mbits mantissa bits and this exponent
+ * bias. */
+static void fast_decimal(uint64_t mant, uint32_t ex, int mbits, int bias, decimal *x) {
     int32_t e10;
     uint64_t d = shortest_digits(mant | 1ull << mbits, (int32_t)ex - bias - mbits - 2,
                                  mant != 0 || ex <= 1, &e10);
-    to_decimal(d, e10, &x);
+    to_decimal(d, e10, x);
+}
+
+static size_t fast_text(uint64_t mant, uint32_t ex, int mbits, int bias, bool neg, char *buf) {
+    decimal x;
+    fast_decimal(mant, ex, mbits, bias, &x);
     return format_decimal(&x, neg, buf);
 }
 #endif
+
+int jfmt__shortest(double v, char *digits, int *exp10) {
+    decimal x;
+#if defined(__SIZEOF_INT128__)
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    uint32_t ex = (uint32_t)(bits >> 52) & 0x7FF;
+    if (ex != 0) /* normal (the caller passes finite values) */
+        fast_decimal(bits & 0x000FFFFFFFFFFFFFull, ex, 52, 1023, &x);
+    else
+#endif
+        exact_double_decimal(fabs(v), &x);
+    memcpy(digits, x.d, (size_t)x.n);
+    *exp10 = x.e;
+    return x.n;
+}
 
 size_t jfmt_double(double v, char *buf) {
 #if defined(__SIZEOF_INT128__)

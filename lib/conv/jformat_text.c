@@ -1,7 +1,10 @@
 /*
- * jformat_text.c — what `jfr print` (text) formats with: String.format's
- * %.Nf, and JDK 25's jdk.jfr.internal.util.ValueFormatter for durations and
- * data amounts (see jformat.h).
+ * jformat_text.c — the value formats of the text `jfr print` (JDK 25's
+ * PrettyWriter and jdk.jfr.internal.util.ValueFormatter): String.format's
+ * %.Nf, durations, data amounts, timestamps and addresses (see jformat.h).
+ *
+ * Written from the behaviour of the JDK and verified against it
+ * (test/conv/test_jformat_text.c runs JDK 25 on thousands of inputs).
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -9,149 +12,81 @@
 #include "jformat.h"
 
 #include <math.h>
-#include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
 
-/* ---------------------------------------------------------------- %.Nf */
+static char *put_str(char *p, const char *s) {
+    while (*s)
+        *p++ = *s++;
+    return p;
+}
 
-size_t jfmt_fixed(double v, int prec, char *buf) {
-    if (isnan(v))
-        return (size_t)sprintf(buf, "NaN");
-    if (isinf(v))
-        return (size_t)sprintf(buf, v < 0 ? "-Infinity" : "Infinity");
-    if (prec < 0)
-        prec = 0;
-    if (prec > 17)
-        prec = 17;
-    /* Java 21+ rounds the shortest decimal (Double.toString's digits), half
-     * up, not the binary value: 0.125 -> "0.13", 1.005 -> "1.01" */
-    char t[JFMT_NUM_MAX];
-    jfmt_double(fabs(v), t);
-    char dig[24];
-    int n = 0, point = -1, e10 = 0;
-    for (const char *s = t; *s; s++) {
-        if (*s >= '0' && *s <= '9') {
-            if (n == 0 && *s == '0') { /* leading zeros: only shift the point */
-                if (point >= 0)
-                    e10--;
-                continue;
-            }
-            if (n < (int)sizeof dig)
-                dig[n++] = *s;
-            if (point < 0)
-                e10++;
-        } else if (*s == '.') {
-            point = n;
-        } else if (*s == 'E') {
-            e10 += atoi(s + 1);
-            break;
-        }
-    }
-    while (n > 0 && dig[n - 1] == '0')
-        n--;
-    /* value = 0.dig[0..n) x 10^e10: `e10` digits before the point */
-    int keep = e10 + prec; /* significant digits kept */
-    if (n == 0 || keep < 0) {
-        n = 0;
-    } else if (keep < n) {
-        bool up = dig[keep] >= '5';
-        n = keep;
-        for (int i = n - 1; up && i >= 0; i--) {
-            if (dig[i] == '9') {
-                dig[i] = '0';
-            } else {
-                dig[i]++;
-                up = false;
-            }
-        }
-        if (up) { /* 9.99 -> 10.0, or 0.5 at keep 0 -> 1 */
-            memmove(dig + 1, dig, (size_t)n);
-            dig[0] = '1';
-            n++;
-            e10++;
-        }
-        while (n > 0 && dig[n - 1] == '0')
-            n--;
-    }
-    char *p = buf;
-    if (signbit(v)) /* Double.compare(v, 0.0) < 0: -0.0 too */
-        *p++ = '-';
-    if (n == 0 || e10 <= 0) {
-        *p++ = '0';
-    } else {
-        for (int i = 0; i < e10; i++)
-            *p++ = i < n ? dig[i] : '0';
-    }
-    if (prec > 0) {
-        *p++ = '.';
-        for (int i = 0; i < prec; i++) {
-            int at = e10 + i; /* index into dig */
-            *p++ = n > 0 && at >= 0 && at < n ? dig[at] : '0';
-        }
-    }
+/* The last width digits of v, zeros in front. */
+static char *put_padded(char *p, uint64_t v, int width) {
+    for (int k = width - 1; k >= 0; k--, v /= 10)
+        p[k] = (char)('0' + v % 10);
+    return p + width;
+}
+
+static size_t finish(char *buf, char *p) {
     *p = '\0';
     return (size_t)(p - buf);
 }
 
-/* ----------------------------------------------------------- data amounts */
+static char *put_fixed(char *p, double v, int prec) { return p + jfmt_fixed(v, prec, p); }
 
-size_t jfmt_data_amount(int64_t amount, bool bits, bool per_second, char *buf) {
-    static const char *const small[2][2] = {{" bytes", " byte/s"}, {" bits", " bps"}};
-    static const char *const big[2][2] = {{"B", "B/s"}, {"bit", "bps"}};
+size_t jfmt_fixed(double v, int prec, char *buf) {
     char *p = buf;
-    if (amount > -1024 && amount < 1024) {
-        if (amount < 0)
-            *p++ = '-';
-        p = jfr__digits(p, (uint64_t)(amount < 0 ? -amount : amount));
-        const char *unit = small[bits][per_second];
-        if (!per_second && (amount == 1 || amount == -1))
-            unit = bits ? " bit" : " byte";
-        size_t k = strlen(unit);
-        memcpy(p, unit, k + 1);
-        return (size_t)(p - buf) + k;
+    if (isnan(v))
+        return finish(buf, put_str(p, "NaN"));
+    if (signbit(v)) /* Java tests Double.compare(v, 0.0) < 0: -0.0 too */
+        *p++ = '-';
+    if (isinf(v))
+        return finish(buf, put_str(p, "Infinity"));
+    prec = prec < 0 ? 0 : prec > 17 ? 17 : prec;
+    /* Java rounds the decimal Double.toString picks, not the binary value:
+     * d[0].d[1].. x 10^e, to the digit at 10^-prec, halves up */
+    char d[24];
+    int e = 0, n = v != 0 ? jfmt__shortest(v, d, &e) : 0;
+    int keep = e + 1 + prec;
+    if (keep < n) {
+        bool up = keep >= 0 && d[keep] >= '5';
+        n = keep < 0 ? 0 : keep;
+        if (up) {
+            while (n > 0 && d[n - 1] == '9')
+                n--;
+            if (n > 0) {
+                d[n - 1]++;
+            } else { /* 9.99 -> 10.0, or 0.5 -> 1 at a lost digit */
+                d[0] = '1';
+                n = 1;
+                e++;
+            }
+        }
     }
-    if (amount == INT64_MIN) {
-        memcpy(buf, "N/A", 4);
-        return 3;
+    if (e < 0) {
+        *p++ = '0';
+    } else {
+        int int_digits = e + 1, from = n < int_digits ? n : int_digits;
+        memcpy(p, d, (size_t)from);
+        memset(p + from, '0', (size_t)(int_digits - from));
+        p += int_digits;
     }
-    /* ValueFormatter's own double arithmetic, so that values at the powers
-     * of 1024 fall on the same side */
-    double a = (double)(amount < 0 ? -amount : amount);
-    int exp = (int)(log(a) / log(1024));
-    if (exp < 1)
-        exp = 1;
-    if (exp > 6)
-        exp = 6;
-    size_t len = jfmt_fixed((double)amount / pow(1024, exp), 1, buf);
-    p = buf + len;
-    *p++ = ' ';
-    *p++ = "kMGTPE"[exp - 1];
-    const char *unit = big[bits][per_second];
-    size_t k = strlen(unit);
-    memcpy(p, unit, k + 1);
-    return (size_t)(p - buf) + k;
+    if (prec > 0) {
+        *p++ = '.';
+        for (int k = 1; k <= prec; k++) {
+            int i = e + k; /* the index of the digit at 10^-k */
+            if (i >= 0 && i < n)
+                *p++ = d[i];
+            else
+                *p++ = '0';
+        }
+    }
+    return finish(buf, p);
 }
 
-size_t jfmt_hex_address(int64_t v, char *buf) {
-    return (size_t)sprintf(buf, "0x%08llX", (unsigned long long)v);
-}
-
-/* -------------------------------------------------------------- durations */
-
-#define NS 1000000000
-
-/* A java.time.Duration, positive here: seconds, nanos. */
-typedef struct jdur {
-    int64_t s;
-    int32_t ns;
-} jdur;
-
-static int cmp(jdur a, int64_t s, int32_t ns) {
-    return a.s != s ? (a.s < s ? -1 : 1) : (a.ns < ns ? -1 : a.ns > ns);
-}
-
-static int ndigits(int64_t v) {
+/* The number of decimal digits: the JDK's (int) Math.log10(v) + 1, which
+ * Math.log10's exactness at powers of ten makes the same for v >= 1. */
+static int digit_count(uint64_t v) {
     int n = 1;
     while (v >= 10) {
         v /= 10;
@@ -160,86 +95,126 @@ static int ndigits(int64_t v) {
     return n;
 }
 
-static int64_t pow10i(int k) {
-    int64_t r = 1;
-    while (k-- > 0)
-        r *= 10;
-    return r;
-}
-
-/* Math.round(x) for the values here (x >= 0, no tie hidden by x + 0.5). */
-static int64_t jround(double x) { return (int64_t)floor(x + 0.5); }
-
-/* d + add seconds, truncated to `unit` seconds (plusX then truncatedTo);
- * past Long.MAX_VALUE seconds the JDK throws: saturated here. */
-static jdur add_trunc(jdur d, int64_t add_s, int32_t add_ns, int64_t unit) {
-    int64_t ns = (int64_t)d.ns + add_ns;
-    int64_t s = d.s;
-    if (ns >= NS) {
-        ns -= NS;
-        s = s == INT64_MAX ? s : s + 1;
-    }
-    s = s > INT64_MAX - add_s ? INT64_MAX : s + add_s;
-    return (jdur){unit > 1 ? s - s % unit : s, unit >= 1 ? 0 : (int32_t)ns};
-}
-
-/* ValueFormatter.roundPositiveDuration. */
-static jdur round_positive(jdur d) {
-    if (cmp(d, 0, 1000) < 0)
-        return d;
-    if (cmp(d, 1, 0) < 0) { /* three significant digits of the nanos */
-        int64_t r = pow10i(ndigits(d.ns) - 3);
-        int64_t ns = jround((double)d.ns / (double)r) * r;
-        return ns >= NS ? (jdur){d.s + 1, (int32_t)(ns - NS)} : (jdur){d.s, (int32_t)ns};
-    }
-    if (cmp(d, 60, 0) < 0) { /* 1.23 s, 12.3 s: millis to 10 or 100 */
-        int64_t r = pow10i(ndigits(d.s));
-        int64_t ms = jround((double)(d.ns / 1000000) / (double)r) * r;
-        jdur x = {d.s + ms / 1000, (int32_t)(ms % 1000) * 1000000};
-        return x;
-    }
-    if (cmp(d, 3600, 0) < 0)
-        return add_trunc(d, 0, 500000000, 1);
-    if (cmp(d, 86400, 0) < 0)
-        return add_trunc(d, 30, 0, 60);
-    return add_trunc(d, 1800, 0, 3600);
-}
-
-/* ValueFormatter.formatPositiveDuration. */
-static size_t format_positive(jdur d, char *buf) {
-    if (cmp(d, 0, 1000) < 0) {
-        size_t n = jfmt_fixed((double)d.ns / 1000000, 6, buf);
-        memcpy(buf + n, " ms", 4);
-        return n + 3;
-    }
-    if (cmp(d, 1, 0) < 0) {
-        size_t n = jfmt_fixed((double)d.ns / 1000000, 9 - ndigits(d.ns), buf);
-        memcpy(buf + n, " ms", 4);
-        return n + 3;
-    }
-    if (cmp(d, 60, 0) < 0) {
-        size_t n = jfmt_fixed((double)d.s + (double)(d.ns / 1000000) / 1000, 3 - ndigits(d.s), buf);
-        memcpy(buf + n, " s", 3);
-        return n + 2;
-    }
-    if (cmp(d, 3600, 0) < 0)
-        return (size_t)sprintf(buf, "%d m %d s", (int)(d.s / 60), (int)(d.s % 60));
-    if (cmp(d, 86400, 0) < 0)
-        return (size_t)sprintf(buf, "%d h %d m", (int)(d.s / 3600), (int)(d.s / 60 % 60));
-    return (size_t)sprintf(buf, "%lld d %d h", (long long)(d.s / 86400), (int)(d.s / 3600 % 24));
+/* Math.round: to the nearest, halves up (x >= 0 here). */
+static uint64_t java_round(double x) {
+    double f = floor(x);
+    return (uint64_t)f + (x - f >= 0.5);
 }
 
 size_t jfmt_pretty_duration(int64_t seconds, int32_t nanos, char *buf) {
-    jdur d = {seconds, nanos};
-    if (seconds == 0 && nanos == 0) {
-        memcpy(buf, "0 s", 4);
-        return 3;
+    char *p = buf;
+    if (seconds == 0 && nanos == 0)
+        return finish(buf, put_str(p, "0 s"));
+    /* |d| in unsigned seconds: the JDK rounds the magnitude, and -d of
+     * Long.MIN_VALUE seconds needs 2^63 */
+    uint64_t s = (uint64_t)seconds;
+    uint32_t ns = (uint32_t)nanos;
+    if (seconds < 0) {
+        *p++ = '-';
+        s = ns > 0 ? (uint64_t)0 - s - 1 : (uint64_t)0 - s;
+        ns = ns > 0 ? 1000000000u - ns : 0;
     }
-    if (seconds < 0) { /* abs (Duration.MIN's abs throws in the JDK: saturated) */
-        d = nanos ? (jdur){seconds == INT64_MIN ? INT64_MAX : -seconds - 1, NS - nanos}
-                  : (jdur){seconds == INT64_MIN ? INT64_MAX : -seconds, 0};
-        buf[0] = '-';
-        return 1 + format_positive(round_positive(d), buf + 1);
+    /* round as roundPositiveDuration: three significant digits below a
+     * minute, then to the second, minute, hour, by adding half of it */
+    if (s == 0 && ns >= 1000) {
+        uint64_t unit = 1; /* 10^(digits - 3) */
+        for (uint32_t v = ns; v >= 1000; v /= 10)
+            unit *= 10;
+        ns = (uint32_t)(java_round((double)ns / (double)unit) * unit);
+    } else if (s > 0 && s < 60) {
+        uint64_t unit = s < 10 ? 10 : 100; /* 10^digits */
+        uint32_t ms = ns / 1000000;
+        ns = (uint32_t)(java_round((double)ms / (double)unit) * unit) * 1000000;
+    } else if (s >= 60 && s < 3600) {
+        ns += 500000000;
+        s += ns / 1000000000;
+        ns = 0;
+    } else if (s >= 3600) {
+        uint64_t unit = s < 86400 ? 60 : 3600;
+        s += unit / 2;
+        s -= s % unit;
+        ns = 0;
     }
-    return format_positive(round_positive(d), buf);
+    if (ns >= 1000000000) {
+        s++;
+        ns -= 1000000000;
+    }
+    if (s == 0) { /* ms: nine significant digits at most; 6 decimals below 1 us */
+        int prec = ns < 1000 ? 6 : 9 - digit_count(ns);
+        p = put_fixed(p, (double)ns / 1000000, prec);
+        return finish(buf, put_str(p, " ms"));
+    }
+    if (s < 60) {
+        uint32_t ms = ns / 1000000;
+        p = put_fixed(p, (double)s + (double)ms / 1000, 3 - digit_count(s));
+        return finish(buf, put_str(p, " s"));
+    }
+    uint64_t big, small;
+    const char *big_unit, *small_unit;
+    if (s < 3600) {
+        big = s / 60, small = s % 60, big_unit = " m ", small_unit = " s";
+    } else if (s < 86400) {
+        big = s / 3600, small = s / 60 % 60, big_unit = " h ", small_unit = " m";
+    } else {
+        big = s / 86400, small = s / 3600 % 24, big_unit = " d ", small_unit = " h";
+    }
+    p = put_str(jfr__digits(p, big), big_unit);
+    p = put_str(jfr__digits(p, small), small_unit);
+    return finish(buf, p);
+}
+
+size_t jfmt_data_amount(int64_t amount, bool bits, bool per_second, char *buf) {
+    char *p = buf;
+    if (amount == INT64_MIN)
+        return finish(buf, put_str(p, "N/A"));
+    if (amount > -1024 && amount < 1024) {
+        if (amount < 0)
+            *p++ = '-';
+        p = jfr__digits(p, (uint64_t)(amount < 0 ? -amount : amount));
+        if (per_second)
+            return finish(buf, put_str(p, bits ? " bps" : " byte/s"));
+        p = put_str(p, bits ? " bit" : " byte");
+        if (amount != 1 && amount != -1)
+            *p++ = 's';
+        return finish(buf, p);
+    }
+    /* the unit as the JDK picks it, in the same double operations: the
+     * ratio of logarithms, cut to an int, is 5 for 2^50 - 1 (its double is
+     * exact, yet the ratio rounds up to 5.0) and 1 for 2^20 - 1 */
+    double mag = (double)(amount < 0 ? -amount : amount);
+    int exp = (int)(log(mag) / log(1024.0));
+    exp = exp < 1 ? 1 : exp > 6 ? 6 : exp; /* 1 .. 6 for every long */
+    p = put_fixed(p, (double)amount / pow(1024.0, exp), 1);
+    *p++ = ' ';
+    *p++ = "kMGTPE"[exp - 1];
+    if (bits)
+        return finish(buf, put_str(p, per_second ? "bps" : "bit"));
+    return finish(buf, put_str(p, per_second ? "B/s" : "B"));
+}
+
+size_t jfmt_pretty_time(int64_t epoch_seconds, int32_t nanos, int32_t offset_seconds,
+                        bool exact, char *buf) {
+    int sod;
+    int64_t day = jfmt__local_day(epoch_seconds, offset_seconds, &sod);
+    char *p = jfmt__put_hms(buf, sod);
+    *p++ = '.';
+    p = exact ? put_padded(p, (uint64_t)nanos, 9) : put_padded(p, (uint64_t)nanos / 1000000, 3);
+    *p++ = ' ';
+    *p++ = '(';
+    p = jfmt__put_era_date(p, day);
+    *p++ = ')';
+    return finish(buf, p);
+}
+
+size_t jfmt_hex_address(int64_t v, char *buf) {
+    uint64_t u = (uint64_t)v;
+    int n = 8;
+    while (n < 16 && (u >> (4 * n)) != 0)
+        n++;
+    char *p = buf;
+    *p++ = '0';
+    *p++ = 'x';
+    for (int k = n - 1; k >= 0; k--)
+        *p++ = "0123456789ABCDEF"[(u >> (4 * k)) & 15];
+    return finish(buf, p);
 }

@@ -126,11 +126,20 @@ static char *put_date(char *p, int64_t epoch_day) {
     return p;
 }
 
+int64_t jfmt__local_day(int64_t epoch_seconds, int32_t offset_seconds, int *second_of_day) {
+    /* the offset added to the second of the day, not to epoch_seconds:
+     * no overflow at the ends of int64_t */
+    int64_t day = floor_div(epoch_seconds, 86400);
+    int64_t sod = floor_mod(epoch_seconds, 86400) + offset_seconds;
+    day += floor_div(sod, 86400);
+    *second_of_day = (int)floor_mod(sod, 86400);
+    return day;
+}
+
 size_t jfmt_offset_date_time(int64_t epoch_seconds, int32_t nanos,
                              int32_t offset_seconds, char *buf) {
-    int64_t local = epoch_seconds + offset_seconds;
-    int64_t day = floor_div(local, 86400);
-    int sod = (int)floor_mod(local, 86400);
+    int sod;
+    int64_t day = jfmt__local_day(epoch_seconds, offset_seconds, &sod);
     char *p = put_date(buf, day);
     *p++ = 'T';
     int hh = sod / 3600, mm = sod / 60 % 60, ss = sod % 60;
@@ -177,51 +186,12 @@ size_t jfmt_offset_date_time(int64_t epoch_seconds, int32_t nanos,
     return (size_t)(p - buf);
 }
 
-size_t jfmt_pretty_time(int64_t epoch_seconds, int32_t nanos, int32_t offset_seconds,
-                        bool exact, char *buf) {
-    int64_t local = epoch_seconds + offset_seconds;
-    int sod = (int)floor_mod(local, 86400);
-    char *p = put2(buf, sod / 3600);
-    *p++ = ':';
-    p = put2(p, sod / 60 % 60);
-    *p++ = ':';
-    p = put2(p, sod % 60);
-    *p++ = '.';
-    int width = exact ? 9 : 3, digits = exact ? nanos : nanos / 1000000;
-    for (int k = width - 1; k >= 0; k--) {
-        p[k] = (char)('0' + digits % 10);
-        digits /= 10;
-    }
-    p += width;
-    *p++ = ' ';
-    *p++ = '(';
-    /* "yyyy" is the year of era (1 BC is year 0): 4 digits, a '+' past 9999 */
+char *jfmt__put_era_date(char *p, int64_t epoch_day) {
     int64_t y;
     int m, d;
-    civil_from_days(floor_div(local, 86400), &y, &m, &d);
-    int64_t yoe = y >= 1 ? y : 1 - y;
-    if (yoe > 9999)
-        *p++ = '+';
-    for (int64_t t = 1000; t > 1 && yoe < t; t /= 10)
-        *p++ = '0';
-    p = put_i64(p, yoe);
-    *p++ = '-';
-    p = put2(p, m);
-    *p++ = '-';
-    p = put2(p, d);
-    *p++ = ')';
-    *p = '\0';
-    return (size_t)(p - buf);
-}
-
-size_t jfmt_utc_date_time(int64_t epoch_seconds, char *buf) {
-    int64_t day = floor_div(epoch_seconds, 86400);
-    int sod = (int)floor_mod(epoch_seconds, 86400);
-    int64_t y;
-    int m, d;
-    civil_from_days(day, &y, &m, &d);
-    char *p = buf;
-    /* "yyyy" is the year of era: four digits at least, '+' beyond four */
+    civil_from_days(epoch_day, &y, &m, &d);
+    /* "yyyy" is the year of era (no era shown: year 0 is 0001, -1 is 0002):
+     * four digits at least, '+' beyond four (SignStyle.EXCEEDS_PAD) */
     int64_t yoe = y <= 0 ? 1 - y : y;
     if (yoe > 9999)
         *p++ = '+';
@@ -234,13 +204,23 @@ size_t jfmt_utc_date_time(int64_t epoch_seconds, char *buf) {
     *p++ = '-';
     p = put2(p, m);
     *p++ = '-';
-    p = put2(p, d);
+    return put2(p, d);
+}
+
+char *jfmt__put_hms(char *p, int second_of_day) {
+    p = put2(p, second_of_day / 3600);
+    *p++ = ':';
+    p = put2(p, second_of_day / 60 % 60);
+    *p++ = ':';
+    return put2(p, second_of_day % 60);
+}
+
+size_t jfmt_utc_date_time(int64_t epoch_seconds, char *buf) {
+    int sod;
+    int64_t day = jfmt__local_day(epoch_seconds, 0, &sod);
+    char *p = jfmt__put_era_date(buf, day);
     *p++ = ' ';
-    p = put2(p, sod / 3600);
-    *p++ = ':';
-    p = put2(p, sod / 60 % 60);
-    *p++ = ':';
-    p = put2(p, sod % 60);
+    p = jfmt__put_hms(p, sod);
     *p = '\0';
     return (size_t)(p - buf);
 }
