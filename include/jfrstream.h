@@ -146,7 +146,7 @@ extern "C" {
 /* ------------------------------------------------------------------ version */
 
 #define JFR_VERSION_MAJOR 0
-#define JFR_VERSION_MINOR 1
+#define JFR_VERSION_MINOR 2
 #define JFR_VERSION_PATCH 0
 #define JFR_VERSION_NUMBER \
     (JFR_VERSION_MAJOR * 10000 + JFR_VERSION_MINOR * 100 + JFR_VERSION_PATCH)

@@ -142,9 +142,15 @@ def file_block(script, work, env, jfrstream):
     if "| jfrstream summary -" in script:
         check(out.count(stored) >= 2 or out.endswith(stored),
               "summary of gzip'd stdin = summary of the file")
-    if "--events jdk.GarbageCollection" in script:
-        check(out.count('"type": "jdk.GarbageCollection"') == 4,
-              "print --json --events jdk.GarbageCollection: the fixture's 4 collections")
+    if "print --events jdk.GarbageCollection" in script:
+        check(out.count("jdk.GarbageCollection {\n") == 4,
+              "print --events jdk.GarbageCollection: the fixture's 4 collections as text")
+    if "print --json --events jdk.CPULoad" in script:
+        n = subprocess.run([jfrstream, "summary", os.path.join(work, "test/data/workload.jfr")],
+                           capture_output=True, text=True, timeout=60).stdout
+        m = re.search(r"^ jdk\.CPULoad +(\d+) ", n, re.M)
+        check(m is not None and out.count('"type": "jdk.CPULoad"') == int(m.group(1)),
+              "print --json --events jdk.CPULoad: one JSON event per jdk.CPULoad of summary")
     if "flamegraph -o cpu.html" in script:
         page = os.path.join(work, "cpu.html")
         check(os.path.exists(page) and b"<html" in open(page, "rb").read(4096).lower(),

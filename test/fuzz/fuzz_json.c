@@ -1,21 +1,25 @@
 /*
- * fuzz_json.c — libFuzzer target: the converter library's JSON writer
- * (lib/conv/evjson.c, with outbuf.c and jformat_*.c; public as jfrc_json in
- * jfrstream_conv.h) over every event of the input, with
- * the options of `jfrstream print --json` (ordered, the JDK's time base).
- * Events alternate between the pretty and the compact layout and between
- * stack depths 5, 64 and 0.
+ * fuzz_json.c — libFuzzer target: the converter library's event writers
+ * over every event of the input: JSON (lib/conv/evjson.c, with outbuf.c and
+ * jformat_*.c; public as jfrc_json in jfrstream_conv.h), with the options of
+ * `jfrstream print --json` (ordered, the JDK's time base), and the text of
+ * `print` (lib/conv/evtext.c, jfrc_text: its queue, its blocks, --exact on
+ * inputs of odd size). JSON events alternate between the pretty and the
+ * compact layout and between stack depths 5, 64 and 0.
  *
  * Checked for each event whose JSON fits the 1 MiB buffer: the text is one
  * valid JSON object (evjson promises valid JSON even when the event cannot
  * be fully decoded) and ASCII without control characters but newlines (every other
- * character is escaped as \uXXXX).
+ * character is escaped as \uXXXX). The text of all events, when it fits
+ * 1 MiB, is valid UTF-8 (Java's strings are written as UTF-8, a lone
+ * surrogate as '?'), and the writer holds no event and at most one block once it has finished.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "fuzz_common.h"
 
 #include "evjson.h"
+#include "evtext.h"
 
 #define JSON_BUF ((size_t)1 << 20)
 #define JSON_MAX_NEST 4096
@@ -164,13 +168,38 @@ static void check_json(const char *s, size_t n, const char *type) {
 typedef struct jrun {
     evjson ej;
     outbuf ob;
+    evtext et;
+    outbuf tob;
     uint64_t events;
 } jrun;
+
+/* Well-formed UTF-8 (no overlong forms, no surrogates, at most U+10FFFF). */
+static void check_utf8(const unsigned char *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        size_t k = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+                 : (c & 0xf8) == 0xf0 ? 4 : 0;
+        if (k == 0 || i + k > n)
+            fuzz_die("text: bad UTF-8 lead byte 0x%02x at %zu of %zu", c, i, n);
+        uint32_t cp = k == 1 ? c : c & (0x7fu >> k);
+        for (size_t j = 1; j < k; j++) {
+            if ((s[i + j] & 0xc0) != 0x80)
+                fuzz_die("text: bad UTF-8 continuation at %zu", i + j);
+            cp = cp << 6 | (s[i + j] & 0x3fu);
+        }
+        static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < least[k] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            fuzz_die("text: bad UTF-8 code point U+%04X at %zu", (unsigned)cp, i);
+        i += k;
+    }
+}
 
 static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     (void)p;
     jrun *r = user;
     evjson_chunk_begin(&r->ej, c);
+    evtext_chunk_begin(&r->et, c);
     return JFR_CB_CONTINUE;
 }
 
@@ -178,6 +207,7 @@ static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     (void)p;
     jrun *r = user;
     evjson_metadata(&r->ej, m);
+    (void)evtext_metadata(&r->et, m);
     return JFR_CB_CONTINUE;
 }
 
@@ -200,6 +230,7 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
     if (!r->ob.failed)
         check_json(r->ob.buf, r->ob.len, e->type->name);
     r->ob.len = 0;
+    (void)evtext_event(&r->et, e, &ev);
     return JFR_CB_CONTINUE;
 }
 
@@ -217,6 +248,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!ob_init(&r.ob, -1, JSON_BUF, NULL))
         return 0;
     evjson_init(&r.ej, &r.ob, 5, false, NULL);
+    if (!ob_init(&r.tob, -1, JSON_BUF, NULL)) {
+        ob_free(&r.ob);
+        return 0;
+    }
+    evtext_init(&r.et, &r.tob, 5, size & 1, NULL);
     fuzz_alloc a;
     jfr_options o;
     fuzz_options(&o, &a, size);
@@ -231,9 +267,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fuzz_die("jfr_parser_new failed");
     (void)jfr_parser_feed(p, data, size);
     (void)jfr_parser_finish(p);
+    evtext_finish(&r.et);
+    if (!r.tob.failed)
+        check_utf8((const unsigned char *)r.tob.buf, r.tob.len);
+    /* the block being filled is kept for the next events */
+    size_t kept = 0;
+    for (size_t i = 0; i < r.et.nblocks; i++)
+        kept += r.et.blocks[i].data ? 1 : 0;
+    if (r.et.nheap != 0 || kept > 1)
+        fuzz_die("text: %zu events and %zu blocks still held after finish", r.et.nheap, kept);
     jfr_parser_free(p);
     fuzz_check_freed(&a);
     ob_free(&r.ob);
     evjson_free(&r.ej);
+    ob_free(&r.tob);
+    evtext_free(&r.et);
     return 0;
 }
