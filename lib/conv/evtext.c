@@ -84,6 +84,10 @@ static void put_jstring(evtext *t, const char *s, size_t n, bool java, bool slas
     }
 }
 
+/* A name of the metadata (a type's, a field's): read as the JSON writer
+ * reads them (not Java's decoder: encoded surrogates are themselves). */
+static void put_name(evtext *t, const char *name) { put_jstring(t, name, strlen(name), false, false); }
+
 static void put_str(evtext *t, const jfr_value *v, bool slash) {
     put_jstring(t, v->str, v->len, v->encoding == 3, slash);
 }
@@ -659,7 +663,7 @@ static void print_struct(evtext *t, const jfr_value *obj, const char *post) {
     for (uint32_t i = 0; i < obj->type->nfields; i++) {
         const jfr_field *f = &obj->type->fields[i];
         indent(t);
-        puts_(t, f->name);
+        put_name(t, f->name);
         put(t, " = ", 3);
         if (s == JFR_OK && (s = jfr_iter_next(&it, &v)) == JFR_OK) {
             if (f->array)
@@ -888,7 +892,7 @@ static void print_stack(evtext *t, const jfr_value *st) {
 static void render(evtext *t, const jfr_event *e, const jfr_value *ev) {
     const evtext_tinfo *ti = tinfo(t, e->type);
     const jfr_type *ty = e->type;
-    puts_(t, ty->name);
+    put_name(t, ty->name);
     puts_(t, " {\n");
     t->indent = 2;
     jfr_iter it;
@@ -905,7 +909,7 @@ static void render(evtext *t, const jfr_event *e, const jfr_value *ev) {
             v.type->base == JFR_BASE_LONG && v.i == 0)
             continue;
         indent(t);
-        puts_(t, f->name);
+        put_name(t, f->name);
         put(t, " = ", 3);
         if (s != JFR_OK)
             puts_(t, "N/A\n");
