@@ -179,6 +179,27 @@ JFRC_API void jfrc_json_object_begin(jfrc_json *j);
 JFRC_API void jfrc_json_name(jfrc_json *j, const char *name);
 JFRC_API void jfrc_json_object_end(jfrc_json *j);
 
+/* ----------------------------------------------------------- events as XML */
+
+/*
+ * Events as XML, byte for byte what `jfr print --xml` prints (`jfrstream
+ * print --xml` is built on it): the values of the JSON writer, in the same
+ * order and with the same limits, as XMLWriter writes them: an element a
+ * value (<value name="startTime">...</value>, <struct name="eventThread">,
+ * <array name="frames" size="N"> with <struct index="0">...; a null as
+ * xsi:nil="true"), " & ' < > and every UTF-16 unit above 0x7F as entities.
+ * A jfrc_json writer in the XML layout: every jfrc_json_ call but the
+ * document ones applies to it (free, cache limit, memory, chunk_begin,
+ * metadata, error); jfrc_json_event appends `<event type="...">`, its
+ * elements, `</event>` and an empty line. `a`: as for jfrc_json_new_advanced
+ * (NULL: malloc).
+ */
+JFRC_API jfrc_json *jfrc_xml_new(jfrc_out *o, uint32_t stack_depth, const jfr_allocator *a);
+/* The document around the events: the XML declaration, <recording> and
+ * <events> (then the events' indentation), and their end tags. */
+JFRC_API void jfrc_xml_begin(jfrc_json *j);
+JFRC_API void jfrc_xml_end(jfrc_json *j);
+
 /* -------------------------------------------------------------- events as text */
 
 /*

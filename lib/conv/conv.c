@@ -230,6 +230,19 @@ JFRC_API void jfrc_json_name(jfrc_json *j, const char *name) { evjson_put_name(j
 
 JFRC_API void jfrc_json_object_end(jfrc_json *j) { evjson_object_end(j); }
 
+/* ----------------------------------------------------------- events as XML */
+
+JFRC_API jfrc_json *jfrc_xml_new(jfrc_out *o, uint32_t stack_depth, const jfr_allocator *a) {
+    jfrc_json *j = jfrc_json_new_advanced(o, stack_depth, false, a);
+    if (j)
+        j->xml = true;
+    return j;
+}
+
+JFRC_API void jfrc_xml_begin(jfrc_json *j) { evjson_xml_begin(j); }
+
+JFRC_API void jfrc_xml_end(jfrc_json *j) { evjson_xml_end(j); }
+
 /* ----------------------------------------------------------------- profiles */
 
 JFRC_API jfrc_profile *jfrc_profile_new_advanced(const jfr_allocator *a) {

@@ -81,12 +81,65 @@ static void object_end(evjson *pr) {
     ob_putc(pr->o, '}');
 }
 
-static void put_null(evjson *pr) { ob_write(pr->o, "null", 4); }
+static void xml_nil(evjson *pr);
+static void put_null(evjson *pr) {
+    if (pr->xml)
+        xml_nil(pr);
+    else
+        ob_write(pr->o, "null", 4);
+}
 
 static void put_quoted(evjson *pr, const char *s, size_t n) {
     ob_putc(pr->o, '"');
     ob_write(pr->o, s, n); /* our own ASCII formats: nothing to escape */
     ob_putc(pr->o, '"');
+}
+
+/* ---------------------------------------------------------------- XML */
+
+/* XMLWriter's elements: what a value is comes from its field (an array
+ * field, a struct type, else a value), not from the value itself. */
+enum { XK_VALUE, XK_STRUCT, XK_ARRAY };
+static const char *const xk_names[] = {"value", "struct", "array"};
+static const uint8_t xk_lens[] = {5, 6, 5};
+
+/* The element the next value is written as (the XML for separator()). */
+static void xml_pending(evjson *pr, uint8_t kind, const char *name, uint32_t index) {
+    pr->xkind = kind;
+    pr->xname = name;
+    pr->xindex = index;
+}
+
+/* `<kind name="..."` or `<kind index="N"`, left open for attributes. */
+static void xml_start(evjson *pr) {
+    indent(pr);
+    ob_putc(pr->o, '<');
+    ob_write(pr->o, xk_names[pr->xkind], xk_lens[pr->xkind]);
+    if (pr->xname) {
+        ob_write(pr->o, " name=\"", 7);
+        jfmt_xml_string(pr->o, pr->xname, strlen(pr->xname), false);
+    } else {
+        ob_write(pr->o, " index=\"", 8);
+        ob_u64(pr->o, pr->xindex);
+    }
+    ob_putc(pr->o, '"');
+    pr->xopen = true;
+}
+
+static void xml_nil(evjson *pr) {
+    if (!pr->xopen)
+        xml_start(pr);
+    ob_write(pr->o, " xsi:nil=\"true\"/>\n", 18);
+    pr->xopen = false;
+}
+
+/* A <value> element with text that needs no escaping (our own formats). */
+static void xml_text(evjson *pr, const char *s, size_t n) {
+    xml_start(pr);
+    ob_putc(pr->o, '>');
+    ob_write(pr->o, s, n);
+    ob_write(pr->o, "</value>\n", 9);
+    pr->xopen = false;
 }
 
 /* ------------------------------------------------------------- values */
@@ -443,6 +496,10 @@ static bool replay(evjson *pr, const jfr_value *obj, bool *capture) {
         if (f->kind == FR_FIELDS && f->it.parent.pooled && reach_has(e->reach, f->hbit))
             return false;
     }
+    if (pr->xml) {
+        ob_putc(pr->o, '>');
+        pr->xopen = false;
+    }
     ob_write(pr->o, e->bytes, e->len);
     pr->nopened += e->nopened;
     if (ca->ncaps)
@@ -473,6 +530,8 @@ static void open_object(evjson *pr, const jfr_value *obj) {
             put_null(pr);
             return;
         }
+        if (pr->xml)
+            xml_start(pr); /* its tag is not in the cached bytes: they follow the '>' */
         if (ca->use && replay(pr, obj, &capture))
             return;
     }
@@ -480,17 +539,33 @@ static void open_object(evjson *pr, const jfr_value *obj) {
     if (!fr)
         return;
     fr->hbit = hb;
+    if (pr->xml) {
+        if (!pr->xopen)
+            xml_start(pr);
+        ob_putc(pr->o, '>');
+        pr->xopen = false;
+    }
     if (capture)
         capture_begin(pr, hb);
-    object_begin(pr);
+    if (pr->xml) {
+        ob_putc(pr->o, '\n');
+        pr->indent += 2;
+    } else {
+        object_begin(pr);
+    }
 }
 
 static void open_plain_array(evjson *pr, const jfr_value *v);
 
 /* A value as the JDK prints an unconverted field value (printValue). */
+static void xml_plain(evjson *pr, const jfr_value *v);
 static void print_plain(evjson *pr, const jfr_value *v) {
     char buf[JFMT_NUM_MAX];
     size_t n;
+    if (pr->xml) {
+        xml_plain(pr, v);
+        return;
+    }
     switch (v->kind) {
     case JFR_KIND_NULL:
         put_null(pr);
@@ -543,12 +618,85 @@ static void print_plain(evjson *pr, const jfr_value *v) {
     put_null(pr);
 }
 
+/* An <array> start tag: the size is the whole array's (frames past the
+ * stack depth are left out, but counted). */
+static void xml_array_start(evjson *pr, uint32_t count) {
+    if (!pr->xopen)
+        xml_start(pr);
+    ob_write(pr->o, " size=\"", 7);
+    ob_u64(pr->o, count);
+    ob_write(pr->o, "\">\n", 3);
+    pr->xopen = false;
+    pr->indent += 2;
+}
+
+/* print_plain as XMLWriter writes it: String.valueOf(value), escaped (NaN
+ * and the infinities as Java prints them, where JSON has null). */
+static void xml_plain(evjson *pr, const jfr_value *v) {
+    char buf[JFMT_NUM_MAX];
+    switch (v->kind) {
+    case JFR_KIND_OBJECT:
+        open_object(pr, v);
+        return;
+    case JFR_KIND_ARRAY:
+        open_plain_array(pr, v);
+        return;
+    case JFR_KIND_BOOLEAN:
+    case JFR_KIND_INT:
+    case JFR_KIND_CHAR:
+    case JFR_KIND_FLOAT:
+    case JFR_KIND_DOUBLE:
+    case JFR_KIND_STRING:
+        break;
+    default:
+        put_null(pr);
+        return;
+    }
+    xml_start(pr);
+    ob_putc(pr->o, '>');
+    pr->xopen = false;
+    switch (v->kind) {
+    case JFR_KIND_BOOLEAN:
+        if (v->b)
+            ob_write(pr->o, "true", 4);
+        else
+            ob_write(pr->o, "false", 5);
+        break;
+    case JFR_KIND_INT:
+        ob_i64(pr->o, v->i);
+        break;
+    case JFR_KIND_CHAR:
+        jfmt_xml_char(pr->o, (uint32_t)v->u);
+        break;
+    case JFR_KIND_FLOAT:
+    case JFR_KIND_DOUBLE:
+        if (isnan(v->d))
+            ob_write(pr->o, "NaN", 3);
+        else if (isinf(v->d))
+            ob_write(pr->o, v->d < 0 ? "-Infinity" : "Infinity", v->d < 0 ? 9 : 8);
+        else
+            ob_write(pr->o, buf, v->kind == JFR_KIND_FLOAT ? jfmt_float((float)v->d, buf)
+                                                           : jfmt_double(v->d, buf));
+        break;
+    default: /* JFR_KIND_STRING */
+        if (v->encoding == JFR_ENCODING_RAW_CHARS)
+            jfmt_xml_chars(pr->o, v->str, v->len);
+        else
+            jfmt_xml_string(pr->o, v->str, v->len, v->encoding == 3);
+        break;
+    }
+    ob_write(pr->o, "</value>\n", 9);
+}
+
 static void open_plain_array(evjson *pr, const jfr_value *v) {
     evjson_frame *fr = frame_push(pr, FR_PLAIN_ARRAY, v);
     if (!fr)
         return;
     fr->limit = UINT32_MAX; /* until the iteration ends */
-    ob_putc(pr->o, '[');
+    if (pr->xml)
+        xml_array_start(pr, v->count);
+    else
+        ob_putc(pr->o, '[');
 }
 
 /* The widened integer the JDK's getDuration/getInstant start from. */
@@ -611,13 +759,19 @@ static void print_scalar_field(evjson *pr, const jfr_field *f, const jfr_value *
     int64_t w;
     if ((units & JFR_UNIT_TIMESPAN) && evjson_widen(v, is_unsigned, &w)) {
         size_t n = jfmt_timespan(w, evjson_span_unit(units), &pr->tb, buf);
-        put_quoted(pr, buf, n);
+        if (pr->xml)
+            xml_text(pr, buf, n);
+        else
+            put_quoted(pr, buf, n);
         return;
     }
     if ((units & JFR_UNIT_TIMESTAMP) && evjson_widen(v, is_unsigned, &w)) {
         size_t n = jfmt_timestamp(w, (units & JFR_UNIT_TIMESTAMP_TICKS) == 0, &pr->tb,
                                   pr->zone, buf);
-        put_quoted(pr, buf, n);
+        if (pr->xml)
+            xml_text(pr, buf, n);
+        else
+            put_quoted(pr, buf, n);
         return;
     }
     if (is_unsigned && v->kind == JFR_KIND_INT && v->type) {
@@ -628,7 +782,15 @@ static void print_scalar_field(evjson *pr, const jfr_field *f, const jfr_value *
         case JFR_BASE_INT: x = (uint32_t)v->i; break;
         default: x = (uint64_t)v->i; break;
         }
-        ob_u64(pr->o, x);
+        if (pr->xml) {
+            xml_start(pr);
+            ob_putc(pr->o, '>');
+            ob_u64(pr->o, x);
+            ob_write(pr->o, "</value>\n", 9);
+            pr->xopen = false;
+        } else {
+            ob_u64(pr->o, x);
+        }
         return;
     }
     print_plain(pr, v);
@@ -646,7 +808,10 @@ static void open_array(evjson *pr, const jfr_field *f, const jfr_value *arr) {
     fr->limit = arr->count;
     if (is_frame_type(pr, f->type) && fr->limit > pr->stack_depth)
         fr->limit = pr->stack_depth;
-    ob_putc(pr->o, '[');
+    if (pr->xml)
+        xml_array_start(pr, arr->count);
+    else
+        ob_putc(pr->o, '[');
 }
 
 /* Print the next field of an object; false when there is none. */
@@ -655,7 +820,11 @@ static bool step_field(evjson *pr, evjson_frame *fr) {
     if (fr->next >= t->nfields)
         return false;
     const jfr_field *f = &t->fields[fr->next];
-    separator(pr, fr->next == 0, false, f->name);
+    if (pr->xml)
+        xml_pending(pr, f->array ? XK_ARRAY : is_struct_type(f->type) ? XK_STRUCT : XK_VALUE,
+                    f->name, 0);
+    else
+        separator(pr, fr->next == 0, false, f->name);
     fr->next++;
     jfr_value v;
     jfr_status r = fr->broken ? JFR_BAD_EVENT : jfr_iter_next_raw(&fr->it, &v);
@@ -689,7 +858,9 @@ static bool step_element(evjson *pr, evjson_frame *fr) {
             note_error(pr, r);
         return false;
     }
-    if (fr->next > 0)
+    if (pr->xml)
+        xml_pending(pr, fr->structs ? XK_STRUCT : XK_VALUE, NULL, fr->next);
+    else if (fr->next > 0)
         comma(pr);
     fr->next++;
     /* elements of a plain array (structs false) print unconverted */
@@ -710,6 +881,18 @@ static bool step_element(evjson *pr, evjson_frame *fr) {
     return true;
 }
 
+/* The end of an open struct or array frame (frame 0: the event's). */
+static void xml_close(evjson *pr, uint8_t frame_kind) {
+    pr->indent -= 2;
+    indent(pr);
+    if (pr->nframes == 1)
+        ob_write(pr->o, "</event>\n\n", 10);
+    else if (frame_kind == FR_FIELDS)
+        ob_write(pr->o, "</struct>\n", 10);
+    else
+        ob_write(pr->o, "</array>\n", 9);
+}
+
 /* Print the open frames' members until every frame is closed. */
 static void run(evjson *pr) {
     while (pr->nframes > 0) {
@@ -717,7 +900,9 @@ static void run(evjson *pr) {
         evjson_frame *fr = &pr->frames[pr->nframes - 1];
         if (fr->kind == FR_FIELDS ? step_field(pr, fr) : step_element(pr, fr))
             continue;
-        if (fr->kind == FR_FIELDS)
+        if (pr->xml)
+            xml_close(pr, fr->kind);
+        else if (fr->kind == FR_FIELDS)
             object_end(pr);
         else
             ob_putc(pr->o, ']');
@@ -800,6 +985,22 @@ jfr_status evjson_event(evjson *pr, const jfr_event *e, const jfr_value *ev) {
     pr->nframes = 0;
     pr->nopened = 0;
     pr->too_many = false;
+    if (pr->xml) {
+        indent(pr);
+        ob_write(pr->o, "<event type=\"", 13);
+        jfmt_xml_string(pr->o, e->type->name, strlen(e->type->name), false);
+        ob_write(pr->o, "\">\n", 3);
+        pr->xopen = false;
+        xml_pending(pr, XK_STRUCT, "values", 0); /* only if frame 0 cannot open */
+        if (frame_push(pr, FR_FIELDS, ev)) { /* frame 0, closed by run() */
+            pr->indent += 2;
+            run(pr);
+        } else {
+            indent(pr);
+            ob_write(pr->o, "</event>\n\n", 10);
+        }
+        return pr->decode_error;
+    }
     object_begin(pr);
     put_name(pr, "type");
     ob_putc(pr->o, '"');
@@ -817,6 +1018,20 @@ jfr_status evjson_event(evjson *pr, const jfr_event *e, const jfr_value *ev) {
 void evjson_object_begin(evjson *pr) { object_begin(pr); }
 void evjson_object_end(evjson *pr) { object_end(pr); }
 void evjson_put_name(evjson *pr, const char *name) { put_name(pr, name); }
+
+void evjson_xml_begin(evjson *pr) {
+    static const char head[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                               "<recording xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n"
+                               "  <events>\n";
+    ob_write(pr->o, head, sizeof head - 1);
+    pr->indent = 4;
+}
+
+void evjson_xml_end(evjson *pr) {
+    static const char tail[] = "  </events>\n</recording>\n";
+    ob_write(pr->o, tail, sizeof tail - 1);
+    pr->indent = 0;
+}
 
 const char *evjson_error_str(const evjson *pr) {
     if (pr->decode_error == JFR_LIMIT && pr->too_many)

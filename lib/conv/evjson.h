@@ -6,7 +6,10 @@
  * Two layouts: pretty (the JDK's: two-space indentation, ", " and ": "
  * separators, one field per line) and compact (the same tokens with no
  * whitespace outside strings, on one line: what test/compact-json.py makes
- * of the pretty layout).
+ * of the pretty layout). And XML (`xml`, public as jfrc_xml_new): the same
+ * walk of the same values written as `jfr print --xml` writes them, an
+ * element per value (<value>, <struct>, <array size=N>, named by the field
+ * or indexed in an array; xsi:nil for null), the JDK's XMLWriter escapes.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -119,6 +122,11 @@ typedef struct evjson_cache {
 typedef struct jfrc_json { /* jfrc_json of jfrstream_conv.h */
     outbuf *o;
     bool compact;
+    bool xml;                /* the XML layout (set before the first event) */
+    uint8_t xkind;           /* XML: the element the next value is (XK_*), */
+    const char *xname;       /* its name attribute (NULL: index = xindex) */
+    uint32_t xindex;
+    bool xopen;              /* its start tag is written up to the '>' */
     size_t indent;
     uint32_t stack_depth;
     jfmt_timebase tb; /* the first chunk's, as the JDK converts every chunk */
@@ -177,5 +185,9 @@ jfmt_span_unit evjson_span_unit(uint32_t units);
 void evjson_object_begin(evjson *pr);
 void evjson_object_end(evjson *pr);
 void evjson_put_name(evjson *pr, const char *name);
+/* The XML document around the events: its head (up to `<events>`, with the
+ * indentation of an event) and its tail. */
+void evjson_xml_begin(evjson *pr);
+void evjson_xml_end(evjson *pr);
 
 #endif

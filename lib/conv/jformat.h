@@ -148,6 +148,19 @@ void jfmt_json_chars(outbuf *o, const char *s, size_t len);
 /* Same for one UTF-16 code unit (a Java char). */
 void jfmt_json_char(outbuf *o, uint32_t unit);
 
+/*
+ * Text as the JDK's XMLWriter escapes a java.lang.String (element text and
+ * attribute values alike): " & ' < > as &quot; &amp; &apos; &lt; &gt;, every
+ * UTF-16 unit above 0x7F as &#N; (decimal: a supplementary character is two
+ * of them, one per surrogate), every other unit as it is (control
+ * characters too). `s` is UTF-8 read as for jfmt_json_string
+ * (jformat_xml.c); jfmt_xml_chars takes wire-encoding-4 varints as
+ * jfmt_json_chars does, jfmt_xml_char one unit.
+ */
+void jfmt_xml_string(outbuf *o, const char *s, size_t len, bool java_utf8);
+void jfmt_xml_chars(outbuf *o, const char *s, size_t len);
+void jfmt_xml_char(outbuf *o, uint32_t unit);
+
 /* UTF-8 read as Java's UTF-16 units: jfmt_u16_next returns the next unit,
  * or -1 at the end. With `java`, malformed input (encoded surrogates
  * included) becomes U+FFFD as new String(bytes, UTF_8) of JDK 25 makes it;
@@ -180,5 +193,23 @@ int64_t jfmt__local_day(int64_t epoch_seconds, int32_t offset_seconds, int *seco
  * the byte after the text (no NUL). */
 char *jfmt__put_era_date(char *p, int64_t epoch_day);
 char *jfmt__put_hms(char *p, int second_of_day);
+/* The UTF-16 unit of the varint at b (a string of wire encoding 4), bit 7
+ * of b[0] set (whole varints up to end, as the library checked them): its
+ * low 16 bits, its length in *n. */
+static inline unsigned jfmt__varint_unit(const unsigned char *b, const unsigned char *end,
+                                         size_t *n) {
+    unsigned u = b[0] & 0x7Fu;
+    size_t k = 1;
+    while (k < 9 && b + k < end) {
+        unsigned c = b[k];
+        if (k < 3)
+            u |= (c & 0x7Fu) << (7 * k);
+        k++;
+        if (c < 0x80 || k == 9)
+            break;
+    }
+    *n = k;
+    return u & 0xFFFF;
+}
 
 #endif

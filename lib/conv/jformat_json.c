@@ -320,30 +320,12 @@ static inline char *json_ascii_at(char *d, unsigned c) {
 }
 #endif
 
-/* The unit of the varint at b, bit 7 of b[0] set (whole varints up to end,
- * as the library checked them): its low 16 bits, its length in *n. */
-static inline unsigned json_varint_unit(const unsigned char *b, const unsigned char *end,
-                                        size_t *n) {
-    unsigned u = b[0] & 0x7Fu;
-    size_t k = 1;
-    while (k < 9 && b + k < end) {
-        unsigned c = b[k];
-        if (k < 3)
-            u |= (c & 0x7Fu) << (7 * k);
-        k++;
-        if (c < 0x80 || k == 9)
-            break;
-    }
-    *n = k;
-    return u & 0xFFFF;
-}
-
 /* The unit at p escaped through json_unit (the path without room for the
  * blocks): returns where the next one starts. */
 static const unsigned char *json_chars_unit(outbuf *o, const unsigned char *p,
                                             const unsigned char *end) {
     size_t n = 1;
-    unsigned u = *p < 0x80 ? *p : json_varint_unit(p, end, &n);
+    unsigned u = *p < 0x80 ? *p : jfmt__varint_unit(p, end, &n);
     json_unit(o, u);
     return p + n;
 }
@@ -403,7 +385,7 @@ void jfmt_json_chars(outbuf *o, const char *s, size_t len) {
                     memcpy(&w, p, 8);
                     uint64_t c1 = (w >> 15) & 1;
                     if (c1 && (w & 0x800000)) {
-                        c = json_varint_unit(p, end, &n); /* four bytes or more */
+                        c = jfmt__varint_unit(p, end, &n); /* four bytes or more */
                     } else {
                         c = (unsigned)(((w & 0x7f) | ((w >> 1) & 0x3f80) |
                                         ((w >> 2) & 0x1fc000 & (0 - c1))) &
@@ -411,7 +393,7 @@ void jfmt_json_chars(outbuf *o, const char *s, size_t len) {
                         n = 2 + (size_t)c1;
                     }
                 } else {
-                    c = json_varint_unit(p, end, &n);
+                    c = jfmt__varint_unit(p, end, &n);
                 }
                 p += n;
                 d = c >= 0x80 ? json_escape_u_at(d, c) : json_ascii_at(d, c);

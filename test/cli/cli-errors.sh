@@ -59,6 +59,8 @@ expect 2 "summary without a file" summary
 expect 2 "bad --feed-size" --feed-size zero summary "$file"
 expect 2 "--feed-size 0" --feed-size 0 summary "$file"
 expect 2 "unknown option" print --no-such-option "$file"
+expect 2 "two formats (print --json --xml)" print --json --xml "$file"
+expect 2 "two formats (print --exact --xml)" print --xml --exact "$file"
 expect 1 "missing file" summary "$tmp/does-not-exist.jfr"
 printf 'not a recording at all, just a line of text that is longer than a chunk header\n' >"$tmp/text.jfr"
 if expect 1 "not a JFR file" summary "$tmp/text.jfr"; then
@@ -242,6 +244,21 @@ elif expect 1 "good chunk + truncated chunk (print --json)" print --json --stack
     fi
 fi
 expect 1 "good chunk + truncated chunk (summary)" summary "$tmp/good-then-cut.jfr"
+# text and XML: the good chunk's events too, then the error
+for fmt in "" --xml; do
+    # shellcheck disable=SC2086
+    "${bin[@]}" print $fmt "$file" >"$tmp/good.out" 2>/dev/null
+    # shellcheck disable=SC2086
+    if expect 1 "good chunk + truncated chunk (print $fmt)" print $fmt "$tmp/good-then-cut.jfr"; then
+        # the same bytes as the good chunk alone (XML: its document closed)
+        if cmp -s "$tmp/good.out" "$tmp/out"; then
+            echo "ok: print $fmt printed the good chunk's events before the error"
+        else
+            echo "FAIL: print $fmt of good chunk + truncated chunk: not the good chunk's output"
+            fails=$((fails + 1))
+        fi
+    fi
+done
 cat "$file" "$file" >"$tmp/two.jfr"
 expect 0 "two good chunks (summary)" summary "$tmp/two.jfr"
 

@@ -4,14 +4,16 @@
  * jformat_*.c; public as jfrc_json in jfrstream_conv.h), with the options of
  * `jfrstream print --json` (ordered, the JDK's time base), and the text of
  * `print` (lib/conv/evtext.c, jfrc_text: its queue, its blocks, --exact on
- * inputs of odd size). JSON events alternate between the pretty and the
- * compact layout and between stack depths 5, 64 and 0.
+ * inputs of odd size), and the XML of `print --xml` (evjson's XML layout).
+ * JSON events alternate between the pretty and the compact layout and
+ * between stack depths 5, 64 and 0.
  *
  * Checked for each event whose JSON fits the 1 MiB buffer: the text is one
  * valid JSON object (evjson promises valid JSON even when the event cannot
  * be fully decoded) and ASCII without control characters but newlines (every other
  * character is escaped as \uXXXX). The text of all events, when it fits
- * 1 MiB, is valid UTF-8 (Java's strings are written as UTF-8, a lone
+ * 1 MiB, is valid UTF-8; each event's XML, when it fits, is one <event>
+ * element whose tags balance (text and attributes escape < and >) (Java's strings are written as UTF-8, a lone
  * surrogate as '?'), and the writer holds no event and at most one block once it has finished.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
@@ -168,10 +170,62 @@ static void check_json(const char *s, size_t n, const char *type) {
 typedef struct jrun {
     evjson ej;
     outbuf ob;
+    evjson ex;
+    outbuf xob;
     evtext et;
     outbuf tob;
     uint64_t events;
 } jrun;
+
+/* The tags of one event's XML balance: <event ...> ... </event>, every
+ * <struct>/<array>/<value> closed or self-closed, nothing outside. */
+static void check_xml(const char *s, size_t n, const char *type) {
+    static const char *names[] = {"event", "struct", "array", "value"};
+    uint8_t stack[EVJSON_MAX_NEST + 8];
+    size_t depth = 0, i = 0, elements = 0;
+    while (i < n) {
+        if (s[i] != '<') {
+            if (depth == 0 && s[i] != ' ' && s[i] != '\n')
+                fuzz_die("XML of a %s event: text outside the event at %zu", type, i);
+            i++;
+            continue;
+        }
+        const char *gt = memchr(s + i, '>', n - i);
+        if (!gt)
+            fuzz_die("XML of a %s event: tag at %zu not closed", type, i);
+        size_t end = (size_t)(gt - s);
+        bool closing = i + 1 < n && s[i + 1] == '/';
+        bool self = s[end - 1] == '/';
+        size_t k = 0;
+        while (k < 4) {
+            size_t len = strlen(names[k]);
+            size_t at = i + 1 + (closing ? 1 : 0);
+            if (at + len <= end && memcmp(s + at, names[k], len) == 0 &&
+                (s[at + len] == ' ' || s[at + len] == '>' || s[at + len] == '/'))
+                break;
+            k++;
+        }
+        if (k == 4)
+            fuzz_die("XML of a %s event: unknown tag at %zu: %.*s", type, i,
+                     (int)(end - i + 1 < 80 ? end - i + 1 : 80), s + i);
+        if ((k == 0) != (depth == 0 && !closing) && !(k == 0 && closing && depth == 1))
+            fuzz_die("XML of a %s event: <event> misplaced at %zu", type, i);
+        if (closing) {
+            if (depth == 0 || stack[depth - 1] != k)
+                fuzz_die("XML of a %s event: </%s> at %zu closes nothing open", type, names[k], i);
+            depth--;
+            if (depth == 0)
+                elements++;
+        } else if (!self) {
+            if (depth >= sizeof stack)
+                fuzz_die("XML of a %s event: deeper than the writer's limit", type);
+            stack[depth++] = (uint8_t)k;
+        }
+        i = end + 1;
+    }
+    if (depth != 0 || elements != 1)
+        fuzz_die("XML of a %s event: %zu elements, %zu left open", type, elements, depth);
+}
 
 /* Well-formed UTF-8 (no overlong forms, no surrogates, at most U+10FFFF). */
 static void check_utf8(const unsigned char *s, size_t n) {
@@ -199,6 +253,7 @@ static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
     (void)p;
     jrun *r = user;
     evjson_chunk_begin(&r->ej, c);
+    evjson_chunk_begin(&r->ex, c);
     evtext_chunk_begin(&r->et, c);
     return JFR_CB_CONTINUE;
 }
@@ -207,6 +262,7 @@ static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     (void)p;
     jrun *r = user;
     evjson_metadata(&r->ej, m);
+    evjson_metadata(&r->ex, m);
     (void)evtext_metadata(&r->et, m);
     return JFR_CB_CONTINUE;
 }
@@ -230,6 +286,13 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
     if (!r->ob.failed)
         check_json(r->ob.buf, r->ob.len, e->type->name);
     r->ob.len = 0;
+    r->ex.stack_depth = depths[(r->events + 1) % 3];
+    r->xob.len = 0;
+    r->xob.failed = false;
+    (void)evjson_event(&r->ex, e, &ev);
+    if (!r->xob.failed)
+        check_xml(r->xob.buf, r->xob.len, e->type->name);
+    r->xob.len = 0;
     (void)evtext_event(&r->et, e, &ev);
     return JFR_CB_CONTINUE;
 }
@@ -253,6 +316,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     evtext_init(&r.et, &r.tob, 5, size & 1, NULL);
+    if (!ob_init(&r.xob, -1, JSON_BUF, NULL)) {
+        ob_free(&r.ob);
+        ob_free(&r.tob);
+        return 0;
+    }
+    evjson_init(&r.ex, &r.xob, 5, false, NULL);
+    r.ex.xml = true;
+    r.ex.indent = 4;
     fuzz_alloc a;
     jfr_options o;
     fuzz_options(&o, &a, size);
@@ -282,5 +353,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     evjson_free(&r.ej);
     ob_free(&r.tob);
     evtext_free(&r.et);
+    ob_free(&r.xob);
+    evjson_free(&r.ex);
     return 0;
 }

@@ -56,12 +56,16 @@ echo "recordings: reference: $ref ($("$ref" version 2>/dev/null | head -1))"
 status=0
 ran=0
 # ORACLE=text: `print` (text) against JDK 25's (print_text.py) instead of
-# summary, metadata and print --json (oracle.py)
+# summary, metadata and print --json (oracle.py); ORACLE=xml: `print --xml`
 script=oracle.py
-[ "${ORACLE:-}" = text ] && script=print_text.py
+fmt=()
+case "${ORACLE:-}" in
+text) script=print_text.py ;;
+xml) script=print_text.py; fmt=(--xml) ;;
+esac
 oracle() {
     local rc=0
-    python3 "$here/$script" --jfrstream "$jfrstream" --jfr "$ref" --exact-numbers "$@" || rc=$?
+    python3 "$here/$script" --jfrstream "$jfrstream" --jfr "$ref" --exact-numbers "${fmt[@]}" "$@" || rc=$?
     if [ "$rc" = 77 ]; then
         return 0
     fi

@@ -51,7 +51,7 @@
 typedef struct printer {
     jfrc_json *ej;
     jfrc_text *tx;     /* text (not --json): the JDK's order, one thread */
-    int format;        /* 0 text, OPT_JSON, OPT_EXACT */
+    int format;        /* 0 text, OPT_JSON, OPT_XML, OPT_EXACT */
     jfrc_out *out;     /* cli_out, or a worker's (ordered.h) */
     cli_worker *w;     /* a parallel run's worker, else NULL */
     uint32_t stack_depth; /* --stack-depth */
@@ -96,8 +96,8 @@ static int on_event(jfr_parser *p, const jfr_event *e, void *user) {
         return JFR_CB_CONTINUE;
     }
     /* array elements: no newline; a worker writes the separator before
-     * every event, and the writer drops the very first one */
-    if (!pr->first_event || pr->w)
+     * every event, and the writer drops the very first one (XML: none) */
+    if ((!pr->first_event || pr->w) && pr->format != OPT_XML)
         jfrc_out_write(pr->out, ", ", 2);
     pr->first_event = false;
     s = jfrc_json_event(pr->ej, e, &ev);
@@ -152,9 +152,10 @@ static int on_arg(void *ctx, const cli_arg *a) {
     }
     switch (a->opt->key) {
     case OPT_JSON:
+    case OPT_XML:
     case OPT_EXACT:
         if (pr->format && pr->format != a->opt->key)
-            return cli_usage_error("print: only one format can be given (--json or --exact)");
+            return cli_usage_error("print: only one format can be given (--json, --xml or --exact)");
         pr->format = a->opt->key;
         return CLI_EXIT_OK;
     case OPT_EVENTS:
@@ -172,8 +173,8 @@ static int on_arg(void *ctx, const cli_arg *a) {
         pr->stack_depth = (uint32_t)v;
         return CLI_EXIT_OK;
     }
-    default: /* OPT_UNSUPPORTED */
-        return cli_usage_error("print: %s is not supported yet (text, --exact or --json)", a->as);
+    default:
+        return cli_usage_error("print: unknown option %s", a->as);
     }
 }
 
@@ -196,15 +197,20 @@ typedef struct print_run {
 } print_run;
 
 static jfrc_json *new_writer(jfrc_out *o, const printer *pr, uint64_t cache) {
-    jfrc_json *ej = jfrc_json_new(o, pr->stack_depth, false);
+    jfrc_json *ej = pr->format == OPT_XML ? jfrc_xml_new(o, pr->stack_depth, NULL)
+                                          : jfrc_json_new(o, pr->stack_depth, false);
     if (ej && cache)
         jfrc_json_set_cache_limit(ej, cache);
     return ej;
 }
 
 /* The document around the events: head (`{"recording": {"events": [`) or
- * tail. */
-static void doc_head(jfrc_json *ej, jfrc_out *o) {
+ * tail; XML: <recording><events>. */
+static void doc_head(const printer *pr, jfrc_json *ej, jfrc_out *o) {
+    if (pr->format == OPT_XML) {
+        jfrc_xml_begin(ej);
+        return;
+    }
     jfrc_json_object_begin(ej);
     jfrc_json_name(ej, "recording");
     jfrc_json_object_begin(ej);
@@ -212,7 +218,11 @@ static void doc_head(jfrc_json *ej, jfrc_out *o) {
     jfrc_out_putc(o, '[');
 }
 
-static void doc_tail(jfrc_json *ej, jfrc_out *o) {
+static void doc_tail(const printer *pr, jfrc_json *ej, jfrc_out *o) {
+    if (pr->format == OPT_XML) {
+        jfrc_xml_end(ej);
+        return;
+    }
     jfrc_out_putc(o, ']');
     jfrc_json_object_end(ej);
     jfrc_json_object_end(ej);
@@ -257,7 +267,7 @@ static int print_worker(cli_worker *w, void *arg) {
         cli_error("out of memory");
         return CLI_EXIT_ERROR;
     }
-    doc_head(pr.ej, pr.out); /* for its indentation; the bytes are dropped */
+    doc_head(&pr, pr.ej, pr.out); /* for its indentation; the bytes are dropped */
     int rc = print_pass(&pr, &run->g, run->path);
     jfrc_json_free(pr.ej);
     cli_type_set_free(&pr.want);
@@ -318,7 +328,7 @@ int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv) {
         rc = cli_usage_error("print: missing FILE");
         goto out;
     }
-    if (pr.format != OPT_JSON) {
+    if (pr.format != OPT_JSON && pr.format != OPT_XML) {
         rc = print_text(&pr, g);
         goto out;
     }
@@ -337,7 +347,7 @@ int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv) {
         rc = CLI_EXIT_ERROR;
         goto out;
     }
-    doc_head(pr.ej, cli_out);
+    doc_head(&pr, pr.ej, cli_out);
     if (jobs > 1) {
         print_run run = {&pr, *g, cache, pr.path};
         run.g.max_memory = parser_mem;
@@ -355,13 +365,14 @@ int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv) {
         /* chunks prepared once for all workers, but not within --max-memory
          * (the share's copies are no worker's) */
         run.g.shared = cli_shared_file_open(pr.path, jobs, !g->max_memory);
-        rc = cli_ordered_run(jobs, batch, print_worker, args, pr.path, size);
+        rc = cli_ordered_run(jobs, batch, pr.format == OPT_XML ? 0 : 2, print_worker, args,
+                             pr.path, size);
         cli_shared_file_close(run.g.shared);
     } else {
         g->max_memory = parser_mem;
         rc = print_pass(&pr, g, pr.path);
     }
-    doc_tail(pr.ej, cli_out);
+    doc_tail(&pr, pr.ej, cli_out);
 out:
     cli_filter_free(&pr.filter);
     jfrc_json_free(pr.ej);

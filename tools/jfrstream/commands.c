@@ -164,7 +164,7 @@ static const cli_opt print_opts[] = {
     {"--exact", NULL, OPT_EXACT,
      "text with every digit of durations, times, percentages\n"
      "and data amounts", NULL, false},
-    {"--xml", NULL, OPT_UNSUPPORTED, NULL, NULL, true},
+    {"--xml", NULL, OPT_XML, "XML, as `jfr print --xml`", NULL, false},
     END};
 
 static const cli_opt print_depth_opts[] = {
@@ -264,10 +264,10 @@ static const cli_command commands[] = {
      "version, chunks, per-type event counts and sizes (as `jfr summary`)",
      {NULL}, 23, FILE_NOTE GLOBAL_NOTE},
     {"print", cmd_print,
-     "print [--json|--exact] [--events FILTER] [--categories FILTER]\n"
+     "print [--json|--xml|--exact] [--events FILTER] [--categories FILTER]\n"
      "                 [--stack-depth N] FILE",
-     "events as text, as `jfr print` prints them (--json: as\n"
-     "`jfr print --json`; text is the default since 0.2)",
+     "events as text, as `jfr print` prints them (--json, --xml:\n"
+     "as `jfr print --json`, `--xml`; text is the default since 0.2)",
      {print_opts, filter_opts, print_depth_opts}, 23, FILE_NOTE GLOBAL_NOTE},
     {"metadata", cmd_metadata,
      "metadata [--events FILTER] [--categories FILTER] [--ids]\n"

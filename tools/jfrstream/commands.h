@@ -23,7 +23,7 @@ enum cli_opt_key {
     OPT_JSON,
     OPT_STACK_DEPTH,
     OPT_EXACT,
-    OPT_UNSUPPORTED, /* --xml of `jfr print` */
+    OPT_XML,
     /* metadata */
     OPT_IDS,
     OPT_PER_CHUNK,

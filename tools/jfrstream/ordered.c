@@ -84,7 +84,7 @@ struct run {
     bool writing;   /* the write token is taken */
     bool go;        /* every worker started: batches may be written */
     bool discard;   /* a worker could not start: nothing is written */
-    bool strip;     /* the first 2 bytes of all are still to be dropped */
+    size_t strip;   /* bytes at the start of all still to be dropped */
     uint64_t next;  /* the next batch to write */
 };
 
@@ -242,15 +242,17 @@ static slot *ready_batch(run *r, uint64_t j) {
 }
 
 /* Write a batch: its bytes, its messages where they were raised. The
- * first event of all has no separator before it: the workers write ", "
- * before each event, and the first two bytes of all are dropped. */
-static void write_batch(slot *s, bool *strip) {
+ * first event of all has no separator before it: the workers write one
+ * (JSON's ", ") before each event, and the first `strip` bytes of all are
+ * dropped. */
+static void write_batch(slot *s, size_t *strip) {
     size_t off = 0;
     for (size_t m = 0; m <= s->nmsgs; m++) {
         size_t end = m < s->nmsgs ? s->msgs[m].at : s->len;
         if (*strip && end > off) {
-            off += 2;
-            *strip = false;
+            size_t k = end - off < *strip ? end - off : *strip;
+            off += k;
+            *strip -= k;
         }
         if (end > off)
             jfrc_out_write(cli_out, s->buf + off, end - off);
@@ -306,7 +308,7 @@ static bool all_finished(const run *r, unsigned started) {
     return true;
 }
 
-int cli_ordered_run(unsigned n, uint64_t batch, cli_worker_fn fn, void **args,
+int cli_ordered_run(unsigned n, uint64_t batch, size_t strip, cli_worker_fn fn, void **args,
                     const char *name, uint64_t total) {
     run r;
     memset(&r, 0, sizeof r);
@@ -347,7 +349,7 @@ int cli_ordered_run(unsigned n, uint64_t batch, cli_worker_fn fn, void **args,
      * dropped when a worker could not start; this thread draws the
      * progress line while it waits for the workers to finish */
     pthread_mutex_lock(&r.mu);
-    r.strip = true;
+    r.strip = strip;
     r.discard = started < n;
     r.go = true;
     for (;;) {

@@ -34,6 +34,7 @@
 #define JFRSTREAM_CLI_ORDERED_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "jfrstream_conv.h"
@@ -46,12 +47,13 @@ typedef int (*cli_worker_fn)(cli_worker *w, void *arg);
 
 /*
  * Run `fn` on `n` threads (n >= 1) and write their batches of `batch`
- * events to cli_out in order. The progress line (progress.h) is drawn here
+ * events to cli_out in order, less the first `strip` bytes of all (the
+ * separator the workers write before every event, the first one's too). The progress line (progress.h) is drawn here
  * from worker 0's progress, as `name` of `total` bytes. Returns the
  * largest exit status of the workers, or CLI_EXIT_ERROR when a thread
  * could not be started or memory ran out (reported).
  */
-int cli_ordered_run(unsigned n, uint64_t batch, cli_worker_fn fn, void **args,
+int cli_ordered_run(unsigned n, uint64_t batch, size_t strip, cli_worker_fn fn, void **args,
                     const char *name, uint64_t total);
 
 /* The worker's writer: bytes written here between two events belong to
