@@ -532,13 +532,16 @@ static void open_object(evjson *pr, const jfr_value *obj) {
         }
         if (pr->xml)
             xml_start(pr); /* its tag is not in the cached bytes: they follow the '>' */
-        if (ca->use && replay(pr, obj, &capture))
+        /* XML: its end tag is in them: cached as a <struct> only (an object
+         * where a field declares a value is hostile data) */
+        if (ca->use && (!pr->xml || pr->xkind == XK_STRUCT) && replay(pr, obj, &capture))
             return;
     }
     evjson_frame *fr = frame_push(pr, FR_FIELDS, obj);
     if (!fr)
         return;
     fr->hbit = hb;
+    fr->xkind = pr->xkind;
     if (pr->xml) {
         if (!pr->xopen)
             xml_start(pr);
@@ -693,6 +696,7 @@ static void open_plain_array(evjson *pr, const jfr_value *v) {
     if (!fr)
         return;
     fr->limit = UINT32_MAX; /* until the iteration ends */
+    fr->xkind = pr->xkind;
     if (pr->xml)
         xml_array_start(pr, v->count);
     else
@@ -808,6 +812,7 @@ static void open_array(evjson *pr, const jfr_field *f, const jfr_value *arr) {
     fr->limit = arr->count;
     if (is_frame_type(pr, f->type) && fr->limit > pr->stack_depth)
         fr->limit = pr->stack_depth;
+    fr->xkind = pr->xkind;
     if (pr->xml)
         xml_array_start(pr, arr->count);
     else
@@ -881,16 +886,18 @@ static bool step_element(evjson *pr, evjson_frame *fr) {
     return true;
 }
 
-/* The end of an open struct or array frame (frame 0: the event's). */
-static void xml_close(evjson *pr, uint8_t frame_kind) {
+/* The end of an open frame, as the element it was opened as (frame 0: the
+ * event's; an object in a field declared a value is a <value>). */
+static void xml_close(evjson *pr, const evjson_frame *fr) {
     pr->indent -= 2;
     indent(pr);
-    if (pr->nframes == 1)
+    if (pr->nframes == 1) {
         ob_write(pr->o, "</event>\n\n", 10);
-    else if (frame_kind == FR_FIELDS)
-        ob_write(pr->o, "</struct>\n", 10);
-    else
-        ob_write(pr->o, "</array>\n", 9);
+        return;
+    }
+    ob_write(pr->o, "</", 2);
+    ob_write(pr->o, xk_names[fr->xkind], xk_lens[fr->xkind]);
+    ob_write(pr->o, ">\n", 2);
 }
 
 /* Print the open frames' members until every frame is closed. */
@@ -901,7 +908,7 @@ static void run(evjson *pr) {
         if (fr->kind == FR_FIELDS ? step_field(pr, fr) : step_element(pr, fr))
             continue;
         if (pr->xml)
-            xml_close(pr, fr->kind);
+            xml_close(pr, fr);
         else if (fr->kind == FR_FIELDS)
             object_end(pr);
         else

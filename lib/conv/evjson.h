@@ -47,6 +47,7 @@ typedef struct evjson_frame {
     bool broken;            /* objects: a decode error, the rest is null */
     bool captured;          /* its JSON is being captured for the cache */
     uint8_t hbit;           /* pooled objects: bit of (type, key) in a reach set */
+    uint8_t xkind;          /* XML: the element it was opened as */
 } evjson_frame;
 
 /* The JSON of pooled objects, kept for the rest of a chunk: a constant
