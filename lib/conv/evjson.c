@@ -17,6 +17,16 @@
 /* What indent copies: 64 spaces (no NUL). */
 static const char spaces[64] = "                                                                ";
 
+/* The per-value steps are made twice, for JSON and for XML (`xml` a
+ * constant in each), so that the JSON path tests no layout per field; they
+ * and the separators are inlined into each (the compiler's budget would
+ * leave the separator a call). */
+#if defined(__GNUC__)
+#define EVJSON_LAYOUT_INLINE __attribute__((always_inline)) static inline
+#else
+#define EVJSON_LAYOUT_INLINE static inline
+#endif
+
 /* One fixed-size copy up to 64 spaces deep (a call to memset per line cost
  * 2% of a print), ob_fill deeper or near the buffer's end. */
 static void indent(evjson *pr) {
@@ -51,7 +61,7 @@ static void comma(evjson *pr) {
 }
 
 /* The JDK writer's printNewDataStructure. */
-static void separator(evjson *pr, bool first, bool array_element, const char *name) {
+EVJSON_LAYOUT_INLINE void separator(evjson *pr, bool first, bool array_element, const char *name) {
     if (!first) {
         comma(pr);
         if (!array_element && !pr->compact)
@@ -143,6 +153,7 @@ static void xml_text(evjson *pr, const char *s, size_t n) {
 }
 
 /* ------------------------------------------------------------- values */
+
 
 static bool is_struct_type(const jfr_type *t) {
     return t && t->base == JFR_BASE_STRUCT && !t->simple && t->nfields > 0;
@@ -561,14 +572,9 @@ static void open_object(evjson *pr, const jfr_value *obj) {
 static void open_plain_array(evjson *pr, const jfr_value *v);
 
 /* A value as the JDK prints an unconverted field value (printValue). */
-static void xml_plain(evjson *pr, const jfr_value *v);
 static void print_plain(evjson *pr, const jfr_value *v) {
     char buf[JFMT_NUM_MAX];
     size_t n;
-    if (pr->xml) {
-        xml_plain(pr, v);
-        return;
-    }
     switch (v->kind) {
     case JFR_KIND_NULL:
         put_null(pr);
@@ -745,7 +751,8 @@ jfmt_span_unit evjson_span_unit(uint32_t units) {
 
 /* A non-array, non-struct field value, converted as the JDK's
  * EventPrintWriter.getValue does. */
-static void print_scalar_field(evjson *pr, const jfr_field *f, const jfr_value *raw) {
+EVJSON_LAYOUT_INLINE void print_scalar_field(evjson *pr, const jfr_field *f, const jfr_value *raw,
+                                         const bool xml) {
     jfr_value u;
     const jfr_value *v = raw;
     if (raw->kind == JFR_KIND_OBJECT && raw->type && raw->type->simple) {
@@ -763,7 +770,7 @@ static void print_scalar_field(evjson *pr, const jfr_field *f, const jfr_value *
     int64_t w;
     if ((units & JFR_UNIT_TIMESPAN) && evjson_widen(v, is_unsigned, &w)) {
         size_t n = jfmt_timespan(w, evjson_span_unit(units), &pr->tb, buf);
-        if (pr->xml)
+        if (xml)
             xml_text(pr, buf, n);
         else
             put_quoted(pr, buf, n);
@@ -772,7 +779,7 @@ static void print_scalar_field(evjson *pr, const jfr_field *f, const jfr_value *
     if ((units & JFR_UNIT_TIMESTAMP) && evjson_widen(v, is_unsigned, &w)) {
         size_t n = jfmt_timestamp(w, (units & JFR_UNIT_TIMESTAMP_TICKS) == 0, &pr->tb,
                                   pr->zone, buf);
-        if (pr->xml)
+        if (xml)
             xml_text(pr, buf, n);
         else
             put_quoted(pr, buf, n);
@@ -786,7 +793,7 @@ static void print_scalar_field(evjson *pr, const jfr_field *f, const jfr_value *
         case JFR_BASE_INT: x = (uint32_t)v->i; break;
         default: x = (uint64_t)v->i; break;
         }
-        if (pr->xml) {
+        if (xml) {
             xml_start(pr);
             ob_putc(pr->o, '>');
             ob_u64(pr->o, x);
@@ -797,7 +804,10 @@ static void print_scalar_field(evjson *pr, const jfr_field *f, const jfr_value *
         }
         return;
     }
-    print_plain(pr, v);
+    if (xml)
+        xml_plain(pr, v);
+    else
+        print_plain(pr, v);
 }
 
 static void open_array(evjson *pr, const jfr_field *f, const jfr_value *arr) {
@@ -820,12 +830,12 @@ static void open_array(evjson *pr, const jfr_field *f, const jfr_value *arr) {
 }
 
 /* Print the next field of an object; false when there is none. */
-static bool step_field(evjson *pr, evjson_frame *fr) {
+EVJSON_LAYOUT_INLINE bool step_field(evjson *pr, evjson_frame *fr, const bool xml) {
     const jfr_type *t = fr->it.parent.type;
     if (fr->next >= t->nfields)
         return false;
     const jfr_field *f = &t->fields[fr->next];
-    if (pr->xml)
+    if (xml)
         xml_pending(pr, f->array ? XK_ARRAY : is_struct_type(f->type) ? XK_STRUCT : XK_VALUE,
                     f->name, 0);
     else
@@ -847,13 +857,13 @@ static bool step_field(evjson *pr, evjson_frame *fr) {
         else
             put_null(pr);
     } else {
-        print_scalar_field(pr, f, &v);
+        print_scalar_field(pr, f, &v, xml);
     }
     return true;
 }
 
 /* Print the next element of an array; false when there is none. */
-static bool step_element(evjson *pr, evjson_frame *fr) {
+EVJSON_LAYOUT_INLINE bool step_element(evjson *pr, evjson_frame *fr, const bool xml) {
     if (fr->next >= fr->limit)
         return false;
     jfr_value e;
@@ -863,7 +873,7 @@ static bool step_element(evjson *pr, evjson_frame *fr) {
             note_error(pr, r);
         return false;
     }
-    if (pr->xml)
+    if (xml)
         xml_pending(pr, fr->structs ? XK_STRUCT : XK_VALUE, NULL, fr->next);
     else if (fr->next > 0)
         comma(pr);
@@ -878,10 +888,10 @@ static bool step_element(evjson *pr, evjson_frame *fr) {
             note_error(pr, s);
             put_null(pr);
         } else {
-            print_plain(pr, &u);
+            xml ? xml_plain(pr, &u) : print_plain(pr, &u);
         }
     } else {
-        print_plain(pr, &e);
+        xml ? xml_plain(pr, &e) : print_plain(pr, &e);
     }
     return true;
 }
@@ -901,13 +911,13 @@ static void xml_close(evjson *pr, const evjson_frame *fr) {
 }
 
 /* Print the open frames' members until every frame is closed. */
-static void run(evjson *pr) {
+EVJSON_LAYOUT_INLINE void run_layout(evjson *pr, const bool xml) {
     while (pr->nframes > 0) {
         /* re-read after every step: opening a value may move the frames */
         evjson_frame *fr = &pr->frames[pr->nframes - 1];
-        if (fr->kind == FR_FIELDS ? step_field(pr, fr) : step_element(pr, fr))
+        if (fr->kind == FR_FIELDS ? step_field(pr, fr, xml) : step_element(pr, fr, xml))
             continue;
-        if (pr->xml)
+        if (xml)
             xml_close(pr, fr);
         else if (fr->kind == FR_FIELDS)
             object_end(pr);
@@ -917,6 +927,13 @@ static void run(evjson *pr) {
             capture_end(pr);
         pr->nframes--;
     }
+}
+
+static void run(evjson *pr) {
+    if (pr->xml)
+        run_layout(pr, true);
+    else
+        run_layout(pr, false);
 }
 
 /* -------------------------------------------------------------- API */
