@@ -6,6 +6,7 @@
  */
 #include "evtext.h"
 #include "evjson.h" /* evjson_widen, evjson_span_unit */
+#include "ticks.h" /* jfr__java_d2l */
 
 #include <math.h>
 #include <stdio.h>
@@ -373,17 +374,6 @@ static void put_long(evtext *t, int64_t v, bool big) {
         ob_i64(t->w, v);
 }
 
-/* (long) of a double in Java: NaN 0, saturated. */
-static int64_t java_long(double d) {
-    if (isnan(d))
-        return 0;
-    if (d >= 9223372036854775807.0)
-        return INT64_MAX;
-    if (d <= -9223372036854775808.0)
-        return INT64_MIN;
-    return (int64_t)d;
-}
-
 /* A boxed Number: as long, as double, and its String.valueOf. */
 typedef struct jnum {
     int64_t l;
@@ -545,7 +535,7 @@ static void print_scalar(evtext *t, const jfr_field *f, bool ctype, const jfr_va
         n.fp = true;
         n.is_float = v->kind == JFR_KIND_FLOAT;
         n.d = n.is_float ? (double)(float)v->d : v->d;
-        n.l = java_long(n.d);
+        n.l = jfr__java_d2l(n.d);
         break;
     case JFR_KIND_BOOLEAN:
         puts_(t, v->b ? "true\n" : "false\n");
