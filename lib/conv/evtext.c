@@ -63,7 +63,7 @@ static void put_jstring(evtext *t, const char *s, size_t n, bool java, bool slas
         char b[4];
         size_t k;
         if (cp < 0x80) {
-            b[0] = slash && cp == '/' ? '.' : (char)cp;
+            b[0] = (char)(slash && cp == '/' ? '.' : cp);
             k = 1;
         } else if (cp < 0x800) {
             b[0] = (char)(0xc0 | (cp >> 6));
@@ -142,9 +142,7 @@ static uint8_t kind_of(const evtext *t, const jfr_value *v, bool frame_elem) {
  * NULL kind. */
 static void typed_field(evtext *t, const jfr_value *obj, int32_t idx, uint8_t kind, jfr_value *out) {
     field_of(t, obj, idx, out);
-    if (out->kind == JFR_KIND_OBJECT && kind_of(t, out, false) != kind)
-        out->kind = JFR_KIND_NULL;
-    else if (out->kind != JFR_KIND_OBJECT)
+    if (out->kind != JFR_KIND_OBJECT || kind_of(t, out, false) != kind)
         out->kind = JFR_KIND_NULL;
 }
 
@@ -505,7 +503,7 @@ static void print_scalar(evtext *t, const jfr_field *f, bool ctype, const jfr_va
             n.d = n.big ? (double)(uint64_t)n.l : (double)n.l;
         } else {
             switch (b) {
-            case JFR_BASE_BYTE: n.l = (int8_t)v->i; break;
+            case JFR_BASE_BYTE: n.l = (int64_t)(((uint64_t)v->i & 0xff) ^ 0x80) - 0x80; break;
             case JFR_BASE_SHORT: n.l = (int16_t)v->i; break;
             case JFR_BASE_INT:
                 n.l = (int32_t)v->i;
@@ -638,7 +636,7 @@ static void print_array(evtext *t, const jfr_field *f, const jfr_value *arr) {
 }
 
 static void print_struct(evtext *t, const jfr_value *obj, const char *post) {
-    if (!path_push(t, obj)) {
+    if (!obj->type || !path_push(t, obj)) {
         puts_(t, "N/A");
         puts_(t, post);
         nl(t);
@@ -1056,7 +1054,7 @@ static char *store(evtext *t, size_t n, uint32_t *b) {
             bl->data = NULL;
         }
         size_t slot = t->nblocks;
-        for (size_t i = 0; i < t->nblocks; i++)
+        for (size_t i = 0; t->blocks && i < t->nblocks; i++)
             if (!t->blocks[i].data) {
                 slot = i;
                 break;
