@@ -136,6 +136,20 @@ static void xml_start(evjson *pr) {
     pr->xopen = true;
 }
 
+/* The '>' of the start tag being written. */
+static void xml_tag_end(evjson *pr) {
+    ob_putc(pr->o, '>');
+    pr->xopen = false;
+}
+
+/* A <value> element around text the caller writes between the two. */
+static void xml_value_open(evjson *pr) {
+    xml_start(pr);
+    xml_tag_end(pr);
+}
+
+static void xml_value_close(evjson *pr) { ob_write(pr->o, "</value>\n", 9); }
+
 static void xml_nil(evjson *pr) {
     if (!pr->xopen)
         xml_start(pr);
@@ -145,15 +159,12 @@ static void xml_nil(evjson *pr) {
 
 /* A <value> element with text that needs no escaping (our own formats). */
 static void xml_text(evjson *pr, const char *s, size_t n) {
-    xml_start(pr);
-    ob_putc(pr->o, '>');
+    xml_value_open(pr);
     ob_write(pr->o, s, n);
-    ob_write(pr->o, "</value>\n", 9);
-    pr->xopen = false;
+    xml_value_close(pr);
 }
 
 /* ------------------------------------------------------------- values */
-
 
 static bool is_struct_type(const jfr_type *t) {
     return t && t->base == JFR_BASE_STRUCT && !t->simple && t->nfields > 0;
@@ -507,10 +518,8 @@ static bool replay(evjson *pr, const jfr_value *obj, bool *capture) {
         if (f->kind == FR_FIELDS && f->it.parent.pooled && reach_has(e->reach, f->hbit))
             return false;
     }
-    if (pr->xml) {
-        ob_putc(pr->o, '>');
-        pr->xopen = false;
-    }
+    if (pr->xml)
+        xml_tag_end(pr);
     ob_write(pr->o, e->bytes, e->len);
     pr->nopened += e->nopened;
     if (ca->ncaps)
@@ -556,8 +565,7 @@ static void open_object(evjson *pr, const jfr_value *obj) {
     if (pr->xml) {
         if (!pr->xopen)
             xml_start(pr);
-        ob_putc(pr->o, '>');
-        pr->xopen = false;
+        xml_tag_end(pr);
     }
     if (capture)
         capture_begin(pr, hb);
@@ -661,9 +669,7 @@ static void xml_plain(evjson *pr, const jfr_value *v) {
         put_null(pr);
         return;
     }
-    xml_start(pr);
-    ob_putc(pr->o, '>');
-    pr->xopen = false;
+    xml_value_open(pr);
     switch (v->kind) {
     case JFR_KIND_BOOLEAN:
         if (v->b)
@@ -694,7 +700,7 @@ static void xml_plain(evjson *pr, const jfr_value *v) {
             jfmt_xml_string(pr->o, v->str, v->len, v->encoding == 3);
         break;
     }
-    ob_write(pr->o, "</value>\n", 9);
+    xml_value_close(pr);
 }
 
 static void open_plain_array(evjson *pr, const jfr_value *v) {
@@ -793,15 +799,11 @@ EVJSON_LAYOUT_INLINE void print_scalar_field(evjson *pr, const jfr_field *f, con
         case JFR_BASE_INT: x = (uint32_t)v->i; break;
         default: x = (uint64_t)v->i; break;
         }
-        if (xml) {
-            xml_start(pr);
-            ob_putc(pr->o, '>');
-            ob_u64(pr->o, x);
-            ob_write(pr->o, "</value>\n", 9);
-            pr->xopen = false;
-        } else {
-            ob_u64(pr->o, x);
-        }
+        if (xml)
+            xml_value_open(pr);
+        ob_u64(pr->o, x);
+        if (xml)
+            xml_value_close(pr);
         return;
     }
     if (xml)
