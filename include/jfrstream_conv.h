@@ -501,6 +501,79 @@ JFRC_API bool jfrc_summary_ok(const jfrc_summary *s);
  * handed out before are void. */
 JFRC_API void jfrc_summary_print(jfrc_summary *s, jfrc_out *o);
 
+/* ------------------------------------------------------------ views, query */
+
+/*
+ * The views of JDK 25's `jfr view` and the query language they are written
+ * in (COLUMN, FORMAT, SELECT with AVG COUNT DIFF FIRST LAST LAST_BATCH LIST
+ * SET MAX MEDIAN MIN P90 P95 P99 P999 STDEV SUM UNIQUE, FROM, WHERE, GROUP
+ * BY, ORDER BY, LIMIT; doc/views.md), printed as the JDK prints them. A
+ * query reads only the event types it names: jfrc_query_metadata subscribes
+ * to them (jfr_parser_on), the rest are skipped by size. It keeps one row
+ * per group (percentiles, medians, LIST and SET keep their group's values);
+ * a query without GROUP BY or aggregate keeps a row per event. It resolves
+ * against the first metadata it is given, as the JDK's does. Values follow
+ * the JDK: timestamps print in the local time zone (TZ), numbers as its
+ * English NumberFormat.
+ */
+typedef struct jfrc_query jfrc_query;
+
+enum { JFRC_TRUNCATE_AUTO = 0, JFRC_TRUNCATE_BEGINNING = 1, JFRC_TRUNCATE_END = 2 };
+
+/* A struct you hand in (jfrstream.h, "STRUCTS YOU HAND IN"). */
+typedef struct jfrc_view_options {
+    size_t size;          /* sizeof(jfrc_view_options): JFRC_VIEW_OPTIONS_INIT */
+    uint32_t width;       /* table / form width; 0: as the JDK picks (80..120) */
+    uint32_t cell_height; /* lines per table cell; 0: the view's own        */
+    int truncate;         /* JFRC_TRUNCATE_*: where long texts are cut      */
+    bool verbose;         /* field names under the headers, and the query   */
+} jfrc_view_options;
+#define JFRC_VIEW_OPTIONS_INIT {.size = sizeof(jfrc_view_options)}
+
+/* A query from its text, titled `title` (NULL: none), printed as a form
+ * (the first row, one field a line) or a table. NULL when the text does not
+ * parse: `err` (errlen bytes) gets "position N: reason" with the JDK's
+ * reason and position (a UTF-16 index into the text); or when out of memory. */
+JFRC_API jfrc_query *jfrc_query_new(const char *text, const char *title, bool form,
+                                    const jfrc_view_options *opt, const jfr_allocator *a,
+                                    char *err, size_t errlen);
+/* A view by name (case-insensitive), or NULL when no view has that name. */
+JFRC_API jfrc_query *jfrc_query_new_view(const char *name, const jfrc_view_options *opt,
+                                         const jfr_allocator *a);
+/* "SELECT * FROM type", titled by the type's label, as `jfr view TYPE`. */
+JFRC_API jfrc_query *jfrc_query_new_type(const char *type, const jfrc_view_options *opt,
+                                         const jfr_allocator *a);
+JFRC_API void jfrc_query_free(jfrc_query *q);
+/* From on_metadata of every chunk (with the parser, to subscribe). The first
+ * resolves the query: a query naming types or fields the recording does not
+ * have is not an error here, jfrc_query_render prints why. JFR_OK or
+ * JFR_NOMEM. */
+JFRC_API jfr_status jfrc_query_metadata(jfrc_query *q, jfr_parser *p, const jfr_metadata *m);
+/* Print the result as `jfr view` does. JFR_OK, JFR_NOMEM, or JFR_INVALID_ARG
+ * when the query is invalid against the recording in a way the JDK reports
+ * as a syntax error (jfrc_query_error says why). */
+JFRC_API jfr_status jfrc_query_render(jfrc_query *q, jfrc_out *o);
+JFRC_API const char *jfrc_query_error(const jfrc_query *q);
+/* True when the query could not be resolved against the recording (a type
+ * or field it names is missing: jfrc_query_error says which). */
+JFRC_API bool jfrc_query_failed(const jfrc_query *q);
+/* After resolution: the event types of its FROM, one per source (an alias
+ * of a type counts again), qualified names. */
+JFRC_API size_t jfrc_query_type_count(const jfrc_query *q);
+JFRC_API const char *jfrc_query_type_name(const jfrc_query *q, size_t i);
+/* The query as the JDK prints it back (Query.toString: keywords in capitals,
+ * aggregates by their long names, AVERAGE, DIFFERENCE, ...; `view --verbose`
+ * prints it). After jfrc_query_render, with the GROUP BY an aggregate adds. */
+JFRC_API void jfrc_query_text(const jfrc_query *q, jfrc_out *o);
+/* Made by jfrc_query_new_view. */
+JFRC_API bool jfrc_query_is_view(const jfrc_query *q);
+/* Bytes the query holds (its rows, groups and interned values). */
+JFRC_API uint64_t jfrc_query_memory(const jfrc_query *q);
+/* The views, in the JDK's order: i < jfrc_view_count(); false past it. */
+JFRC_API size_t jfrc_view_count(void);
+JFRC_API bool jfrc_view_info(size_t i, const char **category, const char **name,
+                             const char **label, const char **query);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,7 +47,7 @@ PUBLIC = {'': {'jfrstream.h'},
 # header-only helpers of lib/ that every library may include
 SHARED = {'mem.h', 'sized.h', 'noun.h', 'header.h', 'ticks.h', 'digits.h'}
 # headers generated into the build directory, by library
-GENERATED = {'conv': {'flame_html.h', 'jfmt_pow5.h'}}
+GENERATED = {'conv': {'flame_html.h', 'jfmt_pow5.h', 'views_ini.h'}}
 EXPORTED = re.compile(r'^(jfr_|jfrc_|jfrs_)')
 
 

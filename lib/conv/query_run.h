@@ -1,0 +1,169 @@
+/*
+ * query_run.h — a query's resolution, aggregation and rows (query_run.c),
+ * shared with its renderer (query_render.c). Private to libjfrstream_conv.
+ *
+ * Values are the Java objects the JDK's query engine holds, reduced to what
+ * it does with them: boxed numbers keep their class (Long, Integer, ...:
+ * comparisons, hashes and sums depend on it), Instants and Durations their
+ * seconds and nanos, and the objects of the recording (strings, classes,
+ * methods and frames, threads, stack traces, class loaders, thread groups)
+ * are interned once each (qobj): their text, short text, the Java hash of
+ * the key the JDK groups them by, and identity for equality.
+ *
+ * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
+ */
+#ifndef JFRSTREAM_CONV_QUERY_RUN_H
+#define JFRSTREAM_CONV_QUERY_RUN_H
+
+#include "query.h"
+
+enum {
+    JV_NULL, JV_BYTE, JV_SHORT, JV_INT, JV_LONG, JV_FLOAT, JV_DOUBLE, JV_BOOL, JV_CHAR,
+    JV_INSTANT, JV_DURATION, JV_OBJ, JV_LIST
+};
+enum { QK_STR, QK_CLASS, QK_THREAD, QK_METHOD, QK_STACK, QK_LOADER, QK_GROUP, QK_OTHER };
+
+typedef struct qobj {
+    uint8_t kind;
+    int32_t jhash;          /* hashCode of the JDK's grouping key          */
+    const char *text;       /* FieldFormatter.format; NULL: missing (loader) */
+    size_t tlen;
+    const char *compact;    /* formatCompact                               */
+    size_t clen;
+    uint32_t nframes;       /* stack traces: the frames (method qobjs)     */
+    const struct qobj **frames;
+    /* interning */
+    struct qobj *next;
+    uint64_t h;
+    const uint8_t *eq;
+    size_t eqlen;
+} qobj;
+
+typedef struct jv {
+    uint8_t k;
+    bool b;
+    int32_t ns;   /* Instant / Duration nanos */
+    int64_t i;    /* integers, chars; Instant / Duration seconds */
+    double d;     /* float / double */
+    const void *o; /* JV_OBJ: qobj; JV_LIST: qlist */
+} jv;
+
+typedef struct qlist {
+    size_t n;
+    jv *v;
+} qlist;
+
+typedef struct qfield qfield;
+typedef struct qftype qftype;
+
+struct qfield {
+    qftype *type;
+    char *name;
+    char *label;
+    int index;
+    /* how the value is read */
+    int getter;           /* G_* of query_run.c */
+    int frame;            /* topFrame / topApplicationFrame / topNotInitFrame */
+    char *path;           /* dotted field path (under the frame for frame getters) */
+    const char *data_type;
+    /* FieldBuilder's flags */
+    bool visible, align_left, normalized, lexical, percentage, frequency, memaddr, bytes,
+        bits, fractional, integral, timespan, timestamp, fixed_width, to_string;
+    int cell_height;
+    int truncate; /* 0 none, 1 beginning, 2 end */
+    const char *missing;
+    int precision;
+    qagg agg;
+    bool grouper;
+    int orderer; /* index into the query's ORDER BY, or -1 */
+    /* the fields that feed it (itself first), primary only */
+    qfield **sources;
+    size_t nsources, capsources;
+    /* LAST_BATCH: end time of the last event it saw */
+    int64_t last_s;
+    int32_t last_ns;
+    /* resolved per chunk */
+    int32_t idx[16];
+    int depth; /* -1: absent in this chunk */
+};
+
+typedef struct qfilter {
+    qfield *field;
+    const char *value;
+} qfilter;
+
+struct qftype {
+    const jfr_type *type; /* of the first metadata */
+    char *name, *simple, *label;
+    bool experimental;
+    qfilter *filters;
+    size_t nfilters, capfilters;
+    qftype *same; /* an earlier, equal FilteredType (same type and filters) */
+    qfield **feed; /* the primary fields its events feed, in table order */
+    size_t nfeed, capfeed;
+    struct jq_run *run;
+};
+
+typedef struct qrow {
+    jv *v;
+    char **text;
+    size_t *tlen;
+} qrow;
+
+typedef struct jq_run {
+    jq_arena ar;
+    jq_query q;
+    bool resolved, failed, syntax_error;
+    char *err; /* the reason it failed (arena), "" before */
+    qftype **types; /* the types to subscribe to (equal ones merged) */
+    size_t ntypes, captypes;
+    qftype **ftall; /* every type made */
+    size_t nftall, capftall;
+    qfield **fields;
+    size_t nfields, capfields;
+    qfield **all; /* every field made, primary or not, for chunk resolution */
+    size_t nall, capall;
+    qrow *rows;
+    size_t nrows, caprows;
+    struct qgroups *groups;
+    struct qintern *intern;
+    struct { int64_t id; const char *label; } *setlab; /* ActiveSetting ids */
+    size_t nsetlab;
+    bool implicit_group;
+    uint64_t events;
+} jq_run;
+
+int jq_run_error(jq_run *r, bool syntax, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int jq_resolve(jq_run *r, const jfr_metadata *m);
+void jq_run_metadata(jq_run *r, const jfr_metadata *m);
+void jq_run_chunk(jq_run *r);
+int jq_field_value(jq_run *r, const qfield *f, const jfr_event *e, jv *out);
+const char *jq_setting_label(jq_run *r, int64_t id);
+/* query_value.c: Java's hashCode, equals and compareTo of the values. */
+int32_t jq_jv_hash(const jv *v);
+bool jq_jv_equal(const jv *a, const jv *b);
+int jq_jv_compare(const jv *a, const jv *b); /* values of one class */
+bool jq_jv_comparable(const jv *v);          /* a Comparable (not null, an object) */
+bool jq_is_number(const jv *v);
+bool jq_is_integral(const jv *v);
+double jq_num_d(const jv *v);  /* Number.doubleValue */
+int64_t jq_num_l(const jv *v); /* Number.longValue */
+int jq_cmp_d(double a, double b); /* Double.compare */
+/* A growing text in the run's arena. */
+typedef struct jq_fbuf {
+    char *p;
+    size_t n, cap;
+    jq_run *r;
+    bool oom;
+} jq_fbuf;
+void jq_fput(jq_fbuf *b, const char *s, size_t n);
+/* One event of from-type ft. */
+int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e);
+/* After the last event: the rows (groups in the JDK's HashMap order). */
+int jq_run_finish(jq_run *r);
+/* FieldFormatter.format / formatCompact of v into the run's scratch. */
+const char *jq_format(jq_run *r, const qfield *f, const jv *v, bool compact, size_t *len);
+int jq_run_init(jq_run *r, const jfr_allocator *a);
+void jq_run_free(jq_run *r);
+
+#endif /* JFRSTREAM_CONV_QUERY_RUN_H */
