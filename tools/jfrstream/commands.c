@@ -172,6 +172,15 @@ static const cli_opt print_depth_opts[] = {
      false},
     END};
 
+static const cli_opt view_opts[] = {
+    {"--verbose", NULL, OPT_VERBOSE, "field names under the headers, and the query", NULL, false},
+    {"--width", "N", OPT_WIDTH, "width of the table or form (default: 80 to 120)", NULL, false},
+    {"--truncate", "beginning|end", OPT_TRUNCATE, "where texts too long for a cell are cut",
+     NULL, false},
+    {"--cell-height", "N", OPT_CELL_HEIGHT, "lines per table cell (default: the view's)", NULL,
+     false},
+    END};
+
 static const cli_opt metadata_opts[] = {
     {"--ids", NULL, OPT_IDS, "add type ids", NULL, false},
     {"--per-chunk", NULL, OPT_PER_CHUNK,
@@ -269,6 +278,21 @@ static const cli_command commands[] = {
      "events as text, as `jfr print` prints them (--json, --xml:\n"
      "as `jfr print --json`, `--xml`; text is the default since 0.2)",
      {print_opts, filter_opts, print_depth_opts}, 23, FILE_NOTE GLOBAL_NOTE},
+    {"view", cmd_view,
+     "view [--verbose] [--width N] [--truncate beginning|end]\n"
+     "                 [--cell-height N] VIEW FILE",
+     "a view of the recording, as `jfr view` (hot-methods, gc, ...)",
+     {view_opts}, 23,
+     "VIEW is one of the views of JDK 25's `jfr view` (doc/views.md lists them) or an\n"
+     "event type's name (all its events, one row each).\n"
+     FILE_NOTE GLOBAL_NOTE},
+    {"query", cmd_query,
+     "query [--verbose] [--width N] [--truncate beginning|end]\n"
+     "                 [--cell-height N] 'SELECT ...' FILE",
+     "run a query of `jfr view`'s language (doc/views.md)",
+     {view_opts}, 23,
+     "A query that does not parse is a usage error naming the position and reason.\n"
+     FILE_NOTE GLOBAL_NOTE},
     {"metadata", cmd_metadata,
      "metadata [--events FILTER] [--categories FILTER] [--ids]\n"
      "                 [--per-chunk] FILE",

@@ -22,6 +22,11 @@ enum cli_opt_key {
     /* print */
     OPT_JSON,
     OPT_STACK_DEPTH,
+    /* view, query */
+    OPT_VERBOSE,
+    OPT_WIDTH,
+    OPT_TRUNCATE,
+    OPT_CELL_HEIGHT,
     OPT_EXACT,
     OPT_XML,
     /* metadata */
@@ -94,6 +99,8 @@ void cli_overview(FILE *out);
 /* The handlers (cmd_*.c). */
 int cmd_summary(const cli_command *c, cli_global *g, int argc, char **argv);
 int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv);
+int cmd_view(const cli_command *c, cli_global *g, int argc, char **argv);
+int cmd_query(const cli_command *c, cli_global *g, int argc, char **argv);
 int cmd_metadata(const cli_command *c, cli_global *g, int argc, char **argv);
 int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv);
 int cmd_tail(const cli_command *c, cli_global *g, int argc, char **argv);
