@@ -56,12 +56,14 @@ echo "recordings: reference: $ref ($("$ref" version 2>/dev/null | head -1))"
 status=0
 ran=0
 # ORACLE=text: `print` (text) against JDK 25's (print_text.py) instead of
-# summary, metadata and print --json (oracle.py); ORACLE=xml: `print --xml`
+# summary, metadata and print --json (oracle.py); ORACLE=xml: `print --xml`;
+# ORACLE=view: `view` (view.py: all-views at three widths, types, event types)
 script=oracle.py
 fmt=()
 case "${ORACLE:-}" in
 text) script=print_text.py ;;
 xml) script=print_text.py; fmt=(--xml) ;;
+view) script=view.py ;;
 esac
 oracle() {
     local rc=0

@@ -1,0 +1,80 @@
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import jdk.jfr.consumer.EventStream;
+
+/*
+ * ViewOracle.java — JDK 25's own `jfr view` of many views of one file in one
+ * JVM, each view isolated (its exception does not stop the others):
+ *
+ *   java --add-opens jdk.jfr/jdk.jfr.internal.query=ALL-UNNAMED \
+ *        --add-opens jdk.jfr/jdk.jfr.internal.util=ALL-UNNAMED \
+ *        ViewOracle.java FILE [--verbose] [--width N] [--truncate beginning|end]
+ *        [--cell-height N] -- VIEW...
+ *
+ * For each VIEW, a line "\u0001VIEW <name>", then the text `jfr view` prints
+ * for it (the jdk.jfr.internal.query.ViewPrinter that View.java runs, with
+ * the same Configuration), or a line "\u0001FAIL <exception>" where the JDK
+ * throws. The "Execution: ..." line of --verbose is the JDK's own timing.
+ */
+public class ViewOracle {
+    public static void main(String[] args) throws Exception {
+        Path file = Path.of(args[0]);
+        boolean verbose = false;
+        int width = 0, cellHeight = 0;
+        String truncate = null;
+        int i = 1;
+        for (; i < args.length && !args[i].equals("--"); i++) {
+            switch (args[i]) {
+                case "--verbose" -> verbose = true;
+                case "--width" -> width = Integer.parseInt(args[++i]);
+                case "--cell-height" -> cellHeight = Integer.parseInt(args[++i]);
+                case "--truncate" -> truncate = args[++i];
+                default -> throw new IllegalArgumentException(args[i]);
+            }
+        }
+        Class<?> conf = Class.forName("jdk.jfr.internal.query.Configuration");
+        Class<?> out = Class.forName("jdk.jfr.internal.util.Output");
+        Class<?> lines = Class.forName("jdk.jfr.internal.util.Output$LinePrinter");
+        Class<?> printer = Class.forName("jdk.jfr.internal.query.ViewPrinter");
+        Class<?> trunc = Class.forName("jdk.jfr.internal.query.Configuration$Truncate");
+        Constructor<?> makePrinter = printer.getConstructor(conf, EventStream.class);
+        Method execute = printer.getMethod("execute", String.class);
+        Method getLines = lines.getMethod("getLines");
+        StringBuilder sb = new StringBuilder();
+        for (i = i + 1; i < args.length; i++) {
+            String view = args[i];
+            sb.append("\u0001VIEW ").append(view).append('\n');
+            Object c = conf.getConstructor().newInstance();
+            Object lp = lines.getConstructor().newInstance();
+            conf.getField("output").set(c, lp);
+            conf.getField("verbose").setBoolean(c, verbose);
+            conf.getField("width").setInt(c, width);
+            conf.getField("cellHeight").setInt(c, cellHeight);
+            if (truncate != null) {
+                Field t = conf.getField("truncate");
+                for (Object e : trunc.getEnumConstants()) {
+                    if (e.toString().equalsIgnoreCase(truncate)) {
+                        t.set(c, e);
+                    }
+                }
+            }
+            try (EventStream stream = EventStream.openFile(file)) {
+                Object vp = makePrinter.newInstance(c, stream);
+                execute.invoke(vp, view);
+                @SuppressWarnings("unchecked")
+                List<String> text = (List<String>) getLines.invoke(lp);
+                for (String line : text) {
+                    sb.append(line).append('\n');
+                }
+            } catch (java.lang.reflect.InvocationTargetException e) {
+                sb.append("\u0001FAIL ").append(String.valueOf(e.getCause()).replace('\n', ' ')).append('\n');
+            }
+        }
+        System.out.print(sb);
+    }
+}
