@@ -151,6 +151,12 @@ def file_block(script, work, env, jfrstream):
         m = re.search(r"^ jdk\.CPULoad +(\d+) ", n, re.M)
         check(m is not None and out.count('"type": "jdk.CPULoad"') == int(m.group(1)),
               "print --json --events jdk.CPULoad: one JSON event per jdk.CPULoad of summary")
+    if "jfrstream view hot-methods" in script:
+        check("Java Methods that Execute the Most" in out and "Workload.spin(long)" in out,
+              "view hot-methods: the table of the fixture's hot methods")
+    if "jfrstream query " in script:
+        check(re.search(r"^STATE_RUNNABLE +\d+$", out, re.M) is not None,
+              "query: the ExecutionSample count of the RUNNABLE state")
     if "flamegraph -o cpu.html" in script:
         page = os.path.join(work, "cpu.html")
         check(os.path.exists(page) and b"<html" in open(page, "rb").read(4096).lower(),
