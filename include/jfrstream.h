@@ -784,7 +784,7 @@ JFR_API jfr_status jfr_writer_begin(jfr_writer *w, jfr_parser *p, const jfr_chun
 JFR_API jfr_status jfr_writer_record(jfr_writer *w, jfr_parser *p, const jfr_record *r);
 JFR_API jfr_status jfr_writer_event(jfr_writer *w, const jfr_event *e);
 JFR_API jfr_status jfr_writer_end(jfr_writer *w, jfr_parser *p, const jfr_chunk_info *c);
-/* The last error's message ("chunk N, byte M: ..."), or "" without one. */
+/* The last error's message ("chunk N at byte M: ..."), or "" without one. */
 JFR_API const char *jfr_writer_error(const jfr_writer *w);
 /* Chunks written so far (a value: 0 for NULL). */
 JFR_API uint64_t jfr_writer_chunks(const jfr_writer *w);

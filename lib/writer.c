@@ -23,7 +23,7 @@ struct jfr_writer {
 };
 
 static jfr_status fail(jfr_writer *w, jfr_status s, uint64_t offset, const char *fmt, ...) {
-    int n = snprintf(w->err, sizeof w->err, "chunk %llu, byte %llu: ",
+    int n = snprintf(w->err, sizeof w->err, "chunk %llu at byte %llu: ",
                      (unsigned long long)w->info.index, (unsigned long long)offset);
     if (n > 0 && (size_t)n < sizeof w->err) {
         va_list ap;

@@ -212,7 +212,7 @@ static void limits(const unsigned char *buf, size_t n) {
     in.w = jfr_writer_new(&wc);
     parse(buf, n, &in, n, false, NULL);
     CHECK(in.werr == JFR_LIMIT, "max_chunk_size 200: %s", jfr_status_name(in.werr));
-    CHECK(strstr(jfr_writer_error(in.w), "chunk 0, byte ") != NULL, "message: %s",
+    CHECK(strstr(jfr_writer_error(in.w), "chunk 0 at byte ") != NULL, "message: %s",
           jfr_writer_error(in.w));
     CHECK(in.out.n == 0, "nothing written past the limit");
     printf("limit: %s\n", jfr_writer_error(in.w));

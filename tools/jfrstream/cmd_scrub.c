@@ -671,7 +671,7 @@ int cmd_disassemble(const cli_command *c, cli_global *g, int argc, char **argv) 
         if (fsize - at < sizeof h || !read_full(fd, h, sizeof h, at) ||
             !(size = jfr_chunk_size_at(h, sizeof h)) || size < sizeof h ||
             size > fsize - at) {
-            cli_error("%s: chunk %zu, byte %llu: not a complete chunk header or chunk", d.file,
+            cli_error("%s: chunk %zu at byte %llu: not a complete chunk header or chunk", d.file,
                       nsizes, (unsigned long long)at);
             goto out;
         }
