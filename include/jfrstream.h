@@ -740,8 +740,9 @@ JFR_API uint64_t jfr_chunk_size_at(const void *buf, size_t len);
  * the callback), events and checkpoints in call order. At jfr_writer_end
  * the chunk is laid out as the JDK's own ChunkWriter (`jfr scrub`) does:
  * the 68-byte header of the input chunk (finished: state 0; flags kept),
- * the kept records, then the chunk's last metadata record (the one the
- * parser's jfr_metadata describes); the header's chunk size, constant-pool
+ * the kept records, then the metadata record the parser reads the chunk
+ * with (jfr_metadata: the one the header points at, else the last; other
+ * metadata records are passed over); the header's chunk size, constant-pool
  * offset and metadata offset are rewritten, and so is each checkpoint's
  * delta, so that the chain runs from the last checkpoint back to the first
  * (delta 0). Constant pools are copied whole. The finished chunk is handed

@@ -1,6 +1,6 @@
 /* The chunk writer (jfrstream.h, "chunk writer"): kept records copied into
- * one buffer per chunk, checkpoints re-chained, the last metadata record
- * appended and the header rewritten at the end, as the JDK's ChunkWriter
+ * one buffer per chunk, checkpoints re-chained, the metadata record the
+ * chunk is read with appended and the header rewritten at the end, as the JDK's ChunkWriter
  * lays out a scrubbed chunk. The record bytes are read from the parser's
  * current chunk (the unit being dispatched), never from a copy of it. */
 #include "internal.h"
@@ -173,9 +173,12 @@ static jfr_status add_checkpoint(jfr_writer *w, const uint8_t *rec, uint64_t n, 
     return JFR_OK;
 }
 
-/* Record bytes [pos, pos + n) of chunk c (pos relative to c->base). */
+/* The record at input offset abs (n bytes) of chunk c, the unit being
+ * dispatched. meta_pos: where in c->base the metadata record the parser
+ * reads the chunk with is (the header's, else the last: dispatch.c); other
+ * metadata records are passed over, as the JDK's writer does. */
 static jfr_status add(jfr_writer *w, const jfr_chunk *c, uint64_t abs, uint64_t n,
-                      uint64_t type) {
+                      uint64_t type, uint64_t meta_pos) {
     if (!w->open)
         return w->err[0] ? JFR_INVALID_STATE
                          : fail(w, JFR_INVALID_STATE, abs, "chunk writer: no chunk begun");
@@ -184,11 +187,13 @@ static jfr_status add(jfr_writer *w, const jfr_chunk *c, uint64_t abs, uint64_t 
         n > c->size - (abs - start) || n == 0)
         return fail(w, JFR_INVALID_ARG, abs, "chunk writer: not a record of the chunk begun");
     const uint8_t *rec = c->base + (abs - start);
+    if (type == 0 && abs - start != meta_pos)
+        return JFR_OK;
     if (type == 1)
         return add_checkpoint(w, rec, n, abs);
     jfr_buf *b = type == 0 ? &w->meta : &w->out;
     if (type == 0)
-        b->len = 0; /* only the last metadata record is written */
+        b->len = 0; /* a live chunk's later segment: its metadata replaces */
     jfr_status s = reserve(w, b, n, abs);
     if (s)
         return s;
@@ -200,7 +205,7 @@ static jfr_status add(jfr_writer *w, const jfr_chunk *c, uint64_t abs, uint64_t 
 jfr_status jfr_writer_record(jfr_writer *w, jfr_parser *p, const jfr_record *r) {
     if (!w || !p || !r)
         return JFR_INVALID_ARG;
-    return add(w, &p->chunk, r->offset, r->size, r->type_id);
+    return add(w, &p->chunk, r->offset, r->size, r->type_id, p->disp.meta_pos);
 }
 
 jfr_status jfr_writer_event(jfr_writer *w, const jfr_event *e) {
@@ -209,7 +214,7 @@ jfr_status jfr_writer_event(jfr_writer *w, const jfr_event *e) {
     if (e->chunk_->parser && e->chunk_->parser->opt.ordered)
         return fail(w, JFR_INVALID_STATE, e->offset,
                     "chunk writer: events of an ordered parser are not in file order");
-    return add(w, e->chunk_, e->offset, e->size, 2);
+    return add(w, e->chunk_, e->offset, e->size, 2, UINT64_MAX);
 }
 
 jfr_status jfr_writer_end(jfr_writer *w, jfr_parser *p, const jfr_chunk_info *c) {
