@@ -3,7 +3,9 @@
  * on_event), and without every other event, re-parses to the same events
  * (type and record bytes, in order) minus those dropped, fed whole and a
  * byte at a time; the written chunks' checkpoint chain and metadata offset
- * are those a reader follows; max_chunk_size is a JFR_LIMIT, not an
+ * are those a reader follows; a one-chunk file framed as a live stream (its
+ * header as at the chunk's start) is written as one finished chunk with
+ * the same events; max_chunk_size is a JFR_LIMIT, not an
  * allocation; an ordered parser's events are refused; bad arguments. */
 #include "jfrstream.h"
 
@@ -268,6 +270,22 @@ int main(int argc, char **argv) {
         one(argv[i], buf, (size_t)n, drop, 0, 1);
         one(argv[i], buf, (size_t)n, NULL, 2, (size_t)n);
         one(argv[i], buf, (size_t)n, NULL, 0, 4096);
+        /* a one-chunk file as a live stream sends it: the header as written
+         * at the chunk's start (size 68, no offsets, state 1) */
+        if (jfr_chunk_size_at(buf, (size_t)n) != (uint64_t)n)
+            goto next;
+        unsigned char *live = malloc((size_t)n);
+        memcpy(live, buf, (size_t)n);
+        static const unsigned char h[] = {0, 0, 0, 0, 0, 0, 0, 68};
+        memcpy(live + 8, h, 8);
+        memset(live + 16, 0, 16);
+        memset(live + 40, 0, 8);
+        live[64] = 1;
+        char what[1100];
+        snprintf(what, sizeof what, "%s (live)", argv[i]);
+        one(what, live, (size_t)n, NULL, 2, 7);
+        free(live);
+    next:
         if (i == 1)
             limits(buf, (size_t)n);
         free(buf);
