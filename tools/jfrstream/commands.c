@@ -341,17 +341,19 @@ static const cli_command commands[] = {
      LIVE_NOTE
      "\nGlobal options: --resync, --max-memory BYTES, --jobs N (see " CLI_NAME " --help).\n"},
     {"scrub", cmd_scrub,
-     "scrub [--include-events F] [--exclude-events F] [--include-categories F]\n"
-     "                 [--exclude-categories F] [--include-threads F]\n"
-     "                 [--exclude-threads F] IN.jfr [OUT.jfr]",
+     "scrub [--include-events FILTER] [--exclude-events FILTER]\n"
+     "                 [--include-categories FILTER] [--exclude-categories FILTER]\n"
+     "                 [--include-threads FILTER] [--exclude-threads FILTER]\n"
+     "                 IN.jfr [OUT.jfr]",
      "a copy of a recording without the events filtered out (as `jfr scrub`)",
-     {scrub_opts}, 27,
+     {scrub_opts}, 31,
      "A filter is a comma-separated list of names (qualified or simple) or quoted\n"
      "glob patterns (* and ?); a category of several words also matches its\n"
      "acronym. Options may repeat: an event is kept when it passes every one.\n"
-     "OUT defaults to IN with \"-scrubbed\" before \".jfr\". Constant pools and\n"
-     "the last metadata record are copied whole; events of unknown types are\n"
-     "dropped. OUT is written beside itself and renamed: not written on error.\n"
+     "OUT defaults to IN with \"-scrubbed\" before \".jfr\". Constant pools are\n"
+     "copied whole, with the metadata record the header points at; events of\n"
+     "unknown types are dropped. OUT is written beside itself and renamed: not\n"
+     "written on error.\n"
      GLOBAL_NOTE},
     {"disassemble", cmd_disassemble,
      "disassemble [--output DIR] [--max-chunks N] [--max-size S] FILE.jfr",
