@@ -80,7 +80,8 @@ static jfr_status reserve(jfr_writer *w, jfr_buf *b, uint64_t n, uint64_t offset
                     (unsigned long long)w->cfg.max_chunk_size);
     if (n > SIZE_MAX)
         return fail(w, JFR_LIMIT, offset, "chunk writer: record too large");
-    jfr_status s = jfr__buf_reserve(&w->cfg.allocator, b, (size_t)n, 0);
+    size_t lim = w->cfg.max_chunk_size > SIZE_MAX ? SIZE_MAX : (size_t)w->cfg.max_chunk_size;
+    jfr_status s = jfr__buf_reserve(&w->cfg.allocator, b, (size_t)n, lim); /* capacity too */
     if (s)
         return fail(w, s, offset, "chunk writer: %s", jfr_status_str(s));
     return JFR_OK;

@@ -63,54 +63,63 @@ static void absolute(const char *path, char *out, size_t cap) {
 
 /* ------------------------------------------------------------------ scrub */
 
-/* A (key -> decision) cache, as the JDK's filters keep per filter for the
- * whole file: by event type id, or by thread id. Bounded: past its size a
- * decision is made again each time. */
+/* A key -> value map (values 1..UINT32_MAX; 0: absent): the decisions the
+ * JDK's filters cache per filter for the whole file (by event type id, by
+ * thread id: 1 false, 2 true), and the removed table's row of each type id.
+ * Bounded: past CACHE_MAX keys a filter decides again each time. */
 #define CACHE_MAX (1u << 20)
 typedef struct dcache {
     uint64_t *keys;
-    uint8_t *val; /* 0 empty, 1 false, 2 true */
+    uint32_t *val;
     size_t cap, n;
 } dcache;
 
-static int dcache_get(const dcache *c, uint64_t k) {
+static uint32_t dmap_get(const dcache *c, uint64_t k) {
     if (!c->cap)
-        return -1;
+        return 0;
     for (size_t i = (size_t)(k * 0x9E3779B97F4A7C15ull) & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
-        if (!c->val[i])
-            return -1;
-        if (c->keys[i] == k)
-            return c->val[i] == 2;
+        if (!c->val[i] || c->keys[i] == k)
+            return c->val[i];
     }
 }
 
-static void dcache_put(dcache *c, uint64_t k, bool v) {
+/* False when full or out of memory (the key is then not stored). */
+static bool dmap_put(dcache *c, uint64_t k, uint32_t v) {
     if (c->n + 1 > c->cap / 2) {
         if (c->cap >= 2 * (size_t)CACHE_MAX)
-            return;
+            return false;
         size_t ncap = c->cap ? c->cap * 2 : 64;
         uint64_t *nk = calloc(ncap, sizeof *nk);
-        uint8_t *nv = calloc(ncap, 1);
+        uint32_t *nv = calloc(ncap, sizeof *nv);
         if (!nk || !nv) {
             free(nk);
             free(nv);
-            return;
+            return false;
         }
         dcache old = *c;
         *c = (dcache){nk, nv, ncap, 0};
         for (size_t i = 0; i < old.cap; i++)
             if (old.val[i])
-                dcache_put(c, old.keys[i], old.val[i] == 2);
+                dmap_put(c, old.keys[i], old.val[i]);
         free(old.keys);
         free(old.val);
     }
     size_t i = (size_t)(k * 0x9E3779B97F4A7C15ull) & (c->cap - 1);
-    while (c->val[i])
+    while (c->val[i] && c->keys[i] != k)
         i = (i + 1) & (c->cap - 1);
+    if (!c->val[i])
+        c->n++;
     c->keys[i] = k;
-    c->val[i] = v ? 2 : 1;
-    c->n++;
+    c->val[i] = v;
+    return true;
 }
+
+static int dcache_get(const dcache *c, uint64_t k) {
+    uint32_t v = dmap_get(c, k);
+    return v ? v == 2 : -1;
+}
+
+static void dcache_put(dcache *c, uint64_t k, bool v) { (void)dmap_put(c, k, v ? 2 : 1); }
 
 enum sf_kind { SF_EVENTS, SF_CATEGORIES, SF_THREADS };
 
@@ -148,6 +157,7 @@ typedef struct scrub_ctx {
     /* per event type id: its row of the removed table */
     removed_row *rows;
     size_t nrows, caprows;
+    dcache row_by_id;  /* type id -> 1 + row */
     uint32_t *row_of; /* per type index: 1 + row */
     char *name_buf;
     size_t name_cap;
@@ -200,9 +210,11 @@ static int on_chunk_end(jfr_parser *p, const jfr_chunk_info *c, void *user) {
 }
 
 static removed_row *row_for(scrub_ctx *x, const jfr_type *t) {
-    for (size_t i = 0; i < x->nrows; i++)
-        if (x->rows[i].id == t->id)
-            return &x->rows[i];
+    uint32_t r = dmap_get(&x->row_by_id, t->id);
+    if (r)
+        return &x->rows[r - 1];
+    if (x->nrows >= UINT32_MAX - 1)
+        return NULL;
     if (x->nrows == x->caprows) {
         size_t ncap = x->caprows ? 2 * x->caprows : 32;
         removed_row *nr = realloc(x->rows, ncap * sizeof *nr);
@@ -214,6 +226,10 @@ static removed_row *row_for(scrub_ctx *x, const jfr_type *t) {
     char *name = strdup(t->name);
     if (!name)
         return NULL;
+    if (!dmap_put(&x->row_by_id, t->id, (uint32_t)x->nrows + 1)) {
+        free(name);
+        return NULL;
+    }
     x->rows[x->nrows] = (removed_row){t->id, name, 0, 0};
     return &x->rows[x->nrows++];
 }
@@ -442,6 +458,8 @@ static void scrub_free(scrub_ctx *x) {
     for (size_t i = 0; i < x->nrows; i++)
         free(x->rows[i].name);
     free(x->rows);
+    free(x->row_by_id.keys);
+    free(x->row_by_id.val);
     free(x->keep);
     free(x->thread_field);
     free(x->row_of);
