@@ -7,6 +7,7 @@ file written are the same; assembling the pieces back gives the input's
 bytes with both tools. SKIP without a JDK 25."""
 import argparse
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -44,7 +45,8 @@ def main():
         print("SKIP: %s" % why)
         return 77
     jfr = os.path.join(home, "bin", "jfr")
-    J = os.path.abspath(a.jfrstream)
+    # JFRSTREAM_TEST_WRAPPER (test/valgrind.sh): put before every jfrstream run
+    J = shlex.split(os.environ.get("JFRSTREAM_TEST_WRAPPER", "")) + [os.path.abspath(a.jfrstream)]
     tmp = tempfile.mkdtemp(prefix="disassemble-")
     inputs = [os.path.abspath(f) for f in a.files]
     many = os.path.join(tmp, "six.jfr")
@@ -60,11 +62,11 @@ def main():
             for opts in OPTION_SETS:
                 what = "%s %s" % (os.path.basename(path), " ".join(opts) or "(defaults)")
                 res = []
-                for tool, name in ((J, "ours"), (jfr, "jdk")):
+                for tool, name in ((J, "ours"), ([jfr], "jdk")):
                     d = os.path.join(tmp, name)
                     shutil.rmtree(d, ignore_errors=True)
                     os.mkdir(d)
-                    rc, out, err = run([tool, "disassemble", "--output", d] + opts + [path], tmp)
+                    rc, out, err = run(tool + ["disassemble", "--output", d] + opts + [path], tmp)
                     res.append((rc, out.replace(d, "DIR"), tree(d), err, d))
                 runs += 1
                 (rc1, o1, t1, e1, d1), (rc2, o2, t2, e2, d2) = res
@@ -78,11 +80,11 @@ def main():
                     print("ok %s: exit %d, no file, same output" % (what, rc1))
                     continue
                 back = []
-                for tool, d in ((J, d1), (jfr, d2)):
+                for tool, d in ((J, d1), ([jfr], d2)):
                     dst = os.path.join(tmp, "back-%s.jfr" % os.path.basename(d))
                     if os.path.exists(dst):
                         os.remove(dst)
-                    rc, out, err = run([tool, "assemble", d, dst], tmp)
+                    rc, out, err = run(tool + ["assemble", d, dst], tmp)
                     back.append((rc, out.replace(d, "DIR"), open(dst, "rb").read() if rc == 0 else None, err))
                 orig = open(path, "rb").read()
                 if back[0][:2] != back[1][:2] or back[0][2] != orig or back[1][2] != orig:
@@ -97,7 +99,7 @@ def main():
         os.mkdir(empty)
         for args in ([empty, os.path.join(tmp, "e.jfr")], [tmp, inputs[0]], [tmp, "x.txt"],
                      [inputs[0], "y.jfr"], [tmp]):
-            rc1, o1, e1 = run([J, "assemble"] + args, tmp)
+            rc1, o1, e1 = run(J + ["assemble"] + args, tmp)
             rc2, o2, e2 = run([jfr, "assemble"] + args, tmp)
             runs += 1
             if rc1 != rc2:

@@ -9,6 +9,7 @@ import argparse
 import gzip
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -63,7 +64,8 @@ def main():
         print("SKIP: %s" % why)
         return 77
     jfr = os.path.join(home, "bin", "jfr")
-    J = os.path.abspath(a.jfrstream)
+    # JFRSTREAM_TEST_WRAPPER (test/valgrind.sh): put before every jfrstream run
+    J = shlex.split(os.environ.get("JFRSTREAM_TEST_WRAPPER", "")) + [os.path.abspath(a.jfrstream)]
     tmp = tempfile.mkdtemp(prefix="scrub-")
     work = [(os.path.abspath(f), FILTERS) for f in a.files]
     if a.producers:
@@ -85,14 +87,14 @@ def main():
                 for d in (ours_dir, jdk_dir):
                     shutil.rmtree(d, ignore_errors=True)
                     os.mkdir(d)
-                rc1, o1, e1 = run([J, "scrub"] + flt + [path, os.path.join(ours_dir, "out.jfr")], ours_dir)
+                rc1, o1, e1 = run(J + ["scrub"] + flt + [path, os.path.join(ours_dir, "out.jfr")], ours_dir)
                 rc2, o2, e2 = run([jfr, "scrub"] + flt + [path, os.path.join(jdk_dir, "out.jfr")], jdk_dir)
                 what = "%s %s" % (os.path.basename(path), " ".join(flt))
                 o1 = o1.replace(ours_dir, "DIR"); o2 = o2.replace(jdk_dir, "DIR")
                 if rc1 == 0 and rc2 == 1 and "unexpected internal error" in e2 and \
                         run([jfr, "print", "--events", "NoSuchType", path], None)[0] != 0:
                     # a file JDK 25 cannot read at all: ours must read back
-                    rc, so, se = run([J, "summary", os.path.join(ours_dir, "out.jfr")], None)
+                    rc, so, se = run(J + ["summary", os.path.join(ours_dir, "out.jfr")], None)
                     if rc:
                         print("FAIL %s: JDK 25 cannot read the input; ours unreadable: %s" % (what, se))
                         fails += 1
