@@ -718,6 +718,78 @@ JFR_API size_t jfr_varint_decode(const uint8_t *p, const uint8_t *end, uint64_t 
  * so that resident memory stays near one chunk. */
 JFR_API uint64_t jfr_chunk_size_at(const void *buf, size_t len);
 
+/* ------------------------------------------------------------ chunk writer */
+
+/*
+ * A chunk writer copies the chunks a parser reads into new, valid chunks,
+ * leaving out the events its caller drops: to filter or redact a recording
+ * before it is stored or forwarded (`jfrstream scrub` is built on it).
+ * The caller hands it, from the parser's callbacks (on the parser's
+ * thread, with jfr_options.ordered false, the default):
+ *
+ *     on_chunk_begin:  jfr_writer_begin(w, p, c)
+ *     on_record:       jfr_writer_record(w, p, r) for each record to keep:
+ *                      every metadata (type 0) and checkpoint (type 1)
+ *                      record, and the events it keeps by type alone
+ *     on_event:        jfr_writer_event(w, e) for each event it keeps by
+ *                      its values (its thread, a field); never both calls
+ *                      for one event
+ *     on_chunk_end:    jfr_writer_end(w, p, c)
+ *
+ * Each kept record is copied as it comes (its bytes are borrowed only during
+ * the callback), events and checkpoints in call order. At jfr_writer_end
+ * the chunk is laid out as the JDK's own ChunkWriter (`jfr scrub`) does:
+ * the 68-byte header of the input chunk (finished: state 0; flags kept),
+ * the kept records, then the metadata record the parser reads the chunk
+ * with (jfr_metadata: the one the header points at, else the last; other
+ * metadata records are passed over); the header's chunk size, constant-pool
+ * offset and metadata offset are rewritten, and so is each checkpoint's
+ * delta, so that the chain runs from the last checkpoint back to the first
+ * (delta 0). Constant pools are copied whole. The finished chunk is handed
+ * to config.write in one call (a chunk's bytes, contiguous).
+ *
+ * Memory: the chunk being written, at most config.max_chunk_size bytes (0:
+ * 1 GiB); a record that would make it larger is JFR_LIMIT, before anything
+ * is allocated for it. Returns, for all of these: JFR_OK; JFR_INVALID_ARG
+ * (a NULL argument, a record of another parser's chunk); JFR_INVALID_STATE
+ * (outside begin .. end, or an on_event call from an ordered parser);
+ * JFR_BAD_CHECKPOINT (a checkpoint record whose fields cannot be read);
+ * JFR_NO_METADATA (end of a chunk without a kept metadata record); JFR_LIMIT;
+ * JFR_NOMEM; JFR_IO (config.write failed). After an error the chunk is
+ * abandoned (nothing is written for it) until the next jfr_writer_begin;
+ * jfr_writer_error says why, naming the chunk and the byte offset of the
+ * input.
+ */
+typedef struct jfr_writer jfr_writer;
+
+/* Where the written chunks go: 0 when all `len` bytes were taken, anything
+ * else an error (JFR_IO). */
+typedef int (*jfr_writer_write_fn)(void *user, const void *buf, size_t len);
+
+/* A struct you hand in: see "STRUCTS YOU HAND IN" at the top. */
+typedef struct jfr_writer_config {
+    size_t size;             /* sizeof(jfr_writer_config): JFR_WRITER_CONFIG_INIT */
+    jfr_allocator allocator;
+    jfr_writer_write_fn write; /* required */
+    void *user;              /* write's first argument                     */
+    uint64_t max_chunk_size; /* largest chunk written, bytes (0: 1 GiB)    */
+} jfr_writer_config;
+
+#define JFR_WRITER_CONFIG_INIT {.size = sizeof(jfr_writer_config)}
+JFR_API void jfr_writer_config_init(jfr_writer_config *c);
+
+/* A new writer, or NULL (out of memory, an invalid size, no write). */
+JFR_API jfr_writer *jfr_writer_new(const jfr_writer_config *config);
+JFR_API void jfr_writer_free(jfr_writer *w);
+JFR_API jfr_status jfr_writer_begin(jfr_writer *w, jfr_parser *p, const jfr_chunk_info *c);
+JFR_API jfr_status jfr_writer_record(jfr_writer *w, jfr_parser *p, const jfr_record *r);
+JFR_API jfr_status jfr_writer_event(jfr_writer *w, const jfr_event *e);
+JFR_API jfr_status jfr_writer_end(jfr_writer *w, jfr_parser *p, const jfr_chunk_info *c);
+/* The last error's message ("chunk N at byte M: ..."), or "" without one. */
+JFR_API const char *jfr_writer_error(const jfr_writer *w);
+/* Chunks written so far (a value: 0 for NULL). */
+JFR_API uint64_t jfr_writer_chunks(const jfr_writer *w);
+
 /* ============================================================ EXPERIMENTAL */
 #ifdef JFRSTREAM_EXPERIMENTAL
 

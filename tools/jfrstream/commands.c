@@ -244,6 +244,29 @@ static const cli_opt tail_opts[] = {
      "old spelling: --idle", "--idle", false},
     END};
 
+/* scrub, disassemble, assemble (cmd_scrub.c; guide: doc/scrub.md) */
+static const cli_opt scrub_opts[] = {
+    {"--include-events", "FILTER", OPT_INCLUDE_EVENTS, "keep events of these types", NULL, false},
+    {"--exclude-events", "FILTER", OPT_EXCLUDE_EVENTS, "drop events of these types", NULL, false},
+    {"--include-categories", "FILTER", OPT_INCLUDE_CATEGORIES,
+     "keep events of these @Category names", NULL, false},
+    {"--exclude-categories", "FILTER", OPT_EXCLUDE_CATEGORIES,
+     "drop events of these @Category names", NULL, false},
+    {"--include-threads", "FILTER", OPT_INCLUDE_THREADS,
+     "keep events whose eventThread's Java name matches", NULL, false},
+    {"--exclude-threads", "FILTER", OPT_EXCLUDE_THREADS,
+     "drop events whose eventThread's Java name matches", NULL, false},
+    END};
+
+static const cli_opt disassemble_opts[] = {
+    {"--output", "DIR", OPT_OUTPUT, "folder of the files (default: the working folder)", NULL,
+     false},
+    {"--max-chunks", "N", OPT_MAX_CHUNKS, "at most N chunks a file (default 5)", NULL, false},
+    {"--max-size", "S", OPT_MAX_SIZE,
+     "at most S bytes a file (a chunk larger than S gets\n"
+     "a file of its own)", NULL, false},
+    END};
+
 /* ------------------------------------------------------------- notes */
 
 #define LIVE_NOTE                                                                         \
@@ -341,6 +364,31 @@ static const cli_command commands[] = {
      "being written (for a saved live stream, use print).\n\n"
      LIVE_NOTE
      "\nGlobal options: --resync, --max-memory BYTES, --jobs N (see " CLI_NAME " --help).\n"},
+    {"scrub", cmd_scrub,
+     "scrub [--include-events FILTER] [--exclude-events FILTER]\n"
+     "                 [--include-categories FILTER] [--exclude-categories FILTER]\n"
+     "                 [--include-threads FILTER] [--exclude-threads FILTER]\n"
+     "                 IN.jfr [OUT.jfr]",
+     "a copy of a recording without the events filtered out (as `jfr scrub`)",
+     {scrub_opts}, 31,
+     "A filter is a comma-separated list of names (qualified or simple) or quoted\n"
+     "glob patterns (* and ?); a category of several words also matches its\n"
+     "acronym. Options may repeat: an event is kept when it passes every one.\n"
+     "OUT defaults to IN with \"-scrubbed\" before \".jfr\". Constant pools are\n"
+     "copied whole, with the metadata record the header points at; events of\n"
+     "unknown types are dropped. OUT is written beside itself and renamed: not\n"
+     "written on error.\n"
+     GLOBAL_NOTE},
+    {"disassemble", cmd_disassemble,
+     "disassemble [--output DIR] [--max-chunks N] [--max-size S] FILE.jfr",
+     "split a recording into files of whole chunks (as `jfr disassemble`)",
+     {disassemble_opts}, 23,
+     "The files are FILE_0.jfr, FILE_1.jfr, ... (the number zero-padded to the\n"
+     "width of the last), as JDK 25's `jfr disassemble` names and splits them.\n"},
+    {"assemble", cmd_assemble, "assemble REPOSITORY FILE.jfr",
+     "join a repository's *.jfr files, by name, into FILE (as `jfr assemble`)",
+     {NULL}, 23,
+     "FILE must not exist; it is written beside itself and renamed.\n"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -87,6 +87,15 @@ enum cli_opt_key {
     OPT_METRICS_TLS_CERT,
     OPT_METRICS_TLS_KEY,
     OPT_METRICS_BASIC_AUTH,
+    /* scrub, disassemble */
+    OPT_INCLUDE_EVENTS,
+    OPT_EXCLUDE_EVENTS,
+    OPT_INCLUDE_CATEGORIES,
+    OPT_EXCLUDE_CATEGORIES,
+    OPT_INCLUDE_THREADS,
+    OPT_EXCLUDE_THREADS,
+    OPT_MAX_CHUNKS,
+    OPT_MAX_SIZE,
 };
 
 /* The command of that name, or NULL. */
@@ -107,5 +116,8 @@ int cmd_tail(const cli_command *c, cli_global *g, int argc, char **argv);
 int cmd_collapsed(const cli_command *c, cli_global *g, int argc, char **argv);
 int cmd_flamegraph(const cli_command *c, cli_global *g, int argc, char **argv);
 int cmd_pprof(const cli_command *c, cli_global *g, int argc, char **argv);
+int cmd_scrub(const cli_command *c, cli_global *g, int argc, char **argv);
+int cmd_disassemble(const cli_command *c, cli_global *g, int argc, char **argv);
+int cmd_assemble(const cli_command *c, cli_global *g, int argc, char **argv);
 
 #endif
