@@ -533,7 +533,8 @@ typedef struct jfrc_view_options {
 /* A query from its text, titled `title` (NULL: none), printed as a form
  * (the first row, one field a line) or a table. NULL when the text does not
  * parse: `err` (errlen bytes) gets "position N: reason" with the JDK's
- * reason and position (a UTF-16 index into the text); or when out of memory. */
+ * reason and position (a UTF-16 index into the text, malformed UTF-8 read as
+ * U+FFFD, as Java decodes an argument); or when out of memory (err empty). */
 JFRC_API jfrc_query *jfrc_query_new(const char *text, const char *title, bool form,
                                     const jfrc_view_options *opt, const jfr_allocator *a,
                                     char *err, size_t errlen);

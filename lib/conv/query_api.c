@@ -55,7 +55,7 @@ JFRC_API jfrc_query *jfrc_query_new(const char *text, const char *title, bool fo
         return NULL;
     }
     if (jq_parse(&q->run.ar, text, strlen(text), &q->run.q, msg, sizeof msg, &pos)) {
-        if (errlen)
+        if (errlen && strcmp(msg, "out of memory")) /* else err stays empty */
             snprintf(err, errlen, "position %zu: %s", pos, msg);
         jfrc_query_free(q);
         return NULL;

@@ -547,9 +547,53 @@ static int parse_query(tok *t, jq_query *q) {
     return 0;
 }
 
+/* The text as Java decodes a command-line argument: each malformed UTF-8
+ * sequence becomes U+FFFD (NULL when out of memory). */
+static char *decoded(jq_arena *ar, const char *s, size_t n, size_t *out_len) {
+    char *d = jq_alloc(ar, 3 * n + 1);
+    if (!d)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t len = c < 0x80 ? 1 : (c >= 0xC2 && c < 0xE0) ? 2 : (c >= 0xE0 && c < 0xF0) ? 3
+                                                                 : (c >= 0xF0 && c < 0xF5) ? 4 : 0;
+        bool ok = len && i + len <= n;
+        for (size_t k = 1; ok && k < len; k++)
+            ok = ((unsigned char)s[i + k] & 0xC0) == 0x80;
+        if (ok && len == 3) { /* overlong and surrogate forms */
+            unsigned char c1 = (unsigned char)s[i + 1];
+            ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
+        }
+        if (ok && len == 4) {
+            unsigned char c1 = (unsigned char)s[i + 1];
+            ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
+        }
+        if (!ok) {
+            memcpy(d + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i++;
+            continue;
+        }
+        memcpy(d + o, s + i, len);
+        o += len;
+        i += len;
+    }
+    d[o] = 0;
+    *out_len = o;
+    return d;
+}
+
 int jq_parse(jq_arena *ar, const char *text_, size_t len, jq_query *q, char *msg, size_t msglen,
              size_t *pos) {
     size_t dummy;
+    text_ = decoded(ar, text_, len, &len);
+    if (!text_) {
+        snprintf(msg, msglen, "out of memory");
+        if (pos)
+            *pos = 0;
+        return -1;
+    }
     tok t = {text_, len, 0, "=,;()", ar, msg, msglen, pos ? pos : &dummy, false};
     if (msglen)
         msg[0] = 0;

@@ -90,7 +90,8 @@ static const qobj *intern(jq_run *r, uint8_t kind, const void *eq, size_t eqlen,
     uint8_t *e = jq_alloc(&r->ar, eqlen ? eqlen : 1);
     if (!o || !e)
         return NULL;
-    memcpy(e, eq, eqlen);
+    if (eqlen)
+        memcpy(e, eq, eqlen);
     o->kind = kind;
     o->jhash = jhash;
     o->h = h;
@@ -196,7 +197,8 @@ static void sb_put(sbuf *b, const char *s, size_t n) {
         b->p = np;
         b->cap = nc;
     }
-    memcpy(b->p + b->n, s, n);
+    if (n)
+        memcpy(b->p + b->n, s, n);
     b->n += n;
     b->p[b->n] = 0;
 }
@@ -458,8 +460,10 @@ static const qobj *mat_method(jq_run *r, const jfr_value *m) {
         uint32_t mn32 = (uint32_t)mn;
         memcpy(eq, &class_id, 8);
         memcpy(eq + 8, &mn32, 4);
-        memcpy(eq + 12, mname, mn);
-        memcpy(eq + 12 + mn, desc, dn);
+        if (mn)
+            memcpy(eq + 12, mname, mn);
+        if (dn)
+            memcpy(eq + 12 + mn, desc, dn);
         o = intern(r, QK_METHOD, eq, eqn, (int32_t)res, b.p, b.n, c.p, c.n);
     }
     if (eq && eq != stackbuf)
@@ -508,10 +512,13 @@ static int to_jv(jq_run *r, const qfield *f, const jfr_value *v, const jfr_event
             out->ns = 0;
             return 0;
         }
-        if (units & JFR_UNIT_TIMESTAMP_MILLIS)
-            nanos = v->i * 1000000; /* may wrap for hostile values; the JDK throws */
-        else
-            nanos = jfr_event_ticks_to_epoch_nanos(e, v->i);
+        if (units & JFR_UNIT_TIMESTAMP_MILLIS) { /* Instant.ofEpochMilli */
+            out->k = JV_INSTANT;
+            out->i = v->i / 1000 - (v->i % 1000 < 0);
+            out->ns = (int32_t)((v->i % 1000 + 1000) % 1000 * 1000000);
+            return 0;
+        }
+        nanos = jfr_event_ticks_to_epoch_nanos(e, v->i);
         out->k = JV_INSTANT;
         out->i = nanos / 1000000000;
         out->ns = (int32_t)(nanos % 1000000000);
@@ -1807,7 +1814,8 @@ static bool fn_result(jq_run *r, qfield *f, qfn *fn, jv *out) {
         jv *v = jq_alloc(&r->ar, (fn->nv ? fn->nv : 1) * sizeof *v);
         if (!l || !v)
             return false;
-        memcpy(v, fn->vals, fn->nv * sizeof *v);
+        if (fn->nv)
+            memcpy(v, fn->vals, fn->nv * sizeof *v);
         l->n = fn->nv;
         l->v = v;
         out->k = JV_LIST;
@@ -1987,7 +1995,8 @@ static qgroup *group_for(jq_run *r, const jv *keys, uint32_t nkeys) {
     qfn *fn = jq_alloc(&r->ar, (r->nfields ? r->nfields : 1) * sizeof *fn);
     if (!q || !kc || !fn)
         return NULL;
-    memcpy(kc, keys, nkeys * sizeof *kc);
+    if (nkeys)
+        memcpy(kc, keys, nkeys * sizeof *kc);
     q->keys = kc;
     q->nkeys = nkeys;
     q->h = h;
