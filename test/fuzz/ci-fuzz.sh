@@ -16,7 +16,7 @@ if [ -d "$build" ]; then
 else
     CC=clang meson setup "$build" -Dfuzz=true -Dwerror=true >/dev/null || exit 1
 fi
-targets="fuzz_whole fuzz_sliced fuzz_live fuzz_json fuzz_metrics"
+targets="fuzz_whole fuzz_sliced fuzz_live fuzz_json fuzz_metrics fuzz_query"
 # shellcheck disable=SC2086
 nice -n 19 ninja -C "$build" $(for t in $targets; do printf 'test/fuzz/%s ' "$t"; done) || exit 1
 # two targets at a time (CI has 2 cores): each still runs SECONDS; reports in target order
