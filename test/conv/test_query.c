@@ -105,12 +105,25 @@ static char *short_names(const char *t) {
                                          {"MAXIMUM(", "MAX("}, {"MINIMUM(", "MIN("},
                                          {"STANDARD_DEVIATION(", "STDEV("}};
     char *s = strdup(t);
-    for (size_t m = 0; m < sizeof map / sizeof *map; m++) {
-        char *at;
-        while ((at = strstr(s, map[m][0])) != NULL) {
+    /* outside quoted texts only */
+    char quote = 0;
+    for (char *at = s; *at; at++) {
+        if (quote) {
+            if (*at == quote)
+                quote = 0;
+            continue;
+        }
+        if (*at == '\'' || *at == '"') {
+            quote = *at;
+            continue;
+        }
+        for (size_t m = 0; m < sizeof map / sizeof *map; m++) {
             size_t ll = strlen(map[m][0]), sl = strlen(map[m][1]);
-            memcpy(at, map[m][1], sl);
-            memmove(at + sl, at + ll, strlen(at + ll) + 1);
+            if (!strncmp(at, map[m][0], ll)) {
+                memcpy(at, map[m][1], sl);
+                memmove(at + sl, at + ll, strlen(at + ll) + 1);
+                break;
+            }
         }
     }
     return s;
