@@ -122,6 +122,10 @@ typedef struct jq_view {
  * out of memory). */
 const jq_view *jq_views(size_t *n);
 
+/* s as Java decodes UTF-8 (new String(bytes, UTF_8)): each malformed
+ * sequence becomes U+FFFD; a copy in the arena, NUL-terminated (NULL when
+ * refused). */
+char *jq_utf8_decoded(jq_arena *ar, const char *s, size_t n, size_t *out_len);
 /* Java's String.hashCode of UTF-8 text (over its UTF-16 units). */
 int32_t jq_java_string_hash(const char *s, size_t len);
 /* Byte offset of UTF-16 unit `units` in s (len if past the end). */

@@ -50,12 +50,13 @@ JFRC_API jfrc_query *jfrc_query_new(const char *text, const char *title, bool fo
     }
     char msg[400];
     size_t pos = 0;
-    if (title && !(q->title = jq_strndup(&q->run.ar, title, strlen(title)))) {
+    size_t tn;
+    if (title && !(q->title = jq_utf8_decoded(&q->run.ar, title, strlen(title), &tn))) {
         jfrc_query_free(q);
         return NULL;
     }
     if (jq_parse(&q->run.ar, text, strlen(text), &q->run.q, msg, sizeof msg, &pos)) {
-        if (errlen && strcmp(msg, "out of memory")) /* else err stays empty */
+        if (errlen && strcmp(msg, "out of memory") != 0) /* else err stays empty */
             snprintf(err, errlen, "position %zu: %s", pos, msg);
         jfrc_query_free(q);
         return NULL;

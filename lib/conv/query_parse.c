@@ -128,8 +128,7 @@ static size_t u16_pos(const tok *t, size_t byte) {
     return jfmt_utf16_length(t->s, byte);
 }
 
-static int fail_at(tok *t, size_t byte, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail_at(tok *t, size_t byte, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static int fail_at(tok *t, size_t byte, const char *fmt, ...) {
     if (!t->failed) {
         va_list ap;
         va_start(ap, fmt);
@@ -414,6 +413,8 @@ static int expression(tok *t, qexpr *e) {
 }
 
 static bool iequal(const char *a, const char *b) {
+    if (!a || !b)
+        return false;
     for (; *a && *b; a++, b++)
         if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
             return false;
@@ -426,7 +427,7 @@ static int parse_query(tok *t, jq_query *q) {
     q->limit = INT32_MAX;
     if (accept(t, "COLUMN")) {
         cap = 0;
-        char *s;
+        char *s = NULL;
         if (text(t, &s))
             return -1;
         PUSH(t, q->column, q->ncolumn, cap, s);
@@ -508,7 +509,7 @@ static int parse_query(tok *t, jq_query *q) {
             return -1;
         cap = 0;
         do {
-            char *g;
+            char *g = NULL;
             if (event_field(t, &g))
                 return -1;
             PUSH(t, q->group, q->ngroup, cap, g);
@@ -549,7 +550,7 @@ static int parse_query(tok *t, jq_query *q) {
 
 /* The text as Java decodes a command-line argument: each malformed UTF-8
  * sequence becomes U+FFFD (NULL when out of memory). */
-static char *decoded(jq_arena *ar, const char *s, size_t n, size_t *out_len) {
+char *jq_utf8_decoded(jq_arena *ar, const char *s, size_t n, size_t *out_len) {
     char *d = jq_alloc(ar, 3 * n + 1);
     if (!d)
         return NULL;
@@ -587,7 +588,7 @@ static char *decoded(jq_arena *ar, const char *s, size_t n, size_t *out_len) {
 int jq_parse(jq_arena *ar, const char *text_, size_t len, jq_query *q, char *msg, size_t msglen,
              size_t *pos) {
     size_t dummy;
-    text_ = decoded(ar, text_, len, &len);
+    text_ = jq_utf8_decoded(ar, text_, len, &len);
     if (!text_) {
         snprintf(msg, msglen, "out of memory");
         if (pos)
@@ -722,7 +723,7 @@ bool jq_print_wrapped(const jq_query *q, outbuf *o, int64_t width, jq_arena *ar)
         size_t orig_at = pn;
         if (c == '\'')
             piece[pn++] = '\'';
-        memcpy(piece + pn, s, sn);
+        memcpy(piece + pn, s, sn); // NOLINT(bugprone-not-null-terminated-result): piece is zeroed, room for its NUL
         pn += sn;
         if (c == '\'')
             piece[pn++] = '\'';
@@ -779,12 +780,20 @@ const jq_view *jq_views(size_t *n) {
                     *query_end = 0;
                 jq_view *v = &views[nv++];
                 char *full = line + 5, *sp = strchr(full, ' ');
+                char *kind = sp ? sp + 1 : NULL, *sp2 = kind ? strchr(kind, ' ') : NULL;
+                char *dot = NULL;
+                for (char *c = full; sp && c < sp; c++)
+                    if (*c == '.')
+                        dot = c;
+                if (!sp2 || !dot) { /* not a view line: views.ini is ours, never */
+                    nv--;
+                    line = nl ? nl + 1 : NULL;
+                    continue;
+                }
                 *sp = 0;
-                char *kind = sp + 1, *sp2 = strchr(kind, ' ');
                 *sp2 = 0;
                 v->label = sp2 + 1;
                 v->form = !strcmp(kind, "form");
-                char *dot = strrchr(full, '.');
                 *dot = 0;
                 v->category = full;
                 v->name = dot + 1;

@@ -26,7 +26,6 @@ enum { F_TOP, F_APP, F_NOTINIT };
          ? ((arr)[(n)++] = (val), true)                                                    \
          : false)
 
-int jq_run_error(jq_run *r, bool syntax, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int jq_run_error(jq_run *r, bool syntax, const char *fmt, ...) {
     if (!r->failed) {
         static char oom[] = "out of memory";
@@ -39,6 +38,9 @@ int jq_run_error(jq_run *r, bool syntax, const char *fmt, ...) {
             va_start(ap, fmt);
             vsnprintf(m, (size_t)n + 1, fmt, ap);
             va_end(ap);
+            /* names from the metadata, as Java decodes them */
+            size_t dn;
+            m = jq_utf8_decoded(&r->ar, m, (size_t)n, &dn);
         }
         r->err = m ? m : oom;
         r->failed = true;
@@ -65,15 +67,18 @@ typedef struct qintern {
 static const qobj *intern(jq_run *r, uint8_t kind, const void *eq, size_t eqlen, int32_t jhash,
                           const char *text, size_t tlen, const char *compact, size_t clen) {
     qintern *in = r->intern;
+    static const uint8_t none = 0;
+    if (!eqlen)
+        eq = &none;
     uint64_t h = XXH3_64bits_withSeed(eq, eqlen, kind);
     if (in->cap && in->slots) {
         for (qobj *o = in->slots[h & (in->cap - 1)]; o; o = o->next)
-            if (o->h == h && o->kind == kind && o->eqlen == eqlen && !memcmp(o->eq, eq, eqlen))
+            if (o->h == h && o->kind == kind && o->eqlen == eqlen && (!eqlen || !memcmp(o->eq, eq, eqlen)))
                 return o;
     }
     if (in->n + 1 > in->cap / 2) {
         size_t nc = in->cap ? in->cap * 2 : 1024;
-        qobj **ns = jfr__calloc(r->ar.a, nc * sizeof *ns);
+        qobj **ns = jfr__calloc(r->ar.a, nc * sizeof *ns); // NOLINT(bugprone-sizeof-expression): an array of pointers
         if (!ns)
             return NULL;
         for (size_t k = 0; k < in->cap; k++)
@@ -82,7 +87,7 @@ static const qobj *intern(jq_run *r, uint8_t kind, const void *eq, size_t eqlen,
                 o->next = ns[o->h & (nc - 1)];
                 ns[o->h & (nc - 1)] = o;
             }
-        jfr__free(r->ar.a, in->slots, in->cap * sizeof *in->slots);
+        jfr__free(r->ar.a, in->slots, in->cap * sizeof *in->slots); // NOLINT(bugprone-sizeof-expression): an array of pointers
         in->slots = ns;
         in->cap = nc;
     }
@@ -110,6 +115,8 @@ static const qobj *intern(jq_run *r, uint8_t kind, const void *eq, size_t eqlen,
         if (!o->text || !o->compact)
             return NULL;
     }
+    if (!in->slots)
+        return NULL;
     o->next = in->slots[h & (in->cap - 1)];
     in->slots[h & (in->cap - 1)] = o;
     in->n++;
@@ -255,9 +262,79 @@ static const char *last_dot(const char *s, size_t n) {
     return s;
 }
 
-static bool str_of(const jfr_value *v, jfr_value *out) {
+static bool utf8_valid(const unsigned char *s, size_t n) {
+    for (size_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len = (c >= 0xC2 && c < 0xE0) ? 2 : (c >= 0xE0 && c < 0xF0) ? 3 : (c >= 0xF0 && c < 0xF5) ? 4 : 0;
+        if (!len || i + len > n)
+            return false;
+        for (size_t k = 1; k < len; k++)
+            if ((s[i + k] & 0xC0) != 0x80)
+                return false;
+        if ((c == 0xE0 && s[i + 1] < 0xA0) || (c == 0xF0 && s[i + 1] < 0x90) || (c == 0xF4 && s[i + 1] >= 0x90))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+/* A string stored as UTF-8 (encoding 3) is read by the JDK as new
+ * String(bytes, UTF_8): malformed sequences become U+FFFD. The text goes
+ * through the iterator that does that (jformat), back into UTF-8. */
+static bool java_string(jq_run *r, jfr_value *u) {
+    if (u->encoding != 3 || utf8_valid((const unsigned char *)u->str, u->len))
+        return true;
+    unsigned slot = r->ndec++ % 8;
+    size_t need = 3 * u->len + 1;
+    if (r->dec[slot].cap < need) {
+        char *np = jfr__realloc(r->ar.a, r->dec[slot].p, r->dec[slot].cap, need);
+        if (!np)
+            return false;
+        r->dec[slot].p = np;
+        r->dec[slot].cap = need;
+    }
+    char *d = r->dec[slot].p;
+    size_t o = 0;
+    jfmt_u16_iter it;
+    jfmt_u16_init(&it, u->str, u->len, true);
+    for (int c; (c = jfmt_u16_next(&it)) >= 0;) {
+        uint32_t cp = (uint32_t)c;
+        if (cp >= 0xD800 && cp < 0xDC00) { /* a pair (the decoder makes no lone ones) */
+            int lo = jfmt_u16_next(&it);
+            if (lo < 0)
+                break;
+            cp = 0x10000 + ((cp - 0xD800) << 10) + ((uint32_t)lo - 0xDC00);
+        }
+        if (cp < 0x80) {
+            d[o++] = (char)cp;
+        } else if (cp < 0x800) {
+            d[o++] = (char)(0xC0 | cp >> 6);
+            d[o++] = (char)(0x80 | (cp & 63));
+        } else if (cp < 0x10000) {
+            d[o++] = (char)(0xE0 | cp >> 12);
+            d[o++] = (char)(0x80 | ((cp >> 6) & 63));
+            d[o++] = (char)(0x80 | (cp & 63));
+        } else {
+            d[o++] = (char)(0xF0 | cp >> 18);
+            d[o++] = (char)(0x80 | ((cp >> 12) & 63));
+            d[o++] = (char)(0x80 | ((cp >> 6) & 63));
+            d[o++] = (char)(0x80 | (cp & 63));
+        }
+    }
+    u->str = d;
+    u->len = o;
+    return true;
+}
+
+static bool str_of(jq_run *r, const jfr_value *v, jfr_value *out) {
     jfr_value u;
     if (jfr_value_unwrap(v, &u) != JFR_OK || u.kind != JFR_KIND_STRING)
+        return false;
+    if (!java_string(r, &u))
         return false;
     *out = u;
     return true;
@@ -295,7 +372,7 @@ static const qobj *mat_object(jq_run *r, uint8_t kind, const jfr_value *v) {
         jfr_value n;
         const char *s = "";
         size_t len = 0;
-        if (member(v, "name", &n) && str_of(&n, &n)) {
+        if (member(v, "name", &n) && str_of(r, &n, &n)) {
             s = n.str;
             len = n.len;
         }
@@ -310,7 +387,7 @@ static const qobj *mat_object(jq_run *r, uint8_t kind, const jfr_value *v) {
         int64_t jid = member_long(v, "javaThreadId", 0);
         jfr_value n;
         const char *field = jid > 0 ? "javaName" : "osName";
-        if (member(v, field, &n) && str_of(&n, &n))
+        if (member(v, field, &n) && str_of(r, &n, &n))
             sb_put(&b, n.str, n.len);
         else
             sb_puts(&b, "null");
@@ -337,14 +414,14 @@ static const qobj *mat_object(jq_run *r, uint8_t kind, const jfr_value *v) {
     }
     case QK_GROUP: {
         jfr_value n, p, pn;
-        if (member(v, "name", &n) && str_of(&n, &n))
+        if (member(v, "name", &n) && str_of(r, &n, &n))
             sb_put(&b, n.str, n.len);
         else
             sb_puts(&b, "null");
         sb_put(&c, b.p, b.n);
         sb_puts(&c, ":");
         if (member(v, "parent", &p) && p.kind == JFR_KIND_OBJECT && member(&p, "name", &pn) &&
-            str_of(&pn, &pn))
+            str_of(r, &pn, &pn))
             sb_put(&c, pn.str, pn.len);
         else
             sb_puts(&c, "null");
@@ -356,7 +433,7 @@ static const qobj *mat_object(jq_run *r, uint8_t kind, const jfr_value *v) {
         uint32_t n = 0;
         if (member(v, "frames", &frames) && frames.kind == JFR_KIND_ARRAY)
             n = frames.count;
-        const qobj **fs = n ? jfr__alloc(r->ar.a, n * sizeof *fs) : NULL;
+        const qobj **fs = n ? jfr__alloc(r->ar.a, n * sizeof *fs) : NULL; // NOLINT(bugprone-sizeof-expression): an array of pointers
         if (n && !fs)
             return NULL;
         int32_t h = 1;
@@ -368,7 +445,8 @@ static const qobj *mat_object(jq_run *r, uint8_t kind, const jfr_value *v) {
             h = (int32_t)(31u * (uint32_t)h + (uint32_t)(fs[k] ? fs[k]->jhash : 0));
         }
         const qobj *first = n ? fs[0] : NULL;
-        o = intern(r, QK_STACK, fs, n * sizeof *fs, h, first ? first->text : "", first ? first->tlen : 0,
+        o = intern(r, QK_STACK, fs, n * sizeof *fs, h, // NOLINT(bugprone-sizeof-expression): the frames' pointers are the key
+                   first ? first->text : "", first ? first->tlen : 0,
                    first ? first->compact : "", first ? first->clen : 0);
         if (o && !o->frames && n) {
             qobj *w = (qobj *)o;
@@ -412,16 +490,16 @@ static const qobj *mat_method(jq_run *r, const jfr_value *m) {
     if (member(m, "type", &cls) && cls.kind == JFR_KIND_OBJECT) {
         class_id = cls.key;
         jfr_value n;
-        if (member(&cls, "name", &n) && str_of(&n, &n)) {
+        if (member(&cls, "name", &n) && str_of(r, &n, &n)) {
             cname = n.str;
             cn = n.len;
         }
     }
-    if (member(m, "name", &nm) && str_of(&nm, &nm)) {
+    if (member(m, "name", &nm) && str_of(r, &nm, &nm)) {
         mname = nm.str;
         mn = nm.len;
     }
-    if (member(m, "descriptor", &ds) && str_of(&ds, &ds)) {
+    if (member(m, "descriptor", &ds) && str_of(r, &ds, &ds)) {
         desc = ds.str;
         dn = ds.len;
     }
@@ -493,8 +571,33 @@ static uint8_t kind_of_type(const char *name) {
     return QK_OTHER;
 }
 
+/* A string: its text as Java prints it to UTF-8 (a lone surrogate, WTF-8
+ * here, as '?'), its hash of its UTF-16 units. */
 static const qobj *mat_string(jq_run *r, const char *s, size_t n) {
-    return intern(r, QK_STR, s, n, jq_java_string_hash(s, n), s, n, s, n);
+    const char *t = s;
+    char *rep = NULL;
+    size_t tn = n;
+    for (size_t i = 0; i + 2 < n; i++)
+        if ((unsigned char)s[i] == 0xED && (unsigned char)s[i + 1] >= 0xA0) {
+            rep = jfr__alloc(r->ar.a, n);
+            break;
+        }
+    if (rep) {
+        tn = 0;
+        for (size_t i = 0; i < n;) {
+            if (i + 2 < n && (unsigned char)s[i] == 0xED && (unsigned char)s[i + 1] >= 0xA0) {
+                rep[tn++] = '?';
+                i += 3;
+            } else {
+                rep[tn++] = s[i++];
+            }
+        }
+        t = rep;
+    }
+    const qobj *o = intern(r, QK_STR, s, n, jq_java_string_hash(s, n), t, tn, t, tn);
+    if (rep)
+        jfr__free(r->ar.a, rep, n);
+    return o;
 }
 
 /* A leaf value as the JDK's getValue / getInstant / getDuration gives it. */
@@ -578,7 +681,10 @@ static int to_jv(jq_run *r, const qfield *f, const jfr_value *v, const jfr_event
         out->d = v->d;
         return 0;
     case JFR_KIND_STRING: {
-        const qobj *o = mat_string(r, v->str, v->len);
+        jfr_value u = *v;
+        if (!java_string(r, &u))
+            return -1;
+        const qobj *o = mat_string(r, u.str, u.len);
         if (!o)
             return -1;
         out->k = JV_OBJ;
@@ -604,7 +710,7 @@ static int to_jv(jq_run *r, const qfield *f, const jfr_value *v, const jfr_event
 }
 
 /* The frame the getter picks, as the frame's OBJECT value. */
-static bool pick_frame(const jfr_event *e, int which, jfr_value *frame) {
+static bool pick_frame(jq_run *r, const jfr_event *e, int which, jfr_value *frame) {
     jfr_value st, frames;
     if (jfr_event_field_named(e, "stackTrace", &st) != JFR_OK || st.kind != JFR_KIND_OBJECT)
         return false;
@@ -622,7 +728,7 @@ static bool pick_frame(const jfr_event *e, int which, jfr_value *frame) {
             continue;
         if (which == F_NOTINIT) {
             jfr_value n;
-            if (member(&m, "name", &n) && str_of(&n, &n) && n.len == 6 && !memcmp(n.str, "<init>", 6))
+            if (member(&m, "name", &n) && str_of(r, &n, &n) && n.len == 6 && !memcmp(n.str, "<init>", 6))
                 continue;
             *frame = fr;
             return true;
@@ -632,7 +738,7 @@ static bool pick_frame(const jfr_event *e, int which, jfr_value *frame) {
             continue;
         if (!member(&cls, "classLoader", &cl) || cl.kind != JFR_KIND_OBJECT)
             continue;
-        if (member(&cl, "name", &ln) && str_of(&ln, &ln) && ln.len == 9 && !memcmp(ln.str, "bootstrap", 9))
+        if (member(&cl, "name", &ln) && str_of(r, &ln, &ln) && ln.len == 9 && !memcmp(ln.str, "bootstrap", 9))
             continue;
         *frame = fr;
         return true;
@@ -666,7 +772,10 @@ int jq_field_value(jq_run *r, const qfield *f, const jfr_event *e, jv *out) {
         const char *s = f->getter == G_EVTYPE_NAME ? e->type->name : e->type->label;
         if (!s)
             return 0;
-        const qobj *o = mat_string(r, s, strlen(s));
+        jfr_value u = {.kind = JFR_KIND_STRING, .str = s, .len = strlen(s), .encoding = 3};
+        if (!java_string(r, &u))
+            return -1;
+        const qobj *o = mat_string(r, u.str, u.len);
         if (!o)
             return -1;
         out->k = JV_OBJ;
@@ -689,7 +798,7 @@ int jq_field_value(jq_run *r, const qfield *f, const jfr_event *e, jv *out) {
     }
     case G_FRAME: {
         jfr_value fr;
-        if (!pick_frame(e, f->frame, &fr))
+        if (!pick_frame(r, e, f->frame, &fr))
             return 0;
         if (f->depth < 0)
             return 0;
@@ -846,9 +955,10 @@ static qftype *new_ftype(jq_run *r, const jfr_type *t) {
         return NULL;
     ft->type = t;
     ft->run = r;
+    size_t n;
     ft->name = jq_strndup(&r->ar, t->name, strlen(t->name));
-    ft->simple = jq_strndup(&r->ar, simple_name(t->name), strlen(simple_name(t->name)));
-    ft->label = t->label ? jq_strndup(&r->ar, t->label, strlen(t->label)) : NULL;
+    ft->simple = jq_utf8_decoded(&r->ar, simple_name(t->name), strlen(simple_name(t->name)), &n);
+    ft->label = t->label ? jq_utf8_decoded(&r->ar, t->label, strlen(t->label), &n) : NULL;
     ft->experimental = jfr_annotation_find(t->annotations, t->nannotations, "jdk.jfr.Experimental") != NULL;
     if (!ft->name || !ft->simple || (t->label && !ft->label) || !PUSHR(r, r->ftall, r->nftall, r->capftall, ft))
         return NULL;
@@ -919,15 +1029,17 @@ static char *make_label(jq_run *r, const jfr_field *fd, bool has_duration) {
         l = "Time";
     else
         l = fd->label;
-    return jq_strndup(&r->ar, l, strlen(l));
+    size_t n;
+    return jq_utf8_decoded(&r->ar, l, strlen(l), &n);
 }
 
 static qfield *new_field(jq_run *r, qftype *ft, const char *name) {
     qfield *f = jq_alloc(&r->ar, sizeof *f);
     if (!f)
         return NULL;
+    size_t n;
     f->type = ft;
-    f->name = jq_strndup(&r->ar, name, strlen(name));
+    f->name = jq_utf8_decoded(&r->ar, name, strlen(name), &n);
     f->cell_height = 1;
     f->missing = "N/A";
     f->precision = -1;
@@ -1545,7 +1657,8 @@ int jq_resolve(jq_run *r, const jfr_metadata *m) {
         if (m->types[j]->is_event) {
             const char *l = m->types[j]->label ? m->types[j]->label : m->types[j]->name;
             r->setlab[r->nsetlab].id = (int64_t)m->types[j]->id;
-            r->setlab[r->nsetlab].label = jq_strndup(&r->ar, l, strlen(l));
+            size_t ln;
+            r->setlab[r->nsetlab].label = jq_utf8_decoded(&r->ar, l, strlen(l), &ln);
             if (!r->setlab[r->nsetlab++].label)
                 goto oom;
         }
@@ -2168,5 +2281,7 @@ void jq_run_free(jq_run *r) {
     jfr__free(a, r->fields, r->capfields * sizeof *r->fields);
     jfr__free(a, r->all, r->capall * sizeof *r->all);
     jfr__free(a, r->rows, r->caprows * sizeof *r->rows);
+    for (size_t k = 0; k < 8; k++)
+        jfr__free(a, r->dec[k].p, r->dec[k].cap);
     jq_arena_free(&r->ar);
 }

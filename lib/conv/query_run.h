@@ -130,6 +130,10 @@ typedef struct jq_run {
     struct { int64_t id; const char *label; } *setlab; /* ActiveSetting ids */
     size_t nsetlab;
     bool implicit_group;
+    /* strings re-decoded as Java decodes malformed UTF-8 (a ring: a few
+     * are live at once while an object is made) */
+    struct { char *p; size_t cap; } dec[8];
+    unsigned ndec;
     uint64_t events;
 } jq_run;
 

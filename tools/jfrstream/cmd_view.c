@@ -87,7 +87,7 @@ static int on_arg(void *ctx, const cli_arg *a) {
 static bool add_query(view_run *v, jfrc_query *q) {
     if (v->nq == v->capq) {
         size_t nc = v->capq ? 2 * v->capq : 16;
-        jfrc_query **n = realloc(v->q, nc * sizeof *n);
+        jfrc_query **n = realloc(v->q, nc * sizeof(jfrc_query *));
         if (!n)
             return false;
         v->q = n;
@@ -210,9 +210,13 @@ static int cmp_str(const void *a, const void *b) {
 
 /* `jfr view types`: the simple names (and counts) in two columns. */
 static void print_types(view_run *v) {
-    char **items = calloc(v->tcn + 1, sizeof *items);
+    char **items = calloc(v->tcn + 1, sizeof(char *));
+    if (!items) {
+        cli_error("out of memory");
+        return;
+    }
     size_t n = 0;
-    for (size_t k = 0; items && k < v->tccap; k++) {
+    for (size_t k = 0; k < v->tccap; k++) {
         tcount *c = &v->tc[k];
         if (!c->name || c->experimental)
             continue;
