@@ -98,7 +98,7 @@ static const qobj *intern(jq_run *r, uint8_t kind, const void *eq, size_t eqlen,
     if (eqlen)
         memcpy(e, eq, eqlen);
     o->kind = kind;
-    o->jhash = jhash;
+    o->jhash = kind == QK_STR ? jq_java_string_hash(eq, eqlen) : jhash; /* strings: made once */
     o->h = h;
     o->eq = e;
     o->eqlen = eqlen;
@@ -594,7 +594,7 @@ static const qobj *mat_string(jq_run *r, const char *s, size_t n) {
         }
         t = rep;
     }
-    const qobj *o = intern(r, QK_STR, s, n, jq_java_string_hash(s, n), t, tn, t, tn);
+    const qobj *o = intern(r, QK_STR, s, n, 0, t, tn, t, tn);
     if (rep)
         jfr__free(r->ar.a, rep, n);
     return o;
@@ -772,12 +772,18 @@ int jq_field_value(jq_run *r, const qfield *f, const jfr_event *e, jv *out) {
         const char *s = f->getter == G_EVTYPE_NAME ? e->type->name : e->type->label;
         if (!s)
             return 0;
-        jfr_value u = {.kind = JFR_KIND_STRING, .str = s, .len = strlen(s), .encoding = 3};
-        if (!java_string(r, &u))
-            return -1;
-        const qobj *o = mat_string(r, u.str, u.len);
-        if (!o)
-            return -1;
+        /* once per type and chunk: the type itself is the cache's key */
+        uint64_t key = f->getter == G_EVTYPE_NAME ? 1 : 2;
+        const qobj *o = ck_get(r, e->type, key);
+        if (!o) {
+            jfr_value u = {.kind = JFR_KIND_STRING, .str = s, .len = strlen(s), .encoding = 3};
+            if (!java_string(r, &u))
+                return -1;
+            o = mat_string(r, u.str, u.len);
+            if (!o)
+                return -1;
+            ck_put(r, e->type, key, o);
+        }
         out->k = JV_OBJ;
         out->o = o;
         return 0;
@@ -856,6 +862,28 @@ static const jfr_field *path_in(const jfr_type *t, const char *path, int32_t *id
     return NULL;
 }
 
+/* For each field a type's events feed, the first earlier one that reads the
+ * same value the same way (its own index: none). */
+static void find_same_reads(jq_run *r, qftype *ft) {
+    if (!ft->feedsame && ft->nfeed)
+        ft->feedsame = jfr__alloc(r->ar.a, ft->nfeed * sizeof *ft->feedsame);
+    if (!ft->feedsame)
+        return; /* each reads its own */
+    for (size_t k = 0; k < ft->nfeed; k++) {
+        const qfield *src = ft->feedsrc[k], *pf = ft->feed[k];
+        size_t same = k;
+        for (size_t j = 0; j < k && same == k; j++) {
+            const qfield *o = ft->feedsrc[j], *pj = ft->feed[j];
+            if (o->getter == src->getter && o->frame == src->frame && o->depth == src->depth &&
+                o->timestamp == src->timestamp && o->timespan == src->timespan &&
+                !pj->to_string && !pf->to_string && !(pj->agg == QA_COUNT && !pj->grouper) &&
+                src->depth >= 0 && !memcmp(o->idx, src->idx, (size_t)src->depth * sizeof *src->idx))
+                same = j;
+        }
+        ft->feedsame[k] = (uint32_t)same;
+    }
+}
+
 /* Per chunk: index paths for the chunk's types. */
 void jq_run_metadata(jq_run *r, const jfr_metadata *m) {
     for (size_t k = 0; k < r->nall; k++) {
@@ -883,6 +911,8 @@ void jq_run_metadata(jq_run *r, const jfr_metadata *m) {
             f->depth = 0;
         }
     }
+    for (size_t k = 0; k < r->ntypes; k++)
+        find_same_reads(r, r->types[k]);
     jq_run_chunk(r);
 }
 
@@ -1639,11 +1669,28 @@ int jq_resolve(jq_run *r, const jfr_metadata *m) {
     for (size_t k = 0; k < r->nfields; k++) {
         qfield *f = r->fields[k];
         for (size_t j = 0; j < f->nsources; j++) {
-            qftype *ft = f->sources[j]->type;
+            qfield *src = f->sources[j];
+            qftype *ft = src->type;
             while (ft->same)
                 ft = ft->same;
+            size_t capsrc = ft->capfeed;
             if (!PUSHR(r, ft->feed, ft->nfeed, ft->capfeed, f))
                 goto oom;
+            if (ft->capfeed != capsrc) {
+                const qfield **ns = jfr__realloc(r->ar.a, ft->feedsrc, capsrc * sizeof(qfield *),
+                                                 ft->capfeed * sizeof(qfield *));
+                if (!ns)
+                    goto oom;
+                ft->feedsrc = ns;
+            }
+            ft->feedsrc[ft->nfeed - 1] = src;
+            /* the primary's getter reads it: its conversions */
+            if (src != f) {
+                src->timestamp = f->timestamp;
+                src->timespan = f->timespan;
+            }
+            if (f->getter == G_ONE)
+                src->getter = G_ONE;
         }
     }
     for (size_t k = 0; k < rs.nfrom; k++)
@@ -2145,24 +2192,24 @@ int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e) {
     uint32_t nkeys = 0;
     for (size_t k = 0; k < nf; k++) {
         qfield *pf = ft->feed[k];
-        const qfield *src = pf;
-        for (size_t j = 0; j < pf->nsources; j++) {
-            qftype *t = pf->sources[j]->type;
-            while (t->same)
-                t = t->same;
-            if (t == ft) {
-                src = pf->sources[j];
-                break;
-            }
+        /* COUNT counts the events, whatever the value */
+        if (pf->agg == QA_COUNT && !pf->grouper && !pf->to_string) {
+            vals[k] = (jv){0};
+            continue;
         }
-        /* the value is read by the source of this type with the primary's
-         * conversions */
-        qfield tmp = *src;
-        tmp.timestamp = pf->timestamp;
-        tmp.timespan = pf->timespan;
-        if (pf->getter == G_ONE)
-            tmp.getter = G_ONE;
-        if (jq_field_value(r, &tmp, e, &vals[k]))
+        /* the value is read by the field of this type (set up by
+         * jq_resolve with the primary's conversions) */
+        const qfield *src = ft->feedsrc[k];
+        /* several aggregates of one field (MIN(x), AVG(x), MAX(x)): read once
+         * (jq_run_metadata found the earlier reader) */
+        size_t same = ft->feedsame ? ft->feedsame[k] : k;
+        if (same != k) {
+            vals[k] = vals[same];
+            if (pf->grouper)
+                keys[nkeys++] = vals[k];
+            continue;
+        }
+        if (jq_field_value(r, src, e, &vals[k]))
             return jq_run_error(r, false, "out of memory");
         if (pf->to_string) {
             size_t n;
@@ -2274,6 +2321,9 @@ void jq_run_free(jq_run *r) {
     for (size_t k = 0; k < r->nftall; k++) {
         qftype *t = r->ftall[k];
         jfr__free(a, t->feed, t->capfeed * sizeof *t->feed);
+        jfr__free(a, t->feedsrc, t->capfeed * sizeof(qfield *));
+        if (t->feedsame)
+            jfr__free(a, t->feedsame, t->nfeed * sizeof *t->feedsame);
         jfr__free(a, t->filters, t->capfilters * sizeof *t->filters);
     }
     jfr__free(a, r->ftall, r->capftall * sizeof *r->ftall);

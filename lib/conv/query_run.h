@@ -100,6 +100,8 @@ struct qftype {
     size_t nfilters, capfilters;
     qftype *same; /* an earlier, equal FilteredType (same type and filters) */
     qfield **feed; /* the primary fields its events feed, in table order */
+    const qfield **feedsrc; /* for each, the field of this type that reads it */
+    uint32_t *feedsame;     /* for each, an earlier one reading the same (per chunk) */
     size_t nfeed, capfeed;
     struct jq_run *run;
 };
