@@ -52,8 +52,13 @@ static char *query_text(jfrc_query *q) {
 
 static void check_queries(const char *path) {
     size_t len = 0;
-    char *text = (char *)read_file(path, &len);
+    uint8_t *raw = read_file(path, &len);
+    CHECK(raw);
+    char *text = malloc(len + 1); /* read_file's bytes end without a NUL */
     CHECK(text);
+    memcpy(text, raw, len);
+    text[len] = 0;
+    free(raw);
     char *query = NULL;
     int n = 0, ok = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
