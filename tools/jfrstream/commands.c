@@ -306,8 +306,9 @@ static const cli_command commands[] = {
      "                 [--cell-height N] VIEW FILE",
      "a view of the recording, as `jfr view` (hot-methods, gc, ...)",
      {view_opts}, 23,
-     "VIEW is one of the views of JDK 25's `jfr view` (doc/views.md lists them) or an\n"
-     "event type's name (all its events, one row each).\n"
+     "VIEW is one of the 83 views of JDK 25's `jfr view` (doc/views.md lists them),\n"
+     "an event type's name (all its events, one row each), types (the event types\n"
+     "and their counts), all-views or all-events.\n"
      FILE_NOTE GLOBAL_NOTE},
     {"query", cmd_query,
      "query [--verbose] [--width N] [--truncate beginning|end]\n"
