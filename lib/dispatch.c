@@ -172,7 +172,7 @@ static jfr_status map_subscriptions(jfr_parser *p) {
     }
     for (size_t id = 0; id < nid; id++) {
         const jfr_type *t = p->meta.md->by_id[id];
-        p->sub.want_id[id] = t && p->sub.want[t->index];
+        p->sub.want_id[id] = id > 1 && t && p->sub.want[t->index];
     }
     return JFR_OK;
 }

@@ -580,7 +580,9 @@ static jfr_status index_ids(const jfr_allocator *a, jfr_mdtab *md) {
     for (uint32_t i = 0; i < ntypes; i++) {
         const jfr_type *t = &md->types[i];
         md->by_id[t->id] = t;
-        md->ev_by_id[t->id] = t->is_event ? t : NULL;
+        /* records of type 0 and 1 are metadata and checkpoints, whatever
+         * class the metadata gives those ids */
+        md->ev_by_id[t->id] = t->is_event && t->id > 1 ? t : NULL;
     }
     return JFR_OK;
 }

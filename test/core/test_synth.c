@@ -628,6 +628,69 @@ static void check_ordered_ticks(void) {
     printf("ordered: 5 shapes of 3000 events by end time, ties in file order\n");
 }
 
+typedef struct reserved_seen {
+    int events, typed_records, records;
+} reserved_seen;
+
+static int reserved_event(jfr_parser *p, const jfr_event *e, void *u) {
+    (void)p;
+    (void)e;
+    ((reserved_seen *)u)->events++;
+    return JFR_CB_CONTINUE;
+}
+
+static int reserved_record(jfr_parser *p, const jfr_record *r, void *u) {
+    (void)p;
+    reserved_seen *x = u;
+    x->records++;
+    x->typed_records += r->type != NULL;
+    return JFR_CB_CONTINUE;
+}
+
+/* Metadata that names event classes with the ids 0 and 1: records of type 0
+ * and 1 are still the metadata and the checkpoints (as the JDK reads them),
+ * never events, whichever path delivers (per-record walk, event list,
+ * ordered). A fuzzer input made the walk deliver the metadata record. */
+static void check_reserved_ids(void) {
+    for (int fixed = 0; fixed < 2; fixed++) {
+        sel *root = make_meta(false);
+        sel *meta = root->kids[0];
+        const char *ids[] = {"0", "1", "102"}, *names[] = {"test.Id0", "test.Id1", "test.Id102"};
+        for (int i = 0; i < 3; i++) {
+            sel *ev = sel_class(meta, names[i], ids[i], "jdk.jfr.Event");
+            sel_annot(sel_field(ev, "startTime", "20", false, false), "200", "TICKS");
+        }
+        sbuf body = {.fixed = fixed};
+        sb_metadata(&body, root, 1);
+        sel_free(root);
+        put_checkpoint(&body);
+        for (int k = 0; k < 5; k++) {
+            sbuf b = {.fixed = fixed};
+            sb_long(&b, 102);
+            sb_long(&b, (uint64_t)k);
+            sb_record(&body, &b, 0);
+            free(b.d);
+        }
+        sbuf chunk = {0};
+        sb_chunk(&chunk, &body, 1700000000000000000LL, 0, 1000000000);
+        free(body.d);
+        for (int mode = 0; mode < 3; mode++) { /* walk with on_record, list, ordered */
+            reserved_seen x = {0};
+            jfr_options o = JFR_OPTIONS_INIT;
+            o.ordered = mode == 2;
+            jfr_callbacks cb = {.size = sizeof cb, .on_event = reserved_event,
+                                .on_record = mode == 0 ? reserved_record : NULL};
+            jfr_parser *p = jfr_parser_new(&o, &cb, &x);
+            CHECK(jfr_parser_feed(p, chunk.d, chunk.n) == JFR_OK && jfr_parser_finish(p) == JFR_OK);
+            CHECK(x.events == 5);
+            CHECK(mode != 0 || (x.records == 7 && x.typed_records == 5));
+            jfr_parser_free(p);
+        }
+        free(chunk.d);
+    }
+    printf("reserved ids: event classes 0 and 1 in the metadata, no record of type 0 or 1 an event\n");
+}
+
 int main(void) {
     for (int fixed = 0; fixed < 2; fixed++) {
         sbuf one = {0}, two = {0};
@@ -648,6 +711,7 @@ int main(void) {
         free(two.d);
     }
     check_ordered_ticks();
+    check_reserved_ids();
     /* one of each: compressed chunk followed by an uncompressed one */
     sbuf mix = {0};
     build_chunk(&mix, false);
