@@ -2259,8 +2259,11 @@ int jq_run_finish(jq_run *r) {
     if (!r->resolved || r->failed || !r->q.ngroup)
         return r->failed ? -1 : 0;
     qgroups *g = r->groups;
+    /* HashMap.computeIfAbsent resizes before it inserts, when the size so
+     * far is over the threshold (put resizes after): n keys leave the
+     * table that n - 1 keys needed */
     size_t cap = 16;
-    while (g->nall > cap / 4 * 3)
+    while (g->nall > 1 && g->nall - 1 > cap / 4 * 3)
         cap *= 2;
     for (size_t k = 0; k < g->nall; k++) {
         uint32_t h = (uint32_t)g->all[k]->jhash;
