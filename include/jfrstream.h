@@ -789,6 +789,17 @@ JFR_API jfr_status jfr_writer_end(jfr_writer *w, jfr_parser *p, const jfr_chunk_
 JFR_API const char *jfr_writer_error(const jfr_writer *w);
 /* Chunks written so far (a value: 0 for NULL). */
 JFR_API uint64_t jfr_writer_chunks(const jfr_writer *w);
+/* The chunk begun so far, as the finished chunk jfr_writer_end would write
+ * if it ended now (duration 0: not known yet), handed to `write` in three
+ * calls (header, records, metadata), the writer unchanged: a live view of
+ * a chunk still being written (jfrstream_sink.h, views). JFR_OK;
+ * JFR_INVALID_ARG; JFR_INVALID_STATE outside begin .. end or after an
+ * error; JFR_NO_METADATA before a metadata record was kept; JFR_IO (write
+ * failed). */
+JFR_API jfr_status jfr_writer_snapshot(const jfr_writer *w, jfr_writer_write_fn write,
+                                       void *user);
+/* Bytes of the chunk being written (0 outside begin .. end). */
+JFR_API uint64_t jfr_writer_pending(const jfr_writer *w);
 
 /* ============================================================ EXPERIMENTAL */
 #ifdef JFRSTREAM_EXPERIMENTAL

@@ -527,6 +527,9 @@ typedef struct jfrc_view_options {
     uint32_t cell_height; /* lines per table cell; 0: the view's own        */
     int truncate;         /* JFRC_TRUNCATE_*: where long texts are cut      */
     bool verbose;         /* field names under the headers, and the query   */
+    /* Events that end before this time (ns since the epoch) are left out,
+     * as JFR.view's maxage leaves them out; 0: none. */
+    int64_t since_nanos;
 } jfrc_view_options;
 #define JFRC_VIEW_OPTIONS_INIT {.size = sizeof(jfrc_view_options)}
 
@@ -550,6 +553,12 @@ JFRC_API void jfrc_query_free(jfrc_query *q);
  * have is not an error here, jfrc_query_render prints why. JFR_OK or
  * JFR_NOMEM. */
 JFRC_API jfr_status jfrc_query_metadata(jfrc_query *q, jfr_parser *p, const jfr_metadata *m);
+/* Resolve the query against `m` without subscribing to anything (as the
+ * first jfrc_query_metadata would): then jfrc_query_type_count and
+ * _type_name name the event types it reads. Does nothing once resolved.
+ * JFR_OK (a missing type or field included: jfrc_query_failed) or
+ * JFR_NOMEM. */
+JFRC_API jfr_status jfrc_query_resolve(jfrc_query *q, const jfr_metadata *m);
 /* Print the result as `jfr view` does. JFR_OK, JFR_NOMEM, or JFR_INVALID_ARG
  * when the query is invalid against the recording in a way the JDK reports
  * as a syntax error (jfrc_query_error says why). */

@@ -32,6 +32,7 @@
 #define JFRSTREAM_SINK_H
 
 #include "jfrstream.h"
+#include "jfrstream_conv.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -814,6 +815,80 @@ JFRS_API int jfrs_metrics_server_port(const jfrs_metrics_server *s);
  * threads, free. On the registry's thread, before jfrs_metrics_free. */
 JFRS_API void jfrs_metrics_server_stop(jfrs_metrics_server *s);
 
+/* ------------------------------------------------------------------ views */
+
+/*
+ * Live views: the views of `jfrstream view` (JDK 25's `jfr view`, or an
+ * event type's table) over the events of the last minutes of one or many
+ * sources, as JFR.view shows one JVM on demand: `listen --view` and
+ * `tail --view` redraw them.
+ *
+ * Each source keeps a copy of what the views read, made by the chunk
+ * writer (jfrstream.h): its metadata, its constant pools and the events of
+ * the types the views name, nothing else. A chunk whose end is older than
+ * the window is dropped; the chunk still being written is kept whole. Memory
+ * per source: the copies of the chunks that reach into the window, at most
+ * max_source_bytes (the oldest chunks go first; a chunk that alone would
+ * be larger is left out, and jfrs_views_error says so).
+ *
+ * jfrs_views_render reads the copies with fresh queries, as `jfrstream view`
+ * reads a file (events by end time per chunk, every chunk's time in the
+ * first chunk's time base; per source), leaving out the events that ended
+ * before now minus the window (JFR.view's maxage). Over all sources (the
+ * default) each view is one table of every source's events, the sources in
+ * the order they began; by_source prints the views of each source under a
+ * line "Source: ID" (jfrs_source_id). A view's text is byte for byte what
+ * `jfrstream view NAME FILE` prints for a file holding the same events.
+ *
+ * Per source: jfrs_views_src_new, then from the parser's callbacks
+ * _chunk_begin, _metadata, _record (every record: the copy keeps metadata,
+ * checkpoints and the events of the views' types, in file order, whatever
+ * jfr_options.ordered is), _chunk_end; _end when the input ends (what it
+ * sent stays for the window). The fan-out does all this for its sources
+ * when jfrs_fanout_config.views is set. One thread (the loop's).
+ */
+typedef struct jfrs_views jfrs_views;
+typedef struct jfrs_views_src jfrs_views_src;
+
+typedef struct jfrs_views_config {
+    size_t size;               /* sizeof: jfrs_views_config_init */
+    const char *const *names;  /* views (jfrc_view_info) or event types */
+    size_t count;
+    jfrc_view_options options; /* width, truncate, ... (since_nanos: the window's) */
+    uint64_t window_ms;        /* the events of the last ... (0: 10 minutes) */
+    bool by_source;            /* the views of each source apart */
+    uint64_t max_source_bytes; /* copy kept per source (0: 64 MiB) */
+    const jfr_allocator *allocator; /* copied; NULL: malloc */
+} jfrs_views_config;
+
+JFRS_API void jfrs_views_config_init(jfrs_views_config *cfg);
+/* JFR_OK and *out; JFR_INVALID_ARG (no names; a name that is neither a
+ * view nor a dotted event type name: *err, errlen bytes, says which);
+ * JFR_NOMEM. The names are copied. */
+JFRS_API jfr_status jfrs_views_new(const jfrs_views_config *cfg, jfrs_views **out, char *err,
+                                   size_t errlen);
+/* Frees the sources too (those not ended are ended). */
+JFRS_API void jfrs_views_free(jfrs_views *v);
+/* Print every view over the events that ended at or after now_nanos minus
+ * the window (ns since the epoch); first drops the copies that are older.
+ * JFR_OK or JFR_NOMEM. */
+JFRS_API jfr_status jfrs_views_render(jfrs_views *v, jfrc_out *o, int64_t now_nanos);
+/* Bytes kept for all sources (the copies), sources kept. */
+JFRS_API uint64_t jfrs_views_memory(const jfrs_views *v);
+JFRS_API size_t jfrs_views_sources(const jfrs_views *v);
+/* The last chunk that could not be copied, and why; NULL when none. */
+JFRS_API const char *jfrs_views_error(const jfrs_views *v);
+
+/* A new source; `src` is borrowed until _end (its id names it). */
+JFRS_API jfr_status jfrs_views_src_new(jfrs_views *v, jfrs_source *src, jfrs_views_src **out);
+JFRS_API void jfrs_views_src_chunk_begin(jfrs_views_src *vs, jfr_parser *p,
+                                         const jfr_chunk_info *c);
+JFRS_API void jfrs_views_src_metadata(jfrs_views_src *vs, const jfr_metadata *m);
+JFRS_API void jfrs_views_src_record(jfrs_views_src *vs, jfr_parser *p, const jfr_record *r);
+JFRS_API void jfrs_views_src_chunk_end(jfrs_views_src *vs, jfr_parser *p);
+/* The input ended: a chunk it left unfinished is kept as it was. */
+JFRS_API void jfrs_views_src_end(jfrs_views_src *vs);
+
 /* ------------------------------------------------------------------ fan-out */
 
 /*
@@ -827,6 +902,7 @@ JFRS_API void jfrs_metrics_server_stop(jfrs_metrics_server *s);
  *   metrics    a jfrs_metrics_src per source (its records, events, errors);
  *   profile    the application's jfrc_profile: the events of its types, each
  *              with the source's id (1, 2, ... in creation order) as key;
+ *   views      a jfrs_views_src per source (live views: see above);
  *   pyroscope  per source and kind of pyroscope_event (jfrc_pyroscope_kinds)
  *              a profile, pushed to the jfrs_pyroscope sink as pprof with
  *              Pyroscope's sample types each window (jfrs_fanout_window,
@@ -884,6 +960,9 @@ typedef struct jfrs_fanout_config {
     /* Every allocation of the fan-out and its JSON writers (copied). NULL:
      * malloc. */
     const jfr_allocator *allocator;
+    /* views: each source's copy for these live views (see views above; the
+     * parser comes from jfrs_fanout_src_subscribe), or NULL */
+    jfrs_views *views;
 } jfrs_fanout_config;
 
 JFRS_API void jfrs_fanout_config_init(jfrs_fanout_config *cfg);

@@ -218,6 +218,25 @@ jfr_status jfr_writer_event(jfr_writer *w, const jfr_event *e) {
     return add(w, e->chunk_, e->offset, e->size, 2, UINT64_MAX);
 }
 
+/* The 68 bytes of a finished chunk's header into h, for a chunk of `size`
+ * bytes whose metadata record is at meta_at; the rest from c. */
+static void put_header(const jfr_writer *w, uint8_t *h, const jfr_chunk_info *c, uint64_t size,
+                       uint64_t meta_at) {
+    memcpy(h, "FLR", 4);
+    put_be(h + 4, c->major, 2);
+    put_be(h + 6, c->minor, 2);
+    put_be(h + 8, size, 8);
+    put_be(h + 16, w->last_cp, 8);
+    put_be(h + 24, meta_at, 8);
+    put_be(h + 32, (uint64_t)c->start_nanos, 8);
+    put_be(h + 40, (uint64_t)c->duration_nanos, 8);
+    put_be(h + 48, (uint64_t)c->start_ticks, 8);
+    put_be(h + 56, (uint64_t)c->ticks_per_second, 8);
+    h[64] = 0; /* finished */
+    h[65] = 0;
+    put_be(h + 66, c->flags, 2);
+}
+
 jfr_status jfr_writer_end(jfr_writer *w, jfr_parser *p, const jfr_chunk_info *c) {
     if (!w || !p || !c)
         return JFR_INVALID_ARG;
@@ -234,23 +253,33 @@ jfr_status jfr_writer_end(jfr_writer *w, jfr_parser *p, const jfr_chunk_info *c)
     memcpy(w->out.data + w->out.len, w->meta.data, w->meta.len);
     w->out.len += w->meta.len;
     w->meta.len = 0;
-    uint8_t *h = w->out.data;
-    memcpy(h, "FLR", 4);
-    put_be(h + 4, c->major, 2);
-    put_be(h + 6, c->minor, 2);
-    put_be(h + 8, w->out.len, 8);
-    put_be(h + 16, w->last_cp, 8);
-    put_be(h + 24, meta_at, 8);
-    put_be(h + 32, (uint64_t)c->start_nanos, 8);
-    put_be(h + 40, (uint64_t)c->duration_nanos, 8);
-    put_be(h + 48, (uint64_t)c->start_ticks, 8);
-    put_be(h + 56, (uint64_t)c->ticks_per_second, 8);
-    h[64] = 0; /* finished */
-    h[65] = 0;
-    put_be(h + 66, c->flags, 2);
+    put_header(w, w->out.data, c, w->out.len, meta_at);
     w->open = false;
     if (w->cfg.write(w->cfg.user, w->out.data, w->out.len) != 0)
         return fail(w, JFR_IO, end_off, "chunk writer: writing the chunk failed");
     w->chunks++;
     return JFR_OK;
+}
+
+jfr_status jfr_writer_snapshot(const jfr_writer *w, jfr_writer_write_fn write, void *user) {
+    if (!w || !write)
+        return JFR_INVALID_ARG;
+    if (!w->open)
+        return JFR_INVALID_STATE;
+    if (!w->meta.len)
+        return JFR_NO_METADATA;
+    uint8_t h[JFR_HEADER_SIZE];
+    jfr_chunk_info c = w->info;
+    c.duration_nanos = 0; /* not known before the chunk ends */
+    put_header(w, h, &c, (uint64_t)w->out.len + w->meta.len, w->out.len);
+    if (write(user, h, sizeof h) != 0 ||
+        (w->out.len > sizeof h &&
+         write(user, w->out.data + sizeof h, w->out.len - sizeof h) != 0) ||
+        write(user, w->meta.data, w->meta.len) != 0)
+        return JFR_IO;
+    return JFR_OK;
+}
+
+uint64_t jfr_writer_pending(const jfr_writer *w) {
+    return w && w->open ? (uint64_t)w->out.len + w->meta.len : 0;
 }

@@ -48,6 +48,7 @@ JFRC_API jfrc_query *jfrc_query_new(const char *text, const char *title, bool fo
         jfrc_query_free(q);
         return NULL;
     }
+    q->run.since_nanos = q->opt.since_nanos;
     char msg[400];
     size_t pos = 0;
     size_t tn;
@@ -123,14 +124,20 @@ static int on_type_event(jfr_parser *p, const jfr_event *e, void *user) {
     return ft->run->failed ? JFR_CB_STOP : JFR_CB_CONTINUE;
 }
 
+JFRC_API jfr_status jfrc_query_resolve(jfrc_query *q, const jfr_metadata *m) {
+    if (!q || !m)
+        return JFR_INVALID_ARG;
+    jq_run *r = &q->run;
+    if (!r->resolved && !r->failed && jq_resolve(r, m))
+        return strcmp(r->err, "out of memory") ? JFR_OK : JFR_NOMEM;
+    return JFR_OK;
+}
+
 JFRC_API jfr_status jfrc_query_metadata(jfrc_query *q, jfr_parser *p, const jfr_metadata *m) {
     jq_run *r = &q->run;
-    if (!r->resolved && !r->failed) {
-        if (jq_resolve(r, m))
-            return strcmp(r->err, "out of memory") ? JFR_OK : JFR_NOMEM;
-    }
-    if (r->failed)
-        return JFR_OK;
+    jfr_status s = jfrc_query_resolve(q, m);
+    if (s || r->failed)
+        return s;
     if (!q->subscribed) {
         for (size_t k = 0; k < r->ntypes; k++)
             if (jfr_parser_on(p, r->types[k]->name, on_type_event, r->types[k]) != JFR_OK)

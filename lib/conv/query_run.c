@@ -2174,6 +2174,8 @@ static qgroup *group_for(jq_run *r, const jv *keys, uint32_t nkeys) {
 int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e) {
     if (!r->resolved || r->failed)
         return -1;
+    if (r->since_nanos && e->end_nanos < r->since_nanos)
+        return 0;
     jv vals[64], keys[64];
     /* WHERE: the formatted value must equal the text */
     for (size_t k = 0; k < ft->nfilters; k++) {

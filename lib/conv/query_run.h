@@ -137,6 +137,7 @@ typedef struct jq_run {
     struct { char *p; size_t cap; } dec[8];
     unsigned ndec;
     uint64_t events;
+    int64_t since_nanos; /* events ending before it are left out (0: none) */
 } jq_run;
 
 int jq_run_error(jq_run *r, bool syntax, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

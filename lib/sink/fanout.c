@@ -62,6 +62,8 @@ struct jfrs_fanout_src {
     jfr_status ev_status;
     const char *ev_error;
     uint64_t marked;        /* jfrs_fanout_src_mark's last position */
+    jfrs_views_src *vs;     /* views: its copy */
+    jfr_parser *p;          /* views: from jfrs_fanout_src_subscribe */
     jfrs_kafka_stats kst;   /* the sender's stats at a failure: its error */
     jfrs_fanout_src *next, *prev;
 };
@@ -247,6 +249,14 @@ jfr_status jfrs_fanout_src_new(jfrs_fanout *fo, jfrs_source *src, void *user,
         jfr__free(&fo->a, fs, sizeof *fs);
         return JFR_NOMEM;
     }
+    if (c->views && jfrs_views_src_new(c->views, src, &fs->vs) != JFR_OK) {
+        jfrc_json_free(fs->ej);
+        if (fs->ks)
+            jfrs_kafka_src_free(fs->ks);
+        free_pyro(fs);
+        jfr__free(&fo->a, fs, sizeof *fs);
+        return JFR_NOMEM;
+    }
     fs->id = ++fo->nsrc;
     if (fs->ej && c->json_cache_limit)
         jfrc_json_set_cache_limit(fs->ej, c->json_cache_limit);
@@ -317,6 +327,7 @@ jfr_status jfrs_fanout_src_subscribe(jfrs_fanout_src *fs, jfr_parser *p) {
     if (!fs || !p)
         return JFR_INVALID_ARG;
     jfrs_fanout *fo = fs->fo;
+    fs->p = p;
     bool periods = false;
     for (size_t k = 0; fs->slots && k < fo->nkinds; k++) {
         periods = periods || fo->kinds[k]->period_event;
@@ -352,6 +363,7 @@ void jfrs_fanout_src_chunk_begin(jfrs_fanout_src *fs, const jfr_chunk_info *c) {
     if (fs->ks)
         jfrs_kafka_src_chunk_begin(fs->ks, c);
     jfrs_metrics_src_chunk_begin(fs->ms, c);
+    jfrs_views_src_chunk_begin(fs->vs, fs->p, c);
 }
 
 void jfrs_fanout_src_metadata(jfrs_fanout_src *fs, const jfr_metadata *m) {
@@ -362,11 +374,14 @@ void jfrs_fanout_src_metadata(jfrs_fanout_src *fs, const jfr_metadata *m) {
     if (fs->ks)
         jfrs_kafka_src_metadata(fs->ks, m);
     jfrs_metrics_src_metadata(fs->ms, m);
+    jfrs_views_src_metadata(fs->vs, m);
 }
 
 void jfrs_fanout_src_record(jfrs_fanout_src *fs, const jfr_record *r) {
-    if (fs && r)
-        jfrs_metrics_src_record(fs->ms, r);
+    if (!fs || !r)
+        return;
+    jfrs_metrics_src_record(fs->ms, r);
+    jfrs_views_src_record(fs->vs, fs->p, r);
 }
 
 /* The event's first decode error is the one reported. */
@@ -429,6 +444,7 @@ void jfrs_fanout_src_chunk_end(jfrs_fanout_src *fs) {
         if (fs->slots[k].prof)
             jfrc_profile_chunk_end(fs->slots[k].prof);
     jfrs_metrics_src_chunk_end(fs->ms);
+    jfrs_views_src_chunk_end(fs->vs, fs->p);
 }
 
 void jfrs_fanout_src_error(jfrs_fanout_src *fs, jfr_status st) {
@@ -477,6 +493,7 @@ void jfrs_fanout_src_end(jfrs_fanout_src *fs) {
         jfrs_kafka_src_free(fs->ks); /* its messages stay with the producer */
     }
     jfrs_metrics_src_end(fs->ms);
+    jfrs_views_src_end(fs->vs); /* its copy stays for the window */
     jfrc_json_free(fs->ej);
     if (fs->prev)
         fs->prev->next = fs->next;
