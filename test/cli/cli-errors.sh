@@ -332,6 +332,17 @@ expect 2 "listen --max-connections 0" listen --max-connections 0 0
 expect 2 "listen --idle-timeout -1" listen --idle-timeout -1 0
 expect 2 "tail --window 0" tail --window 0 "$tmp"
 expect 2 "tail --metrics-ttl x" tail --metrics-ttl x "$tmp"
+# live views: a name that is neither a view nor an event type, their
+# options without --view, with --json, bad values
+expect 2 "listen --view no-such" listen --view no-such 0 &&
+    want_msg "listen --view no-such" "jfrstream: listen: --view: no view named 'no-such' (nor an event type: a dotted name)"
+expect 2 "tail --view-window 60 (no --view)" tail --view-window 60 "$tmp" &&
+    want_msg "tail --view-window" "jfrstream: tail: --view-window, --view-every and --view-by need --view"
+expect 2 "listen --view gc --json" listen --view gc --json 0 &&
+    want_msg "listen --view gc --json" "jfrstream: listen: --view and --json both print on stdout: choose one"
+expect 2 "listen --view-every 0" listen --view gc --view-every 0 0
+expect 2 "listen --view-by jvm" listen --view gc --view-by jvm 0 &&
+    want_msg "listen --view-by jvm" "jfrstream: listen: --view-by takes 'source'"
 expect 2 "--max-memory 1Q" --max-memory 1Q summary "$file"
 # a known option without its value says so (-o and --title were "unknown")
 for o in -o --title; do

@@ -276,6 +276,9 @@ int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
     addr = x.addr;
     x.app.o.resync = g->resync;
     x.app.o.max_memory = g->max_memory;
+    x.app.cmd = "listen";
+    if ((rc = live_check(&x.app)) != CLI_EXIT_OK)
+        goto out;
     if (g->feed_mode != CLI_FEED_DEFAULT) {
         rc = cli_usage_error("listen: --feed-size applies to files only");
         goto out;

@@ -250,6 +250,9 @@ int cmd_tail(const cli_command *c, cli_global *g, int argc, char **argv) {
     }
     x.app.o.resync = g->resync;
     x.app.o.max_memory = g->max_memory;
+    x.app.cmd = "tail";
+    if ((rc = live_check(&x.app)) != CLI_EXIT_OK)
+        goto out;
     if (g->feed_mode != CLI_FEED_DEFAULT) {
         rc = cli_usage_error("tail: --feed-size applies to files only");
         goto out;

@@ -89,6 +89,19 @@ static const cli_opt live_opts[] = {
      "new one; each file is replaced whole (written beside it,\n"
      "then renamed); also --pyroscope's window (default 10 s\n"
      "there)", NULL, false},
+    {"--view", "NAME", OPT_LIVE_VIEW,
+     "show a view of `view` (or an event type's table) over\n"
+     "the events of the last --view-window, instead of the\n"
+     "rates (repeatable)", NULL, false},
+    {"--view-window", "SECONDS", OPT_VIEW_WINDOW,
+     "the events a view reads: those that ended in the last\n"
+     "SECONDS (default 600, as JFR.view's maxage)", NULL, false},
+    {"--view-every", "SECONDS", OPT_VIEW_EVERY,
+     "redraw the views every SECONDS (default 1 on a terminal,\n"
+     "else print them every 10); and once at the end", NULL, false},
+    {"--view-by", "source", OPT_VIEW_BY,
+     "the views of each input apart, under \"Source: ID\"\n"
+     "(default: one table over all inputs)", NULL, false},
     END};
 
 /* The ingestion edge (listen, tail): labels and sinks. */
@@ -270,7 +283,7 @@ static const cli_opt disassemble_opts[] = {
 /* ------------------------------------------------------------- notes */
 
 #define LIVE_NOTE                                                                         \
-    "Without --json and --summary: per-type rates once a second on stdout\n"              \
+    "Without --json, --summary and --view: per-type rates once a second on stdout\n"      \
     "(redrawn on a terminal, else one line per second): the events that arrived\n"       \
     "over the last 3 seconds (fewer at the start), per second; what was already\n"       \
     "there when the run began (a file sent whole, a repository's existing chunks)\n"     \

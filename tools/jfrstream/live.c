@@ -205,6 +205,38 @@ int live_option(live_opts *o, const cli_arg *a) {
         if (!live_parse_seconds(v, &o->window_ms) || o->window_ms == 0)
             return cli_usage_error("%s: --window needs a number of seconds > 0", cmd);
         return CLI_EXIT_OK;
+    case OPT_LIVE_VIEW: {
+        if (!v || !*v)
+            return cli_usage_error("%s: --view needs a NAME (a view, or an event type)", cmd);
+        if (o->nviews == LIVE_MAX_LABELS)
+            return cli_usage_error("%s: at most %d --view options", cmd, LIVE_MAX_LABELS);
+        /* check the name now: a usage error */
+        jfrs_views_config c;
+        jfrs_views_config_init(&c);
+        c.names = &v;
+        c.count = 1;
+        jfrs_views *t = NULL;
+        char err[300];
+        jfr_status st = jfrs_views_new(&c, &t, err, sizeof err);
+        jfrs_views_free(t);
+        if (st == JFR_INVALID_ARG)
+            return cli_usage_error("%s: --view: %s (`" CLI_NAME " view --help` lists them)", cmd,
+                                   err);
+        o->views[o->nviews++] = v;
+        return CLI_EXIT_OK;
+    }
+    case OPT_VIEW_WINDOW:
+    case OPT_VIEW_EVERY: {
+        uint64_t *to = a->opt->key == OPT_VIEW_WINDOW ? &o->view_window_ms : &o->view_every_ms;
+        if (!live_parse_seconds(v, to) || *to == 0)
+            return cli_usage_error("%s: %s needs a number of seconds > 0", cmd, a->as);
+        return CLI_EXIT_OK;
+    }
+    case OPT_VIEW_BY:
+        if (!v || strcmp(v, "source") != 0)
+            return cli_usage_error("%s: --view-by takes 'source'", cmd);
+        o->view_by_source = true;
+        return CLI_EXIT_OK;
     default: { /* OPT_STACK_DEPTH */
         char *end;
         if (!v)
@@ -672,6 +704,58 @@ static void on_view(uv_timer_t *t) {
     jfrc_out_flush(o);
 }
 
+/* ------------------------------------------------------------ --view */
+
+/* One frame of the --view views: a line naming the run, then each view as
+ * `view` prints it (redrawn on a terminal). */
+static void views_frame(live_app *app, bool last) {
+    jfrc_out *o = cli_out;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    char when[32] = "";
+    if (localtime_r(&ts.tv_sec, &tm))
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+    if (app->tty && !last)
+        jfrc_out_puts(o, "\x1b[H\x1b[2J");
+    uint64_t win = app->o.view_window_ms ? app->o.view_window_ms : LIVE_VIEW_WINDOW_MS;
+    size_t n = jfrs_views_sources(app->views);
+    char span[32];
+    if (win % 1000 == 0)
+        snprintf(span, sizeof span, "%llu", (unsigned long long)(win / 1000));
+    else
+        snprintf(span, sizeof span, "%.3f", (double)win / 1000);
+    jfrc_out_printf(o, "jfrstream %s %s   %s   the last %s s   %zu %s   %llu bytes kept%s\n",
+                    app->cmd, app->where, when, span, n,
+                    cli_noun(n, "source", "sources"),
+                    (unsigned long long)jfrs_views_memory(app->views), last ? "   (end)" : "");
+    jfr_status st = jfrs_views_render(app->views, o, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+    if (st != JFR_OK) {
+        cli_error("%s: --view: %s", app->cmd, jfr_status_str(st));
+        app->failed = true;
+    }
+    const char *err = jfrs_views_error(app->views);
+    if (err && strcmp(err, app->views_err) != 0) { /* a chunk left out of the copy */
+        snprintf(app->views_err, sizeof app->views_err, "%s", err);
+        live_msg("--view: %s", err);
+    }
+    app->frames++;
+    jfrc_out_flush(o);
+}
+
+static void on_views(uv_timer_t *t) { views_frame(t->data, false); }
+
+int live_check(const live_app *app) {
+    const live_opts *o = &app->o;
+    if (!o->nviews && (o->view_window_ms || o->view_every_ms || o->view_by_source))
+        return cli_usage_error("%s: --view-window, --view-every and --view-by need --view",
+                               app->cmd);
+    if (o->nviews && o->json)
+        return cli_usage_error("%s: --view and --json both print on stdout: choose one",
+                               app->cmd);
+    return CLI_EXIT_OK;
+}
+
 /* ------------------------------------------------------------ the loop */
 
 static void on_flush(uv_prepare_t *h) {
@@ -739,7 +823,7 @@ bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *wher
         cli_error("out of memory");
         return false;
     }
-    app->view = !app->o.json && !app->o.summary;
+    app->view = !app->o.json && !app->o.summary && !app->o.nviews;
     app->tty = isatty(STDOUT_FILENO);
     app->start_ms = uv_now(loop);
     uv_signal_init(loop, &app->sigint);
@@ -756,6 +840,8 @@ bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *wher
         uv_timer_start(&app->view_timer, on_view, 1000, 1000);
     uv_timer_init(loop, &app->window_timer);
     app->window_timer.data = app;
+    uv_timer_init(loop, &app->views_timer);
+    app->views_timer.data = app;
     live_kafka_start(app);
     live_metrics_start(app);
     bool ok = true;
@@ -793,6 +879,26 @@ bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *wher
     fc.pyroscope_event = app->o.prof_event;
     fc.on_resume = live_kafka_resume;
     fc.on_message = on_fanout_message;
+    if (ok && app->o.nviews) {
+        jfrs_views_config vc;
+        jfrs_views_config_init(&vc);
+        vc.names = app->o.views;
+        vc.count = app->o.nviews;
+        vc.window_ms = app->o.view_window_ms;
+        vc.by_source = app->o.view_by_source;
+        char err[300];
+        if (jfrs_views_new(&vc, &app->views, err, sizeof err) != JFR_OK) {
+            cli_error("%s: --view: %s", cmd, err[0] ? err : "out of memory");
+            app->failed = true;
+            ok = false;
+        } else {
+            uint64_t every = app->o.view_every_ms ? app->o.view_every_ms
+                             : app->tty             ? 1000
+                                                    : 10000;
+            uv_timer_start(&app->views_timer, on_views, every, every);
+        }
+        fc.views = app->views;
+    }
     if (jfrs_fanout_new(&fc, &app->fan) != JFR_OK) {
         cli_error("out of memory");
         app->failed = true;
@@ -819,6 +925,8 @@ void live_finish(live_app *app) {
     uv_close((uv_handle_t *)&app->view_timer, NULL);
     uv_timer_stop(&app->window_timer);
     uv_close((uv_handle_t *)&app->window_timer, NULL);
+    uv_timer_stop(&app->views_timer);
+    uv_close((uv_handle_t *)&app->views_timer, NULL);
     pyro_finish(app);
     uv_close((uv_handle_t *)&app->flusher, NULL);
     uv_close((uv_handle_t *)&app->sigint, NULL);
@@ -831,6 +939,8 @@ int live_report(live_app *app) {
     /* the last (partial) window, or the whole run without --window */
     if (app->prof)
         write_window(app);
+    if (app->views) /* the last frame: every input has ended */
+        views_frame(app, true);
     pyro_report(app); /* push what is queued (bounded), print the counts */
     live_kafka_finish(app); /* flush (bounded), counts per source and in total */
     if (app->o.summary) {
@@ -856,6 +966,8 @@ int live_report(live_app *app) {
 void live_free(live_app *app) {
     jfrs_fanout_free(app->fan); /* every source has ended */
     app->fan = NULL;
+    jfrs_views_free(app->views); /* after the fan-out, whose sources it copied */
+    app->views = NULL;
     pyro_free(app);
     jfrc_profile_free(app->prof);
     app->prof = NULL;

@@ -65,6 +65,12 @@ typedef struct live_opts {
     /* --metrics-tls-cert FILE, --metrics-tls-key FILE, --metrics-basic-auth
      * FILE (read by live_metrics_open) */
     const char *metrics_tls_cert, *metrics_tls_key, *metrics_basic_auth;
+    /* --view NAME (in the order given), --view-window, --view-every (0:
+     * their defaults), --view-by source */
+    const char *views[LIVE_MAX_LABELS];
+    size_t nviews;
+    uint64_t view_window_ms, view_every_ms;
+    bool view_by_source;
 } live_opts;
 
 typedef struct live_app live_app;
@@ -141,6 +147,10 @@ struct live_app {
     struct live_kafka *kafka; /* --kafka (sink_kafka.c), or NULL */
     live_metrics *metrics;    /* --metrics (sink_metrics.c), or NULL */
     jfrs_fanout *fan;         /* each source's --json, --kafka, --metrics */
+    jfrs_views *views;        /* --view: every source's copy, or NULL */
+    uv_timer_t views_timer;
+    uint64_t frames;          /* --view frames printed */
+    char views_err[400];      /* the last copy error reported */
 };
 
 /* An option shared by listen and tail (the live_opts list of commands.c):
@@ -155,6 +165,11 @@ bool live_parse_seconds(const char *s, uint64_t *ms);
 bool live_parse_address(const char *arg, char *host, size_t hostlen, int *port,
                         int default_port);
 
+#define LIVE_VIEW_WINDOW_MS 600000 /* --view-window's default, as JFR.view's maxage */
+
+/* The live options' combinations, after parsing: CLI_EXIT_OK or a usage
+ * error (printed; exit 2). */
+int live_check(const live_app *app);
 /* Set up the app on the loop: signals, flusher, view timer. */
 bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *where);
 /* After the last thread is started, before the loop runs: SIGINT/SIGTERM,
