@@ -1,7 +1,8 @@
 /*
  * test_sink_alloc.c — the custom allocator in the sink library (argv: the
  * workload and the synthetic fixture). For a source (jfrs_source_new_advanced),
- * the metrics registry, the Kafka sender (librdkafka's mock cluster) and the
+ * the metrics registry, the fan-out, live views (a frame of three), the
+ * Kafka sender (librdkafka's mock cluster) and the
  * Pyroscope sink (a closed port), each with a counting allocator
  * (harness.h):
  *
@@ -183,6 +184,65 @@ done:
     jfrc_out_free(o);
 }
 
+/* ------------------------------------------------------------ views */
+
+/* Live views through a fan-out source (the synthetic fixture, as a file),
+ * then one frame: its text is the output. */
+static void run_views(const jfr_allocator *a, char **out) {
+    static const char *names[] = {"events-by-count", "gc-pauses", "jdk.ActiveSetting"};
+    jfrs_views_config vc;
+    jfrs_views_config_init(&vc);
+    vc.names = names;
+    vc.count = 3;
+    vc.window_ms = (uint64_t)100 * 365 * 86400 * 1000; /* the fixture is old */
+    vc.allocator = a;
+    jfrs_views *v = NULL;
+    jfrs_fanout_config c;
+    jfrs_fanout_config_init(&c);
+    c.allocator = a;
+    jfrs_fanout *fo = NULL;
+    jfrs_source *s = NULL;
+    jfrc_out *o = jfrc_out_new_memory_advanced(1 << 12, a);
+    if (!o || jfrs_views_new(&vc, &v, NULL, 0) != JFR_OK || (c.views = v, false) ||
+        jfrs_fanout_new(&c, &fo) != JFR_OK ||
+        !(s = jfrs_source_new_advanced("path", "synthetic", NULL, a)))
+        goto done;
+    struct {
+        void *data;
+    } h = {NULL};
+    jfrs_fanout_src *fs = NULL;
+    jfr_status st = jfrs_fanout_src_new(fo, s, &h, &fs);
+    CHECK(st == JFR_OK || st == JFR_NOMEM);
+    if (st != JFR_OK)
+        goto done;
+    h.data = fs;
+    jfr_callbacks cb;
+    jfrs_fanout_callbacks(&cb);
+    jfr_options opts;
+    jfr_options_init(&opts);
+    jfr_parser *p = jfr_parser_new(&opts, &cb, &h);
+    if (p && jfrs_fanout_src_subscribe(fs, p) == JFR_OK) {
+        jfr_parser_feed(p, g_synth, g_synth_len);
+        jfr_parser_finish(p);
+    }
+    jfrs_fanout_src_end(fs);
+    jfr_parser_free(p);
+    st = jfrs_views_render(v, o, 4102444800000000000ll); /* 2100-01-01 */
+    CHECK(st == JFR_OK || st == JFR_NOMEM);
+    size_t n = 0;
+    const char *d = jfrc_out_data(o, &n);
+    if (st == JFR_OK && d && !jfrc_out_failed(o) && !jfrs_views_error(v) &&
+        (*out = malloc(n + 1)) != NULL) {
+        memcpy(*out, d, n);
+        (*out)[n] = 0;
+    }
+done:
+    jfrs_fanout_free(fo);
+    jfrs_views_free(v);
+    jfrs_source_free(s);
+    jfrc_out_free(o);
+}
+
 /* ------------------------------------------------------------ metrics */
 
 /* One input of the registry; a second with the same JVM takes its series
@@ -357,6 +417,7 @@ int main(int argc, char **argv) {
     sweep("source", run_source, true);
     sweep("metrics", run_metrics, true);
     sweep("fan-out", run_fanout, false);
+    sweep("views", run_views, false);
     if (jfrs_kafka_available())
         sweep("kafka", run_kafka, false);
     else
