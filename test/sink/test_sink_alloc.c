@@ -109,6 +109,37 @@ static void run_source(const jfr_allocator *a, char **out) {
     jfrs_source_free(s);
 }
 
+/* A fan-out source for `s` fed `data` through the ready-made callbacks
+ * (`step` bytes a call), then ended. False when the source could not be
+ * made (out of memory). */
+static bool feed_fanout(jfrs_fanout *fo, jfrs_source *s, const uint8_t *data, size_t len,
+                        size_t step, bool ordered) {
+    struct {
+        void *data;
+    } h = {NULL};
+    jfrs_fanout_src *fs = NULL;
+    jfr_status st = jfrs_fanout_src_new(fo, s, &h, &fs);
+    CHECK(st == JFR_OK || st == JFR_NOMEM);
+    if (st != JFR_OK)
+        return false;
+    h.data = fs;
+    jfr_callbacks cb;
+    jfrs_fanout_callbacks(&cb);
+    jfr_options opts;
+    jfr_options_init(&opts);
+    opts.ordered = ordered;
+    jfr_parser *p = jfr_parser_new(&opts, &cb, &h);
+    CHECK(p);
+    if (p && jfrs_fanout_src_subscribe(fs, p) == JFR_OK) {
+        for (size_t off = 0; off < len; off += step)
+            jfr_parser_feed(p, data + off, len - off < step ? len - off : step);
+        jfr_parser_finish(p);
+    }
+    jfrs_fanout_src_end(fs);
+    jfr_parser_free(p);
+    return true;
+}
+
 /* ------------------------------------------------------------ fan-out */
 
 /* JSON lines, a registry, a profile and Pyroscope windows (with libcurl)
@@ -144,28 +175,8 @@ static void run_fanout(const jfr_allocator *a, char **out) {
         jfrs_fanout_new(&c, &fo) != JFR_OK ||
         !(s = jfrs_source_new_advanced("peer", "127.0.0.1:1", NULL, a)))
         goto done;
-    struct {
-        void *data;
-    } h = {NULL};
-    jfrs_fanout_src *fs = NULL;
-    jfr_status st = jfrs_fanout_src_new(fo, s, &h, &fs);
-    CHECK(st == JFR_OK || st == JFR_NOMEM);
-    if (st != JFR_OK)
+    if (!feed_fanout(fo, s, g_data, g_len, 4096, true))
         goto done;
-    h.data = fs;
-    jfr_callbacks cb;
-    jfrs_fanout_callbacks(&cb);
-    jfr_options opts;
-    jfr_options_init(&opts);
-    opts.ordered = true;
-    jfr_parser *p = jfr_parser_new(&opts, &cb, &h);
-    CHECK(p);
-    jfrs_fanout_src_subscribe(fs, p);
-    for (size_t off = 0; off < g_len; off += 4096)
-        jfr_parser_feed(p, g_data + off, g_len - off < 4096 ? g_len - off : 4096);
-    jfr_parser_finish(p);
-    jfrs_fanout_src_end(fs);
-    jfr_parser_free(p);
     size_t n = 0;
     const char *d = jfrc_out_data(o, &n);
     const char *t = jfrs_metrics_render(m, NULL);
@@ -207,27 +218,9 @@ static void run_views(const jfr_allocator *a, char **out) {
         jfrs_fanout_new(&c, &fo) != JFR_OK ||
         !(s = jfrs_source_new_advanced("path", "synthetic", NULL, a)))
         goto done;
-    struct {
-        void *data;
-    } h = {NULL};
-    jfrs_fanout_src *fs = NULL;
-    jfr_status st = jfrs_fanout_src_new(fo, s, &h, &fs);
-    CHECK(st == JFR_OK || st == JFR_NOMEM);
-    if (st != JFR_OK)
+    if (!feed_fanout(fo, s, g_synth, g_synth_len, g_synth_len, false))
         goto done;
-    h.data = fs;
-    jfr_callbacks cb;
-    jfrs_fanout_callbacks(&cb);
-    jfr_options opts;
-    jfr_options_init(&opts);
-    jfr_parser *p = jfr_parser_new(&opts, &cb, &h);
-    if (p && jfrs_fanout_src_subscribe(fs, p) == JFR_OK) {
-        jfr_parser_feed(p, g_synth, g_synth_len);
-        jfr_parser_finish(p);
-    }
-    jfrs_fanout_src_end(fs);
-    jfr_parser_free(p);
-    st = jfrs_views_render(v, o, 4102444800000000000ll); /* 2100-01-01 */
+    jfr_status st = jfrs_views_render(v, o, 4102444800000000000ll); /* 2100-01-01 */
     CHECK(st == JFR_OK || st == JFR_NOMEM);
     size_t n = 0;
     const char *d = jfrc_out_data(o, &n);

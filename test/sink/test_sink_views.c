@@ -174,6 +174,19 @@ static jfrs_fanout *new_fanout(jfrs_views *v) {
     return fo;
 }
 
+/* Views with a fan-out that had `buf` fed to one source, which ended. */
+static jfrs_views *views_fed(const uint8_t *buf, size_t len, const char *name,
+                             jfrs_fanout **fo) {
+    jfrs_views *v = new_views(false);
+    *fo = new_fanout(v);
+    feed f;
+    uint64_t seed = 1;
+    feed_open(&f, *fo, false, name);
+    feed_bytes(&f, buf, 0, len, 65536, &seed);
+    feed_close(&f);
+    return v;
+}
+
 /* The end of the file's last chunk, ns since the epoch (header fields). */
 static int64_t file_end(const uint8_t *b, size_t len) {
     int64_t end = 0;
@@ -314,12 +327,8 @@ static void check_file(const char *path) {
         g_since = mid;
         char *want_mid = reference(one, lens, 1);
         g_since = 0;
-        jfrs_views *v = new_views(false);
-        jfrs_fanout *fo = new_fanout(v);
-        feed f;
-        feed_open(&f, fo, false, path);
-        feed_bytes(&f, buf, 0, len, 65536, &seed);
-        feed_close(&f);
+        jfrs_fanout *fo;
+        jfrs_views *v = views_fed(buf, len, path, &fo);
         char *got = frame(v, mid + 600 * 1000000000ll); /* the default 10 minutes */
         CHECK(same("half the file in the window", got, want_mid));
         CHECK(strcmp(want_mid, want) != 0);
@@ -332,12 +341,8 @@ static void check_file(const char *path) {
      * an hour after it; the copies and the ended source go */
     {
         char *none = reference(NULL, NULL, 0);
-        jfrs_views *v = new_views(false);
-        jfrs_fanout *fo = new_fanout(v);
-        feed f;
-        feed_open(&f, fo, false, path);
-        feed_bytes(&f, buf, 0, len, 65536, &seed);
-        feed_close(&f);
+        jfrs_fanout *fo;
+        jfrs_views *v = views_fed(buf, len, path, &fo);
         uint64_t kept = jfrs_views_memory(v);
         char *got = frame(v, now + 3600 * 1000000000ll);
         CHECK(same("an hour later", got, none));
