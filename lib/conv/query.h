@@ -128,6 +128,8 @@ const jq_view *jq_views(size_t *n);
 char *jq_utf8_decoded(jq_arena *ar, const char *s, size_t n, size_t *out_len);
 /* Java's String.hashCode of UTF-8 text (over its UTF-16 units). */
 int32_t jq_java_string_hash(const char *s, size_t len);
+/* ASCII letters equal in either case (false for NULL). */
+bool jq_iequal(const char *a, const char *b);
 /* Byte offset of UTF-16 unit `units` in s (len if past the end). */
 size_t jq_u16_offset(const char *s, size_t len, size_t units);
 

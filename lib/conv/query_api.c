@@ -9,7 +9,6 @@
 #include "../sized.h"
 #include "mem.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,19 +64,12 @@ JFRC_API jfrc_query *jfrc_query_new(const char *text, const char *title, bool fo
     return q;
 }
 
-static bool iequal(const char *a, const char *b) {
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-            return false;
-    return *a == *b;
-}
-
 JFRC_API jfrc_query *jfrc_query_new_view(const char *name, const jfrc_view_options *opt,
                                          const jfr_allocator *a) {
     size_t n;
     const jq_view *v = jq_views(&n);
     for (size_t k = 0; v && k < n; k++)
-        if (iequal(v[k].name, name)) {
+        if (jq_iequal(v[k].name, name)) {
             jfrc_query *q = jfrc_query_new(v[k].query, v[k].label, v[k].form, opt, a, NULL, 0);
             if (q)
                 q->view = v[k].name;

@@ -412,7 +412,7 @@ static int expression(tok *t, qexpr *e) {
     return alias(t, &e->alias);
 }
 
-static bool iequal(const char *a, const char *b) {
+bool jq_iequal(const char *a, const char *b) {
     if (!a || !b)
         return false;
     for (; *a && *b; a++, b++)
@@ -459,7 +459,7 @@ static int parse_query(tok *t, jq_query *q) {
         while (accept(t, ",")) {
             if (expression(t, &e))
                 return -1;
-            if (iequal(e.name, "FROM"))
+            if (jq_iequal(e.name, "FROM"))
                 return fail_at(t, t->i,
                                "Missing field name in SELECT statement, or qualify field with "
                                "event type if name is called '%s'",

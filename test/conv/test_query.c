@@ -21,6 +21,7 @@
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "../harness.h"
+#include "../query_names.h"
 #include "jfrstream_conv.h"
 
 static int failures;
@@ -103,34 +104,10 @@ static void check_queries(const char *path) {
     printf("query: %d of %d queries parse as JDK 25's parser parses them\n", ok, n);
 }
 
-/* The printed text with the aggregates' short names back (the JDK prints
- * the enum's names, AVERAGE(x), which its parser does not take). */
+/* The printed text with the aggregates' short names back (a copy). */
 static char *short_names(const char *t) {
-    static const char *const map[][2] = {{"AVERAGE(", "AVG("}, {"DIFFERENCE(", "DIFF("},
-                                         {"MAXIMUM(", "MAX("}, {"MINIMUM(", "MIN("},
-                                         {"STANDARD_DEVIATION(", "STDEV("}};
     char *s = strdup(t);
-    /* outside quoted texts only */
-    char quote = 0;
-    for (char *at = s; *at; at++) {
-        if (quote) {
-            if (*at == quote)
-                quote = 0;
-            continue;
-        }
-        if (*at == '\'' || *at == '"') {
-            quote = *at;
-            continue;
-        }
-        for (size_t m = 0; m < sizeof map / sizeof *map; m++) {
-            size_t ll = strlen(map[m][0]), sl = strlen(map[m][1]);
-            if (!strncmp(at, map[m][0], ll)) {
-                memcpy(at, map[m][1], sl);
-                memmove(at + sl, at + ll, strlen(at + ll) + 1);
-                break;
-            }
-        }
-    }
+    query_short_names(s);
     return s;
 }
 

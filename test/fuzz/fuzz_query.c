@@ -19,6 +19,7 @@
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
 #include "fuzz_common.h"
+#include "../query_names.h"
 
 #include "jfrstream_conv.h"
 
@@ -52,33 +53,6 @@ static char *printed(jfrc_query *q) {
     return s;
 }
 
-/* AVERAGE( -> AVG( and the like, in place. */
-static void short_names(char *s) {
-    static const char *const map[][2] = {{"AVERAGE(", "AVG("}, {"DIFFERENCE(", "DIFF("},
-                                         {"MAXIMUM(", "MAX("}, {"MINIMUM(", "MIN("},
-                                         {"STANDARD_DEVIATION(", "STDEV("}};
-    /* outside quoted texts only */
-    char quote = 0;
-    for (char *at = s; *at; at++) {
-        if (quote) {
-            if (*at == quote)
-                quote = 0;
-            continue;
-        }
-        if (*at == '\'' || *at == '"') {
-            quote = *at;
-            continue;
-        }
-        for (size_t m = 0; m < sizeof map / sizeof *map; m++) {
-            size_t ll = strlen(map[m][0]), sl = strlen(map[m][1]);
-            if (!strncmp(at, map[m][0], ll)) {
-                memcpy(at, map[m][1], sl);
-                memmove(at + sl, at + ll, strlen(at + ll) + 1);
-                break;
-            }
-        }
-    }
-}
 
 static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     jfr_status s = jfrc_query_metadata(user, p, m);
@@ -142,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             char *p1 = printed(q), *again = strdup(p1);
             if (!again)
                 fuzz_die("out of memory");
-            short_names(again);
+            query_short_names(again);
             /* names are printed as they were read, unquoted (as the JDK
              * prints them): one with a space or a separator does not parse
              * back; a query without quotes that does must print the same */
