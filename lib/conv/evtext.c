@@ -189,35 +189,14 @@ static void class_name(evtext *t, const jfr_value *cls) {
  * `size` inside), the type's name (simple: after its last '.'). */
 static void descriptor_type(evtext *t, const char *s, size_t n, size_t *i, bool simple,
                             const char *size) {
-    size_t dims = 0;
-    while (*i < n && s[*i] == '[') {
-        dims++;
-        (*i)++;
-    }
-    if (*i >= n) { /* the JDK's charAt throws here; nothing more to print */
-        *i = n;
-        return;
-    }
-    static const char *const prim[] = {"int", "long", "boolean", "double", "float", "short", "char", "byte"};
-    static const char codes[] = "IJZDFSCB";
-    const char *c = strchr(codes, s[*i]);
-    if (s[*i] == 'L') {
-        const char *semi = memchr(s + *i, ';', n - *i);
-        size_t end = semi ? (size_t)(semi - s) : n;
-        size_t from = *i + 1;
-        if (simple)
-            for (size_t k = from; k < end; k++)
-                if (s[k] == '.' || s[k] == '/')
-                    from = k + 1;
-        put_jstring(t, s + from, end - from, true, true);
-        *i = end;
-    } else if (c && s[*i]) {
-        puts_(t, prim[c - codes]);
-    } else {
-        puts_(t, "<unknown-descriptor-type>");
-    }
-    (*i)++;
-    for (size_t d = 0; d < dims; d++) {
+    jfmt_desc_type d0;
+    if (!jfmt_descriptor_type(s, n, i, simple, &d0))
+        return; /* the JDK's charAt throws here; nothing more to print */
+    if (d0.is_class)
+        put_jstring(t, d0.name, d0.len, true, true);
+    else
+        puts_(t, d0.name);
+    for (size_t d = 0; d < d0.dims; d++) {
         putc_(t, '[');
         if (d == 0 && size)
             puts_(t, size);

@@ -124,6 +124,20 @@ size_t jfmt_pretty_time(int64_t epoch_seconds, int32_t nanos, int32_t offset_sec
  * "0x" and 8 to 16 upper-case digits. At most JFMT_NUM_MAX bytes. */
 size_t jfmt_hex_address(int64_t v, char *buf);
 
+/* One type of a method descriptor at s[*i] (n bytes), as ValueFormatter
+ * decodes it: its array dimensions, then a class ("Ljava/lang/String;": its
+ * name, the part after the last '.' or '/' when `simple`, with '/' left for
+ * the caller), a primitive ("I": "int") or "<unknown-descriptor-type>".
+ * *i moves past it. False when nothing is left after the '['s (the JDK's
+ * charAt throws there; *i is n). */
+typedef struct jfmt_desc_type {
+    size_t dims;
+    const char *name; /* into s for a class, else a static text */
+    size_t len;
+    bool is_class;
+} jfmt_desc_type;
+bool jfmt_descriptor_type(const char *s, size_t n, size_t *i, bool simple, jfmt_desc_type *out);
+
 /* The zone offset the JDK derives from the metadata region (gmtOffset + dst,
  * milliseconds, truncated to int): UTC when out of range. */
 int32_t jfmt_zone_offset_seconds(int64_t gmt_offset_ms, int64_t dst_ms);

@@ -218,3 +218,36 @@ size_t jfmt_hex_address(int64_t v, char *buf) {
         *p++ = "0123456789ABCDEF"[(u >> (4 * k)) & 15];
     return finish(buf, p);
 }
+
+bool jfmt_descriptor_type(const char *s, size_t n, size_t *i, bool simple, jfmt_desc_type *out) {
+    static const char *const prim[] = {"int", "long", "boolean", "double", "float", "short", "char", "byte"};
+    static const char codes[] = "IJZDFSCB";
+    out->dims = 0;
+    while (*i < n && s[*i] == '[') {
+        out->dims++;
+        (*i)++;
+    }
+    if (*i >= n) {
+        *i = n;
+        return false;
+    }
+    const char *c = s[*i] ? strchr(codes, s[*i]) : NULL;
+    out->is_class = s[*i] == 'L';
+    if (out->is_class) {
+        const char *semi = memchr(s + *i, ';', n - *i);
+        size_t end = semi ? (size_t)(semi - s) : n;
+        size_t from = *i + 1;
+        if (simple)
+            for (size_t k = from; k < end; k++)
+                if (s[k] == '.' || s[k] == '/')
+                    from = k + 1;
+        out->name = s + from;
+        out->len = end - from;
+        *i = end;
+    } else {
+        out->name = c ? prim[c - codes] : "<unknown-descriptor-type>";
+        out->len = strlen(out->name);
+    }
+    (*i)++;
+    return true;
+}

@@ -50,7 +50,9 @@ typedef struct sorter {
     bool lexical;
 } sorter;
 
-static int row_cmp(const sorter *s, const qrow *x, const qrow *y) {
+static int row_cmp(const void *a, const void *b, void *ctx) {
+    const sorter *s = ctx;
+    const qrow *x = a, *y = b;
     if (s->lexical)
         return s->factor * jfmt_utf16_compare(x->text[s->index], y->text[s->index]);
     return s->factor * compare_objects(&x->v[s->index], &y->v[s->index]);
@@ -60,28 +62,7 @@ static bool sort_rows(jq_run *r, const qfield *f, qorder order) {
     if (order == QO_NONE)
         order = (f->timespan || f->percentage) ? QO_DESC : QO_ASC;
     sorter s = {f->index, order == QO_DESC ? -1 : 1, f->lexical};
-    size_t n = r->nrows;
-    if (n < 2)
-        return true;
-    qrow *tmp = jfr__alloc(r->ar.a, n * sizeof *tmp);
-    if (!tmp)
-        return false;
-    qrow *v = r->rows;
-    for (size_t w = 1; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                tmp[k++] = row_cmp(&s, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
-            while (i < mid)
-                tmp[k++] = v[i++];
-            while (j < hi)
-                tmp[k++] = v[j++];
-        }
-        memcpy(v, tmp, n * sizeof *v);
-    }
-    jfr__free(r->ar.a, tmp, n * sizeof *tmp);
-    return true;
+    return jq_stable_sort(r->ar.a, r->rows, r->nrows, sizeof *r->rows, row_cmp, &s);
 }
 
 static bool sort_table(jq_run *r) {

@@ -184,64 +184,38 @@ static int32_t long_hash(int64_t v) { return (int32_t)((uint64_t)v ^ ((uint64_t)
 
 /* --------------------------------------------------------- materializing */
 
-/* Text scratch for building object texts. */
+/* Text scratch for building object texts: a jfr_buf kept NUL-terminated,
+ * p and n its text and length. */
 typedef struct sbuf {
+    jfr_buf buf;
     char *p;
-    size_t n, cap;
+    size_t n;
     const jfr_allocator *a;
     bool oom;
 } sbuf;
 static void sb_put(sbuf *b, const char *s, size_t n) {
-    if (b->n + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap : 256;
-        while (nc < b->n + n + 1)
-            nc *= 2;
-        char *np = jfr__realloc(b->a, b->p, b->cap, nc);
-        if (!np) {
-            b->oom = true;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
+    if (b->oom || jfr__buf_reserve(b->a, &b->buf, n + 1, 0) != JFR_OK) {
+        b->oom = true;
+        return;
     }
     if (n)
-        memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
+        memcpy(b->buf.data + b->buf.len, s, n);
+    b->buf.len += n;
+    b->buf.data[b->buf.len] = 0;
+    b->p = (char *)b->buf.data;
+    b->n = b->buf.len;
 }
 static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
 
 /* Class name with '/' as '.', arrays decoded as ValueFormatter.formatClass
  * ("[Ljava.lang.String;" -> "java.lang.String[]", "[[I" -> "int[][]"). */
 static void decode_one(sbuf *b, const char *s, size_t n, size_t *i, bool simple) {
-    size_t dims = 0;
-    while (*i < n && s[*i] == '[') {
-        dims++;
-        (*i)++;
-    }
-    if (*i >= n)
+    jfmt_desc_type t;
+    if (!jfmt_descriptor_type(s, n, i, simple, &t))
         return;
-    static const char *const prim[] = {"int", "long", "boolean", "double", "float", "short", "char", "byte"};
-    static const char codes[] = "IJZDFSCB";
-    const char *c = s[*i] ? strchr(codes, s[*i]) : NULL;
-    if (s[*i] == 'L') {
-        const char *semi = memchr(s + *i, ';', n - *i);
-        size_t end = semi ? (size_t)(semi - s) : n;
-        size_t from = *i + 1;
-        if (simple)
-            for (size_t k = from; k < end; k++)
-                if (s[k] == '.' || s[k] == '/')
-                    from = k + 1;
-        for (size_t k = from; k < end; k++)
-            sb_put(b, s[k] == '/' ? "." : s + k, 1);
-        *i = end;
-    } else if (c) {
-        sb_puts(b, prim[c - codes]);
-    } else {
-        sb_puts(b, "<unknown-descriptor-type>");
-    }
-    (*i)++;
-    for (size_t d = 0; d < dims; d++)
+    for (size_t k = 0; k < t.len; k++)
+        sb_put(b, t.name[k] == '/' ? "." : t.name + k, 1);
+    for (size_t d = 0; d < t.dims; d++)
         sb_puts(b, "[]");
 }
 
@@ -469,8 +443,8 @@ static const qobj *mat_object(jq_run *r, uint8_t kind, const jfr_value *v) {
     }
     if (b.oom || c.oom)
         o = NULL;
-    jfr__free(r->ar.a, b.p, b.cap);
-    jfr__free(r->ar.a, c.p, c.cap);
+    jfr__buf_free(r->ar.a, &b.buf);
+    jfr__buf_free(r->ar.a, &c.buf);
     if (v->pooled)
         ck_put(r, v->type, v->key, o);
     return o;
@@ -546,8 +520,8 @@ static const qobj *mat_method(jq_run *r, const jfr_value *m) {
     }
     if (eq && eq != stackbuf)
         jfr__free(r->ar.a, eq, eqn);
-    jfr__free(r->ar.a, b.p, b.cap);
-    jfr__free(r->ar.a, c.p, c.cap);
+    jfr__buf_free(r->ar.a, &b.buf);
+    jfr__buf_free(r->ar.a, &c.buf);
     if (m->pooled)
         ck_put(r, m->type, m->key, o);
     return o;
@@ -1928,33 +1902,13 @@ static bool fn_add(jq_run *r, qfield *f, qfn *fn, const jv *v, const jfr_event *
     }
 }
 
-static int cmp_natural(const void *a, const void *b) { return jq_jv_compare(a, b); }
-static int cmp_double(const void *a, const void *b) {
-    return jq_cmp_d(jq_num_d(a), jq_num_d(b));
+static int cmp_natural(const void *a, const void *b, void *ctx) {
+    (void)ctx;
+    return jq_jv_compare(a, b);
 }
-
-/* A stable sort (Java's List.sort is one): merge sort. */
-static bool stable_sort(jq_run *r, jv *v, size_t n, int (*cmp)(const void *, const void *)) {
-    if (n < 2)
-        return true;
-    jv *tmp = jfr__alloc(r->ar.a, n * sizeof *tmp);
-    if (!tmp)
-        return false;
-    for (size_t w = 1; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                tmp[k++] = cmp(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
-            while (i < mid)
-                tmp[k++] = v[i++];
-            while (j < hi)
-                tmp[k++] = v[j++];
-        }
-        memcpy(v, tmp, n * sizeof *v);
-    }
-    jfr__free(r->ar.a, tmp, n * sizeof *tmp);
-    return true;
+static int cmp_double(const void *a, const void *b, void *ctx) {
+    (void)ctx;
+    return jq_cmp_d(jq_num_d(a), jq_num_d(b));
 }
 
 static double pct_of(const qfield *f) {
@@ -2034,7 +1988,7 @@ static bool fn_result(jq_run *r, qfield *f, qfn *fn, jv *out) {
         } else if (fn->nv == 1) {
             res = fn->vals[0];
         } else if (kind == FN_MEDIAN) {
-            if (!stable_sort(r, fn->vals, fn->nv, cmp_natural))
+            if (!jq_stable_sort(r->ar.a, fn->vals, fn->nv, sizeof *fn->vals, cmp_natural, NULL))
                 return false;
             if (fn->nv % 2 == 1)
                 res = fn->vals[fn->nv / 2];
@@ -2042,7 +1996,7 @@ static bool fn_result(jq_run *r, qfield *f, qfn *fn, jv *out) {
                 res = (jv){.k = JV_DOUBLE,
                            .d = (jq_num_d(&fn->vals[fn->nv / 2 - 1]) + jq_num_d(&fn->vals[fn->nv / 2])) / 2};
         } else {
-            if (!stable_sort(r, fn->vals, fn->nv, cmp_double))
+            if (!jq_stable_sort(r->ar.a, fn->vals, fn->nv, sizeof *fn->vals, cmp_double, NULL))
                 return false;
             int size = (int)fn->nv;
             double di = (size + 1) * pct_of(f);

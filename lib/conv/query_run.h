@@ -16,6 +16,9 @@
 #define JFRSTREAM_CONV_QUERY_RUN_H
 
 #include "query.h"
+#include "mem.h"
+
+#include <string.h>
 
 enum {
     JV_NULL, JV_BYTE, JV_SHORT, JV_INT, JV_LONG, JV_FLOAT, JV_DOUBLE, JV_BOOL, JV_CHAR,
@@ -164,6 +167,36 @@ typedef struct jq_fbuf {
     bool oom;
 } jq_fbuf;
 void jq_fput(jq_fbuf *b, const char *s, size_t n);
+/* Sort n elements of `size` bytes at base, keeping equal ones in their
+ * order (Java's List.sort: a merge sort), through the allocator's scratch;
+ * false when it could not be had (base unchanged). Inline, so that each
+ * caller's constant size and comparison are compiled in (percentiles sort
+ * every value of a group). */
+static inline __attribute__((always_inline)) bool
+jq_stable_sort(const jfr_allocator *a, void *base, size_t n, size_t size,
+               int (*cmp)(const void *, const void *, void *), void *ctx) {
+    if (n < 2)
+        return true;
+    unsigned char *v = base, *tmp = jfr__alloc(a, n * size);
+    if (!tmp)
+        return false;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) {
+                bool right = cmp(v + j * size, v + i * size, ctx) < 0; /* ties: the left */
+                memcpy(tmp + k++ * size, v + (right ? j++ : i++) * size, size);
+            }
+            memcpy(tmp + k * size, v + i * size, (mid - i) * size);
+            k += mid - i;
+            memcpy(tmp + k * size, v + j * size, (hi - j) * size);
+        }
+        memcpy(v, tmp, n * size);
+    }
+    jfr__free(a, tmp, n * size);
+    return true;
+}
 /* One event of from-type ft. */
 int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e);
 /* After the last event: the rows (groups in the JDK's HashMap order). */
