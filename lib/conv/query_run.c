@@ -435,8 +435,14 @@ static const qobj *mat_object(jq_run *r, uint8_t kind, const jfr_value *v) {
         jfr__free(r->ar.a, fs, n * sizeof *fs);
         break;
     }
-    default: {
-        sb_puts(&b, v->type ? v->type->name : "?");
+    default: { /* the type's name, read as Java reads it (a hostile one) */
+        const char *tn = v->type ? v->type->name : "?";
+        jfr_value u = {.kind = JFR_KIND_STRING, .str = tn, .len = strlen(tn), .encoding = 3};
+        if (!java_string(r, &u)) {
+            b.oom = true;
+            break;
+        }
+        sb_put(&b, u.str, u.len);
         o = intern(r, QK_OTHER, b.p, b.n, 0, b.p, b.n, b.p, b.n);
         break;
     }

@@ -14,7 +14,10 @@
  * types subscribed by name) and is rendered at a width, truncation and cell
  * height taken from the input, verbose or not: the text must be valid UTF-8.
  * The query's memory and the parser's go through the counting allocator
- * (nothing left at the end; a cap proportional to the input).
+ * (nothing left at the end; a cap proportional to the input). A view picked
+ * by the first byte also runs live (jfrs_views of jfrstream_sink.h): the
+ * recording fed whole or 7 bytes at a time to one source's copy, a frame
+ * before the input ends and one after, valid UTF-8, its memory counted.
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
@@ -22,6 +25,7 @@
 #include "../query_names.h"
 
 #include "jfrstream_conv.h"
+#include "jfrstream_sink.h"
 
 static bool valid_utf8(const unsigned char *s, size_t n) {
     for (size_t i = 0; i < n;) {
@@ -64,6 +68,81 @@ static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
 static int on_error(jfr_parser *p, jfr_status s, const char *message, void *user) {
     (void)p, (void)s, (void)message, (void)user;
     return JFR_CB_CONTINUE;
+}
+
+/* ---- a live view of the same view over the recording (jfrs_views):
+ * the source's copy made from the parser's callbacks, then a frame */
+static int v_begin(jfr_parser *p, const jfr_chunk_info *c, void *u) {
+    jfrs_views_src_chunk_begin(u, p, c);
+    return JFR_CB_CONTINUE;
+}
+static int v_meta(jfr_parser *p, const jfr_metadata *m, void *u) {
+    (void)p;
+    jfrs_views_src_metadata(u, m);
+    return JFR_CB_CONTINUE;
+}
+static int v_record(jfr_parser *p, const jfr_record *r, void *u) {
+    jfrs_views_src_record(u, p, r);
+    return JFR_CB_CONTINUE;
+}
+static int v_end(jfr_parser *p, const jfr_chunk_info *c, void *u) {
+    (void)c;
+    jfrs_views_src_chunk_end(u, p);
+    return JFR_CB_CONTINUE;
+}
+
+static void live_view(const char *name, const jfrc_view_options *vo, const uint8_t *rec,
+                      size_t rlen, size_t size, bool slices) {
+    fuzz_alloc a;
+    jfr_options o;
+    fuzz_options(&o, &a, size);
+    jfrs_views_config c;
+    jfrs_views_config_init(&c);
+    c.names = &name;
+    c.count = 1;
+    c.options = *vo;
+    c.window_ms = 9000000000000ull; /* ~285 years before `now` (0): all but hostile times */
+    c.max_source_bytes = 1 << 20;
+    c.allocator = &o.allocator;
+    jfrs_views *v = NULL;
+    jfrs_source *src = jfrs_source_new("path", "fuzz", NULL);
+    jfrs_views_src *vs = NULL;
+    jfr_status st = jfrs_views_new(&c, &v, NULL, 0);
+    if (st != JFR_OK && st != JFR_NOMEM)
+        fuzz_die("jfrs_views_new(%s): status %d", name, (int)st);
+    if (v && src && jfrs_views_src_new(v, src, &vs) == JFR_OK) {
+        jfr_callbacks cb = {.size = sizeof cb, .on_chunk_begin = v_begin, .on_metadata = v_meta,
+                            .on_record = v_record, .on_chunk_end = v_end, .on_error = on_error};
+        jfr_parser *p = jfr_parser_new(&o, &cb, vs);
+        if (p) {
+            for (size_t off = 0; off < rlen;) { /* whole, or 7 bytes at a time */
+                size_t k = slices && rlen - off > 7 ? 7 : rlen - off;
+                jfr_parser_feed(p, rec + off, k);
+                off += k;
+            }
+            jfrc_out *out = jfrc_out_new_memory(4096);
+            if (!out)
+                fuzz_die("out of memory (memory writer)");
+            for (int f = 0; f < 2; f++) { /* a frame before the input ends, one after */
+                if (f) {
+                    jfr_parser_finish(p);
+                    jfrs_views_src_end(vs);
+                }
+                st = jfrs_views_render(v, out, 0);
+                if (st != JFR_OK && st != JFR_NOMEM)
+                    fuzz_die("jfrs_views_render: status %d", (int)st);
+            }
+            size_t n;
+            const char *d = jfrc_out_data(out, &n);
+            if (!valid_utf8((const unsigned char *)d, n))
+                fuzz_die("a live view's frame is not valid UTF-8");
+            jfrc_out_free(out);
+            jfr_parser_free(p);
+        }
+    }
+    jfrs_views_free(v);
+    jfrs_source_free(src);
+    fuzz_check_freed(&a);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -154,6 +233,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         jfrc_query_free(q);
     }
     fuzz_check_freed(&a);
+    if (qlen == 0) {
+        const char *name;
+        jfrc_view_info(b1 % jfrc_view_count(), NULL, &name, NULL, NULL);
+        live_view(name, &vo, rec, rlen, size, b0 & 128);
+    }
     free(text);
     return 0;
 }
