@@ -12,11 +12,10 @@
 #include "sink.h"
 #include "../sized.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <strings.h>
 
-#define VIEWS_WINDOW_MS (10 * 60 * 1000) /* JFR.view's maxage */
+#define VIEWS_WINDOW_MS ((uint64_t)10 * 60 * 1000) /* JFR.view's maxage */
 #define VIEWS_MAX_SOURCE ((uint64_t)64 << 20)
 
 /* One written chunk, its bytes after the struct. */
@@ -104,7 +103,7 @@ jfr_status jfrs_views_new(const jfrs_views_config *cfg, jfrs_views **out, char *
     v->window_ms = c.window_ms ? c.window_ms : VIEWS_WINDOW_MS;
     v->max_bytes = c.max_source_bytes ? c.max_source_bytes : VIEWS_MAX_SOURCE;
     v->by_source = c.by_source;
-    v->names = jfr__calloc(&a, c.count * sizeof *v->names);
+    v->names = jfr__calloc(&a, c.count * sizeof *v->names); // NOLINT(bugprone-sizeof-expression): an array of pointers
     if (!v->names) {
         jfr__free(&a, v, sizeof *v);
         return JFR_NOMEM;
@@ -134,7 +133,7 @@ static void src_free(jfrs_views_src *s) {
         drop_oldest(s);
     for (size_t k = 0; s->probe && k < v->count; k++)
         jfrc_query_free(s->probe[k]);
-    jfr__free(&v->a, s->probe, v->count * sizeof *s->probe);
+    jfr__free(&v->a, s->probe, v->count * sizeof *s->probe); // NOLINT(bugprone-sizeof-expression): an array of pointers
     jfr__free(&v->a, s->want, s->nwant);
     jfr_writer_free(s->w);
     if (s->id)
@@ -153,19 +152,14 @@ void jfrs_views_free(jfrs_views *v) {
     for (size_t k = 0; k < v->count; k++)
         if (v->names[k])
             jfr__free(&a, v->names[k], strlen(v->names[k]) + 1);
-    jfr__free(&a, v->names, v->count * sizeof *v->names);
+    jfr__free(&a, v->names, v->count * sizeof *v->names); // NOLINT(bugprone-sizeof-expression): an array of pointers
     jfr__free(&a, v, sizeof *v);
 }
 
-static void views_error(jfrs_views_src *s, const char *fmt, ...) {
+/* The last copy error, naming the source. */
+static void views_error(jfrs_views_src *s, const char *msg) {
     jfrs_views *v = s->v;
-    int n = snprintf(v->err, sizeof v->err, "%s: ", s->id ? s->id : "?");
-    if (n < 0 || (size_t)n >= sizeof v->err)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(v->err + n, sizeof v->err - (size_t)n, fmt, ap);
-    va_end(ap);
+    snprintf(v->err, sizeof v->err, "%s: %s", s->id ? s->id : "?", msg);
 }
 
 /* The source's id as it is now (identified once jdk.JVMInformation came). */
@@ -185,15 +179,20 @@ static void update_id(jfrs_views_src *s) {
 static jfr_status keep(jfrs_views_src *s, const void *data, size_t len, int64_t end) {
     jfrs_views *v = s->v;
     if (len > v->max_bytes) {
-        views_error(s, "a chunk of %zu bytes is over the %llu bytes kept per source: left out",
-                    len, (unsigned long long)v->max_bytes);
+        char m[160];
+        snprintf(m, sizeof m,
+                 "a chunk of %zu bytes is over the %llu bytes kept per source: left out", len,
+                 (unsigned long long)v->max_bytes);
+        views_error(s, m);
         return JFR_LIMIT;
     }
     while (s->head && s->bytes + len > v->max_bytes)
         drop_oldest(s);
     vchunk *c = jfr__alloc(&v->a, sizeof *c + len);
     if (!c) {
-        views_error(s, "out of memory: a chunk of %zu bytes left out", len);
+        char m[100];
+        snprintf(m, sizeof m, "out of memory: a chunk of %zu bytes left out", len);
+        views_error(s, m);
         return JFR_NOMEM;
     }
     c->next = NULL;
@@ -240,7 +239,7 @@ jfr_status jfrs_views_src_new(jfrs_views *v, jfrs_source *src, jfrs_views_src **
     wc.write = on_written;
     wc.user = s;
     wc.max_chunk_size = v->max_bytes;
-    s->probe = jfr__calloc(&v->a, v->count * sizeof *s->probe);
+    s->probe = jfr__calloc(&v->a, v->count * sizeof *s->probe); // NOLINT(bugprone-sizeof-expression): an array of pointers
     if (!s->probe || !(s->w = jfr_writer_new(&wc))) {
         src_free(s);
         return JFR_NOMEM;
@@ -307,7 +306,7 @@ void jfrs_views_src_record(jfrs_views_src *vs, jfr_parser *p, const jfr_record *
     bool keep_it = r->type_id <= 1 || (r->type && r->type->index < vs->nwant &&
                                        vs->want[r->type->index]);
     if (keep_it && jfr_writer_record(vs->w, p, r) != JFR_OK) {
-        views_error(vs, "%s", jfr_writer_error(vs->w));
+        views_error(vs, jfr_writer_error(vs->w));
         vs->writing = false;
     }
 }
@@ -321,7 +320,7 @@ void jfrs_views_src_chunk_end(jfrs_views_src *vs, jfr_parser *p) {
     vs->writing = false;
     jfr_status st = jfr_writer_end(vs->w, p, &vs->info);
     if (st != JFR_OK && st != JFR_IO) /* JFR_IO: keep said why */
-        views_error(vs, "%s", jfr_writer_error(vs->w));
+        views_error(vs, jfr_writer_error(vs->w));
 }
 
 /* The chunk being copied, as far as it came (writer unchanged). */
@@ -409,7 +408,7 @@ static void feed_src(jfr_parser *p, const jfrs_views_src *s) {
 static jfr_status render_group(jfrs_views *v, jfrc_out *o, const jfrs_views_src *only,
                                int64_t since) {
     frame f = {0};
-    f.q = jfr__calloc(&v->a, v->count * sizeof *f.q);
+    f.q = jfr__calloc(&v->a, v->count * sizeof *f.q); // NOLINT(bugprone-sizeof-expression): an array of pointers
     if (!f.q)
         return JFR_NOMEM;
     f.n = v->count;
@@ -446,7 +445,7 @@ static jfr_status render_group(jfrs_views *v, jfrc_out *o, const jfrs_views_src 
     jfr_parser_free(p);
     for (size_t k = 0; k < v->count; k++)
         jfrc_query_free(f.q[k]);
-    jfr__free(&v->a, f.q, v->count * sizeof *f.q);
+    jfr__free(&v->a, f.q, v->count * sizeof *f.q); // NOLINT(bugprone-sizeof-expression): an array of pointers
     return st;
 }
 
