@@ -1736,6 +1736,7 @@ typedef struct qgroup {
 typedef struct qgroups {
     qgroup **slots;
     size_t cap, n;
+    size_t jcap; /* the table of the JDK's HashMap, as its calls made it */
     qgroup **all;
     size_t nall, capall;
 } qgroups;
@@ -2072,6 +2073,14 @@ static void free_fns(jq_run *r, qfn *fn, size_t n) {
 
 static qgroup *group_for(jq_run *r, const jv *keys, uint32_t nkeys) {
     qgroups *g = r->groups;
+    /* HashMap.computeIfAbsent makes its table at the first call and doubles
+     * it at any call, before it looks for the key, while the size is over
+     * 3/4 of it: an event after the 49th group makes 64 bins 128, the 49th
+     * group's own event does not */
+    if (!g->jcap)
+        g->jcap = 16;
+    else if (g->nall > g->jcap / 4 * 3)
+        g->jcap *= 2;
     uint64_t h = XXH3_64bits_withSeed(NULL, 0, nkeys);
     int32_t jh = 0;
     for (uint32_t k = 0; k < nkeys; k++) {
@@ -2221,12 +2230,7 @@ int jq_run_finish(jq_run *r) {
     if (!r->resolved || r->failed || !r->q.ngroup)
         return r->failed ? -1 : 0;
     qgroups *g = r->groups;
-    /* HashMap.computeIfAbsent resizes before it inserts, when the size so
-     * far is over the threshold (put resizes after): n keys leave the
-     * table that n - 1 keys needed */
-    size_t cap = 16;
-    while (g->nall > 1 && g->nall - 1 > cap / 4 * 3)
-        cap *= 2;
+    size_t cap = g->jcap ? g->jcap : 16; /* group_for */
     for (size_t k = 0; k < g->nall; k++) {
         uint32_t h = (uint32_t)g->all[k]->jhash;
         h ^= h >> 16;
