@@ -457,6 +457,9 @@ jfr_status jfrs_views_render(jfrs_views *v, jfrc_out *o, int64_t now_nanos) {
     jfrs_views_src **link = &v->head, *last = NULL;
     while (*link) {
         jfrs_views_src *s = *link;
+        /* identified inside a chunk (jdk.JVMInformation comes early in it,
+         * and a JVM's live chunk may last for hours): named by its id now */
+        update_id(s);
         while (s->head && s->head->end_nanos < since)
             drop_oldest(s);
         if (!s->src && !s->head) {

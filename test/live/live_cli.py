@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """live_cli.py — `jfrstream listen` and `tail` without a JVM: addresses, exit
-statuses, signals, --once, --summary, the rate view, --idle (also with an
-unfinished chunk), following the next JVM folder. Uses the committed
-recordings test/data/*.jfr (finished chunks, final flag set), sent over
-loopback or placed in a folder.
+statuses, signals, --once, --summary, the rate view, --view's frame lines,
+--idle (also with an unfinished chunk), following the next JVM folder. Uses
+the committed recordings test/data/*.jfr (finished chunks, final flag set),
+sent over loopback or placed in a folder.
 
     test/live/live_cli.py JFRSTREAM
 
@@ -141,6 +141,31 @@ def main():
         ref3 = {k: (c * 3, s * 3) for k, (c, s) in ref.items()}
         check(rc == 0 and chunks == 3 * rchunks and not L.compare_tables(ours, ref3),
               "listen --summary, 3 connections, SIGTERM: exit %s, table = 3 x summary" % rc)
+
+        # --- --view: a recording older than the window leaves it at the next
+        # frame, whose line counts what the frame shows (0 sources, 0 bytes)
+        p, out, err, port = L.start_listener(js, ["--view", "gc-pauses", "--view-by", "source",
+                                                  "--view-window", "60", "--view-every", "0.2"])
+        L.send(port, data)  # returns once the listener closed it
+        sent = time.time_ns()
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 10 and not any(
+                t > sent and l.startswith("jfrstream listen ") for t, l in list(out.lines)):
+            time.sleep(0.05)
+        p.send_signal(signal.SIGTERM)
+        rc = L.wait(p, 20, "listen")
+        out.join()
+        heads = [i for i, (_, l) in enumerate(out.lines) if l.startswith("jfrstream listen ")]
+        counts = []  # (sources in the line, Source sections under it)
+        for k, i in enumerate(heads):
+            body = out.lines[i + 1:heads[k + 1] if k + 1 < len(heads) else len(out.lines)]
+            m = re.search(r"   (\d+) sources?   ", out.lines[i][1])
+            counts.append((int(m.group(1)) if m else -1,
+                           sum(1 for _, l in body if l.startswith("Source: "))))
+        check(rc == 0 and heads and heads[0] == 0 and all(a == b for a, b in counts)
+              and out.lines[-1][1].endswith("   0 sources   0 bytes kept   (end)"),
+              "listen --view --view-by source of a recording older than --view-window: exit "
+              "%s, %d frames, each line's sources = its sections, the last empty" % (rc, len(heads)))
 
         # --- tail of a finished file (final flag): --json = listen --json
         r = L.run([js, "tail", wl, "--json", "--exit-when-done"], 20)

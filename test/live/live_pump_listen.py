@@ -9,7 +9,7 @@ SeqWorkload runs with its own recording (-XX:StartFlightRecording, dumped at
 exit) and starts emitting jfrstream.Seq only once the pump's recording runs
 too (--wait-recordings 2), for a shorter time than the pump records, with
 chunk rotations (--rotate: a short extra recording every 1.3 s). The
-pump connects to a small tee proxy (this script) that forwards the bytes to
+pump connects to a small tee proxy (livelib.Tee) that forwards the bytes to
 jfrstream and keeps a copy (and the listener's acknowledgements back: --ack when the
 listener speaks the protocol, livelib.listener_acks). Checks:
   * every seq 0..last arrives exactly once (0 lost, 0 duplicated);
@@ -25,67 +25,14 @@ import argparse
 import os
 import shutil
 import signal
-import socket
 import sys
 import tempfile
-import threading
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import livelib as L  # noqa: E402
 
 NAME = "pump-listen"
-
-
-class Tee:
-    """Accept one connection, forward it to `port`, keep a copy in `path`."""
-
-    def __init__(self, port, path):
-        self.srv = socket.socket()
-        self.srv.bind(("127.0.0.1", 0))
-        self.srv.listen(1)
-        self.srv.settimeout(120)
-        self.port = self.srv.getsockname()[1]
-        self.target = port
-        self.path = path
-        self.bytes = 0
-        self.error = None
-        self.t = threading.Thread(target=self._run, daemon=True)
-        self.t.start()
-
-    def _run(self):
-        try:
-            src, _ = self.srv.accept()
-            src.settimeout(120)
-            dst = L.connect(self.target)
-            threading.Thread(target=self._back, args=(dst, src), daemon=True).start()
-            with open(self.path, "wb") as f:
-                while True:
-                    b = src.recv(1 << 16)
-                    if not b:
-                        break
-                    dst.sendall(b)
-                    f.write(b)
-                    self.bytes += len(b)
-            dst.shutdown(socket.SHUT_WR)
-            dst.close()
-            src.close()
-        except OSError as e:
-            self.error = str(e)
-        finally:
-            self.srv.close()
-
-    @staticmethod
-    def _back(dst, src):
-        """The listener's acknowledgements, back to the pump."""
-        try:
-            while True:
-                b = dst.recv(4096)
-                if not b:
-                    break
-                src.sendall(b)
-        except OSError:
-            pass
 
 
 def main():
@@ -124,7 +71,7 @@ def main():
             a.jfrstream, ["--json", "--events", "jfrstream.Seq", "--once", "--summary"])
         if not port:
             return L.result(name, False, "listen did not start: " + lerr.text())
-        tee = Tee(port, capture)
+        tee = L.Tee(port, capture)
         emit = max(1, a.seconds - 3)
         w, wout, werr = L.seq_workload(
             java, ["--rate", str(a.rate), "--duration", str(emit), "--wait-recordings", "2",

@@ -474,6 +474,64 @@ def connect(port, timeout=10):
     return s
 
 
+class Tee:
+    """A loopback proxy for one connection: accepts it on self.port, forwards it to
+    127.0.0.1:`port` and keeps a copy of the bytes in `path` (the listener's
+    acknowledgements go back to the sender). t_first and t_end: time.time_ns() of the
+    first byte and of the sender's end (as Lines stamps lines), None until then."""
+
+    def __init__(self, port, path):
+        self.srv = socket.socket()
+        self.srv.bind(("127.0.0.1", 0))
+        self.srv.listen(1)
+        self.srv.settimeout(120)
+        self.port = self.srv.getsockname()[1]
+        self.target = port
+        self.path = path
+        self.bytes = 0
+        self.error = None
+        self.t_first = self.t_end = None
+        self.t = threading.Thread(target=self._run, daemon=True)
+        self.t.start()
+
+    def _run(self):
+        try:
+            src, _ = self.srv.accept()
+            src.settimeout(120)
+            dst = connect(self.target)
+            threading.Thread(target=self._back, args=(dst, src), daemon=True).start()
+            with open(self.path, "wb") as f:
+                while True:
+                    b = src.recv(1 << 16)
+                    if not b:
+                        break
+                    if self.t_first is None:
+                        self.t_first = time.time_ns()
+                    dst.sendall(b)
+                    f.write(b)
+                    self.bytes += len(b)
+            self.t_end = time.time_ns()
+            dst.shutdown(socket.SHUT_WR)
+            dst.close()
+            src.close()
+        except OSError as e:
+            self.error = str(e)
+        finally:
+            self.srv.close()
+
+    @staticmethod
+    def _back(dst, src):
+        """The listener's acknowledgements, back to the sender."""
+        try:
+            while True:
+                b = dst.recv(4096)
+                if not b:
+                    break
+                src.sendall(b)
+        except OSError:
+            pass
+
+
 # ------------------------------------------------------------- capture
 
 def ensure_capture(workdir, java, name="capture.bin", seconds=5):

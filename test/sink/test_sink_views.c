@@ -11,7 +11,8 @@
  *   - mid-stream: a frame while a live chunk is being written equals the
  *     view of the file cut there (no crash, the chunk as far as it came);
  *   - two sources: over all sources, each view is the view of the two files
- *     one after the other; by_source, a "Source:" section each;
+ *     one after the other; by_source, a "Source:" section each, naming the
+ *     JVM (jfrs_source_id) already inside its first live chunk;
  *   - the window: a frame whose window ends before the events leaves them
  *     out (the view of no events), drops the copies (memory 0) and the
  *     ended sources; only the views' types are copied (the copy is smaller
@@ -280,6 +281,29 @@ static void check_file(const char *path) {
         free(end);
         jfrs_fanout_free(fo);
         jfrs_views_free(v);
+    }
+    /* by source, mid-chunk: the Source line names the JVM (jdk.JVMInformation
+     * came early in the chunk), not the origin it had before, although the
+     * chunk has not ended (a JVM's live chunk may last for hours) */
+    if (live) {
+        jfrs_views *v = new_views(true);
+        jfrs_fanout *fo = new_fanout(v);
+        feed f;
+        feed_open(&f, fo, false, "origin");
+        feed_bytes(&f, live, 0, len / 2, 4093, &seed);
+        CHECK(jfrs_source_identified(f.src));
+        char hdr[300];
+        snprintf(hdr, sizeof hdr, "Source: %s\n", jfrs_source_id(f.src));
+        CHECK(strcmp(jfrs_source_id(f.src), "origin") != 0);
+        char *mid = frame(v, now);
+        if (strncmp(mid, hdr, strlen(hdr)) != 0)
+            fprintf(stderr, "mid-chunk by source: '%.60s', want '%s'\n", mid, hdr);
+        CHECK(!strncmp(mid, hdr, strlen(hdr)));
+        free(mid);
+        feed_close(&f);
+        jfrs_fanout_free(fo);
+        jfrs_views_free(v);
+        printf("%s: by source mid-chunk: %s", path, hdr);
     }
 
     /* two sources, over all and by source */

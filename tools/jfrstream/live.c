@@ -707,7 +707,9 @@ static void on_view(uv_timer_t *t) {
 /* ------------------------------------------------------------ --view */
 
 /* One frame of the --view views: a line naming the run, then each view as
- * `view` prints it (redrawn on a terminal). */
+ * `view` prints it (redrawn on a terminal). The views are rendered first:
+ * the render drops what left the window (copies, ended sources), and the
+ * line counts what the frame shows. */
 static void views_frame(live_app *app, bool last) {
     jfrc_out *o = cli_out;
     struct timespec ts;
@@ -716,6 +718,12 @@ static void views_frame(live_app *app, bool last) {
     char when[32] = "";
     if (localtime_r(&ts.tv_sec, &tm))
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+    jfrc_out *body = jfrc_out_new_memory(1 << 16);
+    jfr_status st = body ? jfrs_views_render(app->views, body,
+                                             (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec)
+                         : JFR_NOMEM;
+    if (st == JFR_OK && jfrc_out_failed(body))
+        st = JFR_NOMEM;
     if (app->tty && !last)
         jfrc_out_puts(o, "\x1b[H\x1b[2J");
     uint64_t win = app->o.view_window_ms ? app->o.view_window_ms : LIVE_VIEW_WINDOW_MS;
@@ -729,7 +737,11 @@ static void views_frame(live_app *app, bool last) {
                     app->cmd, app->where, when, span, n,
                     cli_noun(n, "source", "sources"),
                     (unsigned long long)jfrs_views_memory(app->views), last ? "   (end)" : "");
-    jfr_status st = jfrs_views_render(app->views, o, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+    size_t len = 0;
+    const char *text = body ? jfrc_out_data(body, &len) : NULL;
+    if (text)
+        jfrc_out_write(o, text, len);
+    jfrc_out_free(body);
     if (st != JFR_OK) {
         cli_error("%s: --view: %s", app->cmd, jfr_status_str(st));
         app->failed = true;
