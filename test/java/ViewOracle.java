@@ -14,12 +14,23 @@ import jdk.jfr.consumer.EventStream;
  *   java --add-opens jdk.jfr/jdk.jfr.internal.query=ALL-UNNAMED \
  *        --add-opens jdk.jfr/jdk.jfr.internal.util=ALL-UNNAMED \
  *        ViewOracle.java FILE [--verbose] [--width N] [--truncate beginning|end]
- *        [--cell-height N] -- VIEW...
+ *        [--cell-height N] -- (VIEW | QUERY)...
  *
  * For each VIEW, a line "\u0001VIEW <name>", then the text `jfr view` prints
  * for it (the jdk.jfr.internal.query.ViewPrinter that View.java runs, with
  * the same Configuration), or a line "\u0001FAIL <exception>" where the JDK
  * throws. The "Execution: ..." line of --verbose is the JDK's own timing.
+ *
+ * An argument after -- whose first word is SELECT, COLUMN or FORMAT (any
+ * case; no view's name is one) is a query instead: a line "\u0001QUERY
+ * <query>" (its newlines written as spaces), then the text the debug-build
+ * command `jfr query` prints for it (jdk.jfr.internal.query.QueryPrinter,
+ * the Configuration of tool/Query.java: --verbose also sets verboseHeaders),
+ * or the "\u0001FAIL <exception>" line. Views and queries may be mixed.
+ * An exception in the stream's event handlers (the query's field getters:
+ * topApplicationFrame of a frame without a class) leaves out that event,
+ * and `jfr query` prints its stack trace and the table of the rest; in
+ * query mode that is the FAIL line of the first such exception.
  */
 public class ViewOracle {
     public static void main(String[] args) throws Exception {
@@ -44,15 +55,26 @@ public class ViewOracle {
         Class<?> trunc = Class.forName("jdk.jfr.internal.query.Configuration$Truncate");
         Constructor<?> makePrinter = printer.getConstructor(conf, EventStream.class);
         Method execute = printer.getMethod("execute", String.class);
+        Class<?> qprinter = Class.forName("jdk.jfr.internal.query.QueryPrinter");
+        Constructor<?> makeQueryPrinter = qprinter.getConstructor(conf, EventStream.class);
+        Method executeQuery = qprinter.getMethod("execute", String.class);
         Method getLines = lines.getMethod("getLines");
         StringBuilder sb = new StringBuilder();
         for (i = i + 1; i < args.length; i++) {
             String view = args[i];
-            sb.append("\u0001VIEW ").append(view).append('\n');
+            boolean query = isQuery(view);
+            if (query) {
+                sb.append("\u0001QUERY ").append(view.replace('\n', ' ')).append('\n');
+            } else {
+                sb.append("\u0001VIEW ").append(view).append('\n');
+            }
             Object c = conf.getConstructor().newInstance();
             Object lp = lines.getConstructor().newInstance();
             conf.getField("output").set(c, lp);
             conf.getField("verbose").setBoolean(c, verbose);
+            if (query) {
+                conf.getField("verboseHeaders").setBoolean(c, verbose);
+            }
             conf.getField("width").setInt(c, width);
             conf.getField("cellHeight").setInt(c, cellHeight);
             if (truncate != null) {
@@ -64,8 +86,16 @@ public class ViewOracle {
                 }
             }
             try (EventStream stream = EventStream.openFile(file)) {
-                Object vp = makePrinter.newInstance(c, stream);
-                execute.invoke(vp, view);
+                if (query) {
+                    List<Throwable> errors = new ArrayList<>();
+                    stream.onError(errors::add);
+                    executeQuery.invoke(makeQueryPrinter.newInstance(c, stream), view);
+                    if (!errors.isEmpty()) {
+                        throw new java.lang.reflect.InvocationTargetException(errors.getFirst());
+                    }
+                } else {
+                    execute.invoke(makePrinter.newInstance(c, stream), view);
+                }
                 @SuppressWarnings("unchecked")
                 List<String> text = (List<String>) getLines.invoke(lp);
                 for (String line : text) {
@@ -76,5 +106,13 @@ public class ViewOracle {
             }
         }
         System.out.print(sb);
+    }
+
+    private static boolean isQuery(String arg) {
+        String[] words = arg.strip().split("\\s+", 2);
+        return switch (words[0].toUpperCase(java.util.Locale.ROOT)) {
+            case "SELECT", "COLUMN", "FORMAT" -> true;
+            default -> false;
+        };
     }
 }
