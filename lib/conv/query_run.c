@@ -2071,6 +2071,9 @@ static void free_fns(jq_run *r, qfn *fn, size_t n) {
         jfr__free(r->ar.a, fn[k].vals, fn[k].cv * sizeof *fn[k].vals);
 }
 
+/* HashMap.hash: the bits above 16 folded into the bin index. */
+static uint32_t jdk_spread(int32_t h) { return (uint32_t)h ^ ((uint32_t)h >> 16); }
+
 static qgroup *group_for(jq_run *r, const jv *keys, uint32_t nkeys) {
     qgroups *g = r->groups;
     /* HashMap.computeIfAbsent makes its table at the first call and doubles
@@ -2119,6 +2122,17 @@ static qgroup *group_for(jq_run *r, const jv *keys, uint32_t nkeys) {
         g->slots = ns;
         g->cap = nc;
     }
+    int32_t qjh = nkeys == 1 ? jq_jv_hash(&keys[0]) : jh;
+    if (g->jcap < 64) {
+        /* a new key in a bin of 7 or more: computeIfAbsent's treeifyBin
+         * doubles a table of under 64 bins instead of making a tree */
+        uint32_t mask = (uint32_t)g->jcap - 1, bin = jdk_spread(qjh) & mask;
+        size_t in_bin = 0;
+        for (size_t k = 0; k < g->nall; k++)
+            in_bin += (jdk_spread(g->all[k]->jhash) & mask) == bin;
+        if (in_bin >= 7)
+            g->jcap *= 2;
+    }
     qgroup *q = jq_alloc(&r->ar, sizeof *q);
     jv *kc = jq_alloc(&r->ar, (nkeys ? nkeys : 1) * sizeof *kc);
     qfn *fn = jq_alloc(&r->ar, (r->nfields ? r->nfields : 1) * sizeof *fn);
@@ -2129,7 +2143,7 @@ static qgroup *group_for(jq_run *r, const jv *keys, uint32_t nkeys) {
     q->keys = kc;
     q->nkeys = nkeys;
     q->h = h;
-    q->jhash = nkeys == 1 ? jq_jv_hash(&keys[0]) : jh;
+    q->jhash = qjh;
     q->fn = fn;
     q->seq = g->n;
     q->next = g->slots[h & (g->cap - 1)];
@@ -2231,11 +2245,8 @@ int jq_run_finish(jq_run *r) {
         return r->failed ? -1 : 0;
     qgroups *g = r->groups;
     size_t cap = g->jcap ? g->jcap : 16; /* group_for */
-    for (size_t k = 0; k < g->nall; k++) {
-        uint32_t h = (uint32_t)g->all[k]->jhash;
-        h ^= h >> 16;
-        g->all[k]->h = h & (uint32_t)(cap - 1);
-    }
+    for (size_t k = 0; k < g->nall; k++)
+        g->all[k]->h = jdk_spread(g->all[k]->jhash) & (uint32_t)(cap - 1);
     if (g->nall > 1)
         qsort(g->all, g->nall, sizeof *g->all, cmp_bucket);
 
