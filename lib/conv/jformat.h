@@ -25,6 +25,11 @@
 /* Double.toString(v) / Float.toString(v) of JDK 19+ ("NaN", "Infinity",
  * "-0.0", "1.0E-5", "0.1", ...). Returns the length; buf gets a NUL too. */
 size_t jfmt_double(double v, char *buf);
+/* The integer digits NumberFormat prints for a double of 1e17 or more in
+ * magnitude (no fraction there): the digits of Double.toString, then zeros
+ * ("340282346638528860000..." for Float.MAX_VALUE), without sign or
+ * grouping; NUL-terminated. At most 310 bytes. */
+size_t jfmt_large_integer(double v, char *buf);
 size_t jfmt_float(float v, char *buf);
 /* The same by the slow exact search (correctly rounded printf and strtod):
  * what the fast one is tested against. */

@@ -526,3 +526,13 @@ size_t jfmt_float(float f, char *buf) {
 #endif
     return jfmt_float_exact(f, buf);
 }
+
+size_t jfmt_large_integer(double v, char *buf) {
+    char d[20];
+    int e = 0, n = jfmt__shortest(v < 0 ? -v : v, d, &e);
+    size_t len = 0;
+    for (int k = 0; k <= e; k++) /* d[0].d[1].. x 10^e: e + 1 integer digits */
+        buf[len++] = k < n ? d[k] : '0';
+    buf[len] = 0;
+    return len;
+}

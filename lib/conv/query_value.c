@@ -159,7 +159,12 @@ static void format_number(jq_fbuf *b, const jv *v) {
             fputs_(b, d < 0 ? "-\xe2\x88\x9e" : "\xe2\x88\x9e");
             return;
         }
-        snprintf(tmp, sizeof tmp, "%.3f", d);
+        if (fabs(d) >= 1e17) { /* DecimalFormat: Double.toString's digits, then zeros */
+            tmp[0] = '-';
+            jfmt_large_integer(d, tmp + (d < 0));
+        } else {
+            snprintf(tmp, sizeof tmp, "%.3f", d);
+        }
         char *dot = strchr(tmp, '.');
         if (dot) {
             char *e = tmp + strlen(tmp);
