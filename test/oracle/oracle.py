@@ -887,6 +887,17 @@ def compare_json(args, path, ref, totals, tolerant, label):
     return ok
 
 
+def first_diff(ours, ref):
+    """The first line where two texts differ, both shown (the views' tests)."""
+    ol, rl = ours.splitlines(), ref.splitlines()
+    for i in range(max(len(ol), len(rl))):
+        x = ol[i] if i < len(ol) else "<end>"
+        y = rl[i] if i < len(rl) else "<end>"
+        if x != y:
+            return "  line %d:\n    jfrstream: %r\n    jdk:       %r" % (i + 1, x[:160], y[:160])
+    return ""
+
+
 def chunk_spans(path):
     """[(offset, size)] of the chunks of a .jfr file (header: magic FLR\\0,
     then the chunk size at byte 8, big-endian), or None if it does not

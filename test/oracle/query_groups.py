@@ -63,7 +63,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, HERE)
 from find_jdk import find_jdk  # noqa: E402
+from oracle import first_diff  # noqa: E402
 
 # the group counts n whose table is the one n - 1 keys needed (n - 1 = 3/4
 # of it) when the n-th key came last, twice as big else; and the counts below
@@ -222,16 +224,6 @@ def subset_sum(items, target):
         if target in reach:
             return reach[target]
     return None
-
-
-def first_diff(ours, ref):
-    ol, rl = ours.splitlines(), ref.splitlines()
-    for i in range(max(len(ol), len(rl))):
-        x = ol[i] if i < len(ol) else "<end>"
-        y = rl[i] if i < len(rl) else "<end>"
-        if x != y:
-            return "  line %d:\n    jfrstream: %r\n    jdk:       %r" % (i + 1, x[:160], y[:160])
-    return ""
 
 
 def base_queries(J, path):

@@ -41,7 +41,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from oracle import chunk_spans, span_bytes  # noqa: E402
+from oracle import chunk_spans, first_diff, span_bytes  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CRASH = "unexpected internal error"
@@ -116,16 +116,6 @@ def chunkwise(a, path, opts, view):
         return True
     finally:
         shutil.rmtree(tmp, True)
-
-
-def first_diff(ours, ref):
-    ol, rl = ours.splitlines(), ref.splitlines()
-    for i in range(max(len(ol), len(rl))):
-        x = ol[i] if i < len(ol) else "<end>"
-        y = rl[i] if i < len(rl) else "<end>"
-        if x != y:
-            return "  line %d:\n    jfrstream: %r\n    jdk:       %r" % (i + 1, x[:160], y[:160])
-    return ""
 
 
 def main():
