@@ -312,6 +312,7 @@ int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
                              "numeric or localhost)", addr);
         goto out;
     }
+    live_signals_hold(&x.app); /* before the sinks' threads start */
     if ((rc = live_kafka_open(&x.app)) != CLI_EXIT_OK) /* --kafka: the producer */
         goto out;
     if ((rc = pyro_open(&x.app)) != CLI_EXIT_OK) /* --pyroscope: its credentials */

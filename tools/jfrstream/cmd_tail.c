@@ -258,6 +258,7 @@ int cmd_tail(const cli_command *c, cli_global *g, int argc, char **argv) {
         goto out;
     }
     x.app.cmd = "tail";
+    live_signals_hold(&x.app); /* before the sinks' threads start */
     if ((rc = live_kafka_open(&x.app)) != CLI_EXIT_OK) /* --kafka: the producer */
         goto out;
     if ((rc = pyro_open(&x.app)) != CLI_EXIT_OK) /* --pyroscope: its credentials */

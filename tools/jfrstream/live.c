@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define VIEW_WIN 4      /* ring of per-second snapshots: rates over <= 3 s */
@@ -815,19 +816,31 @@ static void write_window(live_app *app) {
 
 static void on_window(uv_timer_t *t) { write_window(t->data); }
 
-void live_signals_deliver(live_app *app) { pthread_sigmask(SIG_SETMASK, &app->sigmask, NULL); }
-
-bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *where) {
-    /* SIGINT/SIGTERM blocked while the sinks start their threads (librdkafka,
-     * libmicrohttpd), which inherit the mask: the kernel then delivers a stop
-     * to the loop's thread only (live_signals_deliver). A signal taken by a
-     * helper thread parked in a call ThreadSanitizer does not treat as
-     * blocking was held there (metrics-limits: SIGTERM ignored for 30 s). */
+void live_signals_hold(live_app *app) {
+    /* SIGINT/SIGTERM blocked before the sinks start their threads (librdkafka,
+     * libmicrohttpd, the Pyroscope sender), which inherit the mask: the kernel
+     * then delivers a stop to the loop's thread only (live_signals_deliver). A
+     * signal taken by a helper thread parked in a call ThreadSanitizer does not
+     * treat as blocking was held there (metrics-limits: SIGTERM ignored 30 s). */
     sigset_t stop;
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, &app->sigmask);
+}
+
+void live_signals_deliver(live_app *app) {
+    /* A sleep of 0 while the stops are still blocked: ThreadSanitizer makes a
+     * thread's signal state at its first blocking call, and a signal that
+     * lands in the middle of that is lost (the loop's first epoll_wait;
+     * strace of metrics-limits: the handler ran, libuv never heard of it).
+     * Without the sanitizer it is one syscall. */
+    struct timespec zero = {0, 0};
+    nanosleep(&zero, NULL);
+    pthread_sigmask(SIG_SETMASK, &app->sigmask, NULL);
+}
+
+bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *where) {
     app->loop = loop;
     app->cmd = cmd;
     snprintf(app->where, sizeof app->where, "%s", where);

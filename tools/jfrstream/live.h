@@ -132,7 +132,7 @@ struct live_app {
     /* optional: called at every chunk begin of a source */
     void (*chunk_hook)(live_app *app, live_src *s);
     uv_signal_t sigint, sigterm;
-    sigset_t sigmask; /* the mask before live_init */
+    sigset_t sigmask; /* the mask before live_signals_hold */
     uv_timer_t view_timer;
     uv_prepare_t flusher;
     uint64_t ticks;
@@ -172,8 +172,11 @@ bool live_parse_address(const char *arg, char *host, size_t hostlen, int *port,
 int live_check(const live_app *app);
 /* Set up the app on the loop: signals, flusher, view timer. */
 bool live_init(live_app *app, uv_loop_t *loop, const char *cmd, const char *where);
+/* Before the first thread is started (the sinks' open): SIGINT/SIGTERM
+ * blocked, so that every thread started after inherits the block. */
+void live_signals_hold(live_app *app);
 /* After the last thread is started, before the loop runs: SIGINT/SIGTERM,
- * blocked by live_init, reach the loop's thread (and any that came). */
+ * blocked by live_signals_hold, reach the loop's thread only. */
 void live_signals_deliver(live_app *app);
 /* Parser options and callbacks for every source. The callbacks' user
  * pointer must point at a struct whose first member is `void *data` holding
