@@ -820,9 +820,12 @@ JFR_API uint64_t jfr_writer_pending(const jfr_writer *w);
  *   checking record sizes, indexing its constant pools and listing the events
  *   to deliver (sorted by end time when `ordered`), for the subscriptions
  *   made so far (a chunk whose on_chunk_begin or on_metadata subscribes to
- *   more types is listed again on the calling thread). At most N chunks are
- *   prepared or being prepared at a time; their bytes are read in place from
- *   the caller's buffer, never copied.
+ *   more types is listed again on the calling thread). While a helper
+ *   prepares the chunk to be delivered next, the calling thread prepares a
+ *   later one that no helper has started (light callbacks would else wait
+ *   for the helpers). At most N + 1 chunks are prepared or being prepared
+ *   at a time; their bytes are read in place from the caller's buffer,
+ *   never copied.
  *
  *   Every callback still runs on the calling thread, in the same order and
  *   with the same arguments as with threads = 0: the output does not depend

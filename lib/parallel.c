@@ -47,28 +47,38 @@ typedef struct jfr_par {
     pthread_t *threads;
 } jfr_par;
 
+/* Under the lock, slot QUEUED: prepare it (the lock released meanwhile). */
+static void run_slot(jfr_par *par, jfr_slot *sl) {
+    sl->state = SL_RUNNING;
+    pthread_mutex_unlock(&par->mu);
+    bool ok = jfr__chunk_prepare(sl->w, &sl->cancel) == JFR_OK;
+    pthread_mutex_lock(&par->mu);
+    sl->ok = ok;
+    sl->state = SL_READY;
+    pthread_cond_broadcast(&par->done);
+}
+
+/* Under the lock: the queued slot of the earliest chunk, or NULL. */
+static jfr_slot *earliest_queued(jfr_par *par) {
+    jfr_slot *sl = NULL;
+    for (unsigned i = 0; i < par->nslots; i++)
+        if (par->slots[i].state == SL_QUEUED && (!sl || par->slots[i].offset < sl->offset))
+            sl = &par->slots[i];
+    return sl;
+}
+
 static void *helper(void *arg) {
     jfr_par *par = arg;
     pthread_mutex_lock(&par->mu);
     for (;;) {
-        jfr_slot *sl = NULL;
-        for (unsigned i = 0; i < par->nslots; i++) /* the earliest chunk first */
-            if (par->slots[i].state == SL_QUEUED &&
-                (!sl || par->slots[i].offset < sl->offset))
-                sl = &par->slots[i];
+        jfr_slot *sl = earliest_queued(par); /* the earliest chunk first */
         if (par->quit)
             break;
         if (!sl) {
             pthread_cond_wait(&par->work, &par->mu);
             continue;
         }
-        sl->state = SL_RUNNING;
-        pthread_mutex_unlock(&par->mu);
-        bool ok = jfr__chunk_prepare(sl->w, &sl->cancel) == JFR_OK;
-        pthread_mutex_lock(&par->mu);
-        sl->ok = ok;
-        sl->state = SL_READY;
-        pthread_cond_broadcast(&par->done);
+        run_slot(par, sl);
     }
     pthread_mutex_unlock(&par->mu);
     return NULL;
@@ -107,7 +117,8 @@ static void par_destroy(jfr_parser *p, jfr_par *par) {
     jfr__free(a, par, sizeof *par);
 }
 
-/* threads slots (the adopted chunk + one per helper), threads - 1 helpers.
+/* threads + 1 slots (the adopted chunk, one per helper, and one the calling
+ * thread prepares while it waits), threads - 1 helpers.
  * NULL when anything fails: the parser then stays serial. */
 static jfr_par *par_new(jfr_parser *p) {
     const jfr_allocator *a = &p->opt.allocator;
@@ -130,13 +141,13 @@ static jfr_par *par_new(jfr_parser *p) {
         jfr__free(a, par, sizeof *par);
         return NULL;
     }
-    par->nslots = n;
-    par->slots = jfr__calloc(a, n * sizeof *par->slots);
+    par->nslots = n + 1;
+    par->slots = jfr__calloc(a, par->nslots * sizeof *par->slots);
     if (!par->slots) {
         par_destroy(p, par);
         return NULL;
     }
-    for (unsigned i = 0; i < n; i++) { /* workers are serial (threads 0) */
+    for (unsigned i = 0; i < par->nslots; i++) { /* workers are serial (threads 0) */
         atomic_init(&par->slots[i].cancel, false);
         /* the callbacks are copied for what scan_unit decides from them
          * (never called there) */
@@ -145,7 +156,7 @@ static jfr_par *par_new(jfr_parser *p) {
             return NULL;
         }
     }
-    par->threads = jfr__calloc(a, n * sizeof *par->threads);
+    par->threads = jfr__calloc(a, par->nslots * sizeof *par->threads);
     if (!par->threads) {
         par_destroy(p, par);
         return NULL;
@@ -225,38 +236,12 @@ static bool queue(jfr_parser *p, jfr_slot *sl, const uint8_t *h, const jfr_chunk
     return true;
 }
 
-void jfr__par_chunk(jfr_parser *p, const uint8_t *at, size_t avail) {
-    if (p->mt.prep)
-        jfr__par_release(p);
-    if (!p->mt.par && !(p->mt.par = par_new(p)))
-        return; /* no threads: serial */
-    jfr_par *par = p->mt.par;
-    uint64_t off = p->info.offset;
-    pthread_mutex_lock(&par->mu);
-    /* this chunk: adopt its preparation (waiting for it if it runs); drop
-     * those of chunks already behind */
-    for (unsigned i = 0; i < par->nslots; i++) {
-        jfr_slot *sl = &par->slots[i];
-        if (sl->state == SL_FREE || sl->offset > off)
-            continue;
-        if (sl->offset < off || sl->base != at || sl->state == SL_QUEUED) {
-            drop(sl); /* stale, or not started: serial is as fast */
-            continue;
-        }
-        while (sl->state == SL_RUNNING)
-            pthread_cond_wait(&par->done, &par->mu);
-        if (sl->state == SL_READY && sl->ok) {
-            sl->state = SL_ADOPTED;
-            p->mt.prep = sl->w;
-        } else {
-            sl->state = SL_FREE; /* failed: the serial path reports why */
-        }
-    }
-    /* the following whole finished chunks of this feed call, nearest first,
-     * as long as slots are free */
+/* Under the lock: queue the whole finished chunks of this feed call after
+ * the one at `at` (nearest first) into the free slots. */
+static void queue_following(jfr_parser *p, jfr_par *par, const uint8_t *at, size_t avail) {
     const uint8_t *h = at;
     size_t left = avail;
-    uint64_t size = p->chunk.size, index = p->info.index;
+    uint64_t off = p->info.offset, size = p->chunk.size, index = p->info.index;
     for (;;) {
         h += size;
         left -= size;
@@ -278,6 +263,48 @@ void jfr__par_chunk(jfr_parser *p, const uint8_t *at, size_t avail) {
             continue;
         if (!fr || !queue(p, fr, h, &hi, off, index))
             break;
+    }
+}
+
+void jfr__par_chunk(jfr_parser *p, const uint8_t *at, size_t avail) {
+    if (p->mt.prep)
+        jfr__par_release(p);
+    if (!p->mt.par && !(p->mt.par = par_new(p)))
+        return; /* no threads: serial */
+    jfr_par *par = p->mt.par;
+    uint64_t off = p->info.offset;
+    pthread_mutex_lock(&par->mu);
+    /* drop the preparations of chunks already behind, and this chunk's
+     * if no helper has started it (serial is as fast) */
+    jfr_slot *cur = NULL;
+    for (unsigned i = 0; i < par->nslots; i++) {
+        jfr_slot *sl = &par->slots[i];
+        if (sl->state == SL_FREE || sl->offset > off)
+            continue;
+        if (sl->offset < off || sl->base != at || sl->state == SL_QUEUED)
+            drop(sl);
+        else
+            cur = sl;
+    }
+    /* the helpers get the following chunks first; then, while a helper
+     * prepares this one, the calling thread prepares a later one that no
+     * helper has started (a consumer whose callbacks are light, a view of a
+     * few types, would else wait for the helpers one chunk at a time) */
+    queue_following(p, par, at, avail);
+    if (cur) {
+        while (cur->state == SL_RUNNING) {
+            jfr_slot *later = earliest_queued(par);
+            if (later)
+                run_slot(par, later);
+            else
+                pthread_cond_wait(&par->done, &par->mu);
+        }
+        if (cur->state == SL_READY && cur->ok) {
+            cur->state = SL_ADOPTED;
+            p->mt.prep = cur->w;
+        } else {
+            cur->state = SL_FREE; /* failed: the serial path reports why */
+        }
     }
     pthread_mutex_unlock(&par->mu);
 }
