@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""jobs.py — `print --json` on N threads (--jobs N) writes what one thread
-writes: stdout, stderr, the two interleaved on one descriptor, and the exit
+"""jobs.py — `print --json`, `view` and `query` on N threads (--jobs N) write
+what one thread writes: stdout, stderr, the two interleaved on one descriptor, and the exit
 status, byte for byte.
 
 usage: test/cli/jobs.py JFRSTREAM FILE.jfr [FILE.jfr ...]
@@ -13,8 +13,11 @@ is the reference; --jobs 2, 3 and 7 with batches of 1, 7 and 1024 events
 default stack depth, --stack-depth 64, an --events list, a glob and
 --categories. The sound files concatenated twice at --jobs 2 and 3: each
 chunk prepared once for the workers (JFRSTREAM_SHARE_STATS), output
-unchanged; with --max-memory nothing is shared. Files that are absent are
-skipped (said); exit 77 when no file is there at all.
+unchanged; with --max-memory nothing is shared. `view` and `query` (one
+parser, the chunks prepared on --jobs - 1 helper threads) at --jobs 2, 3
+and 7 equal --jobs 1 on the files, every fourth damaged copy and the
+concatenation. Files that are absent are skipped (said); exit 77 when no
+file is there at all.
 """
 import os
 import random
@@ -155,6 +158,30 @@ def main():
             print("FAIL: concatenation --max-memory 512M --jobs 2: %r" % got[3][-300:])
         else:
             print("ok: concatenation --max-memory 512M --jobs 2, nothing shared")
+        # view and query: the chunks after the first of each feed prepared
+        # on helper threads, every view printed by the calling thread
+        views = [["view", "all-views"], ["view", "--width", "60", "types"],
+                 ["view", "all-events"],
+                 ["query", "SELECT COUNT(*), FIRST(startTime), LAST(startTime) FROM * "
+                           "GROUP BY eventType.label ORDER BY eventType.label"]]
+        for path, what, extra in cases[:len(files)] + cases[len(files)::4] + [(cat, " (concatenation)", [])]:
+            for vi, args in enumerate(views):
+                if what.startswith(" (damaged") and vi > 1:
+                    continue
+                args = extra + args + [path]
+                ref = run(jfrstream, ["--jobs", "1"] + args, {}, tmp)
+                for jobs in (2, 3, 7):
+                    got = run(jfrstream, ["--jobs", str(jobs)] + args, {}, tmp)
+                    compared += 1
+                    label = "%s%s %s --jobs %d" % (os.path.basename(path), what,
+                                                   " ".join(extra + args[:-1])[:60], jobs)
+                    names = ["exit status", "exit status (2>&1)", "stdout", "stderr", "stdout+stderr"]
+                    bad = [n for n, a, b in zip(names, ref, got) if a != b]
+                    if bad:
+                        fails += 1
+                        print("FAIL: %s: %s differ" % (label, ", ".join(bad)))
+                    else:
+                        print("ok: %s (exit %d, %d bytes)" % (label, got[0], len(got[2])))
     print("%d passed, %d failed" % (compared - fails, fails))
     return 1 if fails else 0
 

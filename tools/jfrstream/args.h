@@ -29,6 +29,7 @@ typedef struct cli_global {
     bool resync; /* --resync: jfr_options.resync */
     uint64_t max_memory; /* --max-memory: jfr_options.max_memory */
     unsigned jobs;       /* --jobs: threads of print --json (0: automatic) */
+    unsigned threads;    /* cli_parse's jfr_parser_set_threads (view, query) */
     cli_shared_file *shared; /* a parallel run's mapping of FILE, or NULL */
 } cli_global;
 

@@ -185,8 +185,6 @@ static int on_arg(void *ctx, const cli_arg *a) {
  * each, and two workers on bench/'s recording gained 1.21x instead of
  * 1.68x, on w25b 1.58x instead of 1.68x. */
 #define PRINT_BATCH 64
-/* Without --jobs, files smaller than this are printed on one thread. */
-#define PRINT_PARALLEL_MIN ((uint64_t)4 << 20)
 
 /* What every run of the command shares (one printer per thread). */
 typedef struct print_run {
@@ -274,31 +272,6 @@ static int print_worker(cli_worker *w, void *arg) {
     return rc;
 }
 
-/* How many threads print `path`: --jobs, else the cores (at most 8) for a
- * plain recording file of PRINT_PARALLEL_MIN bytes or more without
- * --max-memory; 1 for standard input, compressed input and --feed-size
- * (they are read once, as a stream). */
-static unsigned print_jobs(const cli_global *g, const char *path, uint64_t *size) {
-    if (g->jobs == 1 || g->feed_mode != CLI_FEED_DEFAULT || strcmp(path, "-") == 0)
-        return 1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 1;
-    struct stat st;
-    unsigned char magic[4] = {0};
-    bool plain = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-                 pread(fd, magic, 4, 0) == 4 && memcmp(magic, "FLR", 4) == 0;
-    close(fd);
-    if (!plain)
-        return 1;
-    *size = (uint64_t)st.st_size;
-    if (g->jobs)
-        return g->jobs;
-    if (g->max_memory || *size < PRINT_PARALLEL_MIN)
-        return 1;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
-}
 
 /* The text of `jfr print` (--exact: `jfr print --exact`): one pass, the
  * events queued in the JDK's order by the writer. */
@@ -333,7 +306,7 @@ int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv) {
         goto out;
     }
     uint64_t size = 0;
-    unsigned jobs = print_jobs(g, pr.path, &size);
+    unsigned jobs = cli_jobs(g, pr.path, &size);
     /* the writers' caches and the parsers share --max-memory */
     uint64_t cache = 0, parser_mem = g->max_memory;
     if (g->max_memory) {

@@ -340,7 +340,11 @@ static int view_main(const cli_command *c, cli_global *g, int argc, char **argv,
     /* the JDK's stream sorts by end time and converts every chunk's ticks
      * with the first chunk's time base */
     jfr_options o = {.size = sizeof o, .ordered = true, .jdk_time_base = true};
-    rc = cli_parse(g, v.path, &o, &cb, &v, NULL);
+    /* chunks prepared on helper threads, delivered in order on this one */
+    cli_global gt = *g;
+    uint64_t size = 0;
+    gt.threads = cli_jobs(g, v.path, &size);
+    rc = cli_parse(&gt, v.path, &o, &cb, &v, NULL);
     if (v.failed) {
         rc = CLI_EXIT_ERROR;
         goto done;

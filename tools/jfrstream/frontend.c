@@ -70,6 +70,7 @@ typedef struct feeder {
     uint64_t cb_errors_at_start;
     bool error;   /* something was reported */
     bool stopped; /* no more feeding: stopped or fatal error */
+    unsigned window; /* whole chunks per feed call of a mapped file */
 } feeder;
 
 static bool is_error(jfr_status s) {
@@ -209,6 +210,14 @@ static void feed_memory(feeder *f, slicer *sl, const uint8_t *data, size_t size,
             size_t k = chunk_extent(data, off, size);
             if (!k)
                 k = size - off; /* damaged or last: the parser reports it */
+            /* helper threads (cli_global.threads): as many whole chunks
+             * per call, the parser prepares those after the first on them */
+            for (unsigned w = 1; w < f->window && off + k < size; w++) {
+                size_t more = chunk_extent(data, off + k, size);
+                if (!more)
+                    break;
+                k += more;
+            }
             populate(sf, data, off, off + k);
             if (sf && sf->share)
                 prepare_ahead(f, sf, data, off, k, size);
@@ -409,7 +418,7 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
     jfr_parser *p = new_parser(g, opts, cb, user, setup);
     if (!p)
         return CLI_EXIT_ERROR;
-    feeder f = {p, cb_errors_at_start, false, false};
+    feeder f = {p, cb_errors_at_start, false, false, 1};
     source src;
     src.is_stdin = strcmp(path, "-") == 0;
     src.fd = src.is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -424,6 +433,9 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
     probe(&src, g);
     if (src.shared && src.shared->share && sl.mode == CLI_FEED_DEFAULT)
         (void)jfr_parser_set_share(p, src.shared->share);
+    if (g->threads > 1 && src.map != MAP_FAILED && !src.shared && sl.mode == CLI_FEED_DEFAULT &&
+        jfr_parser_set_threads(p, g->threads) == JFR_OK)
+        f.window = g->threads + 1; /* what the parser prepares at once */
     if (!feed_source(&f, &sl, &src))
         f.error = true;
     /* always finish: it reports a truncated last chunk */
@@ -443,6 +455,28 @@ int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
         f.error = true;
     jfr_parser_free(p);
     return f.error ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+}
+
+unsigned cli_jobs(const cli_global *g, const char *path, uint64_t *size) {
+    if (g->jobs == 1 || g->feed_mode != CLI_FEED_DEFAULT || strcmp(path, "-") == 0)
+        return 1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 1;
+    struct stat st;
+    unsigned char magic[4] = {0};
+    bool plain = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                 pread(fd, magic, 4, 0) == 4 && memcmp(magic, "FLR", 4) == 0;
+    close(fd);
+    if (!plain)
+        return 1;
+    *size = (uint64_t)st.st_size;
+    if (g->jobs)
+        return g->jobs;
+    if (g->max_memory || *size < CLI_JOBS_MIN_SIZE)
+        return 1;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
 }
 
 cli_shared_file *cli_shared_file_open(const char *path, unsigned workers, bool share) {

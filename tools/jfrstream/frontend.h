@@ -20,10 +20,24 @@ typedef jfr_status (*cli_setup_fn)(jfr_parser *p, void *user);
  * Parse `path` ("-" = stdin): create a parser with opts/cb/user, feed it the
  * input as the global options say, finish and free it. cb->on_error should
  * be cli_on_error. Returns CLI_EXIT_OK, or CLI_EXIT_ERROR when any error was
- * reported (input, parse or finish).
+ * reported (input, parse or finish). With cli_global.threads N > 1 and a
+ * mapped file, N + 1 whole chunks are fed per call and the parser prepares
+ * all but the first on its helper threads (jfr_parser_set_threads: the
+ * callbacks and the output are those of one thread).
  */
 int cli_parse(const cli_global *g, const char *path, const jfr_options *opts,
               const jfr_callbacks *cb, void *user, cli_setup_fn setup);
+
+/* Without --jobs, files smaller than this are read on one thread. */
+#define CLI_JOBS_MIN_SIZE ((uint64_t)4 << 20)
+
+/*
+ * How many threads read `path`: --jobs, else the cores (at most 8) for a
+ * plain recording file of CLI_JOBS_MIN_SIZE bytes or more without
+ * --max-memory; 1 for standard input, compressed input and --feed-size
+ * (they are read once, as a stream). *size: the file's size when plain.
+ */
+unsigned cli_jobs(const cli_global *g, const char *path, uint64_t *size);
 
 /*
  * A regular file mapped once for the N workers of a parallel run (ordered.h),

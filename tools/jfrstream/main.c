@@ -25,7 +25,7 @@ static void erase_progress(void *user) {
 }
 
 int main(int argc, char **argv) {
-    cli_global g = {CLI_FEED_DEFAULT, 0, 1, false, 0, 0, NULL};
+    cli_global g = {.feed_mode = CLI_FEED_DEFAULT, .seed = 1};
     if (!(cli_out = jfrc_out_new_fd(STDOUT_FILENO, (size_t)1 << 20))) {
         fputs(CLI_NAME ": out of memory\n", stderr);
         return CLI_EXIT_ERROR;
