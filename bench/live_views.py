@@ -19,17 +19,12 @@ import subprocess
 import sys
 import time
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "live"))
+import livelib as L  # noqa: E402  (free_port)
 
 
 def listen_once(jfrstream, args, data):
-    port = free_port()
+    port = L.free_port()
     cmd = [jfrstream, "listen", "--once"] + args + ["127.0.0.1:%d" % port]
     out = open("/tmp/live_views.%d.out" % os.getpid(), "w+b")
     p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE)

@@ -37,10 +37,7 @@ NAME = "tail"
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("jfrstream")
-    ap.add_argument("--java-home")
-    ap.add_argument("--jdk", type=int, metavar="MAJOR",
-                    help="instead of --java-home: a JDK of this version or newer, found "
-                         "by test/find_jdk.py (JFRSTREAM_JDK<MAJOR>, /usr/lib/jvm)")
+    L.add_jdk_options(ap)
     ap.add_argument("--work")
     ap.add_argument("--rate", type=int, default=2000)
     ap.add_argument("--seconds", type=float, default=4)
@@ -48,15 +45,9 @@ def main():
     ap.add_argument("--strict-latency", action="store_true")
     a = ap.parse_args()
     a.jfrstream = L.cli(a.jfrstream)
-    if a.jdk:
-        a.java_home, why = L.find_jdk(a.jdk)
-        if not a.java_home:
-            return L.skip("%s-jdk%d" % (NAME, a.jdk), why)
-        L.log("%s: %s" % (NAME, why))
-    java = L.java_bin(a.java_home)
-    name = NAME + ("-" + os.path.basename(a.java_home) if a.java_home else "")
+    java, name, why = L.pick_java(a, NAME)
     if not java:
-        return L.skip(name, "no java (%s)" % (a.java_home or "PATH"))
+        return L.skip(name, why)
     jfr = L.jfr_bin(java)
     major = L.java_major(java)
     if a.work:

@@ -489,24 +489,15 @@ def run_by_source(a, inputs, fails):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("jfrstream")
-    ap.add_argument("--java-home")
-    ap.add_argument("--jdk", type=int, metavar="MAJOR",
-                    help="instead of --java-home: a JDK of this version or newer, found "
-                         "by test/find_jdk.py (JFRSTREAM_JDK<MAJOR>, /usr/lib/jvm)")
+    L.add_jdk_options(ap)
     ap.add_argument("--work")
     ap.add_argument("--seconds", type=int, default=6,
                     help="pump --duration; the JVMs emit for 2 s less")
     a = ap.parse_args()
     a.jfrstream = L.cli(a.jfrstream)
-    if a.jdk:
-        a.java_home, why = L.find_jdk(a.jdk)
-        if not a.java_home:
-            return L.skip("%s-jdk%d" % (NAME, a.jdk), why)
-        L.log("%s: %s" % (NAME, why))
-    java = L.java_bin(a.java_home)
-    name = NAME + ("-" + os.path.basename(a.java_home) if a.java_home else "")
+    java, name, why = L.pick_java(a, NAME)
     if not java:
-        return L.skip(name, "no java (%s)" % (a.java_home or "PATH"))
+        return L.skip(name, why)
     if a.work:
         os.makedirs(a.work, exist_ok=True)
     work = tempfile.mkdtemp(prefix=name + "-", dir=a.work)

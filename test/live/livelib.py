@@ -64,6 +64,31 @@ def java_bin(home=None):
     return shutil.which("java")
 
 
+def add_jdk_options(ap):
+    """--java-home DIR and --jdk MAJOR on an argparse parser (pick_java)."""
+    ap.add_argument("--java-home")
+    ap.add_argument("--jdk", type=int, metavar="MAJOR",
+                    help="instead of --java-home: a JDK of this version or newer, found "
+                         "by test/find_jdk.py (JFRSTREAM_JDK<MAJOR>, /usr/lib/jvm)")
+
+
+def pick_java(a, name):
+    """The java of --java-home or --jdk MAJOR (which sets a.java_home), else
+    PATH's: (java, name, None), the test's name followed by the JDK folder's
+    when one was given; (None, name, why) when there is none, to SKIP with."""
+    if a.jdk:
+        a.java_home, why = find_jdk(a.jdk)
+        if not a.java_home:
+            return None, "%s-jdk%d" % (name, a.jdk), why
+        log("%s: %s" % (name, why))
+    java = java_bin(a.java_home)
+    if a.java_home:
+        name += "-" + os.path.basename(a.java_home)
+    if not java:
+        return None, name, "no java (%s)" % (a.java_home or "PATH")
+    return java, name, None
+
+
 def jfr_bin(java):
     j = os.path.join(os.path.dirname(os.path.realpath(java)), "jfr")
     return j if os.access(j, os.X_OK) else shutil.which("jfr")
