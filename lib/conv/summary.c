@@ -49,6 +49,8 @@ void sum_free(sum_table *s) {
 }
 
 static uint32_t find(const sum_table *s, uint64_t id, const char *name) {
+    if (!s->by_name && id < SUM_DIRECT)
+        return s->direct[id] - 1; /* 0 - 1: SUM_NONE */
     if (!s->capslots)
         return SUM_NONE;
     size_t mask = s->capslots - 1;
@@ -72,6 +74,8 @@ static bool rehash(sum_table *s, size_t cap) {
         while (slots[i])
             i = (i + 1) & (cap - 1);
         slots[i] = (uint32_t)(r + 1);
+        if (!s->by_name && s->rows[r].id < SUM_DIRECT)
+            s->direct[s->rows[r].id] = (uint32_t)(r + 1);
     }
     jfr__free(&s->alloc, s->slots, s->capslots * sizeof *s->slots);
     s->slots = slots;
@@ -101,6 +105,8 @@ static uint32_t insert(sum_table *s, uint64_t id, const char *name) {
     while (s->slots[i])
         i = (i + 1) & (s->capslots - 1);
     s->slots[i] = (uint32_t)s->nrows;
+    if (!s->by_name && id < SUM_DIRECT)
+        s->direct[id] = (uint32_t)s->nrows;
     return (uint32_t)(s->nrows - 1);
 oom:
     s->nomem = true;

@@ -29,11 +29,17 @@ typedef struct sum_row {
     uint64_t replayed; /* of those, read from what was there at the start */
 } sum_row;
 
+#define SUM_DIRECT 1024
+
 typedef struct jfrc_summary { /* jfrc_summary of jfrstream_conv.h */
     sum_row *rows;
     size_t nrows, caprows;
     uint32_t *slots; /* open addressing: row index + 1, 0 = empty */
     size_t capslots;
+    /* keyed by id: the rows of the ids below SUM_DIRECT (the JDK's and most
+     * producers' type ids), row index + 1, 0 = none: a record costs a load,
+     * not a probe whose length the type order makes unpredictable */
+    uint32_t direct[SUM_DIRECT];
     bool by_name;
     bool have_first;
     uint16_t major, minor;
