@@ -845,6 +845,19 @@ JFR_API uint64_t jfr_writer_pending(const jfr_writer *w);
 JFR_API jfr_status jfr_parser_set_threads(jfr_parser *p, unsigned threads);
 
 /*
+ * Change jfr_options.ordered during a parse: from the chunk or segment whose
+ * on_metadata is the next to run, or that is the next to be mapped when
+ * called from on_chunk_begin or on_metadata (so a call from the first
+ * on_metadata covers the first chunk). Chunks that helpers prepared before
+ * the call may still come sorted by end time when `on` is false (that is
+ * one of the orders of the file's events); they are sorted again when `on`
+ * is true. A reader that can put its results together in any order of a
+ * chunk's events (jfrc_query_set_file_order) turns sorting off once it
+ * knows it. JFR_OK, or JFR_INVALID_ARG for a NULL parser.
+ */
+JFR_API jfr_status jfr_parser_set_ordered(jfr_parser *p, bool on);
+
+/*
  * Pass over the next n events this parser would deliver, in delivery order
  * (end time with `ordered`, else file order), in this chunk and the
  * following ones: no event view is made and no event callback is called

@@ -471,7 +471,9 @@ static void adopt_index(jfr_parser *p, jfr_parser *w) {
  * pools are indexed again by scan_unit. */
 static jfr_status adopt_scan(jfr_parser *p, jfr_parser *w) {
     uint32_t nt = p->chunk.md->pub.ntypes; /* w's table has the same types */
-    if (memcmp(p->sub.want, w->sub.want, nt) != 0) {
+    /* listed for other types, or not sorted when sorting is wanted now (a
+     * sorted list is a valid delivery in file order) */
+    if (memcmp(p->sub.want, w->sub.want, nt) != 0 || (p->opt.ordered && !w->opt.ordered)) {
         jfr__pool_clear(&p->chunk.pool);
         return scan_unit(p);
     }
@@ -605,6 +607,10 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
                 return s;
             break;
         case PH_MAP: /* after on_metadata, which may subscribe */
+            if (p->disp.ordered_next >= 0) { /* jfr_parser_set_ordered */
+                p->opt.ordered = p->disp.ordered_next;
+                p->disp.ordered_next = -1;
+            }
             if ((p->disp.md_changed || p->sub.subs_dirty) && (s = map_subscriptions(p))) {
                 jfr__fail(p, s, abs_off(p, c->first_rec), "cannot map subscriptions");
                 return s;

@@ -375,6 +375,8 @@ struct jfr_parser {
         uint64_t meta_pos;    /* last metadata record in the unit */
         bool md_changed;      /* the unit brought new metadata: on_metadata */
         bool deferred;        /* live segment kept: no metadata yet */
+        int8_t ordered_next;  /* jfr_parser_set_ordered: -1 none, else the value
+                                 for opt.ordered from the next PH_MAP on */
     } disp;
 
     /* live chunks: records framed one by one, dispatched per flush segment

@@ -49,6 +49,7 @@ jfr_parser *jfr__parser_create(const jfr_options *opts, const jfr_callbacks *cb,
     p->val.names.alloc = p->opt.allocator;
     p->val.names.max_vals = value_cache_bound(&p->opt);
     p->chunk.names = &p->val.names;
+    p->disp.ordered_next = -1;
     jfr__parser_clear(p);
     return p;
 }
@@ -69,6 +70,9 @@ void jfr__parser_clear(jfr_parser *p) {
     p->in.consumed = 0;
     p->tb.have_tb = false;
     p->disp.skip_ev = 0;
+    if (p->disp.ordered_next >= 0)
+        p->opt.ordered = p->disp.ordered_next;
+    p->disp.ordered_next = -1;
     p->err.status = JFR_OK;
     p->err.msg[0] = 0;
     p->err.nerrors = p->err.nchunks = 0;
@@ -81,6 +85,13 @@ jfr_status jfr_parser_set_value_cache(jfr_parser *p, bool on) {
     if (!p)
         return JFR_INVALID_ARG;
     p->val.names.max_vals = on ? value_cache_bound(&p->opt) : 0;
+    return JFR_OK;
+}
+
+jfr_status jfr_parser_set_ordered(jfr_parser *p, bool on) {
+    if (!p)
+        return JFR_INVALID_ARG;
+    p->disp.ordered_next = on;
     return JFR_OK;
 }
 
