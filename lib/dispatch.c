@@ -608,7 +608,7 @@ jfr_status jfr__chunk_process(jfr_parser *p) {
             break;
         case PH_MAP: /* after on_metadata, which may subscribe */
             if (p->disp.ordered_next >= 0) { /* jfr_parser_set_ordered */
-                p->opt.ordered = p->disp.ordered_next;
+                p->opt.ordered = p->disp.ordered_next != 0;
                 p->disp.ordered_next = -1;
             }
             if ((p->disp.md_changed || p->sub.subs_dirty) && (s = map_subscriptions(p))) {

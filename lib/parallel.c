@@ -207,7 +207,7 @@ static bool setup_worker(const jfr_parser *p, jfr_parser *w, const uint8_t *h,
     w->info.metadata_offset = hi->metadata_offset;
     w->info.flags = hi->flags;
     w->lv.live = false;
-    w->opt.ordered = p->disp.ordered_next >= 0 ? p->disp.ordered_next : p->opt.ordered;
+    w->opt.ordered = p->disp.ordered_next >= 0 ? p->disp.ordered_next != 0 : p->opt.ordered;
     jfr_chunk *c = &w->chunk;
     c->base = h;
     c->size = size;

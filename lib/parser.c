@@ -71,7 +71,7 @@ void jfr__parser_clear(jfr_parser *p) {
     p->tb.have_tb = false;
     p->disp.skip_ev = 0;
     if (p->disp.ordered_next >= 0)
-        p->opt.ordered = p->disp.ordered_next;
+        p->opt.ordered = p->disp.ordered_next != 0;
     p->disp.ordered_next = -1;
     p->err.status = JFR_OK;
     p->err.msg[0] = 0;
@@ -91,7 +91,7 @@ jfr_status jfr_parser_set_value_cache(jfr_parser *p, bool on) {
 jfr_status jfr_parser_set_ordered(jfr_parser *p, bool on) {
     if (!p)
         return JFR_INVALID_ARG;
-    p->disp.ordered_next = on;
+    p->disp.ordered_next = on ? 1 : 0;
     return JFR_OK;
 }
 
