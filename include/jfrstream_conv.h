@@ -567,6 +567,22 @@ JFRC_API const char *jfrc_query_error(const jfrc_query *q);
 /* True when the query could not be resolved against the recording (a type
  * or field it names is missing: jfrc_query_error says which). */
 JFRC_API bool jfrc_query_failed(const jfrc_query *q);
+/* After resolution: true when the result does not depend on the order in
+ * which a chunk's events arrive: every aggregate is COUNT, UNIQUE, MIN,
+ * MAX, FIRST, LAST, DIFF, SUM of integers or durations, AVG of durations,
+ * MEDIAN or a percentile of one kind of value, or a GROUP BY key, and the
+ * query groups. Such a query keeps, for what depends on the order (FIRST,
+ * LAST, ties of MIN and MAX, the order of the groups), the position of the
+ * event in the JDK's order (chunk, end time, file position). */
+JFRC_API bool jfrc_query_order_free(const jfrc_query *q);
+/* For an order-free query, before its first event (from the first
+ * on_metadata, after jfrc_query_metadata) and again from any
+ * on_chunk_begin: `on`, the events of the chunks that follow may arrive in
+ * file order (jfr_parser_set_ordered(p, false): no sort), and the result
+ * is the same as in end-time order; false, they arrive in end-time order
+ * (a live chunk: sorted per flush segment). False, changing nothing, when
+ * the query is not order-free or events already arrived without it. */
+JFRC_API bool jfrc_query_set_file_order(jfrc_query *q, bool on);
 /* After resolution: the event types of its FROM, one per source (an alias
  * of a type counts again), qualified names. */
 JFRC_API size_t jfrc_query_type_count(const jfrc_query *q);

@@ -101,6 +101,19 @@ JFRC_API const char *jfrc_query_type_name(const jfrc_query *q, size_t i) {
 
 JFRC_API bool jfrc_query_failed(const jfrc_query *q) { return q->run.failed; }
 
+JFRC_API bool jfrc_query_order_free(const jfrc_query *q) {
+    return q && q->run.resolved && !q->run.failed && q->run.order_free;
+}
+
+JFRC_API bool jfrc_query_set_file_order(jfrc_query *q, bool on) {
+    jq_run *r = q ? &q->run : NULL;
+    if (!jfrc_query_order_free(q) || (r->any_call && !r->keyed))
+        return false;
+    r->keyed = true;
+    r->file_order = on;
+    return true;
+}
+
 JFRC_API void jfrc_query_free(jfrc_query *q) {
     if (!q)
         return;

@@ -174,6 +174,7 @@ static void ck_put(jq_run *r, const jfr_type *t, uint64_t key, const qobj *o) {
 }
 
 void jq_run_chunk(jq_run *r) {
+    r->chunk_gen++;
     qintern *in = r->intern;
     if (in->ck)
         memset(in->ck, 0, in->ckcap * sizeof *in->ck);
@@ -806,6 +807,17 @@ int jq_field_value(jq_run *r, const qfield *f, const jfr_event *e, jv *out) {
     default: {
         if (f->depth < 0)
             return 0;
+        /* 0: not read (a record cut short), or read as 0: as below */
+        if (f->start_ticks && e->start_ticks != 0 && e->start_ticks != INT64_MIN) {
+            out->k = JV_INSTANT; /* to_jv's Instant of the ticks */
+            out->i = e->start_nanos / 1000000000;
+            out->ns = (int32_t)(e->start_nanos % 1000000000);
+            if (out->ns < 0) {
+                out->ns += 1000000000;
+                out->i--;
+            }
+            return 0;
+        }
         jfr_value v;
         if (jfr_event_value(e, &v) != JFR_OK || !follow(f, &v))
             return 0;
@@ -872,9 +884,15 @@ void jq_run_metadata(jq_run *r, const jfr_metadata *m) {
         const jfr_type *t = jfr_metadata_type_named(m, f->type->name);
         if (!t)
             continue;
+        f->start_ticks = false;
         if (f->getter == G_PATH) {
-            if (path_in(t, f->path, f->idx, &f->depth) == NULL)
+            const jfr_field *fd = path_in(t, f->path, f->idx, &f->depth);
+            if (fd == NULL)
                 f->depth = -1;
+            /* an event's start time: the parser read it (jfr_event.start_*) */
+            f->start_ticks = fd && f->depth == 1 && f->idx[0] == 0 && f->timestamp && !fd->array &&
+                             !fd->pooled && (fd->units & JFR_UNIT_TIMESTAMP) == JFR_UNIT_TIMESTAMP_TICKS &&
+                             fd->type && fd->type->name && !strcmp(fd->type->name, "long");
         } else if (f->getter == G_FRAME) {
             if (!f->path || !*f->path) {
                 f->depth = 0;
@@ -1451,6 +1469,8 @@ const char *jq_setting_label(jq_run *r, int64_t id) {
     return NULL;
 }
 
+static bool field_order_free(const qfield *f);
+
 int jq_resolve(jq_run *r, const jfr_metadata *m) {
     resolver rs = {.r = r, .m = m};
     jq_query *q = &r->q;
@@ -1673,9 +1693,11 @@ int jq_resolve(jq_run *r, const jfr_metadata *m) {
                 src->getter = G_ONE;
         }
     }
-    for (size_t k = 0; k < rs.nfrom; k++)
+    for (size_t k = 0; k < rs.nfrom; k++) {
+        rs.from[k]->sub = (uint32_t)r->ntypes;
         if (!rs.from[k]->same && !PUSHR(r, r->types, r->ntypes, r->captypes, rs.from[k]))
             goto oom;
+    }
     /* ActiveSetting labels */
     r->setlab = jq_alloc(&r->ar, (m->ntypes + 1) * sizeof *r->setlab);
     if (!r->setlab)
@@ -1697,6 +1719,23 @@ int jq_resolve(jq_run *r, const jfr_metadata *m) {
     }
     for (size_t k = 0; k < rs.nfrom; k++)
         rs.from[k]->type = NULL;
+    r->order_free = q->ngroup > 0;
+    for (size_t k = 0; k < r->nfields && r->order_free; k++)
+        r->order_free = field_order_free(r->fields[k]);
+    for (size_t k = 0; k < r->ntypes; k++) {
+        qftype *ft = r->types[k];
+        ft->group_const = ft->type_keyed = r->order_free && !ft->nfilters && ft->nfeed <= 64;
+        for (size_t i = 0; i < ft->nfeed; i++) {
+            const qfield *pf = ft->feed[i];
+            int g = ft->feedsrc[i]->getter;
+            bool by_type = g == G_ONE || g == G_EVTYPE_LABEL || g == G_EVTYPE_NAME;
+            ft->type_keyed &= by_type || (pf->agg == QA_COUNT && !pf->grouper && !pf->to_string);
+            if (pf->grouper)
+                ft->group_const &= by_type;
+        }
+        if (ft->type_keyed && !(ft->tvals = jq_alloc(&r->ar, (ft->nfeed ? ft->nfeed : 1) * sizeof *ft->tvals)))
+            goto oom;
+    }
     r->resolved = true;
     rc = 0;
     goto done;
@@ -1713,6 +1752,7 @@ done:
 
 typedef struct qfn {
     jv a, b;
+    jq_key ka, kb; /* order_free: the keys of a and b */
     int64_t n, ls, lns;
     double d;
     bool has, has_b;
@@ -1731,6 +1771,7 @@ typedef struct qgroup {
     uint32_t nkeys;
     jv *keys;
     qfn *fn;
+    jq_key first; /* order_free: the key of its first event */
 } qgroup;
 
 typedef struct qgroups {
@@ -1792,7 +1833,9 @@ static bool push_val(jq_run *r, qfn *fn, const jv *v) {
     return true;
 }
 
-static bool fn_add(jq_run *r, qfield *f, qfn *fn, const jv *v, const jfr_event *e) {
+/* Inline: its switch in each event's loop, not a call per aggregate. */
+static inline __attribute__((always_inline)) bool fn_add(jq_run *r, qfield *f, qfn *fn, const jv *v,
+                                                         const jfr_event *e) {
     switch (fn_kind(f)) {
     case FN_FIRSTNN:
         if (v->k != JV_NULL)
@@ -1903,6 +1946,98 @@ static bool fn_add(jq_run *r, qfield *f, qfn *fn, const jv *v, const jfr_event *
         return true;
     case FN_COUNT:
         fn->n++;
+        return true;
+    default:
+        return true;
+    }
+}
+
+static int key_cmp(const jq_key *x, const jq_key *y) {
+    if (x->a != y->a)
+        return x->a < y->a ? -1 : 1;
+    if (x->b != y->b)
+        return x->b < y->b ? -1 : 1;
+    if (x->c != y->c)
+        return x->c < y->c ? -1 : 1;
+    return x->d < y->d ? -1 : x->d > y->d;
+}
+
+/* fn_add of an order_free run: what fn_add keeps by arrival, kept by key
+ * (the earliest or the latest event's value; MIN and MAX ties: the
+ * earliest), so that any arrival order gives the result of the JDK's. */
+static bool fn_add_keyed(jq_run *r, qfield *f, qfn *fn, const jv *v, const jfr_event *e,
+                         const jq_key *k) {
+    int kind = fn_kind(f);
+    switch (kind) {
+    case FN_FIRSTNN: /* the latest non-null */
+        if (v->k != JV_NULL && (!fn->has || key_cmp(k, &fn->ka) > 0)) {
+            fn->a = *v;
+            fn->ka = *k;
+            fn->has = true;
+        }
+        return true;
+    case FN_FIRST:
+    case FN_LAST:
+        if (!fn->has || (kind == FN_FIRST ? key_cmp(k, &fn->ka) < 0 : key_cmp(k, &fn->ka) > 0)) {
+            fn->a = *v;
+            fn->ka = *k;
+            fn->has = true;
+        }
+        return true;
+    case FN_TIMEDIFF: /* the first and the last Instant, b once there are two */
+    case FN_DIFF:     /* the first and the last finite number */
+        if (kind == FN_TIMEDIFF ? v->k != JV_INSTANT : !jq_is_number(v) || !isfinite(jq_num_d(v)))
+            return true;
+        if (!fn->has) {
+            fn->a = fn->b = *v;
+            fn->ka = fn->kb = *k;
+            fn->has = true;
+            return true;
+        }
+        if (key_cmp(k, &fn->ka) < 0) {
+            fn->a = *v;
+            fn->ka = *k;
+        }
+        if (key_cmp(k, &fn->kb) > 0) {
+            fn->b = *v;
+            fn->kb = *k;
+        }
+        fn->has_b = true;
+        return true;
+    case FN_MAX:
+    case FN_MIN: {
+        if (!jq_jv_comparable(v))
+            return true;
+        int c = fn->has ? jq_jv_compare(v, &fn->a) : 0;
+        if (!fn->has || (kind == FN_MAX ? c > 0 : c < 0) || (c == 0 && key_cmp(k, &fn->ka) < 0)) {
+            fn->a = *v;
+            fn->ka = *k;
+            fn->has = true;
+        }
+        return true;
+    }
+    default:
+        return fn_add(r, f, fn, v, e);
+    }
+}
+
+/* May a run with this field be order_free (fn_add_keyed, or a result that
+ * does not depend on the order of its values)? Not: LIST and SET (their
+ * order), LAST_BATCH (the batches), sums of floating-point numbers (AVG,
+ * STDEV, SUM of fractions: rounding follows the order), MEDIAN and the
+ * percentiles of values of different classes (equal ones stay in arrival
+ * order, and print by their class). */
+static bool field_order_free(const qfield *f) {
+    switch (fn_kind(f)) {
+    case FN_LIST: case FN_SET: case FN_LASTBATCH: case FN_STDEV: case FN_SUMDBL: case FN_AVG:
+        return false;
+    case FN_MEDIAN: case FN_PCT:
+        if (f->timespan)
+            return true; /* read as nanoseconds, one class */
+        for (size_t k = 1; k < f->nsources; k++)
+            if (!f->sources[k]->data_type || !f->sources[0]->data_type ||
+                strcmp(f->sources[k]->data_type, f->sources[0]->data_type))
+                return false;
         return true;
     default:
         return true;
@@ -2074,16 +2209,37 @@ static void free_fns(jq_run *r, qfn *fn, size_t n) {
 /* HashMap.hash: the bits above 16 folded into the bin index. */
 static uint32_t jdk_spread(int32_t h) { return (uint32_t)h ^ ((uint32_t)h >> 16); }
 
-static qgroup *group_for(jq_run *r, const jv *keys, uint32_t nkeys) {
-    qgroups *g = r->groups;
-    /* HashMap.computeIfAbsent makes its table at the first call and doubles
-     * it at any call, before it looks for the key, while the size is over
-     * 3/4 of it: an event after the 49th group makes 64 bins 128, the 49th
-     * group's own event does not */
+/* HashMap.computeIfAbsent makes its table at the first call and doubles it
+ * at any call, before it looks for the key, while the size is over 3/4 of
+ * it: an event after the 49th group makes 64 bins 128, the 49th group's own
+ * event does not. */
+static void jdk_table_call(qgroups *g) {
     if (!g->jcap)
         g->jcap = 16;
     else if (g->nall > g->jcap / 4 * 3)
         g->jcap *= 2;
+}
+
+/* A new key in a bin of 7 or more: computeIfAbsent's treeifyBin doubles a
+ * table of under 64 bins instead of making a tree. */
+static void jdk_table_insert(qgroups *g, int32_t jhash) {
+    if (g->jcap >= 64)
+        return;
+    uint32_t mask = (uint32_t)g->jcap - 1, bin = jdk_spread(jhash) & mask;
+    size_t in_bin = 0;
+    for (size_t k = 0; k < g->nall; k++)
+        in_bin += (jdk_spread(g->all[k]->jhash) & mask) == bin;
+    if (in_bin >= 7)
+        g->jcap *= 2;
+}
+
+/* The group of these keys, made when new; k: the call's key (order_free,
+ * else NULL: the calls come in the JDK's order, which the table follows). */
+static inline __attribute__((always_inline)) qgroup *group_for(jq_run *r, const jv *keys,
+                                                               uint32_t nkeys, const jq_key *ck) {
+    qgroups *g = r->groups;
+    if (!ck)
+        jdk_table_call(g);
     uint64_t h = XXH3_64bits_withSeed(NULL, 0, nkeys);
     int32_t jh = 0;
     for (uint32_t k = 0; k < nkeys; k++) {
@@ -2101,10 +2257,13 @@ static qgroup *group_for(jq_run *r, const jv *keys, uint32_t nkeys) {
             if (q->h != h || q->nkeys != nkeys)
                 continue;
             bool eq = true;
-            for (uint32_t k = 0; k < nkeys && eq; k++)
-                eq = jq_jv_equal(&q->keys[k], &keys[k]);
-            if (eq)
+            for (uint32_t i = 0; i < nkeys && eq; i++)
+                eq = jq_jv_equal(&q->keys[i], &keys[i]);
+            if (eq) {
+                if (ck && key_cmp(ck, &q->first) < 0)
+                    q->first = *ck;
                 return q;
+            }
         }
     }
     if (g->n + 1 > g->cap / 2) {
@@ -2123,16 +2282,8 @@ static qgroup *group_for(jq_run *r, const jv *keys, uint32_t nkeys) {
         g->cap = nc;
     }
     int32_t qjh = nkeys == 1 ? jq_jv_hash(&keys[0]) : jh;
-    if (g->jcap < 64) {
-        /* a new key in a bin of 7 or more: computeIfAbsent's treeifyBin
-         * doubles a table of under 64 bins instead of making a tree */
-        uint32_t mask = (uint32_t)g->jcap - 1, bin = jdk_spread(qjh) & mask;
-        size_t in_bin = 0;
-        for (size_t k = 0; k < g->nall; k++)
-            in_bin += (jdk_spread(g->all[k]->jhash) & mask) == bin;
-        if (in_bin >= 7)
-            g->jcap *= 2;
-    }
+    if (!ck)
+        jdk_table_insert(g, qjh);
     qgroup *q = jq_alloc(&r->ar, sizeof *q);
     jv *kc = jq_alloc(&r->ar, (nkeys ? nkeys : 1) * sizeof *kc);
     qfn *fn = jq_alloc(&r->ar, (r->nfields ? r->nfields : 1) * sizeof *fn);
@@ -2146,12 +2297,23 @@ static qgroup *group_for(jq_run *r, const jv *keys, uint32_t nkeys) {
     q->jhash = qjh;
     q->fn = fn;
     q->seq = g->n;
+    if (ck)
+        q->first = *ck;
     q->next = g->slots[h & (g->cap - 1)];
     g->slots[h & (g->cap - 1)] = q;
     g->n++;
     if (!PUSHR(r, g->all, g->nall, g->capall, q))
         return NULL;
     return q;
+}
+
+/* The call's place in the JDK's order (jq_key). */
+static inline jq_key call_key(jq_run *r, const qftype *ft, const jfr_event *e) {
+    if (r->keyed && r->file_order)
+        return (jq_key){e->chunk_index, (int64_t)((uint64_t)e->start_ticks + (uint64_t)e->duration_ticks),
+                        e->offset, ft->sub};
+    /* in the JDK's order already: the order of the calls */
+    return (jq_key){r->keyed ? e->chunk_index : 0, (int64_t)r->seq++, 0, ft->sub};
 }
 
 int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e) {
@@ -2174,6 +2336,20 @@ int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e) {
     }
     r->events++;
     size_t nf = ft->nfeed < 64 ? ft->nfeed : 64;
+    if (ft->type_keyed && ft->tgroup && ft->tgroup_type == e->type && ft->tgroup_gen == r->chunk_gen) {
+        qgroup *g = ft->tgroup; /* its group and values: nothing to read */
+        jq_key ck = call_key(r, ft, e);
+        if (key_cmp(&ck, &r->last) > 0)
+            r->last = ck;
+        if (key_cmp(&ck, &g->first) < 0)
+            g->first = ck;
+        for (size_t k = 0; k < nf; k++) {
+            qfield *pf = ft->feed[k];
+            if (!pf->grouper && !fn_add_keyed(r, pf, &g->fn[pf->index], &ft->tvals[k], e, &ck))
+                return jq_run_error(r, false, "out of memory");
+        }
+        return 0;
+    }
     uint32_t nkeys = 0;
     for (size_t k = 0; k < nf; k++) {
         qfield *pf = ft->feed[k];
@@ -2220,7 +2396,33 @@ int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e) {
             return jq_run_error(r, false, "out of memory");
         return 0;
     }
-    qgroup *g = group_for(r, keys, nkeys);
+    if (r->order_free) {
+        jq_key ck = call_key(r, ft, e);
+        if (!r->any_call || key_cmp(&ck, &r->last) > 0)
+            r->last = ck;
+        r->any_call = true;
+        qgroup *g;
+        if (ft->tgroup && ft->tgroup_type == e->type && ft->tgroup_gen == r->chunk_gen) {
+            g = ft->tgroup; /* group_const: this chunk's group of the type */
+            if (key_cmp(&ck, &g->first) < 0)
+                g->first = ck;
+        } else if (!(g = group_for(r, keys, nkeys, &ck))) {
+            return jq_run_error(r, false, "out of memory");
+        } else if (ft->group_const) {
+            ft->tgroup = g;
+            ft->tgroup_type = e->type;
+            ft->tgroup_gen = r->chunk_gen;
+            if (ft->type_keyed)
+                memcpy(ft->tvals, vals, nf * sizeof *vals);
+        }
+        for (size_t k = 0; k < nf; k++) {
+            qfield *pf = ft->feed[k];
+            if (!fn_add_keyed(r, pf, &g->fn[pf->index], &vals[k], e, &ck))
+                return jq_run_error(r, false, "out of memory");
+        }
+        return 0;
+    }
+    qgroup *g = group_for(r, keys, nkeys, NULL);
     if (!g)
         return jq_run_error(r, false, "out of memory");
     for (size_t k = 0; k < nf; k++) {
@@ -2229,6 +2431,33 @@ int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e) {
             return jq_run_error(r, false, "out of memory");
     }
     return 0;
+}
+
+static int cmp_first(const void *a, const void *b) {
+    const qgroup *x = *(qgroup *const *)a, *y = *(qgroup *const *)b;
+    return key_cmp(&x->first, &y->first);
+}
+
+/* An order_free run's groups in the order of their first events, and the
+ * HashMap's table as the JDK's calls in that order would have made it: one
+ * call per group made, one more when a call came after the last group's
+ * first (between two groups' first calls, the other calls see the size
+ * the next first call sees: they double the table no more than it does). */
+static void replay_table(jq_run *r) {
+    qgroups *g = r->groups;
+    size_t n = g->nall;
+    if (n > 1)
+        qsort(g->all, n, sizeof *g->all, cmp_first);
+    g->jcap = 0;
+    g->nall = 0;
+    for (size_t k = 0; k < n; k++) {
+        jdk_table_call(g);
+        jdk_table_insert(g, g->all[k]->jhash);
+        g->all[k]->seq = k;
+        g->nall++;
+    }
+    if (n && key_cmp(&r->last, &g->all[n - 1]->first) > 0)
+        jdk_table_call(g);
 }
 
 static int cmp_bucket(const void *a, const void *b) {
@@ -2244,6 +2473,8 @@ int jq_run_finish(jq_run *r) {
     if (!r->resolved || r->failed || !r->q.ngroup)
         return r->failed ? -1 : 0;
     qgroups *g = r->groups;
+    if (r->order_free)
+        replay_table(r);
     size_t cap = g->jcap ? g->jcap : 16; /* group_for */
     for (size_t k = 0; k < g->nall; k++)
         g->all[k]->h = jdk_spread(g->all[k]->jhash) & (uint32_t)(cap - 1);

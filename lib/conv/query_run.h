@@ -59,6 +59,19 @@ typedef struct qlist {
 typedef struct qfield qfield;
 typedef struct qftype qftype;
 
+/* Where a call of jq_run_event stands in the JDK's order of the events (by
+ * chunk, then end time, then file order; then the order of the query's
+ * types an event feeds), so that what depends on that order (FIRST, LAST,
+ * ties of MIN and MAX, the groups' order) comes out the same when a chunk's
+ * events arrive in file order (jq_run.file_order); in arrival order (b a
+ * count) otherwise. */
+typedef struct jq_key {
+    uint64_t a;
+    int64_t b;
+    uint64_t c;
+    uint32_t d;
+} jq_key;
+
 struct qfield {
     qftype *type;
     char *name;
@@ -88,6 +101,7 @@ struct qfield {
     /* resolved per chunk */
     int32_t idx[16];
     int depth; /* -1: absent in this chunk */
+    bool start_ticks; /* the event's field 0, a tick timestamp: jfr_event's */
 };
 
 typedef struct qfilter {
@@ -107,6 +121,16 @@ struct qftype {
     uint32_t *feedsame;     /* for each, an earlier one reading the same (per chunk) */
     size_t nfeed, capfeed;
     struct jq_run *run;
+    uint32_t sub; /* its index in jq_run.types: the order of its callbacks */
+    /* order_free, no WHERE, and the keys it groups by are of its event type
+     * alone (eventType.label..., or the one group of a query without GROUP
+     * BY): all its events of a chunk go to one group, kept here;
+     * type_keyed: so are the values it feeds (or COUNT's, read nothing) */
+    bool group_const, type_keyed;
+    jv *tvals;
+    struct qgroup *tgroup;
+    const jfr_type *tgroup_type;
+    uint64_t tgroup_gen;
 };
 
 typedef struct qrow {
@@ -141,6 +165,15 @@ typedef struct jq_run {
     unsigned ndec;
     uint64_t events;
     int64_t since_nanos; /* events ending before it are left out (0: none) */
+    /* the result does not depend on the order of a chunk's events (every
+     * aggregate is one of jq_order_free's): events are keyed (jq_key) */
+    bool order_free;
+    bool keyed;      /* file_order was set once: keys start with the chunk */
+    bool file_order; /* this chunk's events arrive in file order */
+    uint64_t seq;    /* arrival count, for keys in arrival order */
+    jq_key last;     /* the latest call that reached a group */
+    bool any_call;
+    uint64_t chunk_gen; /* jq_run_chunk calls */
 } jq_run;
 
 int jq_run_error(jq_run *r, bool syntax, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

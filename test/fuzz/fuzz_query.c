@@ -12,7 +12,10 @@
  * "position N: reason", N within the text. A query that
  * parsed runs over the recording (ordered, the JDK's time base, its event
  * types subscribed by name) and is rendered at a width, truncation and cell
- * height taken from the input, verbose or not: the text must be valid UTF-8.
+ * height taken from the input, verbose or not: the text must be valid UTF-8;
+ * a query whose result does not depend on the order (jfrc_query_order_free)
+ * runs again with the finished chunks in file order, as `view` runs it, and
+ * must print the same.
  * The query's memory and the parser's go through the counting allocator
  * (nothing left at the end; a cap proportional to the input). A view picked
  * by the first byte also runs live (jfrs_views of jfrstream_sink.h): the
@@ -58,6 +61,15 @@ static char *printed(jfrc_query *q) {
 }
 
 
+/* The view the first byte picks. */
+static const char *name_of(uint8_t b) {
+    size_t n = jfrc_view_count();
+    const char *name;
+    if (!n || !jfrc_view_info(b % n, NULL, &name, NULL, NULL))
+        fuzz_die("no views");
+    return name;
+}
+
 static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     jfr_status s = jfrc_query_metadata(user, p, m);
     if (s != JFR_OK && s != JFR_NOMEM)
@@ -69,6 +81,70 @@ static int on_error(jfr_parser *p, jfr_status s, const char *message, void *user
     (void)p, (void)s, (void)message, (void)user;
     return JFR_CB_CONTINUE;
 }
+
+/* The query of an order-free run: finished chunks in file order, as
+ * `view` reads them (cmd_view.c), a chunk being written sorted. */
+typedef struct fo_run {
+    jfrc_query *q;
+    bool live; /* the current chunk is being written */
+} fo_run;
+
+static void file_order(fo_run *f, jfr_parser *p) {
+    if (jfrc_query_order_free(f->q) && jfrc_query_set_file_order(f->q, !f->live))
+        jfr_parser_set_ordered(p, f->live);
+}
+
+static int fo_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
+    fo_run *f = user;
+    int rc = on_metadata(p, m, f->q);
+    if (rc == JFR_CB_CONTINUE)
+        file_order(f, p);
+    return rc;
+}
+
+static int fo_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
+    fo_run *f = user;
+    f->live = c->state != 0;
+    file_order(f, p);
+    return JFR_CB_CONTINUE;
+}
+
+/* Run q over the recording (sorted, or as an order-free query in file
+ * order) and render it: the text (malloc), and the render's status. */
+static char *run_render(jfrc_query *q, const jfr_options *o, const uint8_t *rec, size_t rlen,
+                        bool by_file, jfr_status *rs) {
+    fo_run f = {q, false};
+    jfr_callbacks cb = {.size = sizeof cb, .on_metadata = on_metadata, .on_error = on_error};
+    if (by_file) {
+        cb.on_metadata = fo_metadata;
+        cb.on_chunk_begin = fo_begin;
+    }
+    jfr_parser *p = jfr_parser_new(o, &cb, by_file ? (void *)&f : (void *)q);
+    if (p) {
+        jfr_parser_feed(p, rec, rlen);
+        jfr_parser_finish(p);
+        jfr_parser_free(p);
+    }
+    jfrc_out *out = jfrc_out_new_memory(4096);
+    if (!out)
+        fuzz_die("out of memory (memory writer)");
+    jfr_status s = jfrc_query_render(q, out);
+    if (s != JFR_OK && s != JFR_NOMEM && s != JFR_INVALID_ARG)
+        fuzz_die("jfrc_query_render: status %d", (int)s);
+    size_t n;
+    const char *d = jfrc_out_data(out, &n);
+    if (!valid_utf8((const unsigned char *)d, n))
+        fuzz_die("rendered text is not valid UTF-8");
+    char *t = malloc(n + 1);
+    if (!t)
+        fuzz_die("out of memory");
+    memcpy(t, d, n);
+    t[n] = 0;
+    jfrc_out_free(out);
+    *rs = s;
+    return t;
+}
+
 
 /* ---- a live view of the same view over the recording (jfrs_views):
  * the source's copy made from the parser's callbacks, then a frame */
@@ -174,10 +250,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     jfrc_query *q;
     if (qlen == 0) {
-        size_t n = jfrc_view_count();
-        const char *name;
-        if (!n || !jfrc_view_info(b1 % n, NULL, &name, NULL, NULL))
-            fuzz_die("no views");
+        const char *name = name_of(b1);
         q = jfrc_query_new_view(name, &vo, &o.allocator);
         if (!q && a.failed == 0)
             fuzz_die("view %s does not parse", name);
@@ -212,32 +285,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
     }
     if (q) {
-        jfr_callbacks cb = {.size = sizeof cb, .on_metadata = on_metadata, .on_error = on_error};
-        jfr_parser *p = jfr_parser_new(&o, &cb, q);
-        if (p) {
-            jfr_parser_feed(p, rec, rlen);
-            jfr_parser_finish(p);
-            jfr_parser_free(p);
-        }
-        jfrc_out *out = jfrc_out_new_memory(4096);
-        if (!out)
-            fuzz_die("out of memory (memory writer)");
-        jfr_status s = jfrc_query_render(q, out);
-        if (s != JFR_OK && s != JFR_NOMEM && s != JFR_INVALID_ARG)
-            fuzz_die("jfrc_query_render: status %d", (int)s);
-        size_t n;
-        const char *d = jfrc_out_data(out, &n);
-        if (!valid_utf8((const unsigned char *)d, n))
-            fuzz_die("rendered text is not valid UTF-8");
-        jfrc_out_free(out);
+        jfr_status s1, s2;
+        size_t failed = a.failed;
+        char *t1 = run_render(q, &o, rec, rlen, false, &s1);
+        bool order_free = jfrc_query_order_free(q);
         jfrc_query_free(q);
+        /* an order-free query prints the same from the file's order */
+        q = !order_free ? NULL
+            : qlen == 0 ? jfrc_query_new_view(name_of(b1), &vo, &o.allocator)
+                        : jfrc_query_new(text, NULL, b0 & 64, &vo, &o.allocator, NULL, 0);
+        if (q) {
+            char *t2 = run_render(q, &o, rec, rlen, true, &s2);
+            if (a.failed == failed && s1 == JFR_OK && s2 == JFR_OK && strcmp(t1, t2))
+                fuzz_die("an order-free query prints differently in file order:\n%s\n---\n%s", t1, t2);
+            free(t2);
+            jfrc_query_free(q);
+        }
+        free(t1);
     }
     fuzz_check_freed(&a);
-    if (qlen == 0) {
-        const char *name;
-        jfrc_view_info(b1 % jfrc_view_count(), NULL, &name, NULL, NULL);
-        live_view(name, &vo, rec, rlen, size, b0 & 128);
-    }
+    if (qlen == 0)
+        live_view(name_of(b1), &vo, rec, rlen, size, b0 & 128);
     free(text);
     return 0;
 }

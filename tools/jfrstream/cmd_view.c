@@ -7,6 +7,7 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
+#define JFRSTREAM_EXPERIMENTAL /* jfr_parser_set_ordered */
 #include "args.h"
 #include "commands.h"
 #include "frontend.h"
@@ -35,6 +36,9 @@ typedef struct view_run {
     jfrc_query **q;
     size_t nq, capq;
     bool failed;
+    /* the parser's order: the queries are order-free (decided at the first
+     * metadata), so the finished chunks need not be sorted by end time */
+    bool decided, order_free, file_order, live_chunk;
     /* all-views --verbose: the first metadata's event types */
     char **types;
     size_t ntypes;
@@ -124,6 +128,16 @@ static bool experimental(const jfr_type *t) {
     return jfr_annotation_find(t->annotations, t->nannotations, "jdk.jfr.Experimental") != NULL;
 }
 
+/* Finished chunks delivered in file order, not sorted (the queries order
+ * what depends on it themselves), or sorted. */
+static void set_file_order(view_run *v, jfr_parser *p, bool on) {
+    for (size_t k = 0; k < v->nq; k++)
+        if (!jfrc_query_failed(v->q[k]))
+            jfrc_query_set_file_order(v->q[k], on);
+    jfr_parser_set_ordered(p, !on);
+    v->file_order = on;
+}
+
 static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     view_run *v = user;
     if (v->mode == V_TYPES) {
@@ -175,11 +189,29 @@ static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     for (size_t k = 0; k < v->nq; k++)
         if (jfrc_query_metadata(v->q[k], p, m) != JFR_OK)
             goto oom;
+    if (!v->decided && v->mode != V_TYPES) {
+        v->decided = true;
+        /* JFRSTREAM_VIEW_SORTED: every chunk sorted, the reference of
+         * test/cli/view_order.py */
+        v->order_free = v->nq > 0 && !getenv("JFRSTREAM_VIEW_SORTED");
+        for (size_t k = 0; k < v->nq; k++) /* a failed one reads nothing */
+            v->order_free &= jfrc_query_failed(v->q[k]) || jfrc_query_order_free(v->q[k]);
+        if (v->order_free)
+            set_file_order(v, p, !v->live_chunk);
+    }
     return JFR_CB_CONTINUE;
 oom:
     cli_error("out of memory");
     v->failed = true;
     return JFR_CB_STOP;
+}
+
+static int on_chunk_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
+    view_run *v = user;
+    v->live_chunk = c->state != 0; /* its flush segments are sorted one by one */
+    if (v->order_free && v->file_order == v->live_chunk)
+        set_file_order(v, p, !v->live_chunk);
+    return JFR_CB_CONTINUE;
 }
 
 static int on_record(jfr_parser *p, const jfr_record *r, void *user) {
@@ -334,7 +366,8 @@ static int view_main(const cli_command *c, cli_global *g, int argc, char **argv,
         goto done;
     }
     double t0 = now();
-    jfr_callbacks cb = {.size = sizeof cb, .on_metadata = on_metadata, .on_error = cli_on_error};
+    jfr_callbacks cb = {.size = sizeof cb, .on_chunk_begin = on_chunk_begin, .on_metadata = on_metadata,
+                        .on_error = cli_on_error};
     if (v.mode == V_TYPES)
         cb.on_record = on_record;
     /* the JDK's stream sorts by end time and converts every chunk's ticks
