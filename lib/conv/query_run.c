@@ -2233,8 +2233,9 @@ static void jdk_table_insert(qgroups *g, int32_t jhash) {
         g->jcap *= 2;
 }
 
-/* The group of these keys, made when new; k: the call's key (order_free,
- * else NULL: the calls come in the JDK's order, which the table follows). */
+/* The group of these keys, made when new; ck: the call's key (order_free:
+ * the new group's first, keyed_add keeps it; else NULL: the calls come in
+ * the JDK's order, which the table follows). */
 static inline __attribute__((always_inline)) qgroup *group_for(jq_run *r, const jv *keys,
                                                                uint32_t nkeys, const jq_key *ck) {
     qgroups *g = r->groups;
@@ -2259,11 +2260,8 @@ static inline __attribute__((always_inline)) qgroup *group_for(jq_run *r, const 
             bool eq = true;
             for (uint32_t i = 0; i < nkeys && eq; i++)
                 eq = jq_jv_equal(&q->keys[i], &keys[i]);
-            if (eq) {
-                if (ck && key_cmp(ck, &q->first) < 0)
-                    q->first = *ck;
+            if (eq)
                 return q;
-            }
         }
     }
     if (g->n + 1 > g->cap / 2) {
@@ -2307,6 +2305,11 @@ static inline __attribute__((always_inline)) qgroup *group_for(jq_run *r, const 
     return q;
 }
 
+/* This chunk's group of ft's events (group_const), once the first made it. */
+static inline qgroup *type_group(const jq_run *r, const qftype *ft, const jfr_event *e) {
+    return ft->tgroup && ft->tgroup_type == e->type && ft->tgroup_gen == r->chunk_gen ? ft->tgroup : NULL;
+}
+
 /* The call's place in the JDK's order (jq_key). */
 static inline jq_key call_key(jq_run *r, const qftype *ft, const jfr_event *e) {
     if (r->keyed && r->file_order)
@@ -2314,6 +2317,24 @@ static inline jq_key call_key(jq_run *r, const qftype *ft, const jfr_event *e) {
                         e->offset, ft->sub};
     /* in the JDK's order already: the order of the calls */
     return (jq_key){r->keyed ? e->chunk_index : 0, (int64_t)r->seq++, 0, ft->sub};
+}
+
+/* An order_free call's values into its group g, with the call's place:
+ * the run's latest call, the group's first. groupers: feed the GROUP BY
+ * fields too (not needed once the group holds their values). */
+static int keyed_add(jq_run *r, qftype *ft, qgroup *g, const jv *vals, size_t nf,
+                     const jfr_event *e, const jq_key *ck, bool groupers) {
+    if (!r->any_call || key_cmp(ck, &r->last) > 0)
+        r->last = *ck;
+    r->any_call = true;
+    if (key_cmp(ck, &g->first) < 0)
+        g->first = *ck;
+    for (size_t k = 0; k < nf; k++) {
+        qfield *pf = ft->feed[k];
+        if ((groupers || !pf->grouper) && !fn_add_keyed(r, pf, &g->fn[pf->index], &vals[k], e, ck))
+            return jq_run_error(r, false, "out of memory");
+    }
+    return 0;
 }
 
 int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e) {
@@ -2336,19 +2357,11 @@ int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e) {
     }
     r->events++;
     size_t nf = ft->nfeed < 64 ? ft->nfeed : 64;
-    if (ft->type_keyed && ft->tgroup && ft->tgroup_type == e->type && ft->tgroup_gen == r->chunk_gen) {
-        qgroup *g = ft->tgroup; /* its group and values: nothing to read */
+    qgroup *tg = NULL;
+    if (r->order_free && (tg = type_group(r, ft, e)) && ft->type_keyed) {
+        /* its group and values: nothing to read */
         jq_key ck = call_key(r, ft, e);
-        if (key_cmp(&ck, &r->last) > 0)
-            r->last = ck;
-        if (key_cmp(&ck, &g->first) < 0)
-            g->first = ck;
-        for (size_t k = 0; k < nf; k++) {
-            qfield *pf = ft->feed[k];
-            if (!pf->grouper && !fn_add_keyed(r, pf, &g->fn[pf->index], &ft->tvals[k], e, &ck))
-                return jq_run_error(r, false, "out of memory");
-        }
-        return 0;
+        return keyed_add(r, ft, tg, ft->tvals, nf, e, &ck, false);
     }
     uint32_t nkeys = 0;
     for (size_t k = 0; k < nf; k++) {
@@ -2398,29 +2411,17 @@ int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e) {
     }
     if (r->order_free) {
         jq_key ck = call_key(r, ft, e);
-        if (!r->any_call || key_cmp(&ck, &r->last) > 0)
-            r->last = ck;
-        r->any_call = true;
-        qgroup *g;
-        if (ft->tgroup && ft->tgroup_type == e->type && ft->tgroup_gen == r->chunk_gen) {
-            g = ft->tgroup; /* group_const: this chunk's group of the type */
-            if (key_cmp(&ck, &g->first) < 0)
-                g->first = ck;
-        } else if (!(g = group_for(r, keys, nkeys, &ck))) {
+        qgroup *g = tg ? tg : group_for(r, keys, nkeys, &ck);
+        if (!g)
             return jq_run_error(r, false, "out of memory");
-        } else if (ft->group_const) {
+        if (!tg && ft->group_const) {
             ft->tgroup = g;
             ft->tgroup_type = e->type;
             ft->tgroup_gen = r->chunk_gen;
             if (ft->type_keyed)
                 memcpy(ft->tvals, vals, nf * sizeof *vals);
         }
-        for (size_t k = 0; k < nf; k++) {
-            qfield *pf = ft->feed[k];
-            if (!fn_add_keyed(r, pf, &g->fn[pf->index], &vals[k], e, &ck))
-                return jq_run_error(r, false, "out of memory");
-        }
-        return 0;
+        return keyed_add(r, ft, g, vals, nf, e, &ck, true);
     }
     qgroup *g = group_for(r, keys, nkeys, NULL);
     if (!g)

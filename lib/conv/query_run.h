@@ -166,7 +166,7 @@ typedef struct jq_run {
     uint64_t events;
     int64_t since_nanos; /* events ending before it are left out (0: none) */
     /* the result does not depend on the order of a chunk's events (every
-     * aggregate is one of jq_order_free's): events are keyed (jq_key) */
+     * aggregate is one field_order_free takes): events are keyed (jq_key) */
     bool order_free;
     bool keyed;      /* file_order was set once: keys start with the chunk */
     bool file_order; /* this chunk's events arrive in file order */

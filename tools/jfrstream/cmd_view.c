@@ -38,7 +38,7 @@ typedef struct view_run {
     bool failed;
     /* the parser's order: the queries are order-free (decided at the first
      * metadata), so the finished chunks need not be sorted by end time */
-    bool decided, order_free, file_order, live_chunk;
+    bool order_free, file_order, live_chunk;
     /* all-views --verbose: the first metadata's event types */
     char **types;
     size_t ntypes;
@@ -189,8 +189,7 @@ static int on_metadata(jfr_parser *p, const jfr_metadata *m, void *user) {
     for (size_t k = 0; k < v->nq; k++)
         if (jfrc_query_metadata(v->q[k], p, m) != JFR_OK)
             goto oom;
-    if (!v->decided && v->mode != V_TYPES) {
-        v->decided = true;
+    if (first) {
         /* JFRSTREAM_VIEW_SORTED: every chunk sorted, the reference of
          * test/cli/view_order.py */
         v->order_free = v->nq > 0 && !getenv("JFRSTREAM_VIEW_SORTED");
