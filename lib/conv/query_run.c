@@ -1470,6 +1470,7 @@ const char *jq_setting_label(jq_run *r, int64_t id) {
 }
 
 static bool field_order_free(const qfield *f);
+static int fn_kind_of(const qfield *f);
 
 int jq_resolve(jq_run *r, const jfr_metadata *m) {
     resolver rs = {.r = r, .m = m};
@@ -1719,12 +1720,15 @@ int jq_resolve(jq_run *r, const jfr_metadata *m) {
     }
     for (size_t k = 0; k < rs.nfrom; k++)
         rs.from[k]->type = NULL;
+    for (size_t k = 0; k < r->nall; k++)
+        r->all[k]->fnk = (int8_t)fn_kind_of(r->all[k]);
     r->order_free = q->ngroup > 0;
     for (size_t k = 0; k < r->nfields && r->order_free; k++)
         r->order_free = field_order_free(r->fields[k]);
     for (size_t k = 0; k < r->ntypes; k++) {
         qftype *ft = r->types[k];
-        ft->group_const = ft->type_keyed = r->order_free && !ft->nfilters && ft->nfeed <= 64;
+        ft->group_const = !ft->nfilters && ft->nfeed <= 64;
+        ft->type_keyed = r->order_free && ft->group_const;
         for (size_t i = 0; i < ft->nfeed; i++) {
             const qfield *pf = ft->feed[i];
             int g = ft->feedsrc[i]->getter;
@@ -1786,7 +1790,7 @@ enum { FN_FIRSTNN, FN_LIST, FN_SET, FN_TIMEDIFF, FN_DIFF, FN_STDEV, FN_MEDIAN, F
        FN_MIN, FN_SUMDUR, FN_SUMDBL, FN_SUMLONG, FN_FIRST, FN_LASTBATCH, FN_LAST, FN_AVGDUR,
        FN_AVG, FN_COUNT, FN_UNIQUE, FN_NULL };
 
-static int fn_kind(const qfield *f) {
+static int fn_kind_of(const qfield *f) {
     switch (f->grouper ? QA_MISSING : f->agg) {
     case QA_MISSING: return FN_FIRSTNN;
     case QA_LIST: return FN_LIST;
@@ -1808,6 +1812,7 @@ static int fn_kind(const qfield *f) {
     default: return FN_NULL;
     }
 }
+static inline int fn_kind(const qfield *f) { return f->fnk; }
 
 static jv dur_nanos(int64_t n) {
     jv r = {.k = JV_DURATION};
@@ -2357,11 +2362,11 @@ int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e) {
     }
     r->events++;
     size_t nf = ft->nfeed < 64 ? ft->nfeed : 64;
-    qgroup *tg = NULL;
-    if (r->order_free && (tg = type_group(r, ft, e)) && ft->type_keyed) {
+    qgroup *g = type_group(r, ft, e);
+    if (g && ft->type_keyed) {
         /* its group and values: nothing to read */
         jq_key ck = call_key(r, ft, e);
-        return keyed_add(r, ft, tg, ft->tvals, nf, e, &ck, false);
+        return keyed_add(r, ft, g, ft->tvals, nf, e, &ck, false);
     }
     uint32_t nkeys = 0;
     for (size_t k = 0; k < nf; k++) {
@@ -2409,23 +2414,22 @@ int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e) {
             return jq_run_error(r, false, "out of memory");
         return 0;
     }
-    if (r->order_free) {
-        jq_key ck = call_key(r, ft, e);
-        qgroup *g = tg ? tg : group_for(r, keys, nkeys, &ck);
-        if (!g)
+    jq_key ck = {0};
+    if (r->order_free)
+        ck = call_key(r, ft, e);
+    if (!g) {
+        if (!(g = group_for(r, keys, nkeys, r->order_free ? &ck : NULL)))
             return jq_run_error(r, false, "out of memory");
-        if (!tg && ft->group_const) {
+        if (ft->group_const) { /* the chunk's next events of the type find it here */
             ft->tgroup = g;
             ft->tgroup_type = e->type;
             ft->tgroup_gen = r->chunk_gen;
             if (ft->type_keyed)
                 memcpy(ft->tvals, vals, nf * sizeof *vals);
         }
-        return keyed_add(r, ft, g, vals, nf, e, &ck, true);
     }
-    qgroup *g = group_for(r, keys, nkeys, NULL);
-    if (!g)
-        return jq_run_error(r, false, "out of memory");
+    if (r->order_free)
+        return keyed_add(r, ft, g, vals, nf, e, &ck, true);
     for (size_t k = 0; k < nf; k++) {
         qfield *pf = ft->feed[k];
         if (!fn_add(r, pf, &g->fn[pf->index], &vals[k], e))

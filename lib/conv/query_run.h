@@ -91,6 +91,7 @@ struct qfield {
     int precision;
     qagg agg;
     bool grouper;
+    int8_t fnk; /* how it aggregates (FN_* of query_run.c), once resolved */
     int orderer; /* index into the query's ORDER BY, or -1 */
     /* the fields that feed it (itself first), primary only */
     qfield **sources;
@@ -122,10 +123,11 @@ struct qftype {
     size_t nfeed, capfeed;
     struct jq_run *run;
     uint32_t sub; /* its index in jq_run.types: the order of its callbacks */
-    /* order_free, no WHERE, and the keys it groups by are of its event type
-     * alone (eventType.label..., or the one group of a query without GROUP
-     * BY): all its events of a chunk go to one group, kept here;
-     * type_keyed: so are the values it feeds (or COUNT's, read nothing) */
+    /* no WHERE, and the keys it groups by are of its event type alone
+     * (eventType.label..., or the one group of a query without GROUP BY):
+     * all its events of a chunk go to one group, kept here; type_keyed
+     * (order_free runs): so are the values it feeds (or COUNT's, read
+     * nothing) */
     bool group_const, type_keyed;
     jv *tvals;
     struct qgroup *tgroup;
