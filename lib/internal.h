@@ -66,6 +66,7 @@ typedef struct jfr_tinfo {
     bool bad;            /* recursive or too large: values can't be decoded */
     uint32_t nvarints;   /* every field an integer or pool key, no array: the
                             count (each a varint in compressed chunks), else 0 */
+    uint32_t varint_prefix; /* how many fields from the first are so */
     bool has_duration;   /* field 1 is "duration" */
     int32_t thread_field; /* eventThread (or sampledThread), -1 */
     int32_t stack_field;  /* stackTrace, -1 */

@@ -288,6 +288,8 @@ static void plan_type(jfr_mdtab *md, uint32_t ti, uint8_t *color, uint32_t depth
         if (f->array || !(op == JFR_OP_CHAR || op == JFR_OP_SHORT || op == JFR_OP_INT ||
                           op == JFR_OP_LONG || op == JFR_OP_POOL))
             flat = false;
+        else if (flat)
+            inf->varint_prefix = i + 1;
         uint32_t fmin = 1;
         if (op == JFR_OP_FLOAT) fmin = 4;
         else if (op == JFR_OP_DOUBLE) fmin = 8;

@@ -400,7 +400,13 @@ jfr_status jfr_value_field(const jfr_value *obj, uint32_t index, jfr_value *out)
     if (inf->bad)
         return JFR_BAD_EVENT;
     jfr_cur cur = cur_at(c, obj->pos_);
-    for (uint32_t i = 0; i < index; i++) {
+    uint32_t i = 0;
+    if (c->compressed && inf->varint_prefix && index) { /* leading varints at once */
+        i = index < inf->varint_prefix ? index : inf->varint_prefix;
+        if (!jfr__cur_skip_varints(&cur, i))
+            return JFR_BAD_VARINT;
+    }
+    for (; i < index; i++) {
         jfr_status s = skip_field(c, &cur, t->fields[i].type, inf->ops[i], obj->depth_ + 1);
         if (s)
             return s;

@@ -123,7 +123,8 @@ const uint8_t *jfr__skip_varint_blocks(const uint8_t *p, const uint8_t *end, uin
 
 /* Skip m varints. Where a loaded word starts at a varint's first byte, the
  * bytes up to its last terminator (a byte below 0x80) are whole varints of
- * at most 8 bytes each, one per terminator: they go at once. */
+ * at most 8 bytes each, one per terminator: they go at once; with more
+ * terminators than varints left, up to the m-th. */
 static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
     const uint8_t *p = c->p;
 #if defined(__SSE2__) && defined(__GNUC__)
@@ -164,6 +165,12 @@ static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
                     m -= cnt;
                     continue;
                 }
+                /* fewer left than end here (a few fields of an event):
+                 * the m-th terminator */
+                for (uint64_t j = 1; j < m; j++)
+                    t &= t - 1;
+                p += (unsigned)__builtin_ctz(t) + 1;
+                break;
             }
         }
 #endif
@@ -180,6 +187,10 @@ static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
                     m -= cnt;
                     continue;
                 }
+                for (uint64_t j = 1; j < m; j++)
+                    t &= t - 1;
+                p += (unsigned)__builtin_ctzll(t) / 8 + 1;
+                break;
             }
         }
 #endif

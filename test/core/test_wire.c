@@ -299,6 +299,13 @@ static void test_skip_varints_random(void) {
             jfr_cur some = {in, in + len, false, in, 0};
             CHECK(jfr__cur_skip_varints(&some, k) && some.p == in + at[k]);
         }
+        /* every count of a short run (fewer varints wanted than a 16- or
+         * 8-byte load ends: up to the k-th terminator), from every start */
+        for (uint64_t from = 0; !long_run && from < n; from++)
+            for (uint64_t k = 0; from + k <= n; k++) {
+                jfr_cur few = {in + at[from], in + len, false, in, 0};
+                CHECK(jfr__cur_skip_varints(&few, k) && few.p == in + at[from + k]);
+            }
         if (len) {
             jfr_cur cut = {in, in + len - 1, false, in, 0};
             CHECK(!jfr__cur_skip_varints(&cut, n));
