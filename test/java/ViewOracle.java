@@ -27,6 +27,11 @@ import jdk.jfr.consumer.EventStream;
  * command `jfr query` prints for it (jdk.jfr.internal.query.QueryPrinter,
  * the Configuration of tool/Query.java: --verbose also sets verboseHeaders),
  * or the "\u0001FAIL <exception>" line. Views and queries may be mixed.
+ *
+ * Several files or option sets in one JVM (its start and the compilation
+ * of this file once, and the JIT warm for the rest): jobs separated by an
+ * argument "--next", each "FILE [options] -- (VIEW | QUERY)..."; each job's
+ * output starts with a line "\u0001JOB <index>" when there is more than one.
  * An exception in the stream's event handlers (the query's field getters:
  * topApplicationFrame of a frame without a class) leaves out that event,
  * and `jfr query` prints its stack trace and the table of the rest; in
@@ -34,6 +39,26 @@ import jdk.jfr.consumer.EventStream;
  */
 public class ViewOracle {
     public static void main(String[] args) throws Exception {
+        List<List<String>> jobs = new ArrayList<>();
+        jobs.add(new ArrayList<>());
+        for (String a : args) {
+            if (a.equals("--next")) {
+                jobs.add(new ArrayList<>());
+            } else {
+                jobs.getLast().add(a);
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int j = 0; j < jobs.size(); j++) {
+            if (jobs.size() > 1) {
+                sb.append("\u0001JOB ").append(j).append('\n');
+            }
+            job(jobs.get(j).toArray(new String[0]), sb);
+        }
+        System.out.print(sb);
+    }
+
+    private static void job(String[] args, StringBuilder sb) throws Exception {
         Path file = Path.of(args[0]);
         boolean verbose = false;
         int width = 0, cellHeight = 0;
@@ -59,7 +84,6 @@ public class ViewOracle {
         Constructor<?> makeQueryPrinter = qprinter.getConstructor(conf, EventStream.class);
         Method executeQuery = qprinter.getMethod("execute", String.class);
         Method getLines = lines.getMethod("getLines");
-        StringBuilder sb = new StringBuilder();
         for (i = i + 1; i < args.length; i++) {
             String view = args[i];
             boolean query = isQuery(view);
@@ -105,7 +129,6 @@ public class ViewOracle {
                 sb.append("\u0001FAIL ").append(String.valueOf(e.getCause()).replace('\n', ' ')).append('\n');
             }
         }
-        System.out.print(sb);
     }
 
     private static boolean isQuery(String arg) {

@@ -65,6 +65,9 @@ text) script=print_text.py ;;
 xml) script=print_text.py; fmt=(--xml) ;;
 view) script=view.py ;;
 esac
+# the views' random:7 run in the first call: the JDK's texts made once
+once_more=()
+[ "$script" = view.py ] && once_more=(--feed-size whole,random:7)
 oracle() {
     local rc=0
     python3 "$here/$script" --jfrstream "$jfrstream" --jfr "$ref" --exact-numbers "${fmt[@]}" "$@" || rc=$?
@@ -111,7 +114,7 @@ if [ "$what" = recordings ] || [ "$what" = all ]; then
         files=("$rec"/*.jfr)
         if [ -e "${files[0]}" ]; then
             echo "=== oracle: ${#files[@]} generated recordings"
-            oracle "${files[@]}"
+            oracle "${once_more[@]}" "${files[@]}"
             profiles=("$rec"/*-profile.jfr)
             profile=${profiles[0]}
             if [ -f "$profile" ]; then
@@ -121,7 +124,7 @@ if [ "$what" = recordings ] || [ "$what" = all ]; then
             fi
             multis=("$rec"/*-multichunk.jfr)
             multi=${multis[0]}
-            if [ -f "$multi" ]; then
+            if [ -f "$multi" ] && [ "$script" != view.py ]; then
                 echo "=== oracle: --feed-size random:7 on $(basename "$multi")"
                 oracle --feed-size random:7 "$multi"
             fi
@@ -160,9 +163,11 @@ if [ "$what" = jdk9 ] || [ "$what" = all ]; then
     mapfile -t files < <(shared_set jdk9 "JDK 9 recordings (format 1.0)")
     if [ "${#files[@]}" -gt 0 ]; then
         echo "=== oracle: ${#files[@]} JDK 9 recordings (format 1.0) from ../shared/data/jdk9"
-        oracle "${files[@]}"
-        echo "=== oracle: --feed-size random:7 on the JDK 9 recordings"
-        oracle --feed-size random:7 "${files[@]}"
+        oracle "${once_more[@]}" "${files[@]}"
+        if [ "$script" != view.py ]; then
+            echo "=== oracle: --feed-size random:7 on the JDK 9 recordings"
+            oracle --feed-size random:7 "${files[@]}"
+        fi
         # profiles: --event cpu, alloc and lock take the com.oracle.jdk.* events
         if [ "$script" = oracle.py ]; then
             echo "=== profile oracle: the JDK 9 recordings"

@@ -7,14 +7,16 @@ usage: view.py --jfrstream J (--jfr JFR25 [--store OUT.gz] | --expected OUT.gz)
 For each FILE, every view of views.ini on its own, at the default width, at
 --width 60 with --truncate beginning, at --width 200 with --truncate end and
 --cell-height 3, and with --verbose (field names, the query printed back);
-JDK 25's text of each comes from its own ViewPrinter, all views of a file
-and option set in one JVM (test/java/ViewOracle.java), so that a view the
+JDK 25's text of each comes from its own ViewPrinter, all views of all
+files at all option sets in one JVM (test/java/ViewOracle.java; the
+chunk-by-chunk checks below in one more), so that a view the
 JDK fails on ("unexpected internal error": its formatter throws on an empty
 stack trace, a malformed method descriptor...) is reported, counted and left
 out, and the others are still compared. Then `view types`, `view
 all-events` and three event types by name (jdk.GarbageCollection,
-ExecutionSample with --verbose, jdk.CPULoad at --width 90) against `jfr
-view` itself (unless --quick). Outputs must be equal byte for byte, less the
+ExecutionSample with --verbose, jdk.CPULoad at --width 90) against the
+same ViewPrinter (what `jfr view` runs: its text, and exit 1 where it
+refuses a name; unless --quick). Outputs must be equal byte for byte, less the
 "Execution: ..." timing line of --verbose (the tools time different
 things); a multi-chunk file's view that differs is compared chunk by chunk,
 and tolerated and counted when every chunk alone is equal (the JDK keeps a
@@ -44,8 +46,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oracle import chunk_spans, first_diff, span_bytes  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CRASH = "unexpected internal error"
 CRASHED = "\x01JDK 25 failed"  # a stored case the JDK fails on
+USER = "\x01JDK 25 refused"  # `jfr view` exits 1 saying why (no such view or event type)
 OPTSETS = [
     [],
     ["--width", "60", "--truncate", "beginning"],
@@ -76,44 +78,69 @@ def views_of():
         return [l.split()[1].rsplit(".", 1)[1] for l in f if l.startswith("view ")]
 
 
-def jdk_views(jfr, path, opts, names):
-    """{view: text or CRASHED} from ViewOracle.java under the JDK of jfr."""
+def jdk_views(jfr, jobs):
+    """[{view: text or CRASHED}] for each job (path, opts, names), from
+    ViewOracle.java under the JDK of jfr: one JVM for them all."""
+    if not jobs:
+        return []
     java = os.path.join(os.path.dirname(jfr), "java")
     cmd = [java, "--add-opens", "jdk.jfr/jdk.jfr.internal.query=ALL-UNNAMED",
            "--add-opens", "jdk.jfr/jdk.jfr.internal.util=ALL-UNNAMED",
-           os.path.join(HERE, "../java/ViewOracle.java"), path] + opts + ["--"] + names
+           os.path.join(HERE, "../java/ViewOracle.java")]
+    for k, (path, opts, names) in enumerate(jobs):
+        cmd += (["--next"] if k else []) + [path] + opts + ["--"] + names
     rc, out, err = run(cmd)
     if rc != 0:
         raise RuntimeError("ViewOracle.java failed (exit %d): %s" % (rc, err[:300]))
-    res = {}
-    for part in out.split("\x01VIEW ")[1:]:
-        name, _, text = part.partition("\n")
-        res[name] = CRASHED if text.startswith("\x01FAIL ") else strip_timing(text)
+    outs = out.split("\x01JOB ")[1:] if len(jobs) > 1 else [out]
+    if len(outs) != len(jobs):
+        raise RuntimeError("ViewOracle.java: %d outputs for %d jobs" % (len(outs), len(jobs)))
+    res = []
+    for job in outs:
+        views = {}
+        for part in job.split("\x01VIEW ")[1:]:
+            name, _, text = part.partition("\n")
+            views[name] = (USER if text.startswith("\x01FAIL jdk.jfr.internal.util.UserDataException")
+                           else CRASHED if text.startswith("\x01FAIL ") else strip_timing(text))
+        res.append(views)
     return res
 
 
-def chunkwise(a, path, opts, view):
-    """A multi-chunk file's view, chunk by chunk: True when every chunk alone
-    prints the same in both tools. The JDK's stream keeps the value it
-    resolved in the previous chunk for a pool key that the next chunk
-    declares again (ChunkParser: getPreviousResolved), where jfrstream takes
-    each chunk's own: JDK 17 reuses stack trace ids across chunks."""
-    spans = chunk_spans(path)
-    if not spans or len(spans) < 2:
-        return False
+def chunkwise(a, cases):
+    """Each case (path, opts as a tuple, view) of a multi-chunk file whose view differs,
+    chunk by chunk: True when every chunk alone prints the same in both tools
+    ({case: bool}). The JDK's stream keeps the value it resolved in the
+    previous chunk for a pool key that the next chunk declares again
+    (ChunkParser: getPreviousResolved), where jfrstream takes each chunk's
+    own: JDK 17 reuses stack trace ids across chunks."""
     tmp = tempfile.mkdtemp(prefix="view.")
     try:
-        for i, span in enumerate(spans):
-            one = os.path.join(tmp, "chunk%d.jfr" % i)
-            with open(one, "wb") as f:
-                f.write(span_bytes(path, span))
-            r = jdk_views(a.jfr, one, opts, [view]).get(view, CRASHED)
-            if r == CRASHED:
+        chunks = {}  # path -> its chunks as files (None: one chunk)
+        for path, _, _ in cases:
+            if path in chunks:
                 continue
-            rc, ours, err = run([a.jfrstream, "view"] + opts + [view, one])
-            if rc != 0 or strip_timing(ours) != r:
-                return False
-        return True
+            spans = chunk_spans(path)
+            chunks[path] = None
+            if spans and len(spans) > 1:
+                chunks[path] = []
+                for span in spans:
+                    one = os.path.join(tmp, "chunk%d.jfr" % len(os.listdir(tmp)))
+                    with open(one, "wb") as f:
+                        f.write(span_bytes(path, span))
+                    chunks[path].append(one)
+        jobs = [(one, list(opts), [view]) for path, opts, view in cases for one in chunks[path] or []]
+        refs = iter(jdk_views(a.jfr, jobs))
+        res = {}
+        for case in cases:
+            path, opts, view = case
+            res[case] = chunks[path] is not None
+            for one in chunks[path] or []:
+                r = next(refs).get(view, CRASHED)
+                if r == CRASHED or not res[case]:
+                    continue
+                rc, ours, err = run([a.jfrstream, "view"] + list(opts) + [view, one])
+                res[case] = rc == 0 and strip_timing(ours) == r
+        return res
     finally:
         shutil.rmtree(tmp, True)
 
@@ -161,32 +188,37 @@ def main():
             return 1
     store = []
     bad = compared = crashed = tolerated = 0
+    later = []  # (case, label, first difference): compared chunk by chunk at the end
 
-    def compare(label, rc, ours, ref_rc, ref, chunks=None):
-        nonlocal bad, compared, tolerated
+    def compare(label, rc, ours, ref_rc, ref, case=None):
+        nonlocal bad, compared
         compared += 1
         if (rc == 0) != (ref_rc == 0):
             bad += 1
             print("FAIL: %s: exit %d, JDK %d" % (label, rc, ref_rc))
         elif ours != ref:
-            if chunks and a.jfr and chunkwise(a, *chunks):
-                tolerated += 1
-                print("view: %s differs as a whole, every chunk alone is equal (tolerated: the "
-                      "JDK keeps an earlier chunk's constant for a key declared again)" % label)
+            if case and a.jfr:
+                later.append((case, label, first_diff(ours, ref)))
                 return
             bad += 1
             print("FAIL: %s differs\n%s" % (label, first_diff(ours, ref)))
 
+    # JDK 25's views of every file at every option set, and the rest, in one JVM
+    refs = iter(jdk_views(a.jfr, [job for path in a.files for job in
+                                  [(path, opts, names) for opts in OPTSETS] +
+                                  [(path, opts, [what]) for what, opts in more]])
+                if stored is None else [])
     for path in a.files:
         base = os.path.basename(path)
         for opts in OPTSETS:
             if stored is None:
-                ref = jdk_views(a.jfr, path, opts, names)
+                ref = next(refs)
             texts = []
             for v in names:
                 label = "%s: view %s %s" % (base, " ".join(opts), v)
                 if stored is None:
                     r = ref.get(v, CRASHED)
+                    r = CRASHED if r == USER else r
                     store.append(r if r == CRASHED else "0\n" + r)
                 else:
                     r = stored.pop(0)
@@ -203,7 +235,7 @@ def main():
                     crashed += 1
                     print("view: %s: JDK 25 fails, not compared" % label)
                     continue
-                compare(label, rc, ours, 0, r, (path, opts, v))
+                compare(label, rc, ours, 0, r, (path, tuple(opts), v))
             if opts == ["--verbose"]:
                 continue  # all-views --verbose: one timing line, and the types table
             # all-views: the views one after the other, at every feed size
@@ -215,13 +247,13 @@ def main():
         for what, opts in more:
             label = "%s: view %s %s" % (base, " ".join(opts), what)
             if stored is None:
-                ref_rc, r, ref_err = run([a.jfr, "view"] + opts + [what, path])
-                if CRASH in ref_err or CRASH in r:
+                r = next(refs).get(what, CRASHED)
+                if r == CRASHED:
                     store.append(CRASHED)
                     crashed += 1
                     print("view: %s: JDK 25 fails, not compared" % label)
                     continue
-                r = strip_timing(r)
+                ref_rc, r = (1, "") if r == USER else (0, r)
                 store.append("%d\n%s" % (ref_rc, r))
             else:
                 r = stored.pop(0)
@@ -234,6 +266,16 @@ def main():
                 fs = [] if size == "whole" else ["--feed-size", size]
                 rc, ours, err = run([a.jfrstream] + fs + ["view"] + opts + [what, path])
                 compare(label + " (feed %s)" % size, rc, strip_timing(ours), ref_rc, r)
+    if later:
+        alone = chunkwise(a, [case for case, _, _ in later])
+        for case, label, diff in later:
+            if alone[case]:
+                tolerated += 1
+                print("view: %s differs as a whole, every chunk alone is equal (tolerated: the "
+                      "JDK keeps an earlier chunk's constant for a key declared again)" % label)
+            else:
+                bad += 1
+                print("FAIL: %s differs\n%s" % (label, diff))
     if a.store:
         with gzip.GzipFile(a.store, "wb", mtime=0) as f:
             f.write("\0".join(store).encode("utf-8"))
