@@ -575,13 +575,24 @@ JFRC_API bool jfrc_query_failed(const jfrc_query *q);
  * LAST, ties of MIN and MAX, the order of the groups), the position of the
  * event in the JDK's order (chunk, end time, file position). */
 JFRC_API bool jfrc_query_order_free(const jfrc_query *q);
-/* For an order-free query, before its first event (from the first
- * on_metadata, after jfrc_query_metadata) and again from any
- * on_chunk_begin: `on`, the events of the chunks that follow may arrive in
- * file order (jfr_parser_set_ordered(p, false): no sort), and the result
- * is the same as in end-time order; false, they arrive in end-time order
- * (a live chunk: sorted per flush segment). False, changing nothing, when
- * the query is not order-free or events already arrived without it. */
+/* As jfrc_query_order_free, and also true when the only other aggregates
+ * are AVG of integers. The JDK adds those to a double in end-time order,
+ * which is exact, and so the same in any order, while the magnitudes of a
+ * group's values sum to at most 2^53; past that, its rounding follows the
+ * order. Such a query may be run in file order when the events can be
+ * read again: after the run (before jfrc_query_render), jfrc_query_order_lost
+ * says whether a sum went past 2^53; then run a new query over the events
+ * in end-time order and render that one. */
+JFRC_API bool jfrc_query_order_free_checked(const jfrc_query *q);
+JFRC_API bool jfrc_query_order_lost(const jfrc_query *q);
+/* For an order-free query (or an order-free-checked one), before its first
+ * event (from the first on_metadata, after jfrc_query_metadata) and again
+ * from any on_chunk_begin: `on`, the events of the chunks that follow may
+ * arrive in file order (jfr_parser_set_ordered(p, false): no sort), and
+ * the result is the same as in end-time order; false, they arrive in
+ * end-time order (a live chunk: sorted per flush segment). False, changing
+ * nothing, when the query is not order-free or events already arrived
+ * without it. */
 JFRC_API bool jfrc_query_set_file_order(jfrc_query *q, bool on);
 /* After resolution: the event types of its FROM, one per source (an alias
  * of a type counts again), qualified names. */

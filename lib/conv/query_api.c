@@ -101,16 +101,23 @@ JFRC_API const char *jfrc_query_type_name(const jfrc_query *q, size_t i) {
 
 JFRC_API bool jfrc_query_failed(const jfrc_query *q) { return q->run.failed; }
 
-JFRC_API bool jfrc_query_order_free(const jfrc_query *q) {
+JFRC_API bool jfrc_query_order_free_checked(const jfrc_query *q) {
     return q && q->run.resolved && !q->run.failed && q->run.order_free;
 }
 
+JFRC_API bool jfrc_query_order_free(const jfrc_query *q) {
+    return jfrc_query_order_free_checked(q) && !q->run.order_checked;
+}
+
+JFRC_API bool jfrc_query_order_lost(const jfrc_query *q) { return q && jq_run_order_lost(&q->run); }
+
 JFRC_API bool jfrc_query_set_file_order(jfrc_query *q, bool on) {
     jq_run *r = q ? &q->run : NULL;
-    if (!jfrc_query_order_free(q) || (r->any_call && !r->keyed))
+    if (!jfrc_query_order_free_checked(q) || (r->any_call && !r->keyed))
         return false;
     r->keyed = true;
     r->file_order = on;
+    r->any_file_order |= on;
     return true;
 }
 

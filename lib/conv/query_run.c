@@ -1469,7 +1469,7 @@ const char *jq_setting_label(jq_run *r, int64_t id) {
     return NULL;
 }
 
-static bool field_order_free(const qfield *f);
+static int field_order_free(const qfield *f);
 static int fn_kind_of(const qfield *f);
 
 int jq_resolve(jq_run *r, const jfr_metadata *m) {
@@ -1723,8 +1723,11 @@ int jq_resolve(jq_run *r, const jfr_metadata *m) {
     for (size_t k = 0; k < r->nall; k++)
         r->all[k]->fnk = (int8_t)fn_kind_of(r->all[k]);
     r->order_free = q->ngroup > 0;
-    for (size_t k = 0; k < r->nfields && r->order_free; k++)
-        r->order_free = field_order_free(r->fields[k]);
+    for (size_t k = 0; k < r->nfields && r->order_free; k++) {
+        int of = field_order_free(r->fields[k]);
+        r->order_free = of != 0;
+        r->order_checked |= of == 2;
+    }
     for (size_t k = 0; k < r->ntypes; k++) {
         qftype *ft = r->types[k];
         ft->group_const = !ft->nfilters && ft->nfeed <= 64;
@@ -1759,6 +1762,8 @@ typedef struct qfn {
     jq_key ka, kb; /* order_free: the keys of a and b */
     int64_t n, ls, lns;
     double d;
+    uint64_t mag; /* FN_AVG: the sum of |v| of its integers (saturated) */
+    bool frac;    /* FN_AVG: a value that is not an integer */
     bool has, has_b;
     jv *vals;
     uint32_t nv, cv;
@@ -1947,6 +1952,14 @@ static inline __attribute__((always_inline)) bool fn_add(jq_run *r, qfield *f, q
         if (jq_is_number(v) && isfinite(jq_num_d(v))) {
             fn->d += jq_num_d(v);
             fn->n++;
+            /* and exactly (avg_exact), which does not depend on the order */
+            if (jq_is_integral(v)) {
+                uint64_t m = v->i < 0 ? 0 - (uint64_t)v->i : (uint64_t)v->i;
+                fn->ls = (int64_t)((uint64_t)fn->ls + (uint64_t)v->i);
+                fn->mag = fn->mag + m < m ? UINT64_MAX : fn->mag + m;
+            } else {
+                fn->frac = true;
+            }
         }
         return true;
     case FN_COUNT:
@@ -2027,26 +2040,44 @@ static bool fn_add_keyed(jq_run *r, qfield *f, qfn *fn, const jv *v, const jfr_e
 }
 
 /* May a run with this field be order_free (fn_add_keyed, or a result that
- * does not depend on the order of its values)? Not: LIST and SET (their
+ * does not depend on the order of its values)? 0: not: LIST and SET (their
  * order), LAST_BATCH (the batches), sums of floating-point numbers (AVG,
  * STDEV, SUM of fractions: rounding follows the order), MEDIAN and the
  * percentiles of values of different classes (equal ones stay in arrival
- * order, and print by their class). */
-static bool field_order_free(const qfield *f) {
+ * order, and print by their class). 2: AVG of integers, while their sum is
+ * exact (avg_exact). 1: yes. */
+static int field_order_free(const qfield *f) {
     switch (fn_kind(f)) {
-    case FN_LIST: case FN_SET: case FN_LASTBATCH: case FN_STDEV: case FN_SUMDBL: case FN_AVG:
-        return false;
+    case FN_AVG:
+        return f->integral ? 2 : 0;
+    case FN_LIST: case FN_SET: case FN_LASTBATCH: case FN_STDEV: case FN_SUMDBL:
+        return 0;
     case FN_MEDIAN: case FN_PCT:
         if (f->timespan)
-            return true; /* read as nanoseconds, one class */
+            return 1; /* read as nanoseconds, one class */
         for (size_t k = 1; k < f->nsources; k++)
             if (!f->sources[k]->data_type || !f->sources[0]->data_type ||
                 strcmp(f->sources[k]->data_type, f->sources[0]->data_type))
-                return false;
-        return true;
+                return 0;
+        return 1;
     default:
-        return true;
+        return 1;
     }
+}
+
+/* The JDK adds an AVG's values to a double as they come: while their
+ * magnitudes sum to at most 2^53, every partial sum in any order is an
+ * integer a double holds, and that double is the exact integer sum. */
+static bool avg_exact(const qfn *fn) { return !fn->frac && fn->mag <= (UINT64_C(1) << 53); }
+
+bool jq_run_order_lost(const jq_run *r) {
+    if (!r->resolved || r->failed || !r->order_checked || !r->any_file_order || !r->groups)
+        return false;
+    for (size_t k = 0; k < r->groups->nall; k++)
+        for (size_t i = 0; i < r->nfields; i++)
+            if (fn_kind(r->fields[i]) == FN_AVG && !avg_exact(&r->groups->all[k]->fn[i]))
+                return true;
+    return false;
 }
 
 static int cmp_natural(const void *a, const void *b, void *ctx) {
@@ -2194,7 +2225,7 @@ static bool fn_result(jq_run *r, qfield *f, qfn *fn, jv *out) {
     case FN_AVG:
         if (fn->n) {
             out->k = JV_DOUBLE;
-            out->d = fn->d / (double)fn->n;
+            out->d = (avg_exact(fn) ? (double)fn->ls : fn->d) / (double)fn->n;
         }
         return true;
     case FN_COUNT:

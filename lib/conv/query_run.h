@@ -170,8 +170,12 @@ typedef struct jq_run {
     /* the result does not depend on the order of a chunk's events (every
      * aggregate is one field_order_free takes): events are keyed (jq_key) */
     bool order_free;
+    /* order_free only while each AVG of integers sums exactly (at most
+     * 2^53 in magnitude): jfrc_query_order_lost checks after the run */
+    bool order_checked;
     bool keyed;      /* file_order was set once: keys start with the chunk */
     bool file_order; /* this chunk's events arrive in file order */
+    bool any_file_order; /* some chunk's events arrived in file order */
     uint64_t seq;    /* arrival count, for keys in arrival order */
     jq_key last;     /* the latest call that reached a group */
     bool any_call;
@@ -236,6 +240,9 @@ jq_stable_sort(const jfr_allocator *a, void *base, size_t n, size_t size,
 int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e);
 /* After the last event: the rows (groups in the JDK's HashMap order). */
 int jq_run_finish(jq_run *r);
+/* An order_checked run in file order whose AVG of integers did not sum
+ * exactly: its result may not be the JDK's. */
+bool jq_run_order_lost(const jq_run *r);
 /* FieldFormatter.format / formatCompact of v into the run's scratch. */
 const char *jq_format(jq_run *r, const qfield *f, const jv *v, bool compact, size_t *len);
 int jq_run_init(jq_run *r, const jfr_allocator *a);

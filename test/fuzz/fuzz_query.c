@@ -13,9 +13,10 @@
  * parsed runs over the recording (ordered, the JDK's time base, its event
  * types subscribed by name) and is rendered at a width, truncation and cell
  * height taken from the input, verbose or not: the text must be valid UTF-8;
- * a query whose result does not depend on the order (jfrc_query_order_free)
- * runs again with the finished chunks in file order, as `view` runs it, and
- * must print the same.
+ * a query whose result does not depend on the order (jfrc_query_order_free,
+ * or _checked: AVG of integers) runs again with the finished chunks in file
+ * order, as `view` runs it, and must print the same unless
+ * jfrc_query_order_lost says its sums went past 2^53.
  * The query's memory and the parser's go through the counting allocator
  * (nothing left at the end; a cap proportional to the input). A view picked
  * by the first byte also runs live (jfrs_views of jfrstream_sink.h): the
@@ -101,7 +102,7 @@ typedef struct fo_run {
 } fo_run;
 
 static void file_order(fo_run *f, jfr_parser *p) {
-    if (jfrc_query_order_free(f->q) && jfrc_query_set_file_order(f->q, !f->live))
+    if (jfrc_query_order_free_checked(f->q) && jfrc_query_set_file_order(f->q, !f->live))
         jfr_parser_set_ordered(p, f->live);
 }
 
@@ -124,7 +125,7 @@ static int fo_begin(jfr_parser *p, const jfr_chunk_info *c, void *user) {
  * order) and render it: the text (malloc, *len bytes), and the render's
  * status. */
 static char *run_render(jfrc_query *q, const jfr_options *o, const uint8_t *rec, size_t rlen,
-                        bool by_file, jfr_status *rs, size_t *len) {
+                        bool by_file, jfr_status *rs, size_t *len, bool *lost) {
     fo_run f = {q, false};
     jfr_callbacks cb = {.size = sizeof cb, .on_metadata = on_metadata, .on_error = on_error};
     if (by_file) {
@@ -137,6 +138,9 @@ static char *run_render(jfrc_query *q, const jfr_options *o, const uint8_t *rec,
         jfr_parser_finish(p);
         jfr_parser_free(p);
     }
+    *lost = jfrc_query_order_lost(q);
+    if (*lost && !by_file)
+        fuzz_die("jfrc_query_order_lost after a run in end-time order");
     jfrc_out *out = memory_out(4096);
     jfr_status s = jfrc_query_render(q, out);
     if (s != JFR_OK && s != JFR_NOMEM && s != JFR_INVALID_ARG)
@@ -291,16 +295,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         jfr_status s1, s2;
         size_t failed = a.failed;
         size_t n1, n2;
-        char *t1 = run_render(q, &o, rec, rlen, false, &s1, &n1);
-        bool order_free = jfrc_query_order_free(q);
+        bool lost;
+        char *t1 = run_render(q, &o, rec, rlen, false, &s1, &n1, &lost);
+        bool order_free = jfrc_query_order_free_checked(q);
         jfrc_query_free(q);
         /* an order-free query prints the same from the file's order */
         q = !order_free ? NULL
             : qlen == 0 ? jfrc_query_new_view(name_of(b1), &vo, &o.allocator)
                         : jfrc_query_new(text, NULL, b0 & 64, &vo, &o.allocator, NULL, 0);
         if (q) {
-            char *t2 = run_render(q, &o, rec, rlen, true, &s2, &n2);
-            if (a.failed == failed && s1 == JFR_OK && s2 == JFR_OK && (n1 != n2 || memcmp(t1, t2, n1)))
+            char *t2 = run_render(q, &o, rec, rlen, true, &s2, &n2, &lost);
+            if (!lost && a.failed == failed && s1 == JFR_OK && s2 == JFR_OK && (n1 != n2 || memcmp(t1, t2, n1)))
                 fuzz_die("an order-free query prints differently in file order:\n%s\n---\n%s", t1, t2);
             free(t2);
             jfrc_query_free(q);
