@@ -1892,6 +1892,11 @@ static inline __attribute__((always_inline)) bool fn_add(jq_run *r, qfield *f, q
         return true;
     case FN_MAX:
     case FN_MIN:
+        if (fn->has && v->k == fn->a.k && jq_is_integral(v)) { /* jq_jv_compare's first case */
+            if (fn_kind(f) == FN_MAX ? v->i > fn->a.i : v->i < fn->a.i)
+                fn->a = *v;
+            return true;
+        }
         if (!jq_jv_comparable(v))
             return true;
         if (!fn->has) {
@@ -2024,6 +2029,14 @@ static bool fn_add_keyed(jq_run *r, qfield *f, qfn *fn, const jv *v, const jfr_e
         return true;
     case FN_MAX:
     case FN_MIN: {
+        if (fn->has && v->k == fn->a.k && jq_is_integral(v)) {
+            /* equal integers of one class print alike: which is kept does not matter */
+            if (kind == FN_MAX ? v->i > fn->a.i : v->i < fn->a.i) {
+                fn->a = *v;
+                fn->ka = *k;
+            }
+            return true;
+        }
         if (!jq_jv_comparable(v))
             return true;
         int c = fn->has ? jq_jv_compare(v, &fn->a) : 0;

@@ -17,6 +17,7 @@
 
 #include "query.h"
 #include "mem.h"
+#include "ticks.h" /* jfr__java_d2l */
 
 #include <string.h>
 
@@ -193,10 +194,12 @@ int32_t jq_jv_hash(const jv *v);
 bool jq_jv_equal(const jv *a, const jv *b);
 int jq_jv_compare(const jv *a, const jv *b); /* values of one class */
 bool jq_jv_comparable(const jv *v);          /* a Comparable (not null, an object) */
-bool jq_is_number(const jv *v);
-bool jq_is_integral(const jv *v);
-double jq_num_d(const jv *v);  /* Number.doubleValue */
-int64_t jq_num_l(const jv *v); /* Number.longValue */
+/* Inline: several per aggregate per event. */
+static inline bool jq_is_number(const jv *v) { return v->k >= JV_BYTE && v->k <= JV_DOUBLE; }
+static inline bool jq_is_integral(const jv *v) { return v->k >= JV_BYTE && v->k <= JV_LONG; }
+/* Number.doubleValue, Number.longValue */
+static inline double jq_num_d(const jv *v) { return jq_is_integral(v) ? (double)v->i : v->d; }
+static inline int64_t jq_num_l(const jv *v) { return jq_is_integral(v) ? v->i : jfr__java_d2l(v->d); }
 int jq_cmp_d(double a, double b); /* Double.compare */
 /* A growing text in the run's arena. */
 typedef struct jq_fbuf {

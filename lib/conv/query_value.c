@@ -72,11 +72,6 @@ bool jq_jv_equal(const jv *a, const jv *b) {
 
 /* ------------------------------------------------------------- comparing */
 
-bool jq_is_number(const jv *v) { return v->k >= JV_BYTE && v->k <= JV_DOUBLE; }
-bool jq_is_integral(const jv *v) { return v->k >= JV_BYTE && v->k <= JV_LONG; }
-double jq_num_d(const jv *v) { return jq_is_integral(v) ? (double)v->i : v->d; }
-int64_t jq_num_l(const jv *v) { return jq_is_integral(v) ? v->i : jfr__java_d2l(v->d); }
-
 int jq_cmp_d(double a, double b) { /* Double.compare */
     if (a < b) return -1;
     if (a > b) return 1;
