@@ -113,6 +113,15 @@ static inline unsigned jfr__bit_count(uint64_t t) {
     return (unsigned)((((t + (t >> 4)) & 0x0f0f0f0f0f0f0f0full) * 0x0101010101010101ull) >> 56);
 }
 
+#if defined(__GNUC__)
+/* The index of t's m-th set bit, from the lowest (1 <= m <= its bits). */
+static inline unsigned jfr__nth_bit(uint64_t t, uint64_t m) {
+    for (uint64_t j = 1; j < m; j++)
+        t &= t - 1;
+    return (unsigned)__builtin_ctzll(t);
+}
+#endif
+
 #if defined(__SSE2__) && defined(__GNUC__)
 /* The long-run loop of jfr__cur_skip_varints below (out of line: it runs
  * on 64-byte blocks with AVX2 and POPCNT when `wide` and the CPU has them,
@@ -167,9 +176,7 @@ static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
                 }
                 /* fewer left than end here (a few fields of an event):
                  * the m-th terminator */
-                for (uint64_t j = 1; j < m; j++)
-                    t &= t - 1;
-                p += (unsigned)__builtin_ctz(t) + 1;
+                p += jfr__nth_bit(t, m) + 1;
                 break;
             }
         }
@@ -187,9 +194,7 @@ static inline bool jfr__cur_skip_varints(jfr_cur *c, uint64_t m) {
                     m -= cnt;
                     continue;
                 }
-                for (uint64_t j = 1; j < m; j++)
-                    t &= t - 1;
-                p += (unsigned)__builtin_ctzll(t) / 8 + 1;
+                p += jfr__nth_bit(t, m) / 8 + 1;
                 break;
             }
         }
