@@ -128,6 +128,23 @@ else
     fail "installed jfrstream: $(head -c 300 "$tmp/err")"
 fi
 
+# listen and tail run from their module (tools/jfrstream/module.h), installed
+# under libdir/jfrstream and found from the staged executable; the others
+# never load it
+if [ -z "$(find "$dest" -path '*/jfrstream/jfrstream_live.so')" ]; then
+    fail "jfrstream/jfrstream_live.so (listen and tail) not installed under the libdir"
+elif LD_LIBRARY_PATH="$libdir" "$bindir/jfrstream" tail --exit-when-done --summary \
+        "$src/test/data/workload.jfr" >"$tmp/tail" 2>"$tmp/err" &&
+        [ "$(awk 'NF == 3 && $2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }' "$tmp/tail")" = \
+          "$(awk 'NF == 3 && $2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }' "$src/test/data/workload.summary.txt")" ]; then
+    echo "ok: installed jfrstream tail (its module) counts the events jfr summary counts"
+else
+    fail "installed jfrstream tail: $(head -c 300 "$tmp/err")"
+fi
+if command -v ldd >/dev/null && LD_LIBRARY_PATH="$libdir" ldd "$bindir/jfrstream" | grep -q -e librdkafka -e libcurl; then
+    fail "the installed jfrstream links the sinks' libraries itself (they are the module's)"
+fi
+
 # --------------------------------------------------------------- man page
 page=$(find "$dest" -name 'jfrstream.1*' | head -1)
 if command -v man >/dev/null 2>&1; then

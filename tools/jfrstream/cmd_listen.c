@@ -264,7 +264,7 @@ static int on_arg(void *ctx, const cli_arg *a) {
     }
 }
 
-int cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
+int live_cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv) {
     listen_ctx x;
     memset(&x, 0, sizeof x);
     x.app.o.stack_depth = 5;

@@ -236,7 +236,7 @@ static int on_arg(void *ctx, const cli_arg *a) {
     }
 }
 
-int cmd_tail(const cli_command *c, cli_global *g, int argc, char **argv) {
+int live_cmd_tail(const cli_command *c, cli_global *g, int argc, char **argv) {
     tail_ctx x;
     memset(&x, 0, sizeof x);
     x.app.o.stack_depth = 5;

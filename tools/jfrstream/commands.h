@@ -109,7 +109,7 @@ const cli_command *cli_commands(size_t *n);
 /* `jfrstream --help`: the overview of all commands and the global options. */
 void cli_overview(FILE *out);
 
-/* The handlers (cmd_*.c). */
+/* The handlers (cmd_*.c; listen and tail: module.c). */
 int cmd_summary(const cli_command *c, cli_global *g, int argc, char **argv);
 int cmd_print(const cli_command *c, cli_global *g, int argc, char **argv);
 int cmd_view(const cli_command *c, cli_global *g, int argc, char **argv);
