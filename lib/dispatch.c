@@ -394,6 +394,8 @@ static inline __attribute__((always_inline)) jfr_status scan_records(jfr_parser 
         }
         if (!list || r.type < 2)
             continue;
+        if (r.type < md->nby_id && !p->sub.want_id[r.type]) /* one byte per record */
+            continue;
         const jfr_type *t = jfr__md_type_by_id(md, r.type);
         if (!t || !p->sub.want[t->index])
             continue;
