@@ -12,6 +12,7 @@
 #include "sink_pyroscope.h"
 #include "sink_kafka.h"
 #include "sink_metrics.h"
+#include "module.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,6 +25,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifdef CLI_LIVE_STAMP
+const char *live_module_stamp(void) {
+    return CLI_LIVE_STAMP;
+}
+#endif
 
 #define VIEW_WIN 4      /* ring of per-second snapshots: rates over <= 3 s */
 #define VIEW_TOP_LINE 5 /* types on a plain view line */

@@ -23,12 +23,15 @@ typedef int (*cli_handler)(const cli_command *c, cli_global *g, int argc, char *
 
 #define MODULE_FILE "jfrstream_live.so"
 
+static char where[3][PATH_MAX + sizeof CLI_LIVE_REL + sizeof MODULE_FILE + 2];
+static const char *loaded; /* which of them */
+
 /* The module's handle, or NULL after reporting why it cannot be had. */
 static void *module_open(void) {
     static void *handle;
     if (handle)
         return handle;
-    char exe[PATH_MAX], where[3][PATH_MAX + sizeof CLI_LIVE_REL + sizeof MODULE_FILE + 2];
+    char exe[PATH_MAX];
     unsigned n = 0;
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len > 0) {
@@ -49,6 +52,7 @@ static void *module_open(void) {
          * failure in the middle of a command */
         if (!(handle = dlopen(where[i], RTLD_NOW | RTLD_LOCAL)))
             cli_error("%s", dlerror()); /* names the file */
+        loaded = where[i];
         return handle;
     }
     cli_error("listen and tail need %s, not found: %s%s%s%s%s", MODULE_FILE, where[0],
@@ -60,10 +64,19 @@ static int run(const char *entry, const cli_command *c, cli_global *g, int argc,
     void *h = module_open();
     if (!h)
         return CLI_EXIT_ERROR;
+    const char *(*stamp)(void);
+    *(void **)&stamp = dlsym(h, "live_module_stamp");
+    const char *theirs = stamp ? stamp() : "none";
+    if (strcmp(theirs, CLI_LIVE_STAMP) != 0) {
+        cli_error("%s is of another build (stamp %s, this jfrstream's %s): reinstall "
+                  "jfrstream, or run the executable built with it", loaded, theirs,
+                  CLI_LIVE_STAMP);
+        return CLI_EXIT_ERROR;
+    }
     cli_handler f;
     *(void **)&f = dlsym(h, entry); /* POSIX's way to a function from dlsym */
     if (!f) {
-        cli_error("%s: %s", MODULE_FILE, dlerror());
+        cli_error("%s: %s", loaded, dlerror());
         return CLI_EXIT_ERROR;
     }
     return f(c, g, argc, argv);

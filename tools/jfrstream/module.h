@@ -23,4 +23,13 @@
 int live_cmd_listen(const cli_command *c, cli_global *g, int argc, char **argv);
 int live_cmd_tail(const cli_command *c, cli_global *g, int argc, char **argv);
 
+#ifdef CLI_LIVE_STAMP
+/* The module's stamp (live.c): the version and the hashes of the headers it
+ * shares with the executable (meson.build). module.c runs a module only if
+ * its stamp is the executable's CLI_LIVE_STAMP: one of another build, met
+ * beside a copied executable or in an older installation, is refused with a
+ * message rather than called with structures it does not know. */
+const char *live_module_stamp(void);
+#endif
+
 #endif
