@@ -872,6 +872,22 @@ JFR_API jfr_status jfr_parser_set_ordered(jfr_parser *p, bool on);
 JFR_API jfr_status jfr_parser_skip_events(jfr_parser *p, uint64_t n);
 
 /*
+ * The integers of fields idx[0..n) of event e, read in one pass over its
+ * bytes with no value view per field: for a reader of a few numbers of
+ * each of millions of events (jfrstream's query aggregates). idx ascending,
+ * each a top-level field of e's type that is a byte, short, char, int or
+ * long (not an array) or a constant-pool reference. out[k] is the `i` that
+ * jfr_event_field(e, idx[k]) gives for an integer or char, the pool key
+ * (unresolved) for a reference. Returns JFR_OK (also for n = 0);
+ * JFR_INVALID_ARG for a NULL pointer or an index out of range or order;
+ * JFR_TYPE_MISMATCH for a field of another kind; a decode error
+ * (JFR_BAD_VARINT, JFR_BAD_EVENT) where jfr_event_field would give one.
+ * out[] is then partly written.
+ */
+JFR_API jfr_status jfr_event_ints(const jfr_event *e, const uint32_t *idx, uint32_t n,
+                                  int64_t *out);
+
+/*
  * jfr_iter_next without the copy of the item: *out points at it. For the
  * fields of an object in the value cache (below) that is the cache itself;
  * otherwise the item is read into *scratch and *out points there. *out is

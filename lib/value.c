@@ -414,6 +414,64 @@ jfr_status jfr_value_field(const jfr_value *obj, uint32_t index, jfr_value *out)
     return read_field(c, &cur, &t->fields[index], inf->ops[index], obj->depth_ + 1, false, out);
 }
 
+jfr_status jfr_event_ints(const jfr_event *e, const uint32_t *idx, uint32_t n, int64_t *out) {
+    if (!e || !e->chunk_ || !e->type || (n && (!idx || !out)))
+        return JFR_INVALID_ARG;
+    const jfr_chunk *c = e->chunk_;
+    const jfr_type *t = e->type;
+    const jfr_tinfo *inf = tinfo(c, t);
+    if (inf->bad)
+        return JFR_BAD_EVENT;
+    jfr_cur cur = cur_at(c, e->pos_);
+    uint32_t at = 0; /* the field cur is at */
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = idx[k];
+        if (i >= t->nfields || (k && i <= idx[k - 1]))
+            return JFR_INVALID_ARG;
+        uint8_t op = inf->ops[i];
+        if (!(op == JFR_OP_BYTE || op == JFR_OP_CHAR || op == JFR_OP_SHORT || op == JFR_OP_INT ||
+              op == JFR_OP_LONG || op == JFR_OP_POOL))
+            return JFR_TYPE_MISMATCH; /* an array carries JFR_OP_ARRAY */
+        if (c->compressed && i <= inf->varint_prefix) { /* the fields before: one varint each */
+            if (!jfr__cur_skip_varints(&cur, i - at))
+                return JFR_BAD_VARINT;
+        } else {
+            for (; at < i; at++) {
+                jfr_status s = skip_field(c, &cur, t->fields[at].type, inf->ops[at], 1);
+                if (s)
+                    return s;
+            }
+        }
+        uint64_t v;
+        switch (op) {
+        case JFR_OP_BYTE:
+            if (!jfr__cur_be(&cur, 1, &v))
+                return JFR_BAD_EVENT;
+            /* NOLINTNEXTLINE(bugprone-signed-char-misuse,cert-str34-c): a Java byte is signed */
+            out[k] = (int8_t)(uint8_t)v;
+            break;
+        case JFR_OP_SHORT:
+        case JFR_OP_CHAR:
+            if (!jfr__cur_short(&cur, &v))
+                return JFR_BAD_VARINT;
+            out[k] = op == JFR_OP_SHORT ? (int64_t)(int16_t)(uint16_t)v : (int64_t)(uint16_t)v;
+            break;
+        case JFR_OP_INT:
+            if (!jfr__cur_int(&cur, &v))
+                return JFR_BAD_VARINT;
+            out[k] = (int32_t)(uint32_t)v;
+            break;
+        default: /* long, pool key */
+            if (!jfr__cur_long(&cur, &v))
+                return JFR_BAD_VARINT;
+            out[k] = (int64_t)v;
+            break;
+        }
+        at = i + 1;
+    }
+    return JFR_OK;
+}
+
 jfr_status jfr_value_field_named(const jfr_value *obj, const char *name, jfr_value *out) {
     if (!obj || !name)
         return JFR_INVALID_ARG;

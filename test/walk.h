@@ -610,6 +610,45 @@ static inline void jwalk_value(jwalk *w, const jfr_value *v, int depth) {
 
 /* ----------------------------------------------------------------- events */
 
+/* jfr_event_ints against jfr_event_field: every integer, char and pool
+ * reference among the event's first 32 fields at once, then each alone; a
+ * field of another kind is a type mismatch, indexes out of order invalid. */
+static inline void jwalk_ints(jwalk *w, const jfr_event *e) {
+    const jfr_type *t = e->type;
+    uint32_t idx[32], n = 0;
+    int64_t want[32], got[32];
+    bool all_ok = true;
+    for (uint32_t i = 0; t && i < t->nfields && i < 32; i++) {
+        const jfr_field *fd = &t->fields[i];
+        jfr_base b = fd->type ? fd->type->base : JFR_BASE_STRUCT;
+        bool integral = b == JFR_BASE_BYTE || b == JFR_BASE_SHORT || b == JFR_BASE_CHAR ||
+                        b == JFR_BASE_INT || b == JFR_BASE_LONG;
+        if (fd->array || !(fd->pooled || integral)) {
+            if (jfr_event_ints(e, &i, 1, got) != JFR_TYPE_MISMATCH)
+                jw_fail(w, "jfr_event_ints: field %u of another kind not refused", i);
+            continue;
+        }
+        jfr_value f;
+        if (jfr_event_field(e, i, &f) != JFR_OK)
+            all_ok = false;
+        want[n] = fd->pooled ? (int64_t)f.key : f.i;
+        idx[n++] = i;
+    }
+    if (!all_ok)
+        return; /* damaged: only that nothing crashes */
+    if (n && jfr_event_ints(e, idx, n, got) != JFR_OK) {
+        jw_fail(w, "jfr_event_ints of %u fields failed", n);
+        return;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        int64_t one;
+        if (got[k] != want[k] || jfr_event_ints(e, &idx[k], 1, &one) != JFR_OK || one != want[k])
+            jw_fail(w, "jfr_event_ints: field %u differs from jfr_event_field", idx[k]);
+    }
+    if (n > 1 && jfr_event_ints(e, (uint32_t[]){idx[1], idx[0]}, 2, got) != JFR_INVALID_ARG)
+        jw_fail(w, "jfr_event_ints: indexes out of order not refused");
+}
+
 /* Everything about one event: its header (JW_EVENT), its value, thread and
  * stack, and the field accessors. */
 static inline void jwalk_event(jwalk *w, const jfr_event *e) {
@@ -647,6 +686,7 @@ static inline void jwalk_event(jwalk *w, const jfr_event *e) {
     jw_visit(w, JW_FIELD, &it);
     it = (jw_item){.v = &f, .status = jfr_event_field_named(e, "startTime", &f)};
     jw_visit(w, JW_FIELD, &it);
+    jwalk_ints(w, e);
 }
 
 /* --------------------------------------------------------------- metadata */
