@@ -5,6 +5,7 @@
  *
  * Copyright (c) 2026 the jfrstream authors. MIT licence, see COPYING.
  */
+#define JFRSTREAM_EXPERIMENTAL /* jfr_event_ints */
 #include "query_run.h"
 
 #include "jformat.h"
@@ -582,6 +583,28 @@ static const qobj *mat_string(jq_run *r, const char *s, size_t n) {
 }
 
 /* A leaf value as the JDK's getValue / getInstant / getDuration gives it. */
+/* The Duration of an integer timespan field of e with these units. */
+static jv span_jv(const jfr_event *e, uint32_t units, int64_t i) {
+    jfmt_span_unit u = (units & JFR_UNIT_TIMESPAN_TICKS)     ? JFMT_SPAN_TICKS
+                       : (units & JFR_UNIT_TIMESPAN_MICROS)  ? JFMT_SPAN_MICROS
+                       : (units & JFR_UNIT_TIMESPAN_MILLIS)  ? JFMT_SPAN_MILLIS
+                       : (units & JFR_UNIT_TIMESPAN_SECONDS) ? JFMT_SPAN_SECONDS
+                                                             : JFMT_SPAN_NANOS;
+    jfmt_timebase tb = {0, 0, 1000000000};
+    int64_t s;
+    int32_t ns;
+    if (u == JFMT_SPAN_TICKS) {
+        /* the event's chunk converts */
+        if (i == INT64_MIN || i == INT64_MAX)
+            jfmt_timespan_value(i, JFMT_SPAN_NANOS, &tb, &s, &ns);
+        else
+            jfmt_timespan_value(jfr_event_ticks_to_nanos(e, i), JFMT_SPAN_NANOS, &tb, &s, &ns);
+    } else {
+        jfmt_timespan_value(i, u, &tb, &s, &ns);
+    }
+    return (jv){.k = JV_DURATION, .i = s, .ns = ns};
+}
+
 static int to_jv(jq_run *r, const qfield *f, const jfr_value *v, const jfr_event *e, jv *out) {
     memset(out, 0, sizeof *out);
     if (v->kind == JFR_KIND_NULL)
@@ -613,28 +636,7 @@ static int to_jv(jq_run *r, const qfield *f, const jfr_value *v, const jfr_event
         return 0;
     }
     if (f->timespan && v->kind == JFR_KIND_INT) {
-        jfmt_span_unit u = (units & JFR_UNIT_TIMESPAN_TICKS)     ? JFMT_SPAN_TICKS
-                           : (units & JFR_UNIT_TIMESPAN_MICROS)  ? JFMT_SPAN_MICROS
-                           : (units & JFR_UNIT_TIMESPAN_MILLIS)  ? JFMT_SPAN_MILLIS
-                           : (units & JFR_UNIT_TIMESPAN_SECONDS) ? JFMT_SPAN_SECONDS
-                                                                 : JFMT_SPAN_NANOS;
-        jfmt_timebase tb = {0, 0, 1000000000};
-        int64_t s;
-        int32_t ns;
-        if (u == JFMT_SPAN_TICKS) {
-            /* the event's chunk converts */
-            if (v->i == INT64_MIN || v->i == INT64_MAX) {
-                jfmt_timespan_value(v->i, JFMT_SPAN_NANOS, &tb, &s, &ns);
-            } else {
-                int64_t nanos = jfr_event_ticks_to_nanos(e, v->i);
-                jfmt_timespan_value(nanos, JFMT_SPAN_NANOS, &tb, &s, &ns);
-            }
-        } else {
-            jfmt_timespan_value(v->i, u, &tb, &s, &ns);
-        }
-        out->k = JV_DURATION;
-        out->i = s;
-        out->ns = ns;
+        *out = span_jv(e, units, v->i);
         return 0;
     }
     switch (v->kind) {
@@ -876,6 +878,65 @@ static void find_same_reads(jq_run *r, qftype *ft) {
     }
 }
 
+/* ft's integers read at once, if it can (qftype.int_type): each value
+ * it feeds is COUNT's, its group's key, or to_jv's of an integer
+ * top-level field (a timespan's Duration too). */
+static void plan_ints(const jq_run *r, qftype *ft, const jfr_metadata *m) {
+    ft->int_type = NULL;
+    ft->nint = 0;
+    const jfr_type *t = jfr_metadata_type_named(m, ft->name);
+    if (!t || !r->order_free || !ft->group_const || ft->type_keyed || ft->nfeed > 64)
+        return;
+    uint32_t n = 0, ngroupers = 0;
+    for (size_t k = 0; k < ft->nfeed; k++) {
+        const qfield *pf = ft->feed[k], *src = ft->feedsrc[k];
+        if (pf->grouper) { /* of the type alone (group_const): the group's key */
+            ft->int_slot[k] = (int8_t)(-2 - (int)ngroupers++);
+            continue;
+        }
+        if (pf->agg == QA_COUNT && !pf->to_string) { /* reads nothing */
+            ft->int_slot[k] = -1;
+            continue;
+        }
+        if (pf->to_string || src->getter != G_PATH || src->depth != 1 || src->timestamp ||
+            src->idx[0] < 0 || (uint32_t)src->idx[0] >= t->nfields)
+            return;
+        const jfr_field *fd = &t->fields[src->idx[0]];
+        jfr_base b = fd->type ? fd->type->base : JFR_BASE_STRUCT;
+        if (fd->array || fd->pooled ||
+            !(b == JFR_BASE_BYTE || b == JFR_BASE_SHORT || b == JFR_BASE_INT || b == JFR_BASE_LONG))
+            return;
+        uint32_t i = (uint32_t)src->idx[0], s = 0;
+        /* a timespan: its Duration (to_jv's), made from the integer */
+        uint8_t c = src->timespan ? JV_DURATION : b == JFR_BASE_BYTE ? JV_BYTE
+                    : b == JFR_BASE_SHORT ? JV_SHORT : b == JFR_BASE_INT ? JV_INT : JV_LONG;
+        while (s < n && (ft->int_idx[s] != i || ft->int_kind[s] != c))
+            s++;
+        if (s == n) { /* a new one, kept in ascending order */
+            if (n == 16)
+                return;
+            while (s > 0 && ft->int_idx[s - 1] > i) {
+                ft->int_idx[s] = ft->int_idx[s - 1];
+                ft->int_kind[s] = ft->int_kind[s - 1];
+                ft->int_units[s] = ft->int_units[s - 1];
+                s--;
+            }
+            if (s > 0 && ft->int_idx[s - 1] == i)
+                return; /* one field read two ways: not here */
+            for (size_t j = 0; j < k; j++) /* slots at or after s moved up */
+                if (ft->int_slot[j] >= (int8_t)s)
+                    ft->int_slot[j]++;
+            ft->int_idx[s] = i;
+            ft->int_kind[s] = c;
+            ft->int_units[s] = fd->units;
+            n++;
+        }
+        ft->int_slot[k] = (int8_t)s;
+    }
+    ft->nint = n;
+    ft->int_type = t;
+}
+
 /* Per chunk: index paths for the chunk's types. */
 void jq_run_metadata(jq_run *r, const jfr_metadata *m) {
     for (size_t k = 0; k < r->nall; k++) {
@@ -909,8 +970,10 @@ void jq_run_metadata(jq_run *r, const jfr_metadata *m) {
             f->depth = 0;
         }
     }
-    for (size_t k = 0; k < r->ntypes; k++)
+    for (size_t k = 0; k < r->ntypes; k++) {
         find_same_reads(r, r->types[k]);
+        plan_ints(r, r->types[k], m);
+    }
     jq_run_chunk(r);
 }
 
@@ -1843,6 +1906,14 @@ static bool push_val(jq_run *r, qfn *fn, const jv *v) {
     return true;
 }
 
+/* AVG of integers, exactly too (avg_exact), which does not depend on the
+ * order: the sum and the sum of the magnitudes. */
+static inline void avg_exact_add(qfn *fn, int64_t i) {
+    uint64_t m = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+    fn->ls = (int64_t)((uint64_t)fn->ls + (uint64_t)i);
+    fn->mag = fn->mag + m < m ? UINT64_MAX : fn->mag + m;
+}
+
 /* Inline: its switch in each event's loop, not a call per aggregate. */
 static inline __attribute__((always_inline)) bool fn_add(jq_run *r, qfield *f, qfn *fn, const jv *v,
                                                          const jfr_event *e) {
@@ -1957,11 +2028,8 @@ static inline __attribute__((always_inline)) bool fn_add(jq_run *r, qfield *f, q
         if (jq_is_number(v) && isfinite(jq_num_d(v))) {
             fn->d += jq_num_d(v);
             fn->n++;
-            /* and exactly (avg_exact), which does not depend on the order */
             if (jq_is_integral(v)) {
-                uint64_t m = v->i < 0 ? 0 - (uint64_t)v->i : (uint64_t)v->i;
-                fn->ls = (int64_t)((uint64_t)fn->ls + (uint64_t)v->i);
-                fn->mag = fn->mag + m < m ? UINT64_MAX : fn->mag + m;
+                avg_exact_add(fn, v->i);
             } else {
                 fn->frac = true;
             }
@@ -1987,9 +2055,11 @@ static int key_cmp(const jq_key *x, const jq_key *y) {
 
 /* fn_add of an order_free run: what fn_add keeps by arrival, kept by key
  * (the earliest or the latest event's value; MIN and MAX ties: the
- * earliest), so that any arrival order gives the result of the JDK's. */
-static bool fn_add_keyed(jq_run *r, qfield *f, qfn *fn, const jv *v, const jfr_event *e,
-                         const jq_key *k) {
+ * earliest), so that any arrival order gives the result of the JDK's.
+ * Inline, as fn_add, in both of its callers' loops. */
+static inline __attribute__((always_inline)) bool fn_add_keyed(jq_run *r, qfield *f, qfn *fn,
+                                                               const jv *v, const jfr_event *e,
+                                                               const jq_key *k) {
     int kind = fn_kind(f);
     switch (kind) {
     case FN_FIRSTNN: /* the latest non-null */
@@ -2102,6 +2172,39 @@ static int cmp_double(const void *a, const void *b, void *ctx) {
     return jq_cmp_d(jq_num_d(a), jq_num_d(b));
 }
 
+static int cmp_long(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* fn's values as jq_stable_sort orders them (by cmp_natural or cmp_double),
+ * when they are integers of one class of magnitude at most 2^53 (durations
+ * in nanoseconds): the order is then the integers', and equal values are
+ * alike, so there is no order among them to keep. Their integers are
+ * sorted instead of 32-byte values through a comparison function. false:
+ * other values (or no memory), not sorted. */
+static bool sort_alike_ints(jq_run *r, qfn *fn) {
+    uint32_t n = fn->nv;
+    jv *v = fn->vals;
+    uint8_t k = v[0].k;
+    if (!jq_is_integral(&v[0]))
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i].k != k || v[i].b || v[i].ns || v[i].d != 0 || v[i].o ||
+            v[i].i > (INT64_C(1) << 53) || v[i].i < -(INT64_C(1) << 53))
+            return false;
+    int64_t *a = jfr__alloc(r->ar.a, (size_t)n * sizeof *a);
+    if (!a)
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        a[i] = v[i].i;
+    qsort(a, n, sizeof *a, cmp_long);
+    for (uint32_t i = 0; i < n; i++)
+        v[i].i = a[i];
+    jfr__free(r->ar.a, a, (size_t)n * sizeof *a);
+    return true;
+}
+
 static double pct_of(const qfield *f) {
     return f->agg == QA_P90 ? 0.90 : f->agg == QA_P95 ? 0.95 : f->agg == QA_P99 ? 0.99 : 0.999;
 }
@@ -2179,7 +2282,8 @@ static bool fn_result(jq_run *r, qfield *f, qfn *fn, jv *out) {
         } else if (fn->nv == 1) {
             res = fn->vals[0];
         } else if (kind == FN_MEDIAN) {
-            if (!jq_stable_sort(r->ar.a, fn->vals, fn->nv, sizeof *fn->vals, cmp_natural, NULL))
+            if (!sort_alike_ints(r, fn) &&
+                !jq_stable_sort(r->ar.a, fn->vals, fn->nv, sizeof *fn->vals, cmp_natural, NULL))
                 return false;
             if (fn->nv % 2 == 1)
                 res = fn->vals[fn->nv / 2];
@@ -2187,7 +2291,8 @@ static bool fn_result(jq_run *r, qfield *f, qfn *fn, jv *out) {
                 res = (jv){.k = JV_DOUBLE,
                            .d = (jq_num_d(&fn->vals[fn->nv / 2 - 1]) + jq_num_d(&fn->vals[fn->nv / 2])) / 2};
         } else {
-            if (!jq_stable_sort(r->ar.a, fn->vals, fn->nv, sizeof *fn->vals, cmp_double, NULL))
+            if (!sort_alike_ints(r, fn) &&
+                !jq_stable_sort(r->ar.a, fn->vals, fn->nv, sizeof *fn->vals, cmp_double, NULL))
                 return false;
             int size = (int)fn->nv;
             double di = (size + 1) * pct_of(f);
@@ -2371,16 +2476,73 @@ static inline jq_key call_key(jq_run *r, const qftype *ft, const jfr_event *e) {
 /* An order_free call's values into its group g, with the call's place:
  * the run's latest call, the group's first. groupers: feed the GROUP BY
  * fields too (not needed once the group holds their values). */
-static int keyed_add(jq_run *r, qftype *ft, qgroup *g, const jv *vals, size_t nf,
-                     const jfr_event *e, const jq_key *ck, bool groupers) {
+static inline void note_call(jq_run *r, qgroup *g, const jq_key *ck) {
     if (!r->any_call || key_cmp(ck, &r->last) > 0)
         r->last = *ck;
     r->any_call = true;
     if (key_cmp(ck, &g->first) < 0)
         g->first = *ck;
+}
+
+static int keyed_add(jq_run *r, qftype *ft, qgroup *g, const jv *vals, size_t nf,
+                     const jfr_event *e, const jq_key *ck, bool groupers) {
+    note_call(r, g, ck);
     for (size_t k = 0; k < nf; k++) {
         qfield *pf = ft->feed[k];
         if ((groupers || !pf->grouper) && !fn_add_keyed(r, pf, &g->fn[pf->index], &vals[k], e, ck))
+            return jq_run_error(r, false, "out of memory");
+    }
+    return 0;
+}
+
+/* keyed_add of the integers plan_ints read (x), kept as integers: the
+ * integer cases of fn_add_keyed's SUM, AVG, MIN and MAX here, the others
+ * through it. A group's key fed to its own FIRST (a type's one group, its
+ * label) is the value it holds already: only the key of the call, which
+ * nothing else reads, would change. */
+static int fold_ints(jq_run *r, qftype *ft, qgroup *g, const int64_t *x, size_t nf,
+                     const jfr_event *e) {
+    jq_key ck = call_key(r, ft, e);
+    note_call(r, g, &ck);
+    for (size_t k = 0; k < nf; k++) {
+        qfield *pf = ft->feed[k];
+        qfn *fn = &g->fn[pf->index];
+        int s = ft->int_slot[k], kind = fn_kind(pf);
+        jv v;
+        if (s == -1) { /* COUNT */
+            fn->n++;
+            continue;
+        }
+        if (s < -1) {
+            if (kind == FN_FIRSTNN && fn->has)
+                continue;
+            v = g->keys[-2 - s];
+        } else if (ft->int_kind[s] == JV_DURATION) {
+            v = span_jv(e, ft->int_units[s], x[s]);
+        } else {
+            int64_t i = x[s];
+            uint8_t c = ft->int_kind[s];
+            if (kind == FN_SUMLONG) {
+                fn->ls = (int64_t)((uint64_t)fn->ls + (uint64_t)i);
+                fn->has = true;
+                continue;
+            }
+            if (kind == FN_AVG) {
+                fn->d += (double)i;
+                fn->n++;
+                avg_exact_add(fn, i);
+                continue;
+            }
+            v = (jv){.k = c, .i = i};
+            if ((kind == FN_MIN || kind == FN_MAX) && fn->has && fn->a.k == c) {
+                if (kind == FN_MAX ? i > fn->a.i : i < fn->a.i) {
+                    fn->a = v;
+                    fn->ka = ck;
+                }
+                continue;
+            }
+        }
+        if (!fn_add_keyed(r, pf, fn, &v, e, &ck))
             return jq_run_error(r, false, "out of memory");
     }
     return 0;
@@ -2411,6 +2573,13 @@ int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e) {
         /* its group and values: nothing to read */
         jq_key ck = call_key(r, ft, e);
         return keyed_add(r, ft, g, ft->tvals, nf, e, &ck, false);
+    }
+    if (g && ft->int_type == e->type) {
+        /* its group, and integers read at once (plan_ints): the values
+         * jq_field_value would give; a record cut short goes the long way */
+        int64_t x[16];
+        if (jfr_event_ints(e, ft->int_idx, ft->nint, x) == JFR_OK)
+            return fold_ints(r, ft, g, x, nf, e);
     }
     uint32_t nkeys = 0;
     for (size_t k = 0; k < nf; k++) {
