@@ -128,6 +128,11 @@ else
     fail "installed jfrstream: $(head -c 300 "$tmp/err")"
 fi
 
+# the events a summary table counts (its rows: type, count, size)
+summary_events() {
+    awk 'NF == 3 && $2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }' "$1"
+}
+
 # listen and tail run from their module (tools/jfrstream/module.h), installed
 # under libdir/jfrstream and found from the staged executable; the others
 # never load it
@@ -135,8 +140,7 @@ if [ -z "$(find "$dest" -path '*/jfrstream/jfrstream_live.so')" ]; then
     fail "jfrstream/jfrstream_live.so (listen and tail) not installed under the libdir"
 elif LD_LIBRARY_PATH="$libdir" "$bindir/jfrstream" tail --exit-when-done --summary \
         "$src/test/data/workload.jfr" >"$tmp/tail" 2>"$tmp/err" &&
-        [ "$(awk 'NF == 3 && $2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }' "$tmp/tail")" = \
-          "$(awk 'NF == 3 && $2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }' "$src/test/data/workload.summary.txt")" ]; then
+        [ "$(summary_events "$tmp/tail")" = "$(summary_events "$src/test/data/workload.summary.txt")" ]; then
     echo "ok: installed jfrstream tail (its module) counts the events jfr summary counts"
 else
     fail "installed jfrstream tail: $(head -c 300 "$tmp/err")"

@@ -67,9 +67,13 @@ typedef struct cli_opt {
 #define CLI_MAX_OPT_GROUPS 4
 
 /* One command: its name, summary, options and handler. */
+struct cli_command;
+/* A command's entry point (the table's, and the module's, module.c). */
+typedef int cli_run_fn(const struct cli_command *c, cli_global *g, int argc, char **argv);
+
 typedef struct cli_command {
     const char *name;
-    int (*run)(const struct cli_command *c, cli_global *g, int argc, char **argv);
+    cli_run_fn *run;
     const char *usage;   /* what follows "Usage: jfrstream " */
     const char *about;   /* one line, lower case, no full stop */
     /* its options, in help order: up to four lists (shared lists are used by

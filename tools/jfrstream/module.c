@@ -19,8 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef int (*cli_handler)(const cli_command *c, cli_global *g, int argc, char **argv);
-
 #define MODULE_FILE "jfrstream_live.so"
 
 static char where[3][PATH_MAX + sizeof CLI_LIVE_REL + sizeof MODULE_FILE + 2];
@@ -73,7 +71,7 @@ static int run(const char *entry, const cli_command *c, cli_global *g, int argc,
                   CLI_LIVE_STAMP);
         return CLI_EXIT_ERROR;
     }
-    cli_handler f;
+    cli_run_fn *f;
     *(void **)&f = dlsym(h, entry); /* POSIX's way to a function from dlsym */
     if (!f) {
         cli_error("%s: %s", loaded, dlerror());
