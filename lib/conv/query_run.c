@@ -582,7 +582,12 @@ static const qobj *mat_string(jq_run *r, const char *s, size_t n) {
     return o;
 }
 
-/* A leaf value as the JDK's getValue / getInstant / getDuration gives it. */
+/* The class of an integer of this base type (a JDK Byte, Short, ...). */
+static uint8_t int_class(jfr_base b) {
+    return b == JFR_BASE_BYTE ? JV_BYTE : b == JFR_BASE_SHORT ? JV_SHORT
+           : b == JFR_BASE_INT ? JV_INT : JV_LONG;
+}
+
 /* The Duration of an integer timespan field of e with these units. */
 static jv span_jv(const jfr_event *e, uint32_t units, int64_t i) {
     jfmt_span_unit u = (units & JFR_UNIT_TIMESPAN_TICKS)     ? JFMT_SPAN_TICKS
@@ -605,6 +610,7 @@ static jv span_jv(const jfr_event *e, uint32_t units, int64_t i) {
     return (jv){.k = JV_DURATION, .i = s, .ns = ns};
 }
 
+/* A leaf value as the JDK's getValue / getInstant / getDuration gives it. */
 static int to_jv(jq_run *r, const qfield *f, const jfr_value *v, const jfr_event *e, jv *out) {
     memset(out, 0, sizeof *out);
     if (v->kind == JFR_KIND_NULL)
@@ -645,9 +651,7 @@ static int to_jv(jq_run *r, const qfield *f, const jfr_value *v, const jfr_event
         out->b = v->b;
         return 0;
     case JFR_KIND_INT: {
-        jfr_base b = v->type ? v->type->base : JFR_BASE_LONG;
-        out->k = b == JFR_BASE_BYTE ? JV_BYTE : b == JFR_BASE_SHORT ? JV_SHORT
-                 : b == JFR_BASE_INT ? JV_INT : JV_LONG;
+        out->k = int_class(v->type ? v->type->base : JFR_BASE_LONG);
         out->i = v->i;
         return 0;
     }
@@ -885,7 +889,7 @@ static void plan_ints(const jq_run *r, qftype *ft, const jfr_metadata *m) {
     ft->int_type = NULL;
     ft->nint = 0;
     const jfr_type *t = jfr_metadata_type_named(m, ft->name);
-    if (!t || !r->order_free || !ft->group_const || ft->type_keyed || ft->nfeed > 64)
+    if (!t || !r->order_free || !ft->group_const || ft->type_keyed) /* group_const: nfeed <= 64 */
         return;
     uint32_t n = 0, ngroupers = 0;
     for (size_t k = 0; k < ft->nfeed; k++) {
@@ -908,8 +912,7 @@ static void plan_ints(const jq_run *r, qftype *ft, const jfr_metadata *m) {
             return;
         uint32_t i = (uint32_t)src->idx[0], s = 0;
         /* a timespan: its Duration (to_jv's), made from the integer */
-        uint8_t c = src->timespan ? JV_DURATION : b == JFR_BASE_BYTE ? JV_BYTE
-                    : b == JFR_BASE_SHORT ? JV_SHORT : b == JFR_BASE_INT ? JV_INT : JV_LONG;
+        uint8_t c = src->timespan ? JV_DURATION : int_class(b);
         while (s < n && (ft->int_idx[s] != i || ft->int_kind[s] != c))
             s++;
         if (s == n) { /* a new one, kept in ascending order */

@@ -132,10 +132,10 @@ struct qftype {
     bool group_const, type_keyed;
     /* per chunk (jq_run_metadata), order_free runs: when every value it
      * feeds but COUNT's and its group's keys is an integer field of its
-     * event (no timestamp, no text), the nint fields int_idx[] of int_type's events are read at
-     * once (jfr_event_ints): int_slot[k] for feed k (-1: COUNT; -2 - j:
-     * the group's key j), int_kind[] the value's class (JV_DURATION: a
-     * timespan of int_units[]) */
+     * event (no timestamp, no text), the nint fields int_idx[] of
+     * int_type's events are read at once (jfr_event_ints): int_slot[k] for
+     * feed k (-1: COUNT; -2 - j: the group's key j), int_kind[] the
+     * value's class (JV_DURATION: a timespan of int_units[]) */
     const jfr_type *int_type;
     uint32_t nint, int_idx[16];
     int8_t int_slot[64];
