@@ -124,11 +124,6 @@ char *jfr__arena_strndup(const jfr_allocator *a, jfr_arena *ar, const char *s, s
     return d;
 }
 
-void jfr__arena_reset(jfr_arena *ar) {
-    ar->cur = ar->head;
-    ar->used = 0;
-}
-
 void jfr__arena_free(const jfr_allocator *a, jfr_arena *ar) {
     jfr_arena_block *b = ar->head;
     while (b) {

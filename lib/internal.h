@@ -7,6 +7,7 @@
 #include "header.h"
 #include "mem.h"
 #include "sized.h"
+#include "ticks.h"
 #include "wire.h"
 
 #include <stdarg.h>
@@ -44,7 +45,11 @@ typedef struct jfr_arena {
 } jfr_arena;
 void *jfr__arena_alloc(const jfr_allocator *a, jfr_arena *ar, size_t n, size_t align);
 char *jfr__arena_strndup(const jfr_allocator *a, jfr_arena *ar, const char *s, size_t n);
-void jfr__arena_reset(jfr_arena *ar);
+/* Inline: the dispatcher resets the scratch arena before every handler. */
+static inline void jfr__arena_reset(jfr_arena *ar) {
+    ar->cur = ar->head;
+    ar->used = 0;
+}
 void jfr__arena_free(const jfr_allocator *a, jfr_arena *ar);
 
 /* ------------------------------------------------------------- metadata.c */
@@ -293,8 +298,14 @@ static inline jfr_cur jfr__cur_at(const jfr_chunk *c, uint64_t pos) {
 static inline uint64_t jfr__cur_pos(const jfr_cur *cur) {
     return (uint64_t)(cur->p - cur->base) | cur->tag;
 }
-int64_t jfr__ticks_to_epoch_nanos(const jfr_chunk *c, int64_t ticks);
-int64_t jfr__ticks_to_nanos(const jfr_chunk *c, int64_t ticks);
+/* Inline: every delivered event converts its start and duration. */
+static inline int64_t jfr__ticks_to_epoch_nanos(const jfr_chunk *c, int64_t ticks) {
+    int64_t diff = (int64_t)((uint64_t)ticks - (uint64_t)c->tb_start_ticks);
+    return (int64_t)((uint64_t)c->tb_start_nanos + (uint64_t)jfr__ticks_div(diff, c->tb_divisor));
+}
+static inline int64_t jfr__ticks_to_nanos(const jfr_chunk *c, int64_t ticks) {
+    return jfr__ticks_div(ticks, c->tb_divisor);
+}
 
 /* ------------------------------------------------------- the parser itself */
 

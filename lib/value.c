@@ -629,17 +629,6 @@ jfr_status jfr_iter_next_ref(jfr_iter *it, jfr_value *scratch, const jfr_value *
     return jfr_iter_next(it, scratch);
 }
 
-/* ------------------------------------------------------------------ time */
-
-int64_t jfr__ticks_to_epoch_nanos(const jfr_chunk *c, int64_t ticks) {
-    int64_t diff = (int64_t)((uint64_t)ticks - (uint64_t)c->tb_start_ticks);
-    return (int64_t)((uint64_t)c->tb_start_nanos + (uint64_t)jfr__ticks_div(diff, c->tb_divisor));
-}
-
-int64_t jfr__ticks_to_nanos(const jfr_chunk *c, int64_t ticks) {
-    return jfr__ticks_div(ticks, c->tb_divisor);
-}
-
 /* ----------------------------------------------------------------- events */
 
 jfr_status jfr_event_value(const jfr_event *e, jfr_value *out) {
