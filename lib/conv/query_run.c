@@ -20,6 +20,14 @@
 #include <xxhash.h>
 
 enum { G_PATH, G_FRAME, G_EVTYPE_LABEL, G_EVTYPE_NAME, G_SETTING_ID, G_ONE };
+/* what a field's aggregate does with a value (fn_kind_of) */
+enum { FN_FIRSTNN, FN_LIST, FN_SET, FN_TIMEDIFF, FN_DIFF, FN_STDEV, FN_MEDIAN, FN_PCT, FN_MAX,
+       FN_MIN, FN_SUMDUR, FN_SUMDBL, FN_SUMLONG, FN_FIRST, FN_LASTBATCH, FN_LAST, FN_AVGDUR,
+       FN_AVG, FN_COUNT, FN_UNIQUE, FN_NULL };
+/* fold_ints' steps (qftype.int_op): the integer cases of fn_add_keyed,
+ * and the values made and given to it (INT_START: the start time,
+ * INT_VALUE: an integer or a timespan) */
+enum { INT_COUNT, INT_KEY, INT_START, INT_SUM, INT_AVG, INT_MIN, INT_MAX, INT_VALUE };
 enum { F_TOP, F_APP, F_NOTINIT };
 
 #define PUSHR(run, arr, n, cap, val)                                                       \
@@ -747,6 +755,21 @@ static bool follow(const qfield *f, jfr_value *v) {
 }
 
 
+/* The event's start time as to_jv's Instant of its ticks, from what the
+ * parser read (jfr_event.start_nanos): false for ticks of 0 (a record cut
+ * short, or read as 0), which the value itself gives. */
+static inline bool start_jv(const jfr_event *e, jv *out) {
+    if (e->start_ticks == 0 || e->start_ticks == INT64_MIN)
+        return false;
+    *out = (jv){.k = JV_INSTANT, .i = e->start_nanos / 1000000000,
+                .ns = (int32_t)(e->start_nanos % 1000000000)};
+    if (out->ns < 0) {
+        out->ns += 1000000000;
+        out->i--;
+    }
+    return true;
+}
+
 int jq_field_value(jq_run *r, const qfield *f, const jfr_event *e, jv *out) {
     memset(out, 0, sizeof *out);
     switch (f->getter) {
@@ -813,17 +836,8 @@ int jq_field_value(jq_run *r, const qfield *f, const jfr_event *e, jv *out) {
     default: {
         if (f->depth < 0)
             return 0;
-        /* 0: not read (a record cut short), or read as 0: as below */
-        if (f->start_ticks && e->start_ticks != 0 && e->start_ticks != INT64_MIN) {
-            out->k = JV_INSTANT; /* to_jv's Instant of the ticks */
-            out->i = e->start_nanos / 1000000000;
-            out->ns = (int32_t)(e->start_nanos % 1000000000);
-            if (out->ns < 0) {
-                out->ns += 1000000000;
-                out->i--;
-            }
+        if (f->start_ticks && start_jv(e, out))
             return 0;
-        }
         jfr_value v;
         if (jfr_event_value(e, &v) != JFR_OK || !follow(f, &v))
             return 0;
@@ -884,24 +898,19 @@ static void find_same_reads(jq_run *r, qftype *ft) {
 
 /* ft's integers read at once, if it can (qftype.int_type): each value
  * it feeds is COUNT's, its group's key, or to_jv's of an integer
- * top-level field (a timespan's Duration too). */
+ * top-level field (a timespan's Duration too). First the fields, in the
+ * ascending order jfr_event_ints wants, then each feed's slot and step. */
 static void plan_ints(const jq_run *r, qftype *ft, const jfr_metadata *m) {
     ft->int_type = NULL;
     ft->nint = 0;
     const jfr_type *t = jfr_metadata_type_named(m, ft->name);
     if (!t || !r->order_free || !ft->group_const || ft->type_keyed) /* group_const: nfeed <= 64 */
         return;
-    uint32_t n = 0, ngroupers = 0;
+    uint32_t n = 0;
     for (size_t k = 0; k < ft->nfeed; k++) {
         const qfield *pf = ft->feed[k], *src = ft->feedsrc[k];
-        if (pf->grouper) { /* of the type alone (group_const): the group's key */
-            ft->int_slot[k] = (int8_t)(-2 - (int)ngroupers++);
-            continue;
-        }
-        if (pf->agg == QA_COUNT && !pf->to_string) { /* reads nothing */
-            ft->int_slot[k] = -1;
-            continue;
-        }
+        if (pf->grouper || (pf->agg == QA_COUNT && !pf->to_string) || (src->start_ticks && !pf->to_string))
+            continue; /* reads nothing, or the start time the parser read */
         if (pf->to_string || src->getter != G_PATH || src->depth != 1 || src->timestamp ||
             src->idx[0] < 0 || (uint32_t)src->idx[0] >= t->nfields)
             return;
@@ -910,31 +919,50 @@ static void plan_ints(const jq_run *r, qftype *ft, const jfr_metadata *m) {
         if (fd->array || fd->pooled ||
             !(b == JFR_BASE_BYTE || b == JFR_BASE_SHORT || b == JFR_BASE_INT || b == JFR_BASE_LONG))
             return;
-        uint32_t i = (uint32_t)src->idx[0], s = 0;
+        uint32_t i = (uint32_t)src->idx[0], s = n;
         /* a timespan: its Duration (to_jv's), made from the integer */
         uint8_t c = src->timespan ? JV_DURATION : int_class(b);
-        while (s < n && (ft->int_idx[s] != i || ft->int_kind[s] != c))
-            s++;
-        if (s == n) { /* a new one, kept in ascending order */
-            if (n == 16)
-                return;
-            while (s > 0 && ft->int_idx[s - 1] > i) {
-                ft->int_idx[s] = ft->int_idx[s - 1];
-                ft->int_kind[s] = ft->int_kind[s - 1];
-                ft->int_units[s] = ft->int_units[s - 1];
-                s--;
-            }
-            if (s > 0 && ft->int_idx[s - 1] == i)
+        while (s > 0 && ft->int_idx[s - 1] > i)
+            s--;
+        if (s > 0 && ft->int_idx[s - 1] == i) {
+            if (ft->int_kind[s - 1] != c)
                 return; /* one field read two ways: not here */
-            for (size_t j = 0; j < k; j++) /* slots at or after s moved up */
-                if (ft->int_slot[j] >= (int8_t)s)
-                    ft->int_slot[j]++;
-            ft->int_idx[s] = i;
-            ft->int_kind[s] = c;
-            ft->int_units[s] = fd->units;
-            n++;
+            continue;
         }
-        ft->int_slot[k] = (int8_t)s;
+        if (n == 16)
+            return;
+        memmove(&ft->int_idx[s + 1], &ft->int_idx[s], (n - s) * sizeof *ft->int_idx);
+        memmove(&ft->int_kind[s + 1], &ft->int_kind[s], (n - s) * sizeof *ft->int_kind);
+        memmove(&ft->int_units[s + 1], &ft->int_units[s], (n - s) * sizeof *ft->int_units);
+        ft->int_idx[s] = i;
+        ft->int_kind[s] = c;
+        ft->int_units[s] = fd->units;
+        n++;
+    }
+    uint32_t ngroupers = 0;
+    for (size_t k = 0; k < ft->nfeed; k++) {
+        const qfield *pf = ft->feed[k];
+        int kind = pf->fnk;
+        uint8_t op, s = 0;
+        if (pf->grouper) { /* of the type alone (group_const): the group's key */
+            op = INT_KEY;
+            s = (uint8_t)ngroupers++;
+        } else if (pf->agg == QA_COUNT && !pf->to_string) {
+            op = INT_COUNT;
+        } else if (ft->feedsrc[k]->start_ticks) {
+            op = INT_START;
+        } else {
+            while (ft->int_idx[s] != (uint32_t)ft->feedsrc[k]->idx[0])
+                s++;
+            op = ft->int_kind[s] == JV_DURATION ? INT_VALUE
+                 : kind == FN_SUMLONG           ? INT_SUM
+                 : kind == FN_AVG               ? INT_AVG
+                 : kind == FN_MIN               ? INT_MIN
+                 : kind == FN_MAX               ? INT_MAX
+                                                : INT_VALUE;
+        }
+        ft->int_op[k] = op;
+        ft->int_slot[k] = s;
     }
     ft->nint = n;
     ft->int_type = t;
@@ -1535,6 +1563,20 @@ const char *jq_setting_label(jq_run *r, int64_t id) {
     return NULL;
 }
 
+/* Does feed k of ft, no aggregate, read what a GROUP BY key of ft reads:
+ * its event type's label or name, in every event of the group the value
+ * the group holds? */
+static bool is_key(const qftype *ft, size_t k) {
+    const qfield *pf = ft->feed[k];
+    int g = ft->feedsrc[k]->getter;
+    if (pf->grouper || pf->agg != QA_MISSING || pf->to_string || (g != G_EVTYPE_LABEL && g != G_EVTYPE_NAME))
+        return false;
+    for (size_t j = 0; j < ft->nfeed; j++)
+        if (ft->feed[j]->grouper && !ft->feed[j]->to_string && ft->feedsrc[j]->getter == g)
+            return true;
+    return false;
+}
+
 static int field_order_free(const qfield *f);
 static int fn_kind_of(const qfield *f);
 
@@ -1798,14 +1840,17 @@ int jq_resolve(jq_run *r, const jfr_metadata *m) {
         qftype *ft = r->types[k];
         ft->group_const = !ft->nfilters && ft->nfeed <= 64;
         ft->type_keyed = r->order_free && ft->group_const;
+        ft->count_only = true;
         for (size_t i = 0; i < ft->nfeed; i++) {
             const qfield *pf = ft->feed[i];
             int g = ft->feedsrc[i]->getter;
             bool by_type = g == G_ONE || g == G_EVTYPE_LABEL || g == G_EVTYPE_NAME;
             ft->type_keyed &= by_type || (pf->agg == QA_COUNT && !pf->grouper && !pf->to_string);
+            ft->count_only &= pf->grouper || pf->agg == QA_COUNT || is_key(ft, i);
             if (pf->grouper)
                 ft->group_const &= by_type;
         }
+        ft->count_only &= ft->type_keyed;
         if (ft->type_keyed && !(ft->tvals = jq_alloc(&r->ar, (ft->nfeed ? ft->nfeed : 1) * sizeof *ft->tvals)))
             goto oom;
     }
@@ -1857,9 +1902,6 @@ typedef struct qgroups {
     size_t nall, capall;
 } qgroups;
 
-enum { FN_FIRSTNN, FN_LIST, FN_SET, FN_TIMEDIFF, FN_DIFF, FN_STDEV, FN_MEDIAN, FN_PCT, FN_MAX,
-       FN_MIN, FN_SUMDUR, FN_SUMDBL, FN_SUMLONG, FN_FIRST, FN_LASTBATCH, FN_LAST, FN_AVGDUR,
-       FN_AVG, FN_COUNT, FN_UNIQUE, FN_NULL };
 
 static int fn_kind_of(const qfield *f) {
     switch (f->grouper ? QA_MISSING : f->agg) {
@@ -2046,7 +2088,7 @@ static inline __attribute__((always_inline)) bool fn_add(jq_run *r, qfield *f, q
     }
 }
 
-static int key_cmp(const jq_key *x, const jq_key *y) {
+static inline __attribute__((always_inline)) int key_cmp(const jq_key *x, const jq_key *y) {
     if (x->a != y->a)
         return x->a < y->a ? -1 : 1;
     if (x->b != y->b)
@@ -2510,40 +2552,43 @@ static int fold_ints(jq_run *r, qftype *ft, qgroup *g, const int64_t *x, size_t 
     for (size_t k = 0; k < nf; k++) {
         qfield *pf = ft->feed[k];
         qfn *fn = &g->fn[pf->index];
-        int s = ft->int_slot[k], kind = fn_kind(pf);
+        uint8_t s = ft->int_slot[k], op = ft->int_op[k];
         jv v;
-        if (s == -1) { /* COUNT */
+        switch (op) {
+        case INT_COUNT:
             fn->n++;
             continue;
-        }
-        if (s < -1) {
-            if (kind == FN_FIRSTNN && fn->has)
+        case INT_KEY:
+            if (fn->has)
                 continue;
-            v = g->keys[-2 - s];
-        } else if (ft->int_kind[s] == JV_DURATION) {
-            v = span_jv(e, ft->int_units[s], x[s]);
-        } else {
-            int64_t i = x[s];
-            uint8_t c = ft->int_kind[s];
-            if (kind == FN_SUMLONG) {
-                fn->ls = (int64_t)((uint64_t)fn->ls + (uint64_t)i);
-                fn->has = true;
-                continue;
-            }
-            if (kind == FN_AVG) {
-                fn->d += (double)i;
-                fn->n++;
-                avg_exact_add(fn, i);
-                continue;
-            }
-            v = (jv){.k = c, .i = i};
-            if ((kind == FN_MIN || kind == FN_MAX) && fn->has && fn->a.k == c) {
-                if (kind == FN_MAX ? i > fn->a.i : i < fn->a.i) {
-                    fn->a = v;
+            v = g->keys[s];
+            break;
+        case INT_START:
+            if (!start_jv(e, &v) && jq_field_value(r, ft->feedsrc[k], e, &v))
+                return jq_run_error(r, false, "out of memory");
+            break;
+        case INT_SUM:
+            fn->ls = (int64_t)((uint64_t)fn->ls + (uint64_t)x[s]);
+            fn->has = true;
+            continue;
+        case INT_AVG:
+            fn->d += (double)x[s];
+            fn->n++;
+            avg_exact_add(fn, x[s]);
+            continue;
+        case INT_MIN:
+        case INT_MAX:
+            if (fn->has && fn->a.k == ft->int_kind[s]) {
+                if (op == INT_MAX ? x[s] > fn->a.i : x[s] < fn->a.i) {
+                    fn->a = (jv){.k = fn->a.k, .i = x[s]};
                     fn->ka = ck;
                 }
                 continue;
             }
+            /* fall through */
+        default:
+            v = ft->int_kind[s] == JV_DURATION ? span_jv(e, ft->int_units[s], x[s])
+                                                : (jv){.k = ft->int_kind[s], .i = x[s]};
         }
         if (!fn_add_keyed(r, pf, fn, &v, e, &ck))
             return jq_run_error(r, false, "out of memory");
@@ -2575,7 +2620,22 @@ int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e) {
     if (g && ft->type_keyed) {
         /* its group and values: nothing to read */
         jq_key ck = call_key(r, ft, e);
-        return keyed_add(r, ft, g, ft->tvals, nf, e, &ck, false);
+        if (!ft->count_only)
+            return keyed_add(r, ft, g, ft->tvals, nf, e, &ck, false);
+        /* keyed_add's outcome without its switch: the counts go up; a
+         * group's key read again (is_key) is the value it holds already */
+        note_call(r, g, &ck);
+        for (size_t k = 0; k < nf; k++) {
+            qfield *pf = ft->feed[k];
+            qfn *fn = &g->fn[pf->index];
+            if (pf->grouper)
+                continue;
+            if (fn_kind(pf) == FN_COUNT)
+                fn->n++;
+            else if (!fn->has && !fn_add_keyed(r, pf, fn, &ft->tvals[k], e, &ck))
+                return jq_run_error(r, false, "out of memory");
+        }
+        return 0;
     }
     if (g && ft->int_type == e->type) {
         /* its group, and integers read at once (plan_ints): the values

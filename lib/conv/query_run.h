@@ -128,17 +128,18 @@ struct qftype {
      * (eventType.label..., or the one group of a query without GROUP BY):
      * all its events of a chunk go to one group, kept here; type_keyed
      * (order_free runs): so are the values it feeds (or COUNT's, read
-     * nothing) */
-    bool group_const, type_keyed;
+     * nothing); count_only: and all they feed but the keys is COUNT */
+    bool group_const, type_keyed, count_only;
     /* per chunk (jq_run_metadata), order_free runs: when every value it
      * feeds but COUNT's and its group's keys is an integer field of its
      * event (no timestamp, no text), the nint fields int_idx[] of
-     * int_type's events are read at once (jfr_event_ints): int_slot[k] for
-     * feed k (-1: COUNT; -2 - j: the group's key j), int_kind[] the
-     * value's class (JV_DURATION: a timespan of int_units[]) */
+     * int_type's events are read at once (jfr_event_ints), int_kind[] the
+     * value's class (JV_DURATION: a timespan of int_units[]); feed k is
+     * folded by step int_op[k] (INT_*) of int_slot[k], the value's index
+     * in int_idx[] or (INT_KEY) the group's key's */
     const jfr_type *int_type;
     uint32_t nint, int_idx[16];
-    int8_t int_slot[64];
+    uint8_t int_slot[64], int_op[64];
     uint8_t int_kind[16];
     uint32_t int_units[16];
     jv *tvals;
