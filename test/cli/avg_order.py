@@ -19,14 +19,13 @@ exact (the i field) and the reference with every chunk sorted
 (test/find_jdk.py).
 """
 import os
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 import mkjfr  # noqa: E402
-from find_jdk import find_jdk  # noqa: E402
+from query_oracle import forms, jdk_queries, run, start, verdict  # noqa: E402
 
 N = 40
 QUERIES = [
@@ -52,20 +51,11 @@ def recording():
     return bytes(h) + bytes(body[68:])
 
 
-def run(cmd, env=None, stdin=None):
-    e = dict(os.environ)
-    e.update(env or {})
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, stdin=stdin, timeout=120)
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-
-
 def main():
-    if len(sys.argv) < 2:
-        print(__doc__)
+    args = start(__doc__)
+    if not args:
         return 2
-    J = sys.argv[1]
-    jdk, why = find_jdk(25)
-    os.environ.setdefault("TZ", "UTC")
+    J, jdk, why = args
     bad = cases = 0
     with tempfile.TemporaryDirectory(prefix="avg-order.") as tmp:
         path = os.path.join(tmp, "avg.jfr")
@@ -87,41 +77,22 @@ def main():
             print("FAIL: the sorted reference does not print the average 0:\n%s" % refs[QUERIES[0]])
             return 1
         for q in QUERIES:
-            runs = [("--jobs 1", [J, "--jobs", "1", "query", q, path], None),
-                    ("--jobs 3", [J, "--jobs", "3", "query", q, path], None),
-                    ("stdin", [J, "query", q, "-"], path)]
-            for label, cmd, stdin in runs:
+            for label, rc, out, err in forms(J, q, path):
                 cases += 1
-                if stdin:
-                    with open(stdin, "rb") as f:
-                        rc, out, err = run(cmd, stdin=f)
-                else:
-                    rc, out, err = run(cmd)
                 if rc != 0 or err or out != refs[q]:
                     bad += 1
                     print("FAIL: %s %r: exit %d, stderr %r, output:\n%s\nwanted:\n%s"
                           % (label, q, rc, err, out, refs[q]))
         if jdk:
-            java = os.path.join(jdk, "bin", "java")
-            rc, out, err = run([java, "--add-opens", "jdk.jfr/jdk.jfr.internal.query=ALL-UNNAMED",
-                                "--add-opens", "jdk.jfr/jdk.jfr.internal.util=ALL-UNNAMED",
-                                os.path.join(HERE, "../java/ViewOracle.java"), path, "--"] + QUERIES)
-            if rc != 0:
-                print("FAIL: ViewOracle.java: exit %d: %s" % (rc, err[:300]))
-                return 1
-            for q, part in zip(QUERIES, out.split("\x01QUERY ")[1:]):
+            texts = jdk_queries(os.path.join(jdk, "bin", "java"), path, QUERIES)
+            for q, text in zip(QUERIES, texts):
                 cases += 1
-                text = part.partition("\n")[2]
                 if text != refs[q]:
                     bad += 1
                     print("FAIL: JDK 25's %r:\n%s\njfrstream's:\n%s" % (q, text, refs[q]))
         else:
             print("avg-order: no JDK 25 (%s): compared with jfrstream's sorted run only" % why)
-    print("avg-order: %d cases, %d differ" % (cases, bad))
-    if bad:
-        return 1
-    print("PASS: avg-order")
-    return 0
+    return verdict("avg-order", cases, bad)
 
 
 if __name__ == "__main__":

@@ -66,6 +66,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
 from find_jdk import find_jdk  # noqa: E402
 from oracle import first_diff  # noqa: E402
+from query_oracle import JdkFail, jdk_queries  # noqa: E402
 
 # the group counts n whose table is the one n - 1 keys needed (n - 1 = 3/4
 # of it) when the n-th key came last, twice as big else; and the counts below
@@ -168,38 +169,12 @@ def rows_of(text):
     return n
 
 
-class JdkFail(str):
-    """The exception of a query the JDK fails on."""
-
-
-def jdk_queries(java, path, width, queries):
-    """[text, or JdkFail where the JDK fails], one JVM for all."""
-    cmd = [java, "--add-opens", "jdk.jfr/jdk.jfr.internal.query=ALL-UNNAMED",
-           "--add-opens", "jdk.jfr/jdk.jfr.internal.util=ALL-UNNAMED",
-           os.path.join(HERE, "../java/ViewOracle.java"), path,
-           "--width", str(width), "--"] + queries
-    rc, out, err = run(cmd)
-    if rc != 0:
-        raise RuntimeError("ViewOracle.java failed (exit %d): %s" % (rc, err[:300]))
-    parts = out.split("\x01QUERY ")[1:]
-    if len(parts) != len(queries):
-        raise RuntimeError("ViewOracle.java: %d outputs for %d queries"
-                           % (len(parts), len(queries)))
-    res = []
-    for q, part in zip(queries, parts):
-        head, _, text = part.partition("\n")
-        if head != q:
-            raise RuntimeError("ViewOracle.java: output of %r for %r" % (head, q))
-        res.append(JdkFail(text[6:].split("\n", 1)[0]) if text.startswith("\x01FAIL ") else text)
-    return res
-
-
 class Jdk:
     """ViewOracle.java started in the background on a list of queries."""
 
     def __init__(self, java, path, width, queries):
         self.pool = concurrent.futures.ThreadPoolExecutor(1)
-        self.future = self.pool.submit(jdk_queries, java, path, width, queries) if queries else None
+        self.future = self.pool.submit(jdk_queries, java, path, queries, width) if queries else None
 
     def result(self):
         r = self.future.result() if self.future else []
