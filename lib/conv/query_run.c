@@ -876,6 +876,13 @@ static const jfr_field *path_in(const jfr_type *t, const char *path, int32_t *id
 
 /* For each field a type's events feed, the first earlier one that reads the
  * same value the same way (its own index: none). */
+/* Do fields a and b of one type read the same value from an event? */
+static bool same_read(const qfield *a, const qfield *b) {
+    return a->getter == b->getter && a->frame == b->frame && a->depth == b->depth &&
+           a->timestamp == b->timestamp && a->timespan == b->timespan && b->depth >= 0 &&
+           !memcmp(a->idx, b->idx, (size_t)b->depth * sizeof *b->idx);
+}
+
 static void find_same_reads(jq_run *r, qftype *ft) {
     if (!ft->feedsame && ft->nfeed)
         ft->feedsame = jfr__alloc(r->ar.a, ft->nfeed * sizeof *ft->feedsame);
@@ -886,14 +893,49 @@ static void find_same_reads(jq_run *r, qftype *ft) {
         size_t same = k;
         for (size_t j = 0; j < k && same == k; j++) {
             const qfield *o = ft->feedsrc[j], *pj = ft->feed[j];
-            if (o->getter == src->getter && o->frame == src->frame && o->depth == src->depth &&
-                o->timestamp == src->timestamp && o->timespan == src->timespan &&
-                !pj->to_string && !pf->to_string && !(pj->agg == QA_COUNT && !pj->grouper) &&
-                src->depth >= 0 && !memcmp(o->idx, src->idx, (size_t)src->depth * sizeof *src->idx))
+            if (same_read(o, src) && !pj->to_string && !pf->to_string &&
+                !(pj->agg == QA_COUNT && !pj->grouper))
                 same = j;
         }
         ft->feedsame[k] = (uint32_t)same;
     }
+}
+
+/* The group key that feed k of ft, no aggregate, reads again (its index
+ * among ft's GROUP BY keys), or -1. */
+static int key_read(const qftype *ft, size_t k) {
+    const qfield *pf = ft->feed[k];
+    if (pf->grouper || pf->agg != QA_MISSING || pf->to_string)
+        return -1;
+    for (size_t j = 0, i = 0; j < ft->nfeed; j++) {
+        if (!ft->feed[j]->grouper)
+            continue;
+        if (!ft->feed[j]->to_string && same_read(ft->feedsrc[j], ft->feedsrc[k]))
+            return (int)i;
+        i++;
+    }
+    return -1;
+}
+
+/* The pooled top-level field of t through which all of ft's GROUP BY keys
+ * that are not of the event type are read (a path through it, or a frame
+ * of stackTrace), or -1. */
+static int32_t keys_ref(const qftype *ft, const jfr_type *t) {
+    int32_t ref = -1;
+    for (size_t k = 0; k < ft->nfeed; k++) {
+        const qfield *src = ft->feedsrc[k];
+        if (!ft->feed[k]->grouper || src->getter == G_ONE || src->getter == G_EVTYPE_LABEL ||
+            src->getter == G_EVTYPE_NAME)
+            continue;
+        int32_t i = src->getter == G_FRAME && src->depth >= 0 ? jfr_type_field_index(t, "stackTrace")
+                    : src->getter == G_PATH && src->depth >= 1 ? src->idx[0]
+                                                               : -1;
+        if (i < 0 || (uint32_t)i >= t->nfields || !t->fields[i].pooled || t->fields[i].array ||
+            (ref >= 0 && i != ref))
+            return -1;
+        ref = i;
+    }
+    return ref;
 }
 
 /* ft's integers read at once, if it can (qftype.int_type): each value
@@ -903,14 +945,25 @@ static void find_same_reads(jq_run *r, qftype *ft) {
 static void plan_ints(const jq_run *r, qftype *ft, const jfr_metadata *m) {
     ft->int_type = NULL;
     ft->nint = 0;
+    ft->ref_slot = -1;
     const jfr_type *t = jfr_metadata_type_named(m, ft->name);
-    if (!t || !r->order_free || !ft->group_const || ft->type_keyed) /* group_const: nfeed <= 64 */
+    if (!t || !r->order_free || ft->nfilters || ft->nfeed > 64 || ft->type_keyed)
+        return;
+    int32_t ref = ft->group_const ? -1 : keys_ref(ft, t);
+    if (!ft->group_const && ref < 0)
         return;
     uint32_t n = 0;
+    if (ref >= 0) { /* its key, not a value: no feed reads it as one */
+        ft->int_idx[0] = (uint32_t)ref;
+        ft->int_kind[0] = JV_NULL;
+        ft->int_units[0] = 0;
+        n = 1;
+    }
     for (size_t k = 0; k < ft->nfeed; k++) {
         const qfield *pf = ft->feed[k], *src = ft->feedsrc[k];
-        if (pf->grouper || (pf->agg == QA_COUNT && !pf->to_string) || (src->start_ticks && !pf->to_string))
-            continue; /* reads nothing, or the start time the parser read */
+        if (pf->grouper || (pf->agg == QA_COUNT && !pf->to_string) || (src->start_ticks && !pf->to_string) ||
+            key_read(ft, k) >= 0)
+            continue; /* reads nothing, the start time the parser read, or a key */
         if (pf->to_string || src->getter != G_PATH || src->depth != 1 || src->timestamp ||
             src->idx[0] < 0 || (uint32_t)src->idx[0] >= t->nfields)
             return;
@@ -951,6 +1004,9 @@ static void plan_ints(const jq_run *r, qftype *ft, const jfr_metadata *m) {
             op = INT_COUNT;
         } else if (ft->feedsrc[k]->start_ticks) {
             op = INT_START;
+        } else if (key_read(ft, k) >= 0) { /* the group's key, read again */
+            op = INT_KEY;
+            s = (uint8_t)key_read(ft, k);
         } else {
             while (ft->int_idx[s] != (uint32_t)ft->feedsrc[k]->idx[0])
                 s++;
@@ -964,6 +1020,9 @@ static void plan_ints(const jq_run *r, qftype *ft, const jfr_metadata *m) {
         ft->int_op[k] = op;
         ft->int_slot[k] = s;
     }
+    for (uint32_t s = 0; ref >= 0 && s < n; s++)
+        if (ft->int_idx[s] == (uint32_t)ref)
+            ft->ref_slot = (int8_t)s;
     ft->nint = n;
     ft->int_type = t;
 }
@@ -2540,6 +2599,55 @@ static int keyed_add(jq_run *r, qftype *ft, qgroup *g, const jv *vals, size_t nf
     return 0;
 }
 
+typedef struct qref {
+    uint64_t key, gen;
+    qgroup *g;
+} qref;
+
+enum { REF_BITS = 14 }; /* entries of a refmap; half of them used at most */
+
+static inline size_t ref_hash(uint64_t key) {
+    return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> (64 - REF_BITS));
+}
+
+/* The chunk's group of the events whose pooled field (qftype.ref_slot)
+ * holds key, if one was found. */
+static inline qgroup *ref_get(const jq_run *r, const qftype *ft, uint64_t key) {
+    if (!ft->refmap)
+        return NULL;
+    for (size_t s = ref_hash(key);; s = (s + 1) & (ft->refcap - 1)) {
+        const qref *q = &ft->refmap[s];
+        if (q->gen != r->chunk_gen)
+            return NULL;
+        if (q->key == key)
+            return q->g;
+    }
+}
+
+/* Remember g as key's group for the rest of the chunk, unless a key of g
+ * is null (a constant that a later flush segment may still define). */
+static void ref_put(jq_run *r, qftype *ft, uint64_t key, qgroup *g) {
+    for (uint32_t j = 0; j < g->nkeys; j++)
+        if (g->keys[j].k == JV_NULL)
+            return;
+    if (!ft->refmap) {
+        if (!(ft->refmap = jfr__calloc(r->ar.a, ((size_t)1 << REF_BITS) * sizeof *ft->refmap)))
+            return; /* each event then finds its group the long way */
+        ft->refcap = 1u << REF_BITS;
+    }
+    if (ft->refgen != r->chunk_gen) {
+        ft->refgen = r->chunk_gen;
+        ft->nref = 0;
+    }
+    if (ft->nref >= ft->refcap / 2)
+        return;
+    size_t s = ref_hash(key);
+    while (ft->refmap[s].gen == r->chunk_gen)
+        s = (s + 1) & (ft->refcap - 1);
+    ft->refmap[s] = (qref){key, r->chunk_gen, g};
+    ft->nref++;
+}
+
 /* keyed_add of the integers plan_ints read (x), kept as integers: the
  * integer cases of fn_add_keyed's SUM, AVG, MIN and MAX here, the others
  * through it. A group's key fed to its own FIRST (a type's one group, its
@@ -2637,12 +2745,21 @@ int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e) {
         }
         return 0;
     }
-    if (g && ft->int_type == e->type) {
+    bool remember = false; /* ref_put once its group is found */
+    uint64_t ref = 0;
+    if (ft->int_type == e->type && (g || ft->ref_slot >= 0)) {
         /* its group, and integers read at once (plan_ints): the values
-         * jq_field_value would give; a record cut short goes the long way */
+         * jq_field_value would give; a record cut short goes the long way,
+         * as does the chunk's first event of each group found by a key */
         int64_t x[16];
-        if (jfr_event_ints(e, ft->int_idx, ft->nint, x) == JFR_OK)
-            return fold_ints(r, ft, g, x, nf, e);
+        if (jfr_event_ints(e, ft->int_idx, ft->nint, x) == JFR_OK) {
+            if (!g) {
+                ref = (uint64_t)x[ft->ref_slot];
+                remember = !(g = ref_get(r, ft, ref));
+            }
+            if (g)
+                return fold_ints(r, ft, g, x, nf, e);
+        }
     }
     uint32_t nkeys = 0;
     for (size_t k = 0; k < nf; k++) {
@@ -2696,6 +2813,8 @@ int jq_run_event(jq_run *r, qftype *ft, const jfr_event *e) {
     if (!g) {
         if (!(g = group_for(r, keys, nkeys, r->order_free ? &ck : NULL)))
             return jq_run_error(r, false, "out of memory");
+        if (remember)
+            ref_put(r, ft, ref, g);
         if (ft->group_const) { /* the chunk's next events of the type find it here */
             ft->tgroup = g;
             ft->tgroup_type = e->type;
@@ -2816,6 +2935,8 @@ void jq_run_free(jq_run *r) {
         jfr__free(a, t->feedsrc, t->capfeed * sizeof(qfield *));
         if (t->feedsame)
             jfr__free(a, t->feedsame, t->nfeed * sizeof *t->feedsame);
+        if (t->refmap)
+            jfr__free(a, t->refmap, t->refcap * sizeof *t->refmap);
         jfr__free(a, t->filters, t->capfilters * sizeof *t->filters);
     }
     jfr__free(a, r->ftall, r->capftall * sizeof *r->ftall);

@@ -142,6 +142,16 @@ struct qftype {
     uint8_t int_slot[64], int_op[64];
     uint8_t int_kind[16];
     uint32_t int_units[16];
+    /* and when its groups' keys are all read through one pooled field of
+     * the event (objectClass, eventThread, stackTrace.topFrame...), so
+     * that within a chunk the constant's key decides the group: ref_slot,
+     * the slot of that key in int_idx (-1: none), and refmap, the chunk's
+     * groups found so far by that key (refcap entries; those of another
+     * chunk_gen are free) */
+    int8_t ref_slot;
+    struct qref *refmap;
+    uint32_t refcap, nref;
+    uint64_t refgen;
     jv *tvals;
     struct qgroup *tgroup;
     const jfr_type *tgroup_type;
