@@ -1956,7 +1956,7 @@ typedef struct qgroup {
 typedef struct qgroups {
     qgroup **slots;
     size_t cap, n;
-    size_t jcap; /* the table of the JDK's HashMap, as its calls made it */
+    bool trailing; /* the JDK's HashMap had a call after the last group's */
     qgroup **all;
     size_t nall, capall;
 } qgroups;
@@ -2465,32 +2465,6 @@ static void free_fns(jq_run *r, qfn *fn, size_t n) {
 }
 
 /* HashMap.hash: the bits above 16 folded into the bin index. */
-static uint32_t jdk_spread(int32_t h) { return (uint32_t)h ^ ((uint32_t)h >> 16); }
-
-/* HashMap.computeIfAbsent makes its table at the first call and doubles it
- * at any call, before it looks for the key, while the size is over 3/4 of
- * it: an event after the 49th group makes 64 bins 128, the 49th group's own
- * event does not. */
-static void jdk_table_call(qgroups *g) {
-    if (!g->jcap)
-        g->jcap = 16;
-    else if (g->nall > g->jcap / 4 * 3)
-        g->jcap *= 2;
-}
-
-/* A new key in a bin of 7 or more: computeIfAbsent's treeifyBin doubles a
- * table of under 64 bins instead of making a tree. */
-static void jdk_table_insert(qgroups *g, int32_t jhash) {
-    if (g->jcap >= 64)
-        return;
-    uint32_t mask = (uint32_t)g->jcap - 1, bin = jdk_spread(jhash) & mask;
-    size_t in_bin = 0;
-    for (size_t k = 0; k < g->nall; k++)
-        in_bin += (jdk_spread(g->all[k]->jhash) & mask) == bin;
-    if (in_bin >= 7)
-        g->jcap *= 2;
-}
-
 /* The group of these keys, made when new; ck: the call's key (order_free:
  * the new group's first, keyed_add keeps it; else NULL: the calls come in
  * the JDK's order, which the table follows). */
@@ -2498,7 +2472,7 @@ static inline __attribute__((always_inline)) qgroup *group_for(jq_run *r, const 
                                                                uint32_t nkeys, const jq_key *ck) {
     qgroups *g = r->groups;
     if (!ck)
-        jdk_table_call(g);
+        g->trailing = true;
     uint64_t h = XXH3_64bits_withSeed(NULL, 0, nkeys);
     int32_t jh = 0;
     for (uint32_t k = 0; k < nkeys; k++) {
@@ -2538,8 +2512,7 @@ static inline __attribute__((always_inline)) qgroup *group_for(jq_run *r, const 
         g->cap = nc;
     }
     int32_t qjh = nkeys == 1 ? jq_jv_hash(&keys[0]) : jh;
-    if (!ck)
-        jdk_table_insert(g, qjh);
+    g->trailing = false;
     qgroup *q = jq_alloc(&r->ar, sizeof *q);
     jv *kc = jq_alloc(&r->ar, (nkeys ? nkeys : 1) * sizeof *kc);
     qfn *fn = jq_alloc(&r->ar, (r->nfields ? r->nfields : 1) * sizeof *fn);
@@ -2838,35 +2811,18 @@ static int cmp_first(const void *a, const void *b) {
     return key_cmp(&x->first, &y->first);
 }
 
-/* An order_free run's groups in the order of their first events, and the
- * HashMap's table as the JDK's calls in that order would have made it: one
- * call per group made, one more when a call came after the last group's
- * first (between two groups' first calls, the other calls see the size
- * the next first call sees: they double the table no more than it does). */
-static void replay_table(jq_run *r) {
+/* An order_free run's groups in the order of their first events, and
+ * whether the JDK's HashMap had a call after the last one's (its table
+ * grows at a call: one per group made, and one more when a call came
+ * after the last group's first). */
+static void replay_calls(jq_run *r) {
     qgroups *g = r->groups;
     size_t n = g->nall;
     if (n > 1)
         qsort(g->all, n, sizeof *g->all, cmp_first);
-    g->jcap = 0;
-    g->nall = 0;
-    for (size_t k = 0; k < n; k++) {
-        jdk_table_call(g);
-        jdk_table_insert(g, g->all[k]->jhash);
+    for (size_t k = 0; k < n; k++)
         g->all[k]->seq = k;
-        g->nall++;
-    }
-    if (n && key_cmp(&r->last, &g->all[n - 1]->first) > 0)
-        jdk_table_call(g);
-}
-
-static int cmp_bucket(const void *a, const void *b) {
-    const qgroup *x = *(qgroup *const *)a, *y = *(qgroup *const *)b;
-    if (x->h != y->h) /* h holds the bucket here */
-        return x->h < y->h ? -1 : 1;
-    /* HashMap.computeIfAbsent puts a new key at the head of its bin, and a
-     * resize keeps each bin's order: the later key first */
-    return x->seq > y->seq ? -1 : x->seq < y->seq;
+    g->trailing = n && key_cmp(&r->last, &g->all[n - 1]->first) > 0;
 }
 
 int jq_run_finish(jq_run *r) {
@@ -2874,12 +2830,27 @@ int jq_run_finish(jq_run *r) {
         return r->failed ? -1 : 0;
     qgroups *g = r->groups;
     if (r->order_free)
-        replay_table(r);
-    size_t cap = g->jcap ? g->jcap : 16; /* group_for */
-    for (size_t k = 0; k < g->nall; k++)
-        g->all[k]->h = jdk_spread(g->all[k]->jhash) & (uint32_t)(cap - 1);
-    if (g->nall > 1)
-        qsort(g->all, g->nall, sizeof *g->all, cmp_bucket);
+        replay_calls(r);
+    /* the groups in the order the JDK's HashMap gives them (java_map.c) */
+    if (g->nall > 1) {
+        size_t n = g->nall;
+        int32_t *hash = jfr__alloc(r->ar.a, n * sizeof *hash);
+        size_t *order = jfr__alloc(r->ar.a, n * sizeof *order);
+        qgroup **sorted = jfr__alloc(r->ar.a, n * sizeof *sorted);
+        bool ok = hash && order && sorted;
+        for (size_t k = 0; ok && k < n; k++)
+            hash[k] = g->all[k]->jhash;
+        if ((ok = ok && jq_java_map_order(r->ar.a, hash, n, g->trailing, order))) {
+            for (size_t k = 0; k < n; k++)
+                sorted[k] = g->all[order[k]];
+            memcpy(g->all, sorted, n * sizeof *sorted);
+        }
+        jfr__free(r->ar.a, hash, n * sizeof *hash);
+        jfr__free(r->ar.a, order, n * sizeof *order);
+        jfr__free(r->ar.a, sorted, n * sizeof *sorted);
+        if (!ok)
+            return jq_run_error(r, false, "out of memory");
+    }
 
     for (size_t k = 0; k < g->nall; k++) {
         qgroup *q = g->all[k];

@@ -205,6 +205,12 @@ typedef struct jq_run {
     uint64_t chunk_gen; /* jq_run_chunk calls */
 } jq_run;
 
+/* java.util.HashMap's iteration order after computeIfAbsent put `count`
+ * keys of these hashCode()s in this order, with one more call after the
+ * last one when `trailing`: order[k], the index of the k-th key it
+ * iterates over (java_map.c). false: no memory. */
+bool jq_java_map_order(const jfr_allocator *a, const int32_t *hash, size_t count, bool trailing,
+                       size_t *order);
 int jq_run_error(jq_run *r, bool syntax, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int jq_resolve(jq_run *r, const jfr_metadata *m);
 void jq_run_metadata(jq_run *r, const jfr_metadata *m);

@@ -69,9 +69,9 @@ def chunk(start_ticks, tag):
                for k in range(1, N_THREADS + 1)]
     shift = 0 if tag == "a" else 7
     symbols = [(1, s_utf8("synth/Cls")), (2, s_utf8("()V"))]
-    # names whose hashes spread over the JDK's HashMap: at most 3 in a bin
-    # (no tree bins, whose order jfrstream does not replay)
-    symbols += [(10 + m, s_utf8("%s_%08x" % (tag, (m * 2654435761) & 0xFFFFFFFF))) for m in range(N_METHODS)]
+    # names of one class and descriptor differing in their last characters:
+    # 15 of them in each of two bins of the JDK's HashMap (tree bins)
+    symbols += [(10 + m, s_utf8("%s_m%d" % (tag, m))) for m in range(N_METHODS)]
     methods = [(1 + m, varint(1) + varint(10 + m) + varint(2) + varint(1) + b"\x00") for m in range(N_METHODS)]
     stacks = [(k, mkjfr.stacktrace(False, [mkjfr.frame(1 + (k + shift) % N_METHODS, k % 50, 0, 1),
                                            mkjfr.frame(1 + (k * 3) % N_METHODS, 1, 1, 1)]))
