@@ -16,8 +16,6 @@
 
 #include "mem.h"
 
-#include <string.h>
-
 enum { TREEIFY = 8, UNTREEIFY = 6, MIN_TREE_TABLE = 64 };
 
 typedef struct jnode {

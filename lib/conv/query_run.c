@@ -874,8 +874,6 @@ static const jfr_field *path_in(const jfr_type *t, const char *path, int32_t *id
     return NULL;
 }
 
-/* For each field a type's events feed, the first earlier one that reads the
- * same value the same way (its own index: none). */
 /* Do fields a and b of one type read the same value from an event? */
 static bool same_read(const qfield *a, const qfield *b) {
     return a->getter == b->getter && a->frame == b->frame && a->depth == b->depth &&
@@ -883,6 +881,8 @@ static bool same_read(const qfield *a, const qfield *b) {
            !memcmp(a->idx, b->idx, (size_t)b->depth * sizeof *b->idx);
 }
 
+/* For each field a type's events feed, the first earlier one that reads the
+ * same value the same way (its own index: none). */
 static void find_same_reads(jq_run *r, qftype *ft) {
     if (!ft->feedsame && ft->nfeed)
         ft->feedsame = jfr__alloc(r->ar.a, ft->nfeed * sizeof *ft->feedsame);
@@ -995,18 +995,18 @@ static void plan_ints(const jq_run *r, qftype *ft, const jfr_metadata *m) {
     uint32_t ngroupers = 0;
     for (size_t k = 0; k < ft->nfeed; k++) {
         const qfield *pf = ft->feed[k];
-        int kind = pf->fnk;
+        int kind = pf->fnk, key = key_read(ft, k);
         uint8_t op, s = 0;
-        if (pf->grouper) { /* of the type alone (group_const): the group's key */
+        if (pf->grouper) { /* the group's key (of the type, or of the pooled field) */
             op = INT_KEY;
             s = (uint8_t)ngroupers++;
         } else if (pf->agg == QA_COUNT && !pf->to_string) {
             op = INT_COUNT;
         } else if (ft->feedsrc[k]->start_ticks) {
             op = INT_START;
-        } else if (key_read(ft, k) >= 0) { /* the group's key, read again */
+        } else if (key >= 0) { /* the group's key, read again */
             op = INT_KEY;
-            s = (uint8_t)key_read(ft, k);
+            s = (uint8_t)key;
         } else {
             while (ft->int_idx[s] != (uint32_t)ft->feedsrc[k]->idx[0])
                 s++;
@@ -1946,7 +1946,6 @@ typedef struct qgroup {
     struct qgroup *next;
     uint64_t h;
     int32_t jhash;
-    uint64_t seq;
     uint32_t nkeys;
     jv *keys;
     qfn *fn;
@@ -2464,7 +2463,6 @@ static void free_fns(jq_run *r, qfn *fn, size_t n) {
         jfr__free(r->ar.a, fn[k].vals, fn[k].cv * sizeof *fn[k].vals);
 }
 
-/* HashMap.hash: the bits above 16 folded into the bin index. */
 /* The group of these keys, made when new; ck: the call's key (order_free:
  * the new group's first, keyed_add keeps it; else NULL: the calls come in
  * the JDK's order, which the table follows). */
@@ -2525,7 +2523,6 @@ static inline __attribute__((always_inline)) qgroup *group_for(jq_run *r, const 
     q->h = h;
     q->jhash = qjh;
     q->fn = fn;
-    q->seq = g->n;
     if (ck)
         q->first = *ck;
     q->next = g->slots[h & (g->cap - 1)];
@@ -2577,7 +2574,7 @@ typedef struct qref {
     qgroup *g;
 } qref;
 
-enum { REF_BITS = 14 }; /* entries of a refmap; half of them used at most */
+enum { REF_BITS = 14, REF_CAP = 1 << REF_BITS }; /* entries of a refmap; half of them used at most */
 
 static inline size_t ref_hash(uint64_t key) {
     return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> (64 - REF_BITS));
@@ -2588,7 +2585,7 @@ static inline size_t ref_hash(uint64_t key) {
 static inline qgroup *ref_get(const jq_run *r, const qftype *ft, uint64_t key) {
     if (!ft->refmap)
         return NULL;
-    for (size_t s = ref_hash(key);; s = (s + 1) & (ft->refcap - 1)) {
+    for (size_t s = ref_hash(key);; s = (s + 1) & (REF_CAP - 1)) {
         const qref *q = &ft->refmap[s];
         if (q->gen != r->chunk_gen)
             return NULL;
@@ -2603,20 +2600,17 @@ static void ref_put(jq_run *r, qftype *ft, uint64_t key, qgroup *g) {
     for (uint32_t j = 0; j < g->nkeys; j++)
         if (g->keys[j].k == JV_NULL)
             return;
-    if (!ft->refmap) {
-        if (!(ft->refmap = jfr__calloc(r->ar.a, ((size_t)1 << REF_BITS) * sizeof *ft->refmap)))
-            return; /* each event then finds its group the long way */
-        ft->refcap = 1u << REF_BITS;
-    }
+    if (!ft->refmap && !(ft->refmap = jfr__calloc(r->ar.a, REF_CAP * sizeof *ft->refmap)))
+        return; /* each event then finds its group the long way */
     if (ft->refgen != r->chunk_gen) {
         ft->refgen = r->chunk_gen;
         ft->nref = 0;
     }
-    if (ft->nref >= ft->refcap / 2)
+    if (ft->nref >= REF_CAP / 2)
         return;
     size_t s = ref_hash(key);
     while (ft->refmap[s].gen == r->chunk_gen)
-        s = (s + 1) & (ft->refcap - 1);
+        s = (s + 1) & (REF_CAP - 1);
     ft->refmap[s] = (qref){key, r->chunk_gen, g};
     ft->nref++;
 }
@@ -2820,8 +2814,6 @@ static void replay_calls(jq_run *r) {
     size_t n = g->nall;
     if (n > 1)
         qsort(g->all, n, sizeof *g->all, cmp_first);
-    for (size_t k = 0; k < n; k++)
-        g->all[k]->seq = k;
     g->trailing = n && key_cmp(&r->last, &g->all[n - 1]->first) > 0;
 }
 
@@ -2907,7 +2899,7 @@ void jq_run_free(jq_run *r) {
         if (t->feedsame)
             jfr__free(a, t->feedsame, t->nfeed * sizeof *t->feedsame);
         if (t->refmap)
-            jfr__free(a, t->refmap, t->refcap * sizeof *t->refmap);
+            jfr__free(a, t->refmap, REF_CAP * sizeof *t->refmap);
         jfr__free(a, t->filters, t->capfilters * sizeof *t->filters);
     }
     jfr__free(a, r->ftall, r->capftall * sizeof *r->ftall);

@@ -132,7 +132,7 @@ struct qftype {
     bool group_const, type_keyed, count_only;
     /* per chunk (jq_run_metadata), order_free runs: when every value it
      * feeds but COUNT's and its group's keys is an integer field of its
-     * event (no timestamp, no text), the nint fields int_idx[] of
+     * event or its start time (no other timestamp, no text), the nint fields int_idx[] of
      * int_type's events are read at once (jfr_event_ints), int_kind[] the
      * value's class (JV_DURATION: a timespan of int_units[]); feed k is
      * folded by step int_op[k] (INT_*) of int_slot[k], the value's index
@@ -146,11 +146,11 @@ struct qftype {
      * the event (objectClass, eventThread, stackTrace.topFrame...), so
      * that within a chunk the constant's key decides the group: ref_slot,
      * the slot of that key in int_idx (-1: none), and refmap, the chunk's
-     * groups found so far by that key (refcap entries; those of another
+     * groups found so far by that key (nref of them; entries of another
      * chunk_gen are free) */
     int8_t ref_slot;
     struct qref *refmap;
-    uint32_t refcap, nref;
+    uint32_t nref;
     uint64_t refgen;
     jv *tvals;
     struct qgroup *tgroup;
